@@ -1,0 +1,84 @@
+/**
+ * The resolved configuration: what the planner consumes after every layer (defaults,
+ * ~/.toolbox.yaml, the nearest .toolbox.yaml, TOOLBOX_* env, VS Code settings) is merged and
+ * validated. Plain data, no I/O. The YAML keys are upstream's snake_case; this model is camelCase.
+ */
+
+export type PullPolicy = 'auto' | 'always' | 'never';
+
+/** One entry of the `mounts:` list: a patch of a default mount (known name), or a new one. */
+export interface MountOverride {
+  name: string;
+  source?: string;
+  target?: string;
+  readonly?: boolean;
+  createIfMissing?: boolean;
+  disabled?: boolean;
+}
+
+export interface ShellConfig {
+  /** Absolute host path bound at the same path in the container. */
+  path?: string;
+  env: Record<string, string>;
+}
+
+export interface ToolboxConfig {
+  shell: 'zsh';
+  agent?: 'claude' | 'codex';
+  /** Unset: the extension's own runtime image. Wins over registryMirror. */
+  image?: string;
+  registryMirror?: string;
+  pull: PullPolicy;
+  /** Raw as written: absolute, or `~/sub`. Unset: `~/.toolbox`. */
+  mountsRoot?: string;
+  /** Tri-state: undefined means on. */
+  bridge?: boolean;
+  /** Tri-state: undefined means on when proximo's CA exists on the host. */
+  proximo?: boolean;
+  managedStatusline?: boolean;
+  imageReclaim?: boolean;
+  peerMessaging: boolean;
+  env: Record<string, string>;
+  shells: Record<string, ShellConfig>;
+  mounts: MountOverride[];
+  inheritHostAuth: string[];
+  /** Tool switches; every tool defaults to true. `codex: false` drops seccomp=unconfined. */
+  tools: Record<string, boolean>;
+}
+
+export const DEFAULT_CONFIG: ToolboxConfig = {
+  shell: 'zsh',
+  pull: 'auto',
+  peerMessaging: true,
+  env: {},
+  shells: {},
+  mounts: [],
+  inheritHostAuth: [],
+  tools: {},
+};
+
+/** Where a resolved value came from, for messages and the tree. */
+export type ConfigLayer = 'default' | 'user-file' | 'project-file' | 'env' | 'setting';
+
+/** A problem found while reading one layer: unknown keys are warnings, bad values errors. */
+export interface ConfigIssue {
+  severity: 'error' | 'warning';
+  /** Absolute file path, `environment`, or `settings`. */
+  source: string;
+  /** Dotted key path, e.g. `mounts.2.target`. */
+  key: string;
+  /** 1-based line in the file, when the source is a file. */
+  line?: number;
+  message: string;
+}
+
+export interface ResolvedConfig {
+  config: ToolboxConfig;
+  /** Files that were read, lowest precedence first. */
+  files: string[];
+  /** Which layer set peerMessaging, for the UI ("off by .toolbox.yaml"). */
+  peerMessagingFrom: ConfigLayer;
+  issues: ConfigIssue[];
+  /** True when a project .toolbox.yaml exists but was ignored (untrusted workspace). */
+  projectFileIgnored: boolean;
+}

@@ -1,0 +1,190 @@
+/**
+ * The one literal for every name, path, route, field, env name and limit that is shared with
+ * something outside this extension: the upstream `toolbox` CLI (container names, mounts, host
+ * state layout) and the shims inside the runtime image (`shims/`). The contract test
+ * (test/unit/contract.test.ts) reads the shim files and holds them to these values, so changing
+ * one side without the other fails CI.
+ *
+ * Values here are compatibility facts, not tunables: see ../shared/design/upstream-toolbox.md.
+ */
+
+/** Prefix of every toolbox-owned Docker object. Tests substitute their own (see naming.ts). */
+export const NAME_PREFIX = 'toolbox';
+
+/** Suffixes folded onto the prefix: `toolbox-peer-anchor`, `toolbox-cc-socks`, … */
+export const OBJECT_SUFFIX = {
+  anchor: 'peer-anchor',
+  socketVolume: 'cc-socks',
+  socketVolumeInit: 'cc-socks-init',
+  named: 'named',
+} as const;
+
+/** Upstream caps and folds for container names (sessionplan/plan.go, peer.go). */
+export const NAMING = {
+  maxName: 63,
+  maxSlug: 46,
+  hashHexChars: 8,
+  maxNamedShell: 49,
+  slugFallback: 'root',
+  profileSeed: '\x00profile=',
+  shareSeed: '\x00share=',
+  peerSeed: '\x00peer=1',
+  /** Token every profile's share list carries (upstream always adds it). */
+  bridgeShareToken: 'bridge',
+  /** Named shells fold peer messaging in with a `.`, which SanitizeShellName cannot produce. */
+  namedPeerSuffix: '.peer',
+} as const;
+
+/** Paths inside the container. */
+export const CONTAINER = {
+  user: 'toolbox',
+  home: '/home/toolbox',
+  workspace: '/workspace',
+  shell: '/bin/zsh',
+  peerSocketDir: '/tmp/cc-socks',
+  proximoCa: '/etc/ssl/proximo-ca.pem',
+  certsDir: '/etc/toolbox/certs',
+  dockerSocket: '/var/run/docker.sock',
+  initDir: '/usr/local/lib/toolbox/init.d',
+  bridgeLib: '/usr/local/lib/toolbox/bridge-lib.sh',
+  shimDir: '/usr/local/bin',
+  entrypoint: '/usr/local/bin/entrypoint',
+  tini: '/usr/bin/tini',
+  /** Bridge state as the shims read it: token and port files, run/ holds the unix socket. */
+  bridgeDir: '/home/toolbox/.toolbox/bridge',
+  bridgeLegacyDir: '/home/toolbox/.toolbox/browser',
+  bridgeRunDir: '/home/toolbox/.toolbox/bridge/run',
+  startupDir: '/home/toolbox/.toolbox-startup.d',
+  stateDir: '/home/toolbox/.toolbox-state',
+} as const;
+
+/** File names inside a bridge state directory (host and container alike). */
+export const BRIDGE_FILES = {
+  token: 'token',
+  port: 'port',
+  pid: 'pid',
+  log: 'log',
+  runDir: 'run',
+  socket: 'bridge.sock',
+} as const;
+
+/** Host-side layout under the mounts root (`~/.toolbox` unless `mounts_root` moves it). */
+export const HOST = {
+  mountsRoot: '.toolbox',
+  /** The upstream daemon's state dir, relative to the host home. */
+  bridgeDir: '.toolbox/toolbox/bridge',
+  bridgeLegacyDir: '.toolbox/browser',
+  profilesDir: 'profiles',
+  userConfig: '.toolbox.yaml',
+  projectConfig: '.toolbox.yaml',
+  proximoCaFallback: '.proximo/tls/ca.pem',
+  dockerSocket: '/var/run/docker.sock',
+} as const;
+
+/** Hosts the container resolves to the Docker host. */
+export const HOST_GATEWAY = 'host-gateway';
+export const HOST_DOCKER_INTERNAL = 'host.docker.internal';
+
+/** The bridge's HTTP routes. */
+export const ROUTES = {
+  healthz: '/healthz',
+  open: '/open',
+  edit: '/edit',
+  proximo: '/proximo',
+  credential: '/credential',
+  sound: '/sound',
+} as const;
+
+/** JSON field names of bridge requests and responses. */
+export const FIELDS = {
+  url: 'url',
+  editor: 'editor',
+  path: 'path',
+  command: 'command',
+  args: 'args',
+  home: 'home',
+  codexHome: 'codex_home',
+  op: 'op',
+  input: 'input',
+  exit: 'exit',
+  output: 'output',
+} as const;
+
+export const BRIDGE_DEFAULT_PORT = 17654;
+
+/** Request body limits in bytes. */
+export const BODY_LIMITS = {
+  open: 9216,
+  edit: 9216,
+  proximo: 16384,
+  credential: 65536,
+} as const;
+
+/** How long the host side may run for each route, in milliseconds. */
+export const RUN_LIMITS_MS = {
+  open: 5_000,
+  edit: 5_000,
+  proximo: 120_000,
+  credential: 60_000,
+} as const;
+
+/** Client-side (shim) `curl --max-time` per route, in seconds: run limit plus slack. */
+export const SHIM_MAX_TIME_S = {
+  open: 5,
+  edit: 5,
+  proximo: 135,
+  credential: 65,
+} as const;
+
+/** Token buckets: open, edit and proximo share one; credential has its own. */
+export const RATE_LIMITS = {
+  shared: { perSecond: 10, burst: 5 },
+  credential: { perSecond: 30, burst: 15 },
+} as const;
+
+export const SERVER_TIMEOUTS_MS = {
+  header: 5_000,
+  read: 10_000,
+  write: 10_000,
+  idle: 30_000,
+} as const;
+
+export const EDITORS = ['code', 'codium'] as const;
+export const URL_SCHEMES = ['http', 'https'] as const;
+export const CREDENTIAL_OPS = { get: 'fill', store: 'approve', erase: 'reject' } as const;
+/** proximo verbs the bridge runs on the host. */
+export const PROXIMO_VERBS = ['up', 'down', 'status', 'errors', 'skill'] as const;
+/** proximo verbs that need host root or would make toolbox an installer: refused, host-only. */
+export const PROXIMO_HOST_ONLY = ['install', 'uninstall', 'trust', 'config'] as const;
+/** The token length in bytes; the token file holds it hex-encoded plus a newline. */
+export const TOKEN_BYTES = 32;
+
+/** Environment variable names set in the container or read by the shims. */
+export const ENV = {
+  hostWorkspace: 'TOOLBOX_HOST_WORKSPACE',
+  pwd: 'PWD',
+  remoteControlPrefix: 'CLAUDE_REMOTE_CONTROL_SESSION_NAME_PREFIX',
+  hostAgentHome: 'TOOLBOX_HOST_AGENT_HOME',
+  hostCodexHome: 'TOOLBOX_HOST_CODEX_HOME',
+  nodeExtraCaCerts: 'NODE_EXTRA_CA_CERTS',
+  proximoCa: 'TOOLBOX_PROXIMO_CA',
+  gitCredentialBridge: 'GIT_CREDENTIAL_BRIDGE',
+  cliVersion: 'TOOLBOX_CLI_VERSION',
+  managedStatusline: 'TOOLBOX_MANAGED_STATUSLINE',
+} as const;
+
+/**
+ * Shim exit codes (sysexits.h). The host command's own exit code passes through unchanged;
+ * these mark the cases where no host command ran.
+ */
+export const SHIM_EXIT = {
+  ok: 0,
+  /** A request the bridge or the shim itself refused (4xx, flag, path outside the workspace). */
+  refused: 77,
+  /** Bridge not installed, not reachable, or answered 5xx / 000. */
+  unavailable: 69,
+  usage: 64,
+} as const;
+
+/** The shims installed into the runtime image, by file name under shims/. */
+export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-credential-toolbox'] as const;

@@ -1,0 +1,123 @@
+/**
+ * Inputs and outputs of the pure session planner. The planner turns a ResolvedConfig plus host
+ * facts into the exact options the engine sends to Docker; it performs no I/O.
+ */
+import type { ToolboxConfig } from '../config/model';
+
+/** Facts about the host the planner needs, gathered by an adapter before planning. */
+export interface HostFacts {
+  uid: number;
+  gid: number;
+  /** Absolute host home directory. */
+  home: string;
+  platform: NodeJS.Platform;
+  /** Whether a host path exists (the adapter answers from the filesystem; tests from a set). */
+  pathExists(path: string): boolean;
+  /** Group id owning the Docker socket, added to GroupAdd when the socket is mounted. */
+  dockerSocketGid?: number;
+}
+
+/** Object names for one namespace: production uses `toolbox`, tests their own prefix. */
+export interface ObjectNames {
+  prefix: string;
+  anchor: string;
+  socketVolume: string;
+  socketVolumeInit: string;
+  /** True when a container/volume name belongs to this namespace (`prefix` or `prefix-…`). */
+  isOurs(name: string): boolean;
+}
+
+/** proximo as seen from the host, decided before planning. */
+export interface ProximoFacts {
+  /** Host path of proximo's CA certificate, when it exists. */
+  caPath: string;
+  /** Host names routed by proximo, pinned to host-gateway in the container. */
+  hosts: string[];
+}
+
+/** The bridge as it will be mounted into the container. */
+export interface BridgeMount {
+  /** Host dir holding `token` and `port`, mounted ro at the contract's bridge dir. */
+  stateDir: string;
+  /** Host dir holding the unix socket, mounted rw at the contract's run dir. */
+  runDir: string;
+}
+
+/** A `--publish` style port: host port on 127.0.0.1 unless hostIp says otherwise. */
+export interface PortSpec {
+  hostIp?: string;
+  hostPort: number;
+  containerPort: number;
+  protocol?: 'tcp' | 'udp';
+}
+
+export interface SessionRequest {
+  /** Absolute host path of the workspace folder (not symlink-resolved, like upstream). */
+  workspace: string;
+  config: ToolboxConfig;
+  /** Peer messaging for this run, after settings and the per-run override. */
+  peer: boolean;
+  /** A named shell (`toolbox shell --name`), else the workspace container. */
+  namedShell?: string;
+  profile?: string;
+  /** Share tokens of the profile. */
+  share?: string[];
+  /** proximo on for this workspace and present on the host; undefined = off. */
+  proximo?: ProximoFacts;
+  /** undefined when the bridge is off (`bridge: false`). */
+  bridge?: BridgeMount;
+  ports?: PortSpec[];
+  /** Image reference to run (already resolved from config). */
+  image: string;
+  names: ObjectNames;
+}
+
+/** One bind or volume mount as planned, before flattening to a Docker bind string. */
+export interface PlannedMount {
+  name: string;
+  /** Host path, or volume name when type is 'volume'. */
+  source: string;
+  target: string;
+  readonly: boolean;
+  type: 'bind' | 'volume';
+  /** The adapter creates this host directory before create when it is missing. */
+  createIfMissing: boolean;
+}
+
+/** The Docker ContainerCreate body (the subset we set), exactly as the engine will send it. */
+export interface ContainerCreateSpec {
+  name: string;
+  Image: string;
+  Cmd: string[];
+  Env: string[];
+  User: string;
+  WorkingDir: string;
+  Tty: true;
+  OpenStdin: true;
+  AttachStdin: boolean;
+  Labels: Record<string, string>;
+  ExposedPorts?: Record<string, Record<string, never>>;
+  HostConfig: {
+    Binds: string[];
+    ExtraHosts: string[];
+    SecurityOpt: string[];
+    PidMode?: string;
+    PortBindings?: Record<string, Array<{ HostIp: string; HostPort: string }>>;
+    AutoRemove: boolean;
+    GroupAdd?: string[];
+    Init?: boolean;
+  };
+}
+
+export interface SessionPlan {
+  name: string;
+  /** The container's identity seed, for diagnostics. */
+  workspace: string;
+  peer: boolean;
+  mounts: PlannedMount[];
+  /** Host directories the adapter must create (mode 0700 where new) before create. */
+  ensureDirs: string[];
+  create: ContainerCreateSpec;
+  /** The command an interactive shell execs. */
+  shellCmd: string[];
+}
