@@ -1,0 +1,57 @@
+/**
+ * Fixtures for integration tests against the real engine. Every test run gets its own object
+ * prefix and a temporary toolbox home, and cleans up only what carries that prefix.
+ */
+import Docker from 'dockerode';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { objectNames } from '../../extension/src/plan/objects';
+import type { ObjectNames } from '../../extension/src/plan/types';
+
+export const TEST_LABEL = 'dev.toolbox.test-run';
+
+export function docker(): Docker {
+  return new Docker({ socketPath: process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock' });
+}
+
+export interface TestNamespace {
+  names: ObjectNames;
+  /** Temporary directory standing in for the host home (holds `.toolbox/`). */
+  home: string;
+  docker: Docker;
+  /** Force-removes every container and volume of this namespace, then the temp home. */
+  cleanup(): Promise<void>;
+}
+
+export function testNamespace(): TestNamespace {
+  const prefix = `tbxt${randomBytes(3).toString('hex')}`;
+  const names = objectNames(prefix);
+  const home = mkdtempSync(join(tmpdir(), `${prefix}-home-`));
+  const d = docker();
+  return {
+    names,
+    home,
+    docker: d,
+    async cleanup() {
+      await removeNamespaceObjects(d, names);
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function removeNamespaceObjects(d: Docker, names: ObjectNames): Promise<void> {
+  const containers = await d.listContainers({ all: true, filters: { name: [names.prefix] } });
+  await Promise.all(
+    containers
+      .filter((c) => c.Names.some((n) => names.isOurs(n)))
+      .map((c) => d.getContainer(c.Id).remove({ force: true, v: false }).catch(() => undefined)),
+  );
+  const { Volumes } = await d.listVolumes({ filters: { name: [names.prefix] } });
+  await Promise.all(
+    (Volumes ?? [])
+      .filter((v) => names.isOurs(v.Name))
+      .map((v) => d.getVolume(v.Name).remove({ force: true }).catch(() => undefined)),
+  );
+}
