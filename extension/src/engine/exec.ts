@@ -1,0 +1,91 @@
+/**
+ * An interactive shell inside a container: one TTY exec through the Engine API (no docker CLI).
+ * Each call is its own exec, so several shells can share one container.
+ */
+import type Docker from 'dockerode';
+import type { Duplex } from 'node:stream';
+
+export interface ShellExecOptions {
+  cmd: string[];
+  /** `KEY=value` entries added to the container's environment for this shell only. */
+  env?: string[];
+  workdir?: string;
+  user?: string;
+  cols: number;
+  rows: number;
+}
+
+export interface ShellExec {
+  /** Raw TTY stream: write keystrokes, read terminal output (no stdout/stderr framing). */
+  stream: Duplex;
+  resize(cols: number, rows: number): Promise<void>;
+  /** The shell's exit code once its stream ends; rejects when the exec or container is gone. */
+  exitCode: Promise<number>;
+  dispose(): void;
+}
+
+/** Docker rejects a zero-sized TTY; VS Code can report 0 before layout settles. */
+function clampSize(n: number, fallback: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
+}
+
+export async function startShellExec(
+  docker: Docker,
+  containerId: string,
+  options: ShellExecOptions,
+): Promise<ShellExec> {
+  const cols = clampSize(options.cols, 80);
+  const rows = clampSize(options.rows, 24);
+  const exec = await docker.getContainer(containerId).exec({
+    Cmd: options.cmd,
+    Env: options.env,
+    WorkingDir: options.workdir,
+    User: options.user,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: true,
+    // The first frame has the right size only when the size is known before the process starts.
+    ConsoleSize: [rows, cols],
+  });
+  // ConsoleSize on start is honoured from API 1.42; older engines ignore it, hence the resize below.
+  const startOptions = { hijack: true, stdin: true, Tty: true, ConsoleSize: [rows, cols] };
+  const stream = (await exec.start(startOptions as Docker.ExecStartOptions)) as Duplex;
+  const resize = async (c: number, r: number): Promise<void> => {
+    await exec.resize({ w: clampSize(c, cols), h: clampSize(r, rows) });
+  };
+  // Engines before API 1.42 start the process at 0x0 or the daemon default: size it right away.
+  await resize(cols, rows).catch(() => undefined);
+
+  const exitCode = new Promise<number>((resolve, reject) => {
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      void readExitCode(exec).then(resolve, reject);
+    };
+    stream.once('end', finish);
+    stream.once('close', finish);
+    stream.once('error', finish);
+  });
+  exitCode.catch(() => undefined);
+
+  return {
+    stream,
+    resize,
+    exitCode,
+    dispose: () => stream.destroy(),
+  };
+}
+
+/** The exec may still be marked running for a moment after its stream closes. */
+async function readExitCode(exec: Docker.Exec): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const info = await exec.inspect();
+    if (!info.Running && info.ExitCode !== null) return info.ExitCode;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const info = await exec.inspect();
+  if (info.ExitCode === null) throw new Error('The shell stopped but Docker reported no exit code.');
+  return info.ExitCode;
+}

@@ -1,0 +1,163 @@
+/**
+ * Tree item properties as pure functions of the model: label, description, icon, contextValue
+ * and tooltip. The providers only copy these onto vscode.TreeItems, so every `when` clause in
+ * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
+ */
+import type {
+  AgentSessionSummary,
+  AnchorSummary,
+  ContainerSummary,
+  PeerDrift,
+  ProximoSummary,
+  SocketVolumeSummary,
+} from '../model';
+
+/** A codicon id and an optional theme colour id; the provider turns it into a ThemeIcon. */
+export interface IconSpec {
+  id: string;
+  color?: string;
+}
+
+export interface ContainerItemInput {
+  container: ContainerSummary;
+  inPeerNamespace: boolean;
+  drift?: PeerDrift;
+  /** The container belongs to a folder of this window. */
+  inThisWindow: boolean;
+}
+
+export function containerLabel(c: ContainerSummary): string {
+  return c.name;
+}
+
+/** Short state word for a Docker state. */
+export function stateWord(state: string): string {
+  switch (state) {
+    case 'running':
+      return 'running';
+    case 'exited':
+    case 'created':
+    case 'dead':
+      return 'stopped';
+    default:
+      return state;
+  }
+}
+
+export function containerDescription(i: ContainerItemInput): string {
+  const parts = [stateWord(i.container.state), i.inPeerNamespace ? 'peer on' : 'peer off'];
+  if (i.drift) parts.push('drifted');
+  return parts.join(' · ');
+}
+
+export function containerIcon(i: ContainerItemInput): IconSpec {
+  if (i.drift) return { id: 'warning', color: 'list.warningForeground' };
+  switch (i.container.state) {
+    case 'running':
+      return { id: 'vm-running', color: 'testing.iconPassed' };
+    case 'paused':
+      return { id: 'debug-pause' };
+    case 'restarting':
+      return { id: 'sync' };
+    default:
+      return { id: 'vm-outline' };
+  }
+}
+
+/**
+ * `container.<running|stopped>.<peer|nopeer>[.drifted][.window]`: the menus match with regular
+ * expressions such as `viewItem =~ /^container\.running/` or `/\.drifted/`.
+ */
+export function containerContextValue(i: ContainerItemInput): string {
+  const run = i.container.state === 'running' ? 'running' : 'stopped';
+  let v = `container.${run}.${i.inPeerNamespace ? 'peer' : 'nopeer'}`;
+  if (i.drift) v += '.drifted';
+  if (i.inThisWindow) v += '.window';
+  return v;
+}
+
+export function containerTooltip(i: ContainerItemInput, driftMessage?: string): string {
+  const c = i.container;
+  const lines = [
+    `${c.name}`,
+    `State: ${c.status ?? c.state}`,
+    `Kind: ${c.kind === 'named' ? 'named shell' : c.kind}`,
+  ];
+  if (c.workspace) lines.push(`Folder: ${c.workspace}`);
+  if (c.image) lines.push(`Image: ${c.image}`);
+  lines.push(`Peer messaging: ${i.inPeerNamespace ? 'shares the PID namespace' : 'not in the shared PID namespace'}`);
+  if (driftMessage) lines.push('', driftMessage);
+  return lines.join('\n');
+}
+
+export function anchorItem(a: AnchorSummary): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  const icon: IconSpec =
+    a.state === 'running' ? { id: 'pulse', color: 'testing.iconPassed' } : a.state === 'stopped' ? { id: 'debug-stop' } : { id: 'circle-slash' };
+  return {
+    label: a.name,
+    description: `anchor · ${a.state}`,
+    icon,
+    contextValue: `anchor.${a.state}`,
+    tooltip:
+      a.state === 'missing'
+        ? `${a.name} does not exist yet: the first shell with peer messaging on creates it.`
+        : `${a.name} holds the shared PID namespace that peer-messaging containers join (${a.state}).`,
+  };
+}
+
+export function socketVolumeItem(v: SocketVolumeSummary): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  const bits = v.exists ? [v.owner ? `owner ${v.owner}` : undefined, v.mode ? `mode ${v.mode}` : undefined].filter(Boolean) : ['missing'];
+  return {
+    label: v.name,
+    description: `volume · ${bits.join(' · ') || 'present'}`,
+    icon: { id: 'database' },
+    contextValue: v.exists ? 'socketVolume.present' : 'socketVolume.missing',
+    tooltip: v.exists
+      ? `Inbox sockets of agent sessions (${v.owner ? `owned by ${v.owner}` : 'owner unknown'}${v.mode ? `, mode ${v.mode}` : ''}).`
+      : `${v.name} does not exist yet: the first shell with peer messaging on creates it.`,
+  };
+}
+
+export function agentSessionItem(s: AgentSessionSummary): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  const where = s.container ? ` · ${s.container}` : '';
+  return {
+    label: s.name ?? `pid ${s.pid}`,
+    description: `pid ${s.pid}${where}`,
+    icon: { id: 'hubot' },
+    contextValue: 'agentSession',
+    tooltip: [`Agent session, pid ${s.pid}`, s.cwd ? `cwd ${s.cwd}` : undefined, s.container ? `in ${s.container}` : undefined]
+      .filter(Boolean)
+      .join('\n'),
+  };
+}
+
+export function proximoItem(p: ProximoSummary): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  return {
+    label: 'proximo',
+    description: p.installed ? 'installed' : 'not installed',
+    icon: p.installed ? { id: 'check', color: 'testing.iconPassed' } : { id: 'circle-slash' },
+    contextValue: p.installed ? 'proximo.installed' : 'proximo.missing',
+    tooltip: p.installed
+      ? `proximo found${p.binary ? ` at ${p.binary}` : ''}.`
+      : 'proximo was not found on this host (PATH, /opt/homebrew/bin, /usr/local/bin, ~/go/bin). Containers start without it.',
+  };
+}
+
+/** The workspace-level proximo line: on when the container mounts the CA. */
+export function proximoWorkspaceDescription(c: ContainerSummary): string {
+  if (!c.proximoCa) return 'proximo off';
+  const n = c.proximoHosts?.length ?? 0;
+  return n ? `proximo on · ${n} host${n === 1 ? '' : 's'}` : 'proximo on';
+}
+
+/** An error shown as a tree item with an action instead of an empty view. */
+export function errorItem(message: string): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  const firstSentence = message.split(/(?<=[.!?])\s/)[0] ?? message;
+  return {
+    label: firstSentence,
+    description: 'Retry · Show Log',
+    icon: { id: 'error', color: 'errorForeground' },
+    contextValue: 'error',
+    tooltip: message,
+  };
+}

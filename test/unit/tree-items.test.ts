@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  findDrift,
+  folderOf,
+  inPeerNamespace,
+  peerDrift,
+  peerDriftMessage,
+  sortForWorkspacesView,
+  type AnchorSummary,
+  type ContainerSummary,
+} from '../../extension/src/ui/model';
+import {
+  anchorItem,
+  containerContextValue,
+  containerDescription,
+  containerIcon,
+  containerTooltip,
+  errorItem,
+  proximoWorkspaceDescription,
+  socketVolumeItem,
+} from '../../extension/src/ui/tree/items';
+
+const anchor: AnchorSummary = { name: 'toolbox-peer-anchor', id: 'a1b2c3d4e5f6', state: 'running' };
+
+function container(over: Partial<ContainerSummary> = {}): ContainerSummary {
+  return {
+    id: 'c0ffee',
+    name: 'toolbox-app-1234abcd',
+    state: 'running',
+    kind: 'workspace',
+    mountsSocketVolume: true,
+    pidMode: 'container:a1b2c3d4e5f6',
+    workspace: '/src/app',
+    ...over,
+  };
+}
+
+describe('container tree items', () => {
+  it('encode state, peer and drift in the contextValue so menus can match on them', () => {
+    const c = container();
+    assert.equal(containerContextValue({ container: c, inPeerNamespace: true, drift: 'namespace-unwanted', inThisWindow: true }), 'container.running.peer.drifted.window');
+    assert.equal(containerContextValue({ container: container({ state: 'exited' }), inPeerNamespace: false, inThisWindow: false }), 'container.stopped.nopeer');
+  });
+
+  it('describe the state and peer messaging in words', () => {
+    assert.equal(containerDescription({ container: container(), inPeerNamespace: true, inThisWindow: true }), 'running · peer on');
+    assert.equal(containerDescription({ container: container({ state: 'exited' }), inPeerNamespace: false, drift: 'namespace-missing', inThisWindow: true }), 'stopped · peer off · drifted');
+  });
+
+  it('show a warning icon for a drifted container and a running icon otherwise', () => {
+    assert.equal(containerIcon({ container: container(), inPeerNamespace: true, drift: 'namespace-missing', inThisWindow: true }).id, 'warning');
+    assert.equal(containerIcon({ container: container(), inPeerNamespace: true, inThisWindow: true }).id, 'vm-running');
+    assert.equal(containerIcon({ container: container({ state: 'exited' }), inPeerNamespace: false, inThisWindow: true }).id, 'vm-outline');
+  });
+
+  it('put the drift explanation and the folder in the tooltip', () => {
+    const msg = peerDriftMessage('toolbox-app-1234abcd', 'namespace-unwanted', 'toolbox-cc-socks');
+    const tip = containerTooltip({ container: container(), inPeerNamespace: true, drift: 'namespace-unwanted', inThisWindow: true }, msg);
+    assert.match(tip, /Folder: \/src\/app/);
+    assert.match(tip, /already runs in the shared PID namespace/);
+  });
+});
+
+describe('peer state of a container', () => {
+  it('counts a PidMode naming the anchor by name, full id or short id as joined', () => {
+    assert.equal(inPeerNamespace(container({ pidMode: 'container:toolbox-peer-anchor' }), anchor), true);
+    assert.equal(inPeerNamespace(container({ pidMode: 'container:a1b2c3d4e5f6' }), anchor), true);
+    assert.equal(inPeerNamespace(container({ pidMode: 'container:a1b2c3' }), anchor), true);
+  });
+
+  it('does not count a PidMode pointing at a removed anchor, the host, or nothing', () => {
+    assert.equal(inPeerNamespace(container({ pidMode: 'container:deadbeef0000' }), anchor), false);
+    assert.equal(inPeerNamespace(container({ pidMode: 'host' }), anchor), false);
+    assert.equal(inPeerNamespace(container({ pidMode: undefined }), anchor), false);
+    assert.equal(inPeerNamespace(container(), undefined), false);
+  });
+
+  it('reports drift in both directions and a missing socket volume, namespace first', () => {
+    assert.equal(peerDrift(true, true, false), 'namespace-unwanted');
+    assert.equal(peerDrift(false, false, true), 'namespace-missing');
+    assert.equal(peerDrift(true, false, true), 'socket-volume-missing');
+    assert.equal(peerDrift(true, true, true), undefined);
+    assert.equal(peerDrift(false, false, false), undefined);
+  });
+});
+
+describe('drift findings for this window', () => {
+  it('name only running containers of this window whose folder setting disagrees', () => {
+    const list = [
+      container({ name: 'toolbox-app-1', workspace: '/src/app/' }),
+      container({ name: 'toolbox-other-2', workspace: '/src/other' }),
+      container({ name: 'toolbox-app-3', workspace: '/src/app', state: 'exited' }),
+      container({ name: 'toolbox-peer-anchor', kind: 'anchor', workspace: undefined }),
+    ];
+    const found = findDrift(list, anchor, new Map([['/src/app', false]]), 'toolbox-cc-socks');
+    assert.deepEqual(found.map((f) => [f.container.name, f.drift]), [['toolbox-app-1', 'namespace-unwanted']]);
+    assert.match(found[0]!.message, /^peer messaging: toolbox-app-1 /);
+  });
+
+  it('is empty once the container matches the setting again', () => {
+    const found = findDrift([container()], anchor, new Map([['/src/app', true]]), 'toolbox-cc-socks');
+    assert.deepEqual(found, []);
+  });
+});
+
+describe('workspaces view ordering', () => {
+  it('lists this window folders first, hides infrastructure and containers being removed', () => {
+    const list = [
+      container({ name: 'toolbox-zzz', workspace: '/src/other' }),
+      container({ name: 'toolbox-b', workspace: '/src/b' }),
+      container({ name: 'toolbox-a', workspace: '/src/a' }),
+      container({ name: 'toolbox-peer-anchor', kind: 'anchor' }),
+      container({ name: 'toolbox-gone', workspace: '/src/a', state: 'removing' }),
+    ];
+    assert.deepEqual(sortForWorkspacesView(list, ['/src/b', '/src/a']).map((c) => c.name), ['toolbox-b', 'toolbox-a', 'toolbox-zzz']);
+    assert.equal(folderOf(list[0]!, ['/src/b']), undefined);
+  });
+});
+
+describe('peer messaging and proximo items', () => {
+  it('show a missing anchor and volume as such, with contextValues for menus', () => {
+    assert.equal(anchorItem({ name: 'toolbox-peer-anchor', state: 'missing' }).contextValue, 'anchor.missing');
+    const v = socketVolumeItem({ name: 'toolbox-cc-socks', exists: true, owner: '1000:1000', mode: '0700' });
+    assert.equal(v.description, 'volume · owner 1000:1000 · mode 0700');
+    assert.equal(socketVolumeItem({ name: 'toolbox-cc-socks', exists: false }).contextValue, 'socketVolume.missing');
+  });
+
+  it('say whether a workspace has proximo on and how many hosts it routes', () => {
+    assert.equal(proximoWorkspaceDescription(container({ proximoCa: true, proximoHosts: ['a.test', 'b.test'] })), 'proximo on · 2 hosts');
+    assert.equal(proximoWorkspaceDescription(container()), 'proximo off');
+  });
+
+  it('turn an error into an item whose label is its first sentence', () => {
+    const e = errorItem('Docker is not reachable at unix:///var/run/docker.sock. Is the daemon running?');
+    assert.equal(e.label, 'Docker is not reachable at unix:///var/run/docker.sock.');
+    assert.equal(e.contextValue, 'error');
+  });
+});
