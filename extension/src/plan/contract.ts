@@ -188,3 +188,11 @@ export const SHIM_EXIT = {
 
 /** The shims installed into the runtime image, by file name under shims/. */
 export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-credential-toolbox'] as const;
+
+/**
+ * Labels this extension may set on containers it creates. Upstream sets none and identity stays
+ * by name; a label only carries information for display (the tree shows the workspace).
+ */
+export const LABELS = {
+  workspace: 'dev.toolbox.workspace',
+} as const;
