@@ -24,7 +24,7 @@ export interface ShellConfig {
 
 export interface ToolboxConfig {
   shell: 'zsh';
-  agent?: 'claude' | 'codex';
+  agent?: 'claude' | 'codex' | 'pi';
   /** Unset: the extension's own runtime image. Wins over registryMirror. */
   image?: string;
   registryMirror?: string;
@@ -44,6 +44,8 @@ export interface ToolboxConfig {
   inheritHostAuth: string[];
   /** Tool switches; every tool defaults to true. `codex: false` drops seccomp=unconfined. */
   tools: Record<string, boolean>;
+  /** `worktree.seed`: repo-relative, gitignored paths copied into a new worktree. */
+  worktreeSeed?: string[];
 }
 
 export const DEFAULT_CONFIG: ToolboxConfig = {
@@ -65,7 +67,7 @@ export interface ConfigIssue {
   severity: 'error' | 'warning';
   /** Absolute file path, `environment`, or `settings`. */
   source: string;
-  /** Dotted key path, e.g. `mounts.2.target`. */
+  /** Key path as written in the file, e.g. `mounts[2].target`, or the env variable name. */
   key: string;
   /** 1-based line in the file, when the source is a file. */
   line?: number;

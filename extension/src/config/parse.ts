@@ -1,0 +1,210 @@
+/**
+ * Parse one `.toolbox.yaml` text into a config layer. Pure and total: it never throws, every
+ * issue names the file, the key and the 1-based line of that key, and a file with any error
+ * contributes no layer at all (never half a file). Unknown keys are warnings and are dropped.
+ */
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import type { ConfigIssue, MountOverride, ShellConfig, ToolboxConfig } from './model';
+import { fileSchema, type ToolboxFile } from './schema';
+
+export interface ParsedFile {
+  layer: Partial<ToolboxConfig>;
+  issues: ConfigIssue[];
+}
+
+type Path = ReadonlyArray<PropertyKey>;
+
+export function parseConfigFile(text: string, filePath: string): ParsedFile {
+  try {
+    return parseText(text, filePath);
+  } catch (err) {
+    // Belt and braces: nothing below is expected to throw, but a config file must never crash us.
+    const message = `could not be read as configuration (${errorText(err)}); fix or remove the file`;
+    return { layer: {}, issues: [{ severity: 'error', source: filePath, key: '', message }] };
+  }
+}
+
+function parseText(text: string, filePath: string): ParsedFile {
+  const lineCounter = new LineCounter();
+  // merge: go-yaml v3 (upstream) honours `<<` merge keys.
+  const doc = parseDocument(text, { lineCounter, merge: true });
+  const error = (key: string, line: number | undefined, message: string): ConfigIssue => ({
+    severity: 'error', source: filePath, key, line, message,
+  });
+
+  const syntax = doc.errors[0];
+  if (syntax) {
+    // yaml appends " at line N, column M:" and a code excerpt; the line goes in its own field.
+    const what = syntax.message.split(' at line ')[0];
+    return { layer: {}, issues: [error('', syntax.linePos?.[0].line, `is not valid YAML: ${what}`)] };
+  }
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    return { layer: {}, issues: [error('', undefined, `is not valid YAML: ${errorText(err)}`)] };
+  }
+  if (raw === null || raw === undefined) return { layer: {}, issues: [] }; // empty or comments only
+  if (isPlainObject(raw)) {
+    // `image:` with no value is a common template line; like upstream it reads as "not set".
+    for (const [key, value] of Object.entries(raw)) if (value === null) delete raw[key];
+  }
+
+  const lineOf = (path: Path) => lineOfKey(doc, lineCounter, path);
+  const warnings: ConfigIssue[] = [];
+  let result = fileSchema.safeParse(raw);
+  if (!result.success) {
+    const errors: ConfigIssue[] = [];
+    for (const issue of result.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) {
+          const path = [...issue.path, key];
+          warnings.push({
+            severity: 'warning', source: filePath, key: formatKey(path), line: lineOf(path),
+            message: 'unknown key, ignored',
+          });
+          deleteAt(raw, issue.path, key);
+        }
+      } else {
+        errors.push(error(formatKey(issue.path), lineOf(issue.path), explain(issue, valueAt(raw, issue.path))));
+      }
+    }
+    if (errors.length > 0) return { layer: {}, issues: byLine([...warnings, ...errors]) };
+    // Only unknown keys: they are gone from `raw` now, so the rest validates on its own.
+    result = fileSchema.safeParse(raw);
+    if (!result.success) {
+      const issues = result.error.issues.map((i) => error(formatKey(i.path), lineOf(i.path), explain(i, valueAt(raw, i.path))));
+      return { layer: {}, issues: byLine([...warnings, ...issues]) };
+    }
+  }
+  if (result.data.browser_bridge !== undefined) {
+    const alsoBridge = result.data.bridge !== undefined ? ' (bridge is also set and wins)' : '';
+    warnings.push({
+      severity: 'warning', source: filePath, key: 'browser_bridge', line: lineOf(['browser_bridge']),
+      message: `is deprecated; rename it to bridge${alsoBridge}`,
+    });
+  }
+  return { layer: toLayer(result.data), issues: byLine(warnings) };
+}
+
+/** snake_case file keys to the camelCase model; keys the file does not set stay absent. */
+function toLayer(f: ToolboxFile): Partial<ToolboxConfig> {
+  return withoutUndefined<Partial<ToolboxConfig>>({
+    shell: f.shell,
+    agent: f.agent,
+    image: f.image,
+    registryMirror: f.registry_mirror,
+    pull: f.pull,
+    mountsRoot: f.mounts_root,
+    bridge: f.bridge ?? f.browser_bridge,
+    proximo: f.proximo,
+    managedStatusline: f.managed_statusline,
+    imageReclaim: f.image_reclaim,
+    peerMessaging: f.peer_messaging,
+    env: f.env,
+    shells: f.shells && mapValues(f.shells, (s) => withoutUndefined<ShellConfig>({ path: s.path, env: s.env ?? {} })),
+    mounts: f.mounts?.map((m) =>
+      withoutUndefined<MountOverride>({
+        name: m.name, source: m.source, target: m.target, readonly: m.readonly,
+        createIfMissing: m.create_if_missing, disabled: m.disabled,
+      }),
+    ),
+    inheritHostAuth: f.inherit_host_auth,
+    worktreeSeed: f.worktree?.seed,
+    tools: f.tools,
+  });
+}
+
+/** The 1-based line of the deepest node of `path` that exists (the key itself when it does). */
+function lineOfKey(doc: Document, lineCounter: LineCounter, path: Path): number | undefined {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node);
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment));
+      if (!pair) break;
+      offset = rangeStart(pair.key) ?? offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
+      node = node.items[segment];
+      offset = rangeStart(node) ?? offset;
+    } else {
+      break;
+    }
+  }
+  return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return range?.[0];
+}
+
+/** A schema message plus what was written: `expected true or false, got "maybe"`. */
+export function explain(issue: z.core.$ZodIssue, value: unknown): string {
+  if (value === undefined && issue.code === 'invalid_type') return 'is required';
+  if (issue.message.startsWith('expected')) return `${issue.message}, got ${describeValue(value)}`;
+  return issue.message;
+}
+
+export function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (isPlainObject(value)) return 'a mapping';
+  if (typeof value === 'string') {
+    const quoted = JSON.stringify(value);
+    return quoted.length > 80 ? `${quoted.slice(0, 77)}..."` : quoted;
+  }
+  return String(value);
+}
+
+/** `mounts[1].target`, `env.FOO`, or '' for the whole file. */
+export function formatKey(path: Path): string {
+  return path
+    .map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : `${i === 0 ? '' : '.'}${String(seg)}`))
+    .join('');
+}
+
+/** `~/.toolbox.yaml:12: peer_messaging: expected true or false, got "maybe"`. */
+export function formatIssue(issue: ConfigIssue, home?: string): string {
+  let source = issue.source;
+  if (home && (source === home || source.startsWith(home.endsWith('/') ? home : `${home}/`))) {
+    source = `~${source.slice(home.replace(/\/+$/, '').length)}`;
+  }
+  const where = issue.line !== undefined ? `${source}:${issue.line}` : source;
+  return issue.key ? `${where}: ${issue.key}: ${issue.message}` : `${where}: ${issue.message}`;
+}
+
+function valueAt(root: unknown, path: Path): unknown {
+  let node = root;
+  for (const seg of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[seg];
+  }
+  return node;
+}
+
+function deleteAt(root: unknown, path: Path, key: string): void {
+  const parent = valueAt(root, path);
+  if (isPlainObject(parent)) delete parent[key];
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function withoutUndefined<T extends object>(obj: { [K in keyof T]?: T[K] | undefined }): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
+function mapValues<A, B>(rec: Record<string, A>, fn: (a: A) => B): Record<string, B> {
+  return Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, fn(v)]));
+}
+
+function byLine(issues: ConfigIssue[]): ConfigIssue[] {
+  return [...issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,87 @@
+/**
+ * Merge the configuration layers into the model the planner consumes. Pure: file texts, the
+ * environment and the relevant settings are passed in.
+ *
+ * Precedence, lowest first: defaults < ~/.toolbox.yaml < project .toolbox.yaml < TOOLBOX_* env
+ * < VS Code settings (only `toolbox.peerMessaging`, and only when the user set it somewhere).
+ * Merging follows viper's deep merge: mappings (env, shells, shells.<n>.env, tools) merge key by
+ * key; lists (mounts, inherit_host_auth, worktree.seed) are replaced whole by the higher layer —
+ * a project `mounts:` list does not append to the user file's list, it supersedes it.
+ */
+import { DEFAULT_CONFIG, type ConfigIssue, type ConfigLayer, type ResolvedConfig, type ToolboxConfig } from './model';
+import { parseEnvLayer } from './env';
+import { isPlainObject, parseConfigFile } from './parse';
+
+export interface ConfigFileText {
+  path: string;
+  text: string;
+}
+
+export interface ResolveInput {
+  userFile?: ConfigFileText;
+  /** When the workspace is untrusted the text is not needed (and need not have been read). */
+  projectFile?: ConfigFileText;
+  env: Record<string, string | undefined>;
+  /** Only values the user actually set (inspect() showed a non-default value). */
+  settings: { peerMessaging?: boolean };
+  /** VS Code workspace trust. */
+  trusted: boolean;
+}
+
+export const UNTRUSTED_PROJECT_FILE_MESSAGE =
+  'was ignored because this workspace is not trusted: a project .toolbox.yaml can add mounts and ' +
+  'environment variables to the container. Toolbox uses only ~/.toolbox.yaml, TOOLBOX_* variables ' +
+  'and your settings until you trust the workspace (Workspaces: Manage Workspace Trust).';
+
+export function resolveConfig(input: ResolveInput): ResolvedConfig {
+  const issues: ConfigIssue[] = [];
+  const files: string[] = [];
+  const layers: Array<{ from: ConfigLayer; layer: Partial<ToolboxConfig> }> = [];
+
+  const addFile = (from: ConfigLayer, file: ConfigFileText) => {
+    const parsed = parseConfigFile(file.text, file.path);
+    issues.push(...parsed.issues);
+    if (parsed.issues.some((i) => i.severity === 'error')) return; // a broken file contributes nothing
+    files.push(file.path);
+    layers.push({ from, layer: parsed.layer });
+  };
+
+  if (input.userFile) addFile('user-file', input.userFile);
+  const projectFileIgnored = input.projectFile !== undefined && !input.trusted;
+  if (input.projectFile && input.trusted) addFile('project-file', input.projectFile);
+  if (input.projectFile && projectFileIgnored) {
+    issues.push({ severity: 'warning', source: input.projectFile.path, key: '', message: UNTRUSTED_PROJECT_FILE_MESSAGE });
+  }
+  const env = parseEnvLayer(input.env);
+  issues.push(...env.issues);
+  layers.push({ from: 'env', layer: env.layer });
+  if (input.settings.peerMessaging !== undefined) {
+    layers.push({ from: 'setting', layer: { peerMessaging: input.settings.peerMessaging } });
+  }
+
+  let config = structuredClone(DEFAULT_CONFIG); // callers may mutate their copy
+  let peerMessagingFrom: ConfigLayer = 'default';
+  for (const { from, layer } of layers) {
+    config = deepMerge(config, layer);
+    if (layer.peerMessaging !== undefined) peerMessagingFrom = from;
+  }
+  return { config: clearEmptyStrings(config), files, peerMessagingFrom, issues, projectFileIgnored };
+}
+
+/** Plain objects merge key by key; anything else (lists, scalars) in `over` replaces `base`. */
+function deepMerge<T extends object>(base: T, over: Partial<T>): T {
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(over)) {
+    if (value === undefined) continue;
+    const prev = out[key];
+    out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+  }
+  return out as T;
+}
+
+/** Upstream treats an empty string as unset, so `image: ""` in a project file restores the default. */
+function clearEmptyStrings(config: ToolboxConfig): ToolboxConfig {
+  const out = { ...config };
+  for (const key of ['image', 'registryMirror', 'mountsRoot'] as const) if (out[key] === '') delete out[key];
+  return out;
+}

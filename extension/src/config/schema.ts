@@ -1,0 +1,125 @@
+/**
+ * zod schemas for one `.toolbox.yaml` file, with upstream's snake_case keys. Objects are strict so
+ * that an unknown key surfaces as an `unrecognized_keys` issue, which the parser turns into a
+ * warning (and drops the key) rather than an error. Messages start with "expected" so the parser
+ * can append what was actually written; other messages are complete sentences.
+ */
+import * as path from 'node:path';
+import { z } from 'zod';
+
+/** Upstream's `true`/`false`; YAML 1.2 (like go-yaml v3) reads `yes`/`no` as strings. */
+export const boolSchema = z.boolean({ error: 'expected true or false' });
+
+export const shellSchema = z.enum(['zsh'], {
+  error: 'expected zsh (the only supported shell; bash is no longer supported)',
+});
+export const agentSchema = z.enum(['claude', 'codex', 'pi'], { error: 'expected claude, codex or pi' });
+export const pullSchema = z.enum(['auto', 'always', 'never'], { error: 'expected auto, always or never' });
+
+/** Empty means "unset" (upstream's zero value), so a higher layer can clear a lower one. */
+export const imageSchema = z
+  .string({ error: 'expected an image reference such as host/path:tag' })
+  .refine((s) => !/\s/.test(s), { error: 'expected an image reference such as host/path:tag, without spaces' });
+
+export const registryMirrorSchema = z
+  .string({ error: 'expected a bare host[:port][/path]' })
+  .refine((s) => s === '' || (!s.includes('://') && !/\s/.test(s) && !s.startsWith('/')), {
+    error: 'expected a bare host[:port][/path] without a scheme, e.g. harbor.corp.io/ghcr-proxy',
+  });
+
+export const mountsRootSchema = z
+  .string({ error: 'expected an absolute path or ~/sub' })
+  .refine((s) => s === '' || path.posix.isAbsolute(s) || /^~\/+[^/]/.test(s), {
+    error:
+      'expected an absolute path or ~/sub (a bare "~" would mount your whole home and defeat credential isolation)',
+  });
+
+/** Keys the container env must never take from a file: toolbox sets them itself. */
+export function reservedEnvKeyProblem(key: string): string | undefined {
+  if (key.toUpperCase().startsWith('TOOLBOX_')) {
+    return `${key} is reserved: TOOLBOX_* variables are set by toolbox itself; remove it from env`;
+  }
+  if (key.toUpperCase() === 'PWD') return 'PWD is reserved: toolbox sets it to the working directory; remove it from env';
+  if (key === '' || key.includes('=') || key.includes('\0')) {
+    return `"${key}" is not a valid variable name (it must be non-empty and contain no "=")`;
+  }
+  return undefined;
+}
+
+/** Scalars become strings as viper would read them (`PORT: 8080` gives "8080"). */
+const envValueSchema = z
+  .union([z.string(), z.number(), z.boolean()], { error: 'expected a string value' })
+  .transform((v) => String(v));
+
+export const envSchema = z
+  .record(z.string(), envValueSchema, { error: 'expected a mapping of NAME: value' })
+  .superRefine((env, ctx) => {
+    for (const key of Object.keys(env)) {
+      const problem = reservedEnvKeyProblem(key);
+      if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+    }
+  });
+
+const nonEmptyString = z.string({ error: 'expected a string' }).min(1, { error: 'expected a non-empty string' });
+
+export const shellBlockSchema = z.strictObject(
+  {
+    path: z
+      .string({ error: 'expected an absolute path' })
+      .refine((p) => path.posix.isAbsolute(p), { error: 'expected an absolute path' })
+      .optional(),
+    env: envSchema.optional(),
+  },
+  { error: 'expected a mapping with path and env' },
+);
+
+export const mountSchema = z.strictObject(
+  {
+    name: nonEmptyString,
+    source: nonEmptyString.optional(),
+    target: nonEmptyString.optional(),
+    readonly: boolSchema.optional(),
+    create_if_missing: boolSchema.optional(),
+    disabled: boolSchema.optional(),
+  },
+  { error: 'expected a mapping with name, source, target, readonly, create_if_missing, disabled' },
+);
+
+const repoRelativePath = nonEmptyString.refine(
+  (p) => !path.posix.isAbsolute(p) && !p.split('/').includes('..'),
+  { error: 'expected a path relative to the repository, without ".."' },
+);
+
+export const fileSchema = z.strictObject(
+  {
+    shell: shellSchema.optional(),
+    agent: agentSchema.optional(),
+    image: imageSchema.optional(),
+    registry_mirror: registryMirrorSchema.optional(),
+    pull: pullSchema.optional(),
+    mounts_root: mountsRootSchema.optional(),
+    bridge: boolSchema.optional(),
+    /** Deprecated spelling of `bridge`; `bridge` wins when a file has both. */
+    browser_bridge: boolSchema.optional(),
+    proximo: boolSchema.optional(),
+    managed_statusline: boolSchema.optional(),
+    image_reclaim: boolSchema.optional(),
+    peer_messaging: boolSchema.optional(),
+    /** Spec-driven-development skill packs: accepted in any shape and not used by the extension. */
+    sdd: z.unknown().optional(),
+    env: envSchema.optional(),
+    shells: z.record(z.string(), shellBlockSchema, { error: 'expected a mapping of shell name to block' }).optional(),
+    mounts: z.array(mountSchema, { error: 'expected a list of mounts' }).optional(),
+    inherit_host_auth: z.array(nonEmptyString, { error: 'expected a list of CLI names' }).optional(),
+    worktree: z
+      .strictObject(
+        { seed: z.array(repoRelativePath, { error: 'expected a list of paths' }).optional() },
+        { error: 'expected a mapping with seed' },
+      )
+      .optional(),
+    tools: z.record(z.string(), boolSchema, { error: 'expected a mapping of tool name to true or false' }).optional(),
+  },
+  { error: 'expected a mapping of configuration keys at the top level' },
+);
+
+export type ToolboxFile = z.infer<typeof fileSchema>;
