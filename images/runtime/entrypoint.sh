@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Runtime image entrypoint (runs under tini as the container's user, usually the host uid:gid).
+# Mirrors upstream toolbox's entrypoint, in order:
+#   1. give an unknown runtime uid/gid a passwd/group entry named toolbox
+#   2. run /usr/local/lib/toolbox/init.d/*.sh in parallel (logs in ~/.toolbox-state/init/<n>.log)
+#   3. trust /etc/ssl/proximo-ca.pem system-wide (only when it changed) and in $HOME/.pki/nssdb
+#   4. point git's credential helper at git-credential-toolbox when a bridge token is readable
+#   5. run /home/toolbox/.toolbox-startup.d/*.sh one at a time
+#   6. exec "$@"
+# Every step is best-effort and logged: a failing step never stops the container from starting.
+set -u
+
+TOOLBOX_HOME=/home/toolbox
+STATE_DIR=/home/toolbox/.toolbox-state
+INIT_LOG_DIR="$STATE_DIR/init"
+INIT_DIR=/usr/local/lib/toolbox/init.d
+PROXIMO_CA=/etc/ssl/proximo-ca.pem
+SYSTEM_CA=/usr/local/share/ca-certificates/proximo.crt
+BRIDGE_DIR=/home/toolbox/.toolbox/bridge
+BRIDGE_LEGACY_DIR=/home/toolbox/.toolbox/browser
+CREDENTIAL_HELPER=/usr/local/bin/git-credential-toolbox
+STARTUP_DIR=/home/toolbox/.toolbox-startup.d
+USER_SHELL=/bin/zsh
+HOME="${HOME:-$TOOLBOX_HOME}"
+export HOME
+
+LOG_FILE=""
+if mkdir -p "$INIT_LOG_DIR" 2>/dev/null && touch "$INIT_LOG_DIR/entrypoint.log" 2>/dev/null; then
+  LOG_FILE="$INIT_LOG_DIR/entrypoint.log"
+fi
+
+log() {
+  local line
+  line="$(date -u +%Y-%m-%dT%H:%M:%SZ 2>/dev/null) toolbox-entrypoint: $*"
+  printf '%s\n' "$line" >&2
+  if [ -n "$LOG_FILE" ]; then printf '%s\n' "$line" >>"$LOG_FILE" 2>/dev/null || true; fi
+}
+
+# Runs one named step; its failure is logged and ignored.
+step() {
+  local name="$1" rc; shift
+  "$@"
+  rc=$?
+  if [ "$rc" -ne 0 ]; then log "step '$name' failed (exit $rc); continuing"; fi
+  return 0
+}
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
+}
+
+# --- 1. account entries for the runtime uid/gid -------------------------------------------
+ensure_account() {
+  local uid gid
+  uid="$(id -u)" gid="$(id -g)"
+  if ! getent group "$gid" >/dev/null 2>&1; then
+    if printf 'toolbox:x:%s:\n' "$gid" >>/etc/group 2>/dev/null; then
+      log "added group entry toolbox:$gid"
+    else
+      log "gid $gid has no group entry and /etc/group is not writable"; return 1
+    fi
+  fi
+  if ! getent passwd "$uid" >/dev/null 2>&1; then
+    if printf 'toolbox:x:%s:%s:toolbox:%s:%s\n' "$uid" "$gid" "$TOOLBOX_HOME" "$USER_SHELL" >>/etc/passwd 2>/dev/null; then
+      log "added passwd entry toolbox:$uid:$gid"
+    else
+      log "uid $uid has no passwd entry and /etc/passwd is not writable"; return 1
+    fi
+  fi
+}
+
+# --- 2. init.d scripts, in parallel ---------------------------------------------------------
+run_init_d() {
+  local f n pids=() names=() i rc=0
+  for f in "$INIT_DIR"/*.sh; do
+    [ -f "$f" ] || continue
+    n="$(basename "$f" .sh)"
+    bash "$f" </dev/null >>"$INIT_LOG_DIR/$n.log" 2>&1 &
+    pids+=("$!"); names+=("$n")
+  done
+  for i in "${!pids[@]}"; do
+    if ! wait "${pids[$i]}"; then
+      log "init script ${names[$i]} failed (see $INIT_LOG_DIR/${names[$i]}.log)"; rc=1
+    fi
+  done
+  return "$rc"
+}
+
+# --- 3. proximo CA ----------------------------------------------------------------------------
+trust_proximo_ca() {
+  [ -f "$PROXIMO_CA" ] || return 0
+  local ok=0 nssdb="$HOME/.pki/nssdb"
+  if cmp -s "$PROXIMO_CA" "$SYSTEM_CA" 2>/dev/null; then
+    log "proximo CA already in the system store"
+  elif as_root cp "$PROXIMO_CA" "$SYSTEM_CA" && as_root chmod 0644 "$SYSTEM_CA" \
+       && as_root update-ca-certificates >/dev/null 2>&1; then
+    log "added the proximo CA to the system store"
+  else
+    log "could not add the proximo CA to the system store"; ok=1
+  fi
+  if command -v certutil >/dev/null 2>&1; then
+    if mkdir -p "$nssdb" \
+       && { [ -f "$nssdb/cert9.db" ] || certutil -d "sql:$nssdb" -N --empty-password; } \
+       && { certutil -d "sql:$nssdb" -D -n proximo >/dev/null 2>&1 || true; } \
+       && certutil -d "sql:$nssdb" -A -n proximo -t 'C,,' -i "$PROXIMO_CA"; then
+      log "added the proximo CA to the NSS database $nssdb"
+    else
+      log "could not add the proximo CA to the NSS database $nssdb"; ok=1
+    fi
+  else
+    log "certutil is missing; the proximo CA is not in the NSS database"; ok=1
+  fi
+  if command -v proximo-hosts >/dev/null 2>&1; then
+    proximo-hosts --watch </dev/null >>"$INIT_LOG_DIR/proximo-hosts.log" 2>&1 &
+    log "started proximo-hosts --watch"
+  fi
+  return "$ok"
+}
+
+# --- 4. git credential helper -------------------------------------------------------------------
+configure_git_credentials() {
+  case "$(printf '%s' "${GIT_CREDENTIAL_BRIDGE:-}" | tr '[:upper:]' '[:lower:]')" in
+    0|false|no|off) log "GIT_CREDENTIAL_BRIDGE=${GIT_CREDENTIAL_BRIDGE}: git credential helper left alone"; return 0 ;;
+  esac
+  if [ ! -r "$BRIDGE_DIR/token" ] && [ ! -r "$BRIDGE_LEGACY_DIR/token" ]; then
+    return 0
+  fi
+  as_root flock /tmp/toolbox-gitconfig.lock \
+    git config --system credential.helper "!$CREDENTIAL_HELPER" || return 1
+  log "git credential helper set to $CREDENTIAL_HELPER"
+}
+
+# --- 5. startup scripts ----------------------------------------------------------------------------
+run_startup_scripts() {
+  local f rc=0 code
+  for f in "$STARTUP_DIR"/*.sh; do
+    [ -f "$f" ] || continue
+    log "running startup script $f"
+    bash "$f" </dev/null
+    code=$?
+    if [ "$code" -ne 0 ]; then log "startup script $f failed (exit $code)"; rc=1; fi
+  done
+  return "$rc"
+}
+
+step account ensure_account
+step init.d run_init_d
+step proximo-ca trust_proximo_ca
+step git-credentials configure_git_credentials
+step startup-scripts run_startup_scripts
+
+if [ "$#" -eq 0 ]; then set -- sleep infinity; fi
+exec "$@"
