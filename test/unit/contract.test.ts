@@ -1,0 +1,333 @@
+/**
+ * Holds the shims (shims/*) and the runtime entrypoint to extension/src/plan/contract.ts: every
+ * route, JSON field, container path, bridge file name, env name, curl --max-time and exit code
+ * they use is extracted from their text with regexes and compared with the contract, in both
+ * directions. The checker is a pure function over file texts so the last tests can prove it
+ * fails on a mutated copy.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import {
+  BRIDGE_FILES,
+  CONTAINER,
+  EDITORS,
+  ENV,
+  FIELDS,
+  HOST_DOCKER_INTERNAL,
+  PROXIMO_HOST_ONLY,
+  ROUTES,
+  SHIM_EXIT,
+  SHIM_MAX_TIME_S,
+  SHIMS,
+} from '../../extension/src/plan/contract';
+
+type RouteKey = keyof typeof ROUTES;
+const LIB = 'bridge-lib.sh';
+
+/** The request body each route carries (upstream-toolbox.md §5.2). */
+const REQUEST_FIELDS: Partial<Record<RouteKey, readonly string[]>> = {
+  open: [FIELDS.url],
+  edit: [FIELDS.editor, FIELDS.path],
+  proximo: [FIELDS.command, FIELDS.args, FIELDS.home, FIELDS.codexHome],
+  credential: [FIELDS.op, FIELDS.input],
+};
+/** Routes no shim calls: healthz is for probes, sound has no shim yet. */
+const ROUTES_WITHOUT_SHIM: readonly RouteKey[] = ['healthz', 'sound'];
+/** Environment names a script may read without the contract owning them. */
+const STANDARD_ENV = new Set(['HOME', 'PATH', 'TMPDIR', 'USER']);
+
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'shims')) || !existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no repository root (with shims/ and package.json) above ${__dirname}`);
+    dir = up;
+  }
+  return dir;
+}
+
+function readShims(): Record<string, string> {
+  const dir = join(repoRoot(), 'shims');
+  return Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+}
+
+function readEntrypoint(): string | undefined {
+  const p = join(repoRoot(), 'images', 'runtime', 'entrypoint.sh');
+  return existsSync(p) ? readFileSync(p, 'utf8') : undefined;
+}
+
+/** The python3 -c '…' snippets of a shell script (the shims keep python free of single quotes). */
+function pythonSnippets(text: string): string[] {
+  return [...text.matchAll(/python3 -c '([^']*)'/g)].map((m) => m[1]);
+}
+
+/** Shell code only: python snippets blanked and whole-line comments dropped. */
+function shellCode(text: string): string {
+  return text
+    .replace(/python3 -c '[^']*'/g, "python3 -c ''")
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n');
+}
+
+function all(re: RegExp, text: string, group = 1): string[] {
+  return [...text.matchAll(re)].map((m) => m[group]);
+}
+
+/** Absolute paths in a script that lie under a root the contract owns. */
+function ownedPaths(text: string): string[] {
+  const roots = [CONTAINER.home, '/etc/ssl', '/usr/local/lib/toolbox', CONTAINER.shimDir, CONTAINER.workspace];
+  return all(/(?<![\w$}.])(\/[\w.-]+(?:\/[\w.-]+)*)/g, text).filter((p) =>
+    roots.some((r) => p === r || p.startsWith(`${r}/`)),
+  );
+}
+
+function knownContainerPaths(): Set<string> {
+  const known = new Set<string>(Object.values(CONTAINER));
+  for (const dir of [CONTAINER.bridgeDir, CONTAINER.bridgeLegacyDir]) {
+    known.add(`${dir}/${BRIDGE_FILES.token}`);
+    known.add(`${dir}/${BRIDGE_FILES.port}`);
+    known.add(`${dir}/${BRIDGE_FILES.runDir}`);
+    known.add(`${dir}/${BRIDGE_FILES.runDir}/${BRIDGE_FILES.socket}`);
+  }
+  for (const shim of SHIMS) if (shim !== LIB) known.add(`${CONTAINER.shimDir}/${shim}`);
+  for (const editor of EDITORS) known.add(`${CONTAINER.shimDir}/${editor}`);
+  return known;
+}
+
+/** Env names a script reads that neither it nor the library it sources (`lib`) assigns. */
+function externalEnv(text: string, lib = ''): string[] {
+  const code = shellCode(text);
+  const assigned = new Set(all(/(?:^|[\s;(])([A-Z_][A-Z0-9_]*)=/gm, `${code}\n${shellCode(lib)}`));
+  const read = [
+    ...all(/\$\{?([A-Z][A-Z0-9_]*)(?![a-z])/g, code),
+    ...pythonSnippets(text).flatMap((py) => all(/os\.environ(?:\.get\(|\[)\s*"([A-Z_][A-Z0-9_]*)"/g, py)),
+  ];
+  return [...new Set(read)].filter((n) => !assigned.has(n) && !STANDARD_ENV.has(n));
+}
+
+/** Keys a python snippet writes into (dict literals, item assignment) or reads from a dict. */
+function pythonKeys(py: string): { built: string[]; read: string[] } {
+  const withoutEnv = py.replace(/os\.environ(?:\.get\(|\[)\s*"[^"]*"/g, '');
+  const built = [
+    ...all(/"([A-Za-z_]+)"\s*:/g, withoutEnv),
+    ...all(/\[\s*"([A-Za-z_]+)"\s*\]\s*=(?!=)/g, withoutEnv),
+  ];
+  const read = [
+    ...all(/\.get\(\s*"([A-Za-z_]+)"/g, withoutEnv),
+    ...all(/\[\s*"([A-Za-z_]+)"\s*\](?!\s*=[^=])/g, withoutEnv),
+  ];
+  return { built, read };
+}
+
+/**
+ * Every way the given files disagree with the contract, as sentences; empty when they agree.
+ * `files` maps a shim's file name to its text; `entrypoint` is images/runtime/entrypoint.sh.
+ */
+export function contractMismatches(files: Record<string, string>, entrypoint?: string): string[] {
+  const out: string[] = [];
+  const routeKeyOf = new Map(Object.entries(ROUTES).map(([k, v]) => [v as string, k as RouteKey]));
+  const fieldValues = new Set<string>(Object.values(FIELDS));
+  const envValues = new Set<string>(Object.values(ENV));
+  const known = knownContainerPaths();
+  const usedRoutes = new Set<RouteKey>();
+  const usedFields = new Set<string>();
+  const usedEnv = new Set<string>();
+
+  for (const shim of SHIMS) if (!(shim in files)) out.push(`shim ${shim} listed in SHIMS is missing from shims/`);
+  for (const name of Object.keys(files)) {
+    if (!(SHIMS as readonly string[]).includes(name)) out.push(`shims/${name} is not listed in SHIMS`);
+  }
+
+  const lib = files[LIB] ?? '';
+  // The library: state dirs, bridge host, exit code table.
+  const libAssign = (name: string) => lib.match(new RegExp(`^${name}=(.*)$`, 'm'))?.[1];
+  if (libAssign('BRIDGE_DIR') !== CONTAINER.bridgeDir) {
+    out.push(`${LIB}: BRIDGE_DIR is ${libAssign('BRIDGE_DIR')}, contract says ${CONTAINER.bridgeDir}`);
+  }
+  if (libAssign('BRIDGE_LEGACY_DIR') !== CONTAINER.bridgeLegacyDir) {
+    out.push(`${LIB}: BRIDGE_LEGACY_DIR is ${libAssign('BRIDGE_LEGACY_DIR')}, contract says ${CONTAINER.bridgeLegacyDir}`);
+  }
+  if (libAssign('BRIDGE_HOST') !== HOST_DOCKER_INTERNAL) {
+    out.push(`${LIB}: BRIDGE_HOST is ${libAssign('BRIDGE_HOST')}, contract says ${HOST_DOCKER_INTERNAL}`);
+  }
+  const exitVars = new Map<string, number>();
+  for (const m of lib.matchAll(/^SHIM_EXIT_([A-Z_]+)=(\d+)$/gm)) exitVars.set(m[1], Number(m[2]));
+  for (const [key, code] of Object.entries(SHIM_EXIT)) {
+    const v = exitVars.get(key.toUpperCase());
+    if (v !== code) out.push(`${LIB}: SHIM_EXIT_${key.toUpperCase()} is ${v}, contract says ${code}`);
+  }
+  for (const name of exitVars.keys()) {
+    if (!Object.keys(SHIM_EXIT).some((k) => k.toUpperCase() === name)) {
+      out.push(`${LIB}: SHIM_EXIT_${name} has no SHIM_EXIT entry`);
+    }
+  }
+  // Bridge file names: every "$…DIR/<a>/<b>" suffix is made of BRIDGE_FILES names.
+  const fileNames = new Set<string>(Object.values(BRIDGE_FILES));
+  for (const suffix of all(/\$\{?[A-Z_]*DIR\}?((?:\/[\w.-]+)+)/g, shellCode(lib))) {
+    for (const seg of suffix.split('/').filter(Boolean)) {
+      if (!fileNames.has(seg)) out.push(`${LIB}: bridge file name "${seg}" (in ${suffix}) is not in BRIDGE_FILES`);
+    }
+  }
+  const socketSuffix = `/${BRIDGE_FILES.runDir}/${BRIDGE_FILES.socket}`;
+  if (!lib.includes(`$BRIDGE_STATE_DIR${socketSuffix}`)) out.push(`${LIB}: the socket is not read at <state dir>${socketSuffix}`);
+  for (const f of [BRIDGE_FILES.token, BRIDGE_FILES.port]) {
+    if (!lib.includes(`$BRIDGE_STATE_DIR/${f}`)) out.push(`${LIB}: the ${f} file is not read from the state dir`);
+  }
+
+  for (const [name, text] of Object.entries(files)) {
+    const code = shellCode(text);
+    if (name !== LIB && !text.includes(`\n. ${CONTAINER.bridgeLib}\n`)) {
+      out.push(`${name}: does not source ${CONTAINER.bridgeLib}`);
+    }
+    // Routes and per-route curl --max-time.
+    const posts = [...code.matchAll(/\bbridge_post\b(.*)/g)].filter((m) => !/^\s*\(\)/.test(m[1]));
+    const routesHere: RouteKey[] = [];
+    for (const m of posts) {
+      const call = m[1].match(/^\s+(\/[\w-]+)\s+"\$\w+"\s+(\d+)\s*$/);
+      if (!call) {
+        out.push(`${name}: bridge_post${m[1]} does not pass a literal route, a body variable and a literal max time`);
+        continue;
+      }
+      const key = routeKeyOf.get(call[1]);
+      if (!key) {
+        out.push(`${name}: route ${call[1]} is not in ROUTES`);
+        continue;
+      }
+      usedRoutes.add(key);
+      routesHere.push(key);
+      const max = (SHIM_MAX_TIME_S as Record<string, number>)[key];
+      if (Number(call[2]) !== max) out.push(`${name}: --max-time for ${call[1]} is ${call[2]}, SHIM_MAX_TIME_S.${key} is ${max}`);
+    }
+    // JSON fields: request keys per route, response keys read.
+    for (const py of pythonSnippets(text)) {
+      const { built, read } = pythonKeys(py);
+      for (const k of [...built, ...read]) {
+        usedFields.add(k);
+        if (!fieldValues.has(k)) out.push(`${name}: JSON key "${k}" is not in FIELDS`);
+      }
+      if (py.includes('json.dumps')) {
+        for (const route of routesHere) {
+          const want = [...(REQUEST_FIELDS[route] ?? [])].sort();
+          const got = [...new Set(built)].sort();
+          if (want.join() !== got.join()) {
+            out.push(`${name}: request to ${ROUTES[route]} builds {${got.join(', ')}}, contract says {${want.join(', ')}}`);
+          }
+        }
+      }
+    }
+    if (/printf[^\n]*\{\s*\\?"/.test(code)) out.push(`${name}: builds JSON with printf; use python3 json.dumps`);
+    // Container paths.
+    for (const p of ownedPaths(text)) if (!known.has(p)) out.push(`${name}: path ${p} is not a contract path`);
+    // Environment names.
+    for (const env of externalEnv(text, lib)) {
+      usedEnv.add(env);
+      if (!envValues.has(env)) out.push(`${name}: reads environment variable ${env}, which is not in ENV`);
+    }
+    // Exit codes: 0, a SHIM_EXIT_* variable, or the last command's status (host passthrough).
+    for (const m of code.matchAll(/\bexit\b([^\n;|&)]*)/g)) {
+      const arg = m[1].replace(/#.*/, '').trim();
+      const named = arg.match(/^"?\$\{?SHIM_EXIT_([A-Z_]+)\}?"?$/);
+      if (arg === '' || arg === '0' || arg === '"$?"' || arg === '$?') continue;
+      if (named && exitVars.has(named[1])) continue;
+      if (name === LIB && arg === '"$1"') continue; // bridge_fail CODE …
+      out.push(`${name}: "exit ${arg}" is neither 0 nor a SHIM_EXIT_* code`);
+    }
+    for (const m of code.matchAll(/\bbridge_fail\s+(\S+)/g)) {
+      const named = m[1].match(/^"\$SHIM_EXIT_([A-Z_]+)"$/);
+      if (!named || !exitVars.has(named[1])) out.push(`${name}: bridge_fail ${m[1]} does not use a SHIM_EXIT_* code`);
+    }
+  }
+
+  const proximo = files.proximo ?? '';
+  const hostOnly = proximo.match(/^PROXIMO_HOST_ONLY='([^']*)'$/m)?.[1];
+  if (hostOnly?.split(/\s+/).join(' ') !== PROXIMO_HOST_ONLY.join(' ')) {
+    out.push(`proximo: PROXIMO_HOST_ONLY is '${hostOnly}', contract says '${PROXIMO_HOST_ONLY.join(' ')}'`);
+  }
+  if (!proximo.includes(`[ ! -f ${CONTAINER.proximoCa} ]`)) out.push(`proximo: does not gate on ${CONTAINER.proximoCa}`);
+  if (!(SHIMS as readonly string[]).includes(EDITORS[0])) out.push(`the ${EDITORS[0]} shim is not in SHIMS`);
+
+  // The reverse direction: everything the contract defines for the shims is used by one.
+  for (const key of Object.keys(ROUTES) as RouteKey[]) {
+    if (!ROUTES_WITHOUT_SHIM.includes(key) && !usedRoutes.has(key)) out.push(`no shim calls route ${ROUTES[key]}`);
+  }
+  for (const f of fieldValues) if (!usedFields.has(f)) out.push(`no shim uses JSON field "${f}"`);
+  for (const env of [ENV.hostWorkspace, ENV.hostAgentHome, ENV.hostCodexHome, ENV.gitCredentialBridge]) {
+    if (!usedEnv.has(env)) out.push(`no shim reads ${env}`);
+  }
+  for (const key of Object.keys(SHIM_EXIT)) {
+    const uses = Object.values(files).some((t) => t.includes(`$SHIM_EXIT_${key.toUpperCase()}`));
+    if (key !== 'ok' && !uses) out.push(`no shim exits with SHIM_EXIT_${key.toUpperCase()}`);
+  }
+
+  if (entrypoint !== undefined) {
+    for (const p of ownedPaths(entrypoint)) if (!known.has(p)) out.push(`entrypoint.sh: path ${p} is not a contract path`);
+    for (const env of externalEnv(entrypoint)) {
+      if (!envValues.has(env)) out.push(`entrypoint.sh: reads environment variable ${env}, which is not in ENV`);
+    }
+    for (const dir of [CONTAINER.bridgeDir, CONTAINER.bridgeLegacyDir]) {
+      if (!entrypoint.includes(dir)) out.push(`entrypoint.sh: does not look for the bridge token in ${dir}`);
+    }
+  }
+  return out;
+}
+
+describe('shim contract', () => {
+  const files = readShims();
+  const entrypoint = readEntrypoint();
+
+  it('finds every shim listed in SHIMS and nothing else in shims/', () => {
+    assert.deepEqual(Object.keys(files).sort(), [...SHIMS].sort());
+  });
+
+  it('holds every route, field, path, file name, env name, max time and exit code in the shims to contract.ts', () => {
+    assert.deepEqual(contractMismatches(files, entrypoint), []);
+  });
+
+  it('sees the literals it checks (the extraction is not vacuous)', () => {
+    const posts = Object.values(files).flatMap((t) => all(/bridge_post (\/\w+) "\$\w+" (\d+)/g, shellCode(t), 0));
+    assert.equal(posts.length, 4);
+    assert.deepEqual(pythonKeys(pythonSnippets(files.code).join('\n')).built.sort(), ['editor', 'path']);
+    assert.ok(externalEnv(files.code, files[LIB]).includes(ENV.hostWorkspace));
+    assert.ok(ownedPaths(files[LIB]).includes(CONTAINER.bridgeDir));
+  });
+
+  describe('reports a shim that drifts from the contract', () => {
+    const mutations: Array<{ what: string; file: string; from: string | RegExp; to: string; expect: RegExp }> = [
+      { what: 'a renamed route', file: 'code', from: 'bridge_post /edit', to: 'bridge_post /editor', expect: /route \/editor is not in ROUTES/ },
+      { what: 'a wrong max time', file: 'proximo', from: 'bridge_post /proximo "$body" 135', to: 'bridge_post /proximo "$body" 120', expect: /--max-time for \/proximo is 120/ },
+      { what: 'a renamed JSON field', file: 'xdg-open', from: '{"url":', to: '{"link":', expect: /JSON key "link" is not in FIELDS/ },
+      { what: 'a missing request field', file: 'git-credential-toolbox', from: ', "input": data', to: '', expect: /builds \{op\}, contract says \{input, op\}/ },
+      { what: 'a changed exit code', file: LIB, from: 'SHIM_EXIT_REFUSED=77', to: 'SHIM_EXIT_REFUSED=1', expect: /SHIM_EXIT_REFUSED is 1, contract says 77/ },
+      { what: 'a literal exit code', file: 'code', from: 'bridge_fail "$SHIM_EXIT_REFUSED" \'refusing an empty path\'', to: 'exit 2', expect: /"exit 2" is neither 0 nor a SHIM_EXIT_\* code/ },
+      { what: 'a moved state dir', file: LIB, from: 'BRIDGE_DIR=/home/toolbox/.toolbox/bridge', to: 'BRIDGE_DIR=/home/toolbox/.toolbox/daemon', expect: /BRIDGE_DIR is \/home\/toolbox\/.toolbox\/daemon/ },
+      { what: 'a renamed bridge file', file: LIB, from: /\/run\/bridge\.sock/g, to: '/run/daemon.sock', expect: /"daemon.sock" .* is not in BRIDGE_FILES/ },
+      { what: 'a renamed env var', file: 'code', from: /TOOLBOX_HOST_WORKSPACE/g, to: 'TOOLBOX_WORKSPACE', expect: /reads environment variable TOOLBOX_WORKSPACE, which is not in ENV/ },
+      { what: 'a wrong CA path', file: 'proximo', from: /\/etc\/ssl\/proximo-ca\.pem/g, to: '/etc/ssl/proximo.pem', expect: /path \/etc\/ssl\/proximo.pem is not a contract path/ },
+      { what: 'a shorter host-only list', file: 'proximo', from: "PROXIMO_HOST_ONLY='install uninstall trust config'", to: "PROXIMO_HOST_ONLY='install'", expect: /PROXIMO_HOST_ONLY is 'install'/ },
+      { what: 'JSON composed with printf', file: 'xdg-open', from: 'bridge_post /open "$body" 5', to: 'body=$(printf \'{"url":"%s"}\' "$url")\nbridge_post /open "$body" 5', expect: /builds JSON with printf/ },
+    ];
+    for (const m of mutations) {
+      it(`catches ${m.what} in ${m.file}`, () => {
+        const original = files[m.file];
+        const mutated = typeof m.from === 'string' ? original.replace(m.from, m.to) : original.replace(m.from, m.to);
+        assert.notEqual(mutated, original, `the mutation of ${m.file} did not apply`);
+        const found = contractMismatches({ ...files, [m.file]: mutated }, entrypoint);
+        assert.ok(found.some((f) => m.expect.test(f)), `expected a mismatch matching ${m.expect}, got:\n${found.join('\n')}`);
+      });
+    }
+
+    it('catches a route the contract has but no shim calls', () => {
+      const withoutCredential = { ...files, 'git-credential-toolbox': files['git-credential-toolbox'].replace(/bridge_post .*\n/, '\n') };
+      assert.ok(contractMismatches(withoutCredential).includes('no shim calls route /credential'));
+    });
+
+    it('catches a shim listed in SHIMS that is missing from shims/', () => {
+      const { proximo: _dropped, ...rest } = files;
+      void _dropped;
+      assert.ok(contractMismatches(rest).includes('shim proximo listed in SHIMS is missing from shims/'));
+    });
+  });
+});
