@@ -1,0 +1,46 @@
+/** /open: a URL from the container opened by the host's browser (through the injected action). */
+import { z } from 'zod';
+import { BODY_LIMITS, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../plan/contract';
+import { failed, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
+
+const MAX_URL_CHARS = 8192;
+
+const openRequest = z.strictObject({ url: z.string() });
+
+/** Why a URL may not be opened, or undefined when it may. */
+export function urlRefusal(url: string): string | undefined {
+  if (url.length === 0) return 'the url is empty';
+  if (url.length > MAX_URL_CHARS) return `the url is longer than ${MAX_URL_CHARS} characters`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'the url does not parse';
+  }
+  const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
+  if (!(URL_SCHEMES as readonly string[]).includes(scheme)) {
+    return `the url scheme "${scheme}" is not allowed; only ${URL_SCHEMES.join(' and ')} URLs are opened`;
+  }
+  if (parsed.hostname === '') return 'the url has no host';
+  return undefined;
+}
+
+export const openRoute: Route = {
+  path: ROUTES.open,
+  bodyLimit: BODY_LIMITS.open,
+  bucket: 'shared',
+  runLimitMs: RUN_LIMITS_MS.open,
+  logDetail: true,
+  async handle(body, _workspace, deps): Promise<RouteResult> {
+    const parsed = parseBody(openRequest, body);
+    if ('refusal' in parsed) return parsed.refusal;
+    const reason = urlRefusal(parsed.value.url);
+    if (reason !== undefined) return refused(`Refused to open the URL: ${reason}.`);
+    try {
+      await withDeadline(deps.openExternal(parsed.value.url), RUN_LIMITS_MS.open, 'Opening the URL');
+    } catch (error) {
+      return failed(`The host could not open the URL: ${(error as Error).message}`);
+    }
+    return { status: 204 };
+  },
+};

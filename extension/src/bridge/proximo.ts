@@ -1,0 +1,171 @@
+/**
+ * /proximo: the container's `proximo` shim runs one of a few verbs of the host's proximo
+ * (docs: adr-proximo-bridge.md). The verb is allowlisted, arguments pass except the few that
+ * would write host files, and exactly one resolved binary is executed directly with argv.
+ */
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { BODY_LIMITS, FIELDS, PROXIMO_HOST_ONLY, PROXIMO_VERBS, ROUTES, RUN_LIMITS_MS } from '../plan/contract';
+import { findProximoBinary, PROXIMO_INSTALL_HINT, proximoChildPath } from '../proximo/binary';
+import { isCleanAbsolutePath } from './edit';
+import { runArgv } from './exec';
+import { failed, parseBody, refused, type Route, type RouteResult, type WorkspaceBinding } from './route';
+
+const proximoRequest = z.strictObject({
+  command: z.string(),
+  args: z.array(z.string()).optional(),
+  home: z.string().optional(),
+  codex_home: z.string().optional(),
+});
+
+const SKILL_LEAVES = new Set(['install', 'uninstall']);
+const RESTART_NOTE = 'Restart the agent session (Claude Code, Codex) so it picks up the skill change.';
+
+function isOutputFlag(arg: string): boolean {
+  if (arg === '-' || arg === '--') return false;
+  if (/^--(out|output)(=|$)/.test(arg)) return true;
+  // A single-dash arg is a short-flag cluster (`-ao`) or, for Go's flag package, a long flag
+  // (`-out`): either way an `o` in it may be the output flag.
+  return /^-[^-]/.test(arg) && arg.includes('o');
+}
+
+function scopeValue(args: string[]): string | undefined {
+  for (const [i, arg] of args.entries()) {
+    if (arg === '--scope') return args[i + 1] ?? '';
+    if (arg.startsWith('--scope=')) return arg.slice('--scope='.length);
+  }
+  return undefined;
+}
+
+/** Why a proximo invocation is refused, or undefined when it may run. Pure. */
+export function proximoRefusal(command: string, args: string[]): string | undefined {
+  if ((PROXIMO_HOST_ONLY as readonly string[]).includes(command)) {
+    return (
+      `proximo ${command} is host-only: it needs root on the host (or would make toolbox an installer), ` +
+      `so the bridge never runs it. Run \`proximo ${[command, ...args].join(' ')}\` in a terminal on the host.`
+    );
+  }
+  if (!(PROXIMO_VERBS as readonly string[]).includes(command)) {
+    return `proximo ${JSON.stringify(command)} is not allowed through the bridge; allowed: ${PROXIMO_VERBS.join(', ')}.`;
+  }
+  if (command === 'errors' && args.includes('dom')) {
+    return 'proximo errors dom is refused: it writes an HTML file on the host, where the container cannot read it.';
+  }
+  const output = args.find(isOutputFlag);
+  if (output !== undefined) {
+    return (
+      `The argument ${JSON.stringify(output)} is refused: output flags (-o, --out, --output) would write to the ` +
+      `host filesystem. Redirect stdout inside the container instead (proximo ... > file).`
+    );
+  }
+  if (command === 'skill' && args.some((a) => SKILL_LEAVES.has(a))) {
+    const scope = scopeValue(args);
+    if (scope !== undefined && scope !== 'global') {
+      return (
+        `proximo skill --scope ${scope || '(empty)'} is refused: through the bridge a non-global scope resolves ` +
+        `against the host's working directory, not the container's /workspace, so the skill would land where ` +
+        `the container's agents never look. Omit --scope; the bridge installs at --scope global into the ` +
+        `container's agent homes.`
+      );
+    }
+  }
+  return undefined;
+}
+
+/** `skill install|uninstall` without a scope gets `--scope global` (before a `--`, if any). */
+export function withGlobalScope(command: string, args: string[]): string[] {
+  if (command !== 'skill' || !args.some((a) => SKILL_LEAVES.has(a)) || scopeValue(args) !== undefined) return args;
+  const end = args.indexOf('--');
+  return end === -1 ? [...args, '--scope', 'global'] : [...args.slice(0, end), '--scope', 'global', ...args.slice(end)];
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** HOME and CODEX_HOME for `skill`: the request's pair, or the workspace's defaults when neither was sent. */
+async function skillHomes(
+  home: string,
+  codexHome: string,
+  workspace: WorkspaceBinding,
+): Promise<{ env: { HOME: string; CODEX_HOME: string } } | { refusal: RouteResult }> {
+  if (home === '' && codexHome === '') {
+    for (const dir of [workspace.defaultAgentHome, workspace.defaultCodexHome]) {
+      if (!(await isDirectory(dir))) {
+        return { refusal: failed(`The default agent home ${dir} does not exist on the host; start the container once so it is created.`) };
+      }
+    }
+    return { env: { HOME: workspace.defaultAgentHome, CODEX_HOME: workspace.defaultCodexHome } };
+  }
+  for (const [field, dir] of [
+    [FIELDS.home, home],
+    [FIELDS.codexHome, codexHome],
+  ] as const) {
+    if (!isCleanAbsolutePath(dir) || !(await isDirectory(dir))) {
+      return {
+        refusal: refused(
+          `Refused proximo skill: ${field} ${JSON.stringify(dir)} is not a clean absolute path to an existing host ` +
+            `directory (send both ${FIELDS.home} and ${FIELDS.codexHome}, or neither).`,
+        ),
+      };
+    }
+  }
+  return { env: { HOME: home, CODEX_HOME: codexHome } };
+}
+
+export const proximoRoute: Route = {
+  path: ROUTES.proximo,
+  bodyLimit: BODY_LIMITS.proximo,
+  bucket: 'shared',
+  runLimitMs: RUN_LIMITS_MS.proximo,
+  logDetail: true,
+  async handle(body, workspace, deps): Promise<RouteResult> {
+    const parsed = parseBody(proximoRequest, body);
+    if ('refusal' in parsed) return parsed.refusal;
+    const { command } = parsed.value;
+    const requested = parsed.value.args ?? [];
+    if (!workspace.proximoEnabled) {
+      return refused(
+        'Refused: proximo is off for this workspace — it has proximo: false in .toolbox.yaml, or proximo is not ' +
+          'installed on the host.',
+      );
+    }
+    const reason = proximoRefusal(command, requested);
+    if (reason !== undefined) return refused(reason);
+    const args = withGlobalScope(command, requested);
+
+    const extraEnv: Record<string, string> = {};
+    if (command === 'skill') {
+      const homes = await skillHomes(parsed.value.home ?? '', parsed.value.codex_home ?? '', workspace);
+      if ('refusal' in homes) return homes.refusal;
+      Object.assign(extraEnv, homes.env);
+    }
+
+    const binary = findProximoBinary({ pathEnv: deps.env.PATH, home: deps.home, fallbackDirs: deps.proximoFallbackDirs });
+    if (binary === undefined) return failed(`proximo is not installed on the host: ${PROXIMO_INSTALL_HINT}.`);
+
+    let result;
+    try {
+      result = await runArgv({
+        file: binary,
+        args: [command, ...args],
+        env: { ...deps.env, PATH: proximoChildPath(binary, deps.env.PATH, deps.home), ...extraEnv },
+        cwd: deps.home,
+        timeoutMs: RUN_LIMITS_MS.proximo,
+        mergeStderr: true,
+      });
+    } catch (error) {
+      return failed(`Could not run ${binary}: ${(error as Error).message}`);
+    }
+    if (result.timedOut) return failed(`proximo ${command} did not finish within ${RUN_LIMITS_MS.proximo / 1000} s and was stopped.`);
+    let output = result.output;
+    if (command === 'skill' && args.some((a) => SKILL_LEAVES.has(a)) && result.exit === 0) {
+      output = `${output}${output === '' || output.endsWith('\n') ? '' : '\n'}${RESTART_NOTE}\n`;
+    }
+    return { status: 200, json: { [FIELDS.exit]: result.exit, [FIELDS.output]: output } };
+  },
+};

@@ -1,0 +1,90 @@
+/**
+ * What a route is, what it gets and what it answers. Routes never see HTTP: the server runs the
+ * gate (Host, method, token, bucket, body size, JSON) and hands them a parsed body.
+ */
+import { z } from 'zod';
+import type { BucketRate, TokenBucket } from './gate';
+
+export type BucketName = 'shared' | 'credential';
+export type BucketRates = Record<BucketName, BucketRate>;
+
+/** One registered workspace as the routes see it. */
+export interface WorkspaceBinding {
+  /** The container name. */
+  key: string;
+  token: string;
+  workspaceFolder: string;
+  /** Host roots besides the workspace folder that /edit may open (the container's other mounts). */
+  mountsRoots: string[];
+  proximoEnabled: boolean;
+  /** Host dirs proximo skill runs against when the shim sends no home/codex_home. */
+  defaultAgentHome: string;
+  defaultCodexHome: string;
+  buckets: Record<BucketName, TokenBucket>;
+}
+
+/** The editor actions, injected by the UI layer (the bridge never imports vscode). */
+export interface EditorActions {
+  /** Opens a file in an editor tab, or reveals a folder, in this window. */
+  openInEditor(hostPath: string, isDirectory: boolean): Promise<void> | void;
+  openExternal(url: string): Promise<void> | void;
+}
+
+export interface RouteDeps extends EditorActions {
+  /** The host home (default proximo lookup dirs, cwd of host commands). */
+  home: string;
+  /** Environment host commands inherit (PATH, HOME, git config). */
+  env: NodeJS.ProcessEnv;
+  /** Dirs searched for proximo after PATH; default /opt/homebrew/bin, /usr/local/bin, ~/go/bin. */
+  proximoFallbackDirs?: string[];
+}
+
+export type RouteResult =
+  | { status: 200; json: Record<string, unknown> }
+  | { status: 204 }
+  | { status: 400 | 502; message: string };
+
+export interface Route {
+  path: string;
+  bodyLimit: number;
+  bucket: BucketName;
+  /** How long the host side may take; the response deadline adds the write timeout. */
+  runLimitMs: number;
+  /** False for routes whose refusals could echo secrets into the log (/credential). */
+  logDetail: boolean;
+  handle(body: unknown, workspace: WorkspaceBinding, deps: RouteDeps): Promise<RouteResult>;
+}
+
+export const refused = (message: string): RouteResult => ({ status: 400, message });
+export const failed = (message: string): RouteResult => ({ status: 502, message });
+
+/** One sentence naming the first thing wrong with a request body. */
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'the request body is not valid';
+  if (issue.code === 'unrecognized_keys') {
+    const names = issue.keys.map((k) => `"${k}"`).join(', ');
+    return `unknown field ${names} (this bridge does not accept it)`;
+  }
+  if (issue.path.length === 0) return `the request body must be a JSON object (${issue.message})`;
+  return `field "${issue.path.join('.')}": ${issue.message}`;
+}
+
+/** Validates a body against a strict schema: a value, or the 400 to answer. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): { value: T } | { refusal: RouteResult } {
+  const result = schema.safeParse(body);
+  return result.success ? { value: result.data } : { refusal: refused(describeIssue(result.error)) };
+}
+
+/** Awaits an injected callback, failing with a timeout error after `ms`. */
+export async function withDeadline<T>(work: Promise<T> | T, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([Promise.resolve(work), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
