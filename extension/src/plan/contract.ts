@@ -196,3 +196,11 @@ export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-crede
 export const LABELS = {
   workspace: 'dev.toolbox.workspace',
 } as const;
+
+/** Repository of the runtime image this extension builds; the tag is a hash of its build context. */
+export const RUNTIME_IMAGE_REPO = 'toolbox-vscode/runtime';
+/** Paths of the runtime image's build context and Dockerfile, relative to the extension root. */
+export const RUNTIME_IMAGE_CONTEXT = {
+  dirs: ['images/runtime', 'shims'],
+  dockerfile: 'images/runtime/Dockerfile',
+} as const;

@@ -1,0 +1,171 @@
+/**
+ * Building the runtime image from the extension's own files. The build context is the
+ * extension root restricted to `images/runtime/` and `shims/`; the tag is a content hash of
+ * exactly those files, so a changed Dockerfile, entrypoint or shim yields a new tag and an
+ * unchanged tree reuses the image already built.
+ */
+import type Dockerode from 'dockerode';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_REPO } from '../plan/contract';
+import { abortError, clause, engineMessage, throwIfAborted } from './errors';
+
+export interface BuildRuntimeImageOptions {
+  /** Directory holding `images/runtime/` and `shims/` (the extension root). */
+  contextRoot: string;
+  tag: string;
+  buildArgs?: Record<string, string>;
+  onLog?: (line: string) => void;
+  signal?: AbortSignal;
+  /** Network for the build's RUN steps (`host` avoids depending on the default bridge). */
+  networkMode?: string;
+}
+
+/** How many log lines an error message quotes. */
+const ERROR_TAIL_LINES = 12;
+
+/** Every regular file of the build context, as sorted `/`-separated paths relative to contextRoot. */
+export function runtimeContextFiles(contextRoot: string): string[] {
+  const dockerfile = join(contextRoot, RUNTIME_IMAGE_CONTEXT.dockerfile);
+  if (!existsSync(dockerfile)) {
+    throw new Error(
+      `The runtime image cannot be built: ${dockerfile} does not exist. ` +
+        'Reinstall the extension (its images/ and shims/ folders are missing or incomplete).',
+    );
+  }
+  const files: string[] = [];
+  const walk = (rel: string): void => {
+    const abs = join(contextRoot, rel);
+    if (!existsSync(abs)) return;
+    for (const entry of readdirSync(abs, { withFileTypes: true })) {
+      const child = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) files.push(child);
+    }
+  };
+  for (const dir of RUNTIME_IMAGE_CONTEXT.dirs) walk(dir);
+  return files.sort();
+}
+
+/**
+ * `toolbox-vscode/runtime:<12 hex>`: sha256 over the sorted context files' paths and contents.
+ * Non-empty build args are folded in too, so two variants of the same tree never share a tag.
+ */
+export function runtimeImageTag(contextRoot: string, buildArgs?: Record<string, string>): string {
+  return `${RUNTIME_IMAGE_REPO}:${runtimeContextHash(contextRoot, buildArgs)}`;
+}
+
+export function runtimeContextHash(contextRoot: string, buildArgs?: Record<string, string>): string {
+  const h = createHash('sha256');
+  for (const rel of runtimeContextFiles(contextRoot)) {
+    const content = readFileSync(join(contextRoot, rel));
+    h.update(`${rel}\0${content.length}\0`);
+    h.update(content);
+  }
+  for (const key of Object.keys(buildArgs ?? {}).sort()) {
+    h.update(`arg\0${key}=${buildArgs![key]}\0`);
+  }
+  return h.digest('hex').slice(0, 12);
+}
+
+interface BuildEvent {
+  stream?: string;
+  status?: string;
+  progress?: string;
+  error?: string;
+  errorDetail?: { message?: string };
+  aux?: { ID?: string };
+}
+
+/** Builds the runtime image and resolves with its id (`sha256:…`). */
+export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeImageOptions): Promise<string> {
+  const { contextRoot, tag, buildArgs, onLog, signal, networkMode } = opts;
+  throwIfAborted(signal);
+  const src = runtimeContextFiles(contextRoot);
+  for (const dir of RUNTIME_IMAGE_CONTEXT.dirs) {
+    if (!statSync(join(contextRoot, dir), { throwIfNoEntry: false })?.isDirectory()) {
+      throw new Error(`The runtime image cannot be built: ${join(contextRoot, dir)} is missing. Reinstall the extension.`);
+    }
+  }
+
+  const tail: string[] = [];
+  const log = (line: string): void => {
+    tail.push(line);
+    if (tail.length > ERROR_TAIL_LINES) tail.shift();
+    onLog?.(line);
+  };
+
+  let stream: NodeJS.ReadableStream;
+  try {
+    stream = await docker.buildImage(
+      { context: contextRoot, src },
+      {
+        t: tag,
+        dockerfile: RUNTIME_IMAGE_CONTEXT.dockerfile,
+        buildargs: buildArgs ?? {},
+        rm: true,
+        forcerm: true,
+        ...(networkMode ? { networkmode: networkMode } : {}),
+        abortSignal: signal,
+      },
+    );
+  } catch (err) {
+    if (signal?.aborted) throw abortError(signal);
+    throw buildError(tag, engineMessage(err), tail);
+  }
+
+  let imageId: string | undefined;
+  let failure: string | undefined;
+  await new Promise<void>((resolve, reject) => {
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null) => {
+        if (signal?.aborted) reject(abortError(signal));
+        else if (err) reject(buildError(tag, engineMessage(err), tail));
+        else resolve();
+      },
+      (event: BuildEvent) => {
+        if (typeof event.stream === 'string') {
+          for (const line of event.stream.split(/\r?\n/)) {
+            if (line.trim() !== '') log(line);
+          }
+          const built = /^Successfully built ([0-9a-f]+)/m.exec(event.stream);
+          if (built && !imageId) imageId = built[1];
+        } else if (typeof event.status === 'string') {
+          log(event.progress ? `${event.status} ${event.progress}` : event.status);
+        }
+        if (event.aux?.ID) imageId = event.aux.ID;
+        const message = event.errorDetail?.message ?? event.error;
+        if (typeof message === 'string' && failure === undefined) {
+          failure = message;
+          log(message);
+        }
+      },
+    );
+  });
+
+  if (failure !== undefined) throw buildError(tag, failure, tail);
+  try {
+    const info = await docker.getImage(tag).inspect();
+    return info.Id;
+  } catch (err) {
+    if (imageId) return imageId.startsWith('sha256:') ? imageId : `sha256:${imageId}`;
+    throw buildError(tag, `the engine reported no error but the image cannot be inspected: ${engineMessage(err)}`, tail);
+  }
+}
+
+function buildError(tag: string, message: string, tail: string[]): Error {
+  const reason = clause(message);
+  let hint = 'Check that the Docker engine is running and has free disk space, then retry; the build log above shows the failing step.';
+  if (/pull access denied|repository does not exist|not found: manifest unknown|No such image/i.test(reason)) {
+    hint =
+      'The base image is missing and cannot be pulled: build or pull it (in this repository: bash scripts/ensure-base-image.sh), then retry.';
+  } else if (/Temporary failure resolving|Could not resolve|Failed to fetch|Unable to fetch/i.test(reason + tail.join('\n'))) {
+    hint = 'A package download failed: check the network or apt mirror the Docker engine can reach, then retry.';
+  } else if (/no space left on device/i.test(reason)) {
+    hint = 'The Docker engine is out of disk space: free some (docker system prune), then retry.';
+  }
+  const lines = tail.length > 0 ? `\nLast build output:\n  ${tail.join('\n  ')}` : '';
+  return new Error(`Building the runtime image ${tag} failed: ${reason}. ${hint}${lines}`);
+}

@@ -1,0 +1,62 @@
+/**
+ * The runtime image for integration tests: built from this repository with INSTALL_AGENTS=0
+ * (no Node.js, no agents), tagged in a test-only repository so it never stands in for the
+ * image the extension builds for users. Memoised per process; Docker's build cache makes a
+ * repeat build across processes a matter of seconds.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { RUNTIME_IMAGE_CONTEXT } from '../../extension/src/plan/contract';
+import { buildRuntimeImage, runtimeContextHash } from '../../extension/src/engine/imageBuild';
+import { docker } from './docker';
+
+export const TEST_RUNTIME_IMAGE_REPO = 'toolbox-vscode-test/runtime';
+export const TEST_BUILD_ARGS: Record<string, string> = { INSTALL_AGENTS: '0' };
+
+/** The repository root: the nearest ancestor of this file holding the runtime Dockerfile. */
+export function repoRoot(): string {
+  let dir = __dirname;
+  for (;;) {
+    if (existsSync(join(dir, RUNTIME_IMAGE_CONTEXT.dockerfile))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`No ${RUNTIME_IMAGE_CONTEXT.dockerfile} above ${__dirname}.`);
+    dir = up;
+  }
+}
+
+export function testRuntimeImageTag(): string {
+  return `${TEST_RUNTIME_IMAGE_REPO}:${runtimeContextHash(repoRoot(), TEST_BUILD_ARGS)}`;
+}
+
+let pending: Promise<string> | undefined;
+
+/** Builds (or reuses) the test runtime image and resolves with its tag. */
+export function ensureTestRuntimeImage(): Promise<string> {
+  if (!pending) {
+    pending = build().catch((err: unknown) => {
+      pending = undefined;
+      throw err;
+    });
+  }
+  return pending;
+}
+
+async function build(): Promise<string> {
+  const tag = testRuntimeImageTag();
+  const d = docker();
+  const exists = await d
+    .getImage(tag)
+    .inspect()
+    .then(() => true)
+    .catch(() => false);
+  if (exists) return tag;
+  await buildRuntimeImage(d, {
+    contextRoot: repoRoot(),
+    tag,
+    buildArgs: TEST_BUILD_ARGS,
+    // RUN steps only need the apt mirror; host networking keeps builds independent of docker0.
+    networkMode: 'host',
+    onLog: process.env.TOOLBOX_TEST_BUILD_LOG ? (line) => process.stderr.write(`[image] ${line}\n`) : undefined,
+  });
+  return tag;
+}
