@@ -1,0 +1,334 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseConfigFile, formatIssue } from '../../extension/src/config/parse';
+import { parseEnvLayer } from '../../extension/src/config/env';
+
+const FILE = '/home/u/proj/.toolbox.yaml';
+
+/** Join lines so tests can count them; line N of the file is lines[N-1]. */
+const yaml = (...lines: string[]) => lines.join('\n') + '\n';
+
+describe('parseConfigFile: valid files', () => {
+  it('maps every upstream snake_case key onto the camelCase model', () => {
+    const { layer, issues } = parseConfigFile(
+      yaml(
+        'shell: zsh',
+        'agent: codex',
+        'image: registry.local/tb:1',
+        'registry_mirror: harbor.corp.io/ghcr-proxy',
+        'pull: never',
+        'mounts_root: ~/work-toolbox',
+        'bridge: false',
+        'proximo: true',
+        'managed_statusline: false',
+        'image_reclaim: false',
+        'peer_messaging: false',
+        'env: {FOO: bar, PORT: 8080}',
+        'shells:',
+        '  infra:',
+        '    path: /srv/infra',
+        '    env: {KUBECONFIG: /x}',
+        'mounts:',
+        '  - {name: ssh, disabled: true}',
+        '  - {name: data, source: ~/data, target: /data, readonly: true, create_if_missing: true}',
+        'inherit_host_auth: [gh, gcloud]',
+        'worktree: {seed: [.env, config/local.yaml]}',
+        'tools: {codex: false}',
+      ),
+      FILE,
+    );
+    assert.deepEqual(issues, []);
+    assert.deepEqual(layer, {
+      shell: 'zsh',
+      agent: 'codex',
+      image: 'registry.local/tb:1',
+      registryMirror: 'harbor.corp.io/ghcr-proxy',
+      pull: 'never',
+      mountsRoot: '~/work-toolbox',
+      bridge: false,
+      proximo: true,
+      managedStatusline: false,
+      imageReclaim: false,
+      peerMessaging: false,
+      env: { FOO: 'bar', PORT: '8080' },
+      shells: { infra: { path: '/srv/infra', env: { KUBECONFIG: '/x' } } },
+      mounts: [
+        { name: 'ssh', disabled: true },
+        { name: 'data', source: '~/data', target: '/data', readonly: true, createIfMissing: true },
+      ],
+      inheritHostAuth: ['gh', 'gcloud'],
+      worktreeSeed: ['.env', 'config/local.yaml'],
+      tools: { codex: false },
+    });
+  });
+
+  it('sets only the keys the file writes, so lower layers show through', () => {
+    assert.deepEqual(parseConfigFile('pull: always\n', FILE), { layer: { pull: 'always' }, issues: [] });
+  });
+
+  it('treats an empty file, a comments-only file and a key without a value as setting nothing', () => {
+    assert.deepEqual(parseConfigFile('', FILE), { layer: {}, issues: [] });
+    assert.deepEqual(parseConfigFile('# image: x\n', FILE), { layer: {}, issues: [] });
+    assert.deepEqual(parseConfigFile('image:\nbridge:\npull: auto\n', FILE), { layer: { pull: 'auto' }, issues: [] });
+  });
+
+  it('accepts sdd in any shape without a warning and does not carry it into the model', () => {
+    const { layer, issues } = parseConfigFile(yaml('sdd:', '  gsd: true', '  bmad:', '    steps: [[--x]]'), FILE);
+    assert.deepEqual(issues, []);
+    assert.deepEqual(layer, {});
+  });
+
+  it('reads the deprecated browser_bridge as bridge, with a warning on its line', () => {
+    const { layer, issues } = parseConfigFile(yaml('pull: auto', 'browser_bridge: false'), FILE);
+    assert.equal(layer.bridge, false);
+    assert.equal(issues.length, 1);
+    assert.equal(issues[0]!.severity, 'warning');
+    assert.equal(issues[0]!.key, 'browser_bridge');
+    assert.equal(issues[0]!.line, 2);
+  });
+
+  it('lets bridge win over browser_bridge when a file has both', () => {
+    const { layer } = parseConfigFile(yaml('browser_bridge: false', 'bridge: true'), FILE);
+    assert.equal(layer.bridge, true);
+  });
+});
+
+describe('parseConfigFile: errors name the file, the key and the line', () => {
+  it('reports a bad boolean with what was expected and the value written', () => {
+    const { layer, issues } = parseConfigFile(yaml('pull: auto', '', 'peer_messaging: maybe'), FILE);
+    assert.deepEqual(layer, {});
+    assert.deepEqual(issues, [
+      {
+        severity: 'error',
+        source: FILE,
+        key: 'peer_messaging',
+        line: 3,
+        message: 'expected true or false, got "maybe"',
+      },
+    ]);
+  });
+
+  it('points at a nested list key such as mounts[1].target', () => {
+    const { layer, issues } = parseConfigFile(
+      yaml('mounts:', '  - name: ssh', '    disabled: true', '  - name: data', '    source: /srv/data', '    target: 42'),
+      FILE,
+    );
+    assert.deepEqual(layer, {});
+    assert.equal(issues.length, 1);
+    assert.equal(issues[0]!.key, 'mounts[1].target');
+    assert.equal(issues[0]!.line, 6);
+    assert.equal(issues[0]!.message, 'expected a string, got 42');
+  });
+
+  it('reports a missing mount name on the line of that list item', () => {
+    const { issues } = parseConfigFile(yaml('pull: auto', 'mounts:', '  - target: /data', '    readonly: true'), FILE);
+    assert.deepEqual(
+      issues.map((i) => [i.key, i.line, i.message]),
+      [['mounts[0].name', 3, 'is required']],
+    );
+  });
+
+  it('gives a YAML syntax error as one error with its line', () => {
+    const { layer, issues } = parseConfigFile(yaml('pull: auto', 'env:', '\tFOO: bar', 'mounts: [1,'), FILE);
+    assert.deepEqual(layer, {});
+    assert.equal(issues.length, 1);
+    assert.equal(issues[0]!.severity, 'error');
+    assert.equal(issues[0]!.line, 3);
+    assert.match(issues[0]!.message, /^is not valid YAML: Tabs are not allowed/);
+  });
+
+  it('reports a duplicated key as a YAML error on the second occurrence', () => {
+    const { issues } = parseConfigFile(yaml('pull: auto', 'image: a', 'pull: never'), FILE);
+    assert.equal(issues.length, 1);
+    assert.equal(issues[0]!.line, 3);
+  });
+
+  it('rejects TOOLBOX_* and PWD keys in env, naming the variable and its line', () => {
+    const { layer, issues } = parseConfigFile(yaml('env:', '  FOO: bar', '  TOOLBOX_IMAGE: x', '  PWD: /tmp'), FILE);
+    assert.deepEqual(layer, {});
+    assert.deepEqual(
+      issues.map((i) => [i.severity, i.key, i.line]),
+      [
+        ['error', 'env.TOOLBOX_IMAGE', 3],
+        ['error', 'env.PWD', 4],
+      ],
+    );
+    assert.match(issues[0]!.message, /TOOLBOX_\* variables are set by toolbox itself/);
+    assert.match(issues[1]!.message, /PWD is reserved/);
+  });
+
+  it('rejects TOOLBOX_* keys in a named shell env too', () => {
+    const { issues } = parseConfigFile(yaml('shells:', '  infra:', '    env:', '      TOOLBOX_X: 1'), FILE);
+    assert.deepEqual(issues.map((i) => [i.key, i.line]), [['shells.infra.env.TOOLBOX_X', 4]]);
+  });
+
+  it('rejects values upstream rejects: relative shell path, bare ~ mounts_root, mirror with a scheme, bash, ../ seed', () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['shells: {infra: {path: infra}}', 'shells.infra.path', /expected an absolute path, got "infra"/],
+      ['mounts_root: "~"', 'mounts_root', /bare "~"/],
+      ['mounts_root: ./state', 'mounts_root', /expected an absolute path or ~\/sub/],
+      ['registry_mirror: https://harbor.corp.io', 'registry_mirror', /without a scheme/],
+      ['shell: bash', 'shell', /expected zsh .*got "bash"/],
+      ['pull: sometimes', 'pull', /expected auto, always or never, got "sometimes"/],
+      ['worktree: {seed: [../secrets]}', 'worktree.seed[0]', /relative to the repository/],
+      ['tools: {codex: "no"}', 'tools.codex', /expected true or false, got "no"/],
+      ['mounts: {name: x}', 'mounts', /expected a list of mounts, got a mapping/],
+    ];
+    for (const [text, key, message] of cases) {
+      const { layer, issues } = parseConfigFile(text + '\n', FILE);
+      assert.deepEqual(layer, {}, text);
+      assert.equal(issues.length, 1, text);
+      assert.equal(issues[0]!.key, key, text);
+      assert.equal(issues[0]!.line, 1, text);
+      assert.match(issues[0]!.message, message, text);
+    }
+  });
+
+  it('accepts mounts_root as an absolute path or ~/sub', () => {
+    assert.equal(parseConfigFile('mounts_root: /opt/state\n', FILE).layer.mountsRoot, '/opt/state');
+    assert.equal(parseConfigFile('mounts_root: ~/tb\n', FILE).layer.mountsRoot, '~/tb');
+  });
+});
+
+describe('parseConfigFile: unknown keys', () => {
+  it('warns about each unknown key with its line and ignores it, keeping the rest of the file', () => {
+    const { layer, issues } = parseConfigFile(
+      yaml('pull: never', 'colour: blue', 'mounts:', '  - name: data', '    target: /data', '    mode: ro'),
+      FILE,
+    );
+    assert.deepEqual(layer, { pull: 'never', mounts: [{ name: 'data', target: '/data' }] });
+    assert.deepEqual(
+      issues.map((i) => [i.severity, i.key, i.line, i.message]),
+      [
+        ['warning', 'colour', 2, 'unknown key, ignored'],
+        ['warning', 'mounts[0].mode', 6, 'unknown key, ignored'],
+      ],
+    );
+  });
+
+  it('still drops the whole file when it also has an error', () => {
+    const { layer, issues } = parseConfigFile(yaml('pull: never', 'colour: blue', 'bridge: 3'), FILE);
+    assert.deepEqual(layer, {});
+    assert.deepEqual(issues.map((i) => i.severity), ['warning', 'error']);
+  });
+});
+
+describe('parseConfigFile: garbage never throws', () => {
+  const inputs: Array<[string, string]> = [
+    ['binary junk', '\u0000\u0001\u00ff\ufffd\u0007:::\n  - : [\n\u0000'],
+    ['a list at top level', '- pull: auto\n- image: x\n'],
+    ['a huge number', 'pull: 1e400\nimage: 99999999999999999999999999\n'],
+    ['null', 'null\n'],
+    ['a bare scalar', 'just some words\n'],
+    ['an unresolved alias', 'image: *nowhere\n'],
+    ['an alias bomb', 'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n'],
+    ['deep nesting', '['.repeat(5000) + ']'.repeat(5000)],
+    ['two documents', 'pull: auto\n---\npull: never\n'],
+  ];
+  for (const [name, text] of inputs) {
+    it(`returns issues instead of throwing for ${name}`, () => {
+      const result = parseConfigFile(text, FILE);
+      assert.deepEqual(result.layer, {}, name);
+      if (name === 'null') {
+        assert.deepEqual(result.issues, [], 'a null document is an empty file');
+      } else {
+        assert.ok(result.issues.some((i) => i.severity === 'error' && i.source === FILE), name);
+      }
+    });
+  }
+
+  it('treats __proto__ and constructor as unknown keys without polluting any prototype', () => {
+    const { layer, issues } = parseConfigFile('__proto__: {pull: never}\nconstructor: 1\n', FILE);
+    assert.deepEqual(layer, {});
+    assert.deepEqual(issues.map((i) => [i.severity, i.key, i.line]), [
+      ['warning', '__proto__', 1],
+      ['warning', 'constructor', 2],
+    ]);
+    assert.equal(({} as Record<string, unknown>).pull, undefined);
+  });
+
+  it('says a top-level list must be a mapping, on line 1', () => {
+    const { issues } = parseConfigFile('- pull: auto\n', FILE);
+    assert.deepEqual(
+      issues.map((i) => [i.key, i.line, i.message]),
+      [['', 1, 'expected a mapping of configuration keys at the top level, got a list']],
+    );
+  });
+
+  it('shows a huge number as written rather than as null', () => {
+    const { issues } = parseConfigFile('pull: 1e400\n', FILE);
+    assert.equal(issues[0]!.message, 'expected auto, always or never, got Infinity');
+  });
+});
+
+describe('formatIssue', () => {
+  it('prints file:line: key: message with HOME shortened to ~', () => {
+    const text = '# my toolbox config\n'.repeat(11) + 'peer_messaging: maybe\n';
+    const { issues } = parseConfigFile(text, '/home/u/.toolbox.yaml');
+    assert.equal(formatIssue(issues[0]!, '/home/u'), '~/.toolbox.yaml:12: peer_messaging: expected true or false, got "maybe"');
+  });
+
+  it('leaves out the line and key when an issue has none', () => {
+    assert.equal(
+      formatIssue({ severity: 'error', source: '/srv/p/.toolbox.yaml', key: '', message: 'could not be read' }, '/home/u'),
+      '/srv/p/.toolbox.yaml: could not be read',
+    );
+    assert.equal(
+      formatIssue({ severity: 'error', source: 'environment', key: 'TOOLBOX_PULL', message: 'expected auto' }),
+      'environment: TOOLBOX_PULL: expected auto',
+    );
+  });
+
+  it('does not shorten a path that only shares a prefix with HOME', () => {
+    const issue = { severity: 'error' as const, source: '/home/user2/.toolbox.yaml', key: '', message: 'x' };
+    assert.equal(formatIssue(issue, '/home/user'), '/home/user2/.toolbox.yaml: x');
+  });
+});
+
+describe('parseEnvLayer', () => {
+  it('reads the TOOLBOX_* variables of top-level scalar keys', () => {
+    const { layer, issues } = parseEnvLayer({
+      TOOLBOX_IMAGE: 'reg.local/tb:2',
+      TOOLBOX_REGISTRY_MIRROR: 'mirror.local:5000',
+      TOOLBOX_PULL: 'always',
+      TOOLBOX_MOUNTS_ROOT: '/opt/tb',
+      TOOLBOX_BRIDGE: 'off',
+      TOOLBOX_PROXIMO: 'YES',
+      TOOLBOX_PEER_MESSAGING: '0',
+    });
+    assert.deepEqual(issues, []);
+    assert.deepEqual(layer, {
+      image: 'reg.local/tb:2',
+      registryMirror: 'mirror.local:5000',
+      pull: 'always',
+      mountsRoot: '/opt/tb',
+      bridge: false,
+      proximo: true,
+      peerMessaging: false,
+    });
+  });
+
+  it('accepts true/false/1/0/yes/no/on/off for booleans', () => {
+    for (const [text, value] of [['true', true], ['1', true], ['yes', true], ['On', true], ['false', false], ['0', false], ['no', false], ['OFF', false]] as const) {
+      assert.equal(parseEnvLayer({ TOOLBOX_PEER_MESSAGING: text }).layer.peerMessaging, value, text);
+    }
+  });
+
+  it('treats an empty variable as unset and ignores unrelated TOOLBOX_* names', () => {
+    assert.deepEqual(
+      parseEnvLayer({ TOOLBOX_IMAGE: '', TOOLBOX_MANAGED_STATUSLINE: 'whatever', TOOLBOX_HOST_WORKSPACE: '/w', PATH: '/bin' }),
+      { layer: {}, issues: [] },
+    );
+  });
+
+  it('reports an invalid value with source environment and the variable name, and skips it', () => {
+    const { layer, issues } = parseEnvLayer({ TOOLBOX_PULL: 'sometimes', TOOLBOX_BRIDGE: 'maybe', TOOLBOX_IMAGE: 'ok:1' });
+    assert.deepEqual(layer, { image: 'ok:1' });
+    assert.deepEqual(issues.map((i) => [i.severity, i.source, i.key]), [
+      ['error', 'environment', 'TOOLBOX_PULL'],
+      ['error', 'environment', 'TOOLBOX_BRIDGE'],
+    ]);
+    assert.match(issues[0]!.message, /^expected auto, always or never, got "sometimes"/);
+    assert.match(issues[1]!.message, /^expected true or false \(or 1\/0, yes\/no, on\/off\), got "maybe"/);
+  });
+});
