@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Checks the content of a built runtime image with one `docker run --rm`, as an arbitrary
+# uid:gid (4242:4242, which has no passwd entry) through the image's own entrypoint.
+# Prints one line per check; exits non-zero on the first failure.
+# Usage: images/runtime/smoke-test.sh IMAGE
+set -euo pipefail
+
+if [ "$#" -ne 1 ] || [ -z "$1" ]; then
+  echo "usage: $0 IMAGE" >&2
+  exit 64
+fi
+IMAGE="$1"
+RUN_UID="${SMOKE_UID:-4242}"
+RUN_GID="${SMOKE_GID:-4242}"
+
+if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
+  echo "FAIL: image $IMAGE does not exist; build it first." >&2
+  exit 1
+fi
+
+# The checks run inside the container. Arguments: expected uid, expected gid.
+read -r -d '' CHECKS <<'EOF' || true
+set -u
+n=0
+ok()   { n=$((n+1)); printf 'ok %d - %s\n' "$n" "$1"; }
+fail() { n=$((n+1)); printf 'FAIL %d - %s\n' "$n" "$1"; exit 1; }
+check() { local what="$1"; shift; if "$@" >/dev/null 2>&1; then ok "$what"; else fail "$what"; fi; }
+mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
+
+want_uid="$1" want_gid="$2"
+[ "$(getent passwd 1000 | cut -d: -f1,6)" = "toolbox:/home/toolbox" ] \
+  && ok "user toolbox is uid 1000 with home /home/toolbox" || fail "user toolbox is uid 1000 with home /home/toolbox (got: $(getent passwd 1000))"
+check "/home/toolbox is world-writable (0777)" mode_is /home/toolbox 777
+check "/etc/passwd is 0666" mode_is /etc/passwd 666
+check "/etc/group is 0666" mode_is /etc/group 666
+for tool in git curl python3 zsh bash certutil sudo tini update-ca-certificates flock; do
+  check "tool $tool is installed" command -v "$tool"
+done
+for shim in code codium xdg-open proximo git-credential-toolbox; do
+  p="$(command -v "$shim" 2>/dev/null)"
+  [ "$p" = "/usr/local/bin/$shim" ] && [ -x "$p" ] \
+    && ok "shim $shim is executable on PATH" || fail "shim $shim is executable on PATH (found: ${p:-nothing})"
+done
+[ "$(readlink /usr/local/bin/codium)" = "code" ] && ok "codium is a symlink to code" || fail "codium is a symlink to code"
+check "bridge-lib.sh is at /usr/local/lib/toolbox/bridge-lib.sh and executable" test -x /usr/local/lib/toolbox/bridge-lib.sh
+check "init.d directory exists" test -d /usr/local/lib/toolbox/init.d
+check "entrypoint is executable" test -x /usr/local/bin/entrypoint
+[ "$(id -u):$(id -g)" = "$want_uid:$want_gid" ] && ok "runs as $want_uid:$want_gid" || fail "runs as $want_uid:$want_gid (got $(id -u):$(id -g))"
+[ "$(whoami 2>&1)" = "toolbox" ] && ok "whoami is toolbox for uid $want_uid" || fail "whoami is toolbox for uid $want_uid (got: $(whoami 2>&1))"
+[ "$(getent group "$want_gid" | cut -d: -f1)" = "toolbox" ] && ok "gid $want_gid has a group entry" || fail "gid $want_gid has a group entry"
+git --version >/dev/null 2>&1 && ok "git --version works ($(git --version))" || fail "git --version works"
+[ "$HOME" = "/home/toolbox" ] && ok "HOME is /home/toolbox" || fail "HOME is /home/toolbox (got: $HOME)"
+check "HOME is writable" sh -c 'echo x > "$HOME/.smoke-write" && rm "$HOME/.smoke-write"'
+check "sudo is passwordless" sudo -n true
+[ "$(pwd)" = "/workspace" ] && ok "working directory is /workspace" || fail "working directory is /workspace (got: $(pwd))"
+echo "all $n checks passed"
+EOF
+
+exec docker run --rm --network none --user "$RUN_UID:$RUN_GID" "$IMAGE" \
+  bash -c "$CHECKS" smoke "$RUN_UID" "$RUN_GID"
