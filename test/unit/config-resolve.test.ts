@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
-import { resolveConfig, type ResolveInput } from '../../extension/src/config/resolve';
+import { explicitSetting, resolveConfig, type ResolveInput } from '../../extension/src/config/resolve';
 
 const USER = '/home/u/.toolbox.yaml';
 const PROJECT = '/home/u/proj/.toolbox.yaml';
@@ -147,5 +147,23 @@ describe('resolveConfig: workspace trust', () => {
     assert.equal(r.projectFileIgnored, false);
     assert.deepEqual(r.issues, []);
     assert.equal(r.config.pull, 'never');
+  });
+});
+
+describe('explicitSetting', () => {
+  it('takes the folder value over the workspace value over the user value', () => {
+    assert.equal(explicitSetting({ globalValue: true, workspaceValue: true, workspaceFolderValue: false }, true), false);
+    assert.equal(explicitSetting({ globalValue: true, workspaceValue: false }, true), false);
+    assert.equal(explicitSetting({ globalValue: false }, true), false);
+  });
+
+  it('is undefined when only the default applies, so the files decide', () => {
+    assert.equal(explicitSetting({}, true), undefined);
+    assert.equal(explicitSetting(undefined, true), undefined);
+  });
+
+  it('honours only the user value in an untrusted workspace', () => {
+    assert.equal(explicitSetting({ workspaceFolderValue: false, workspaceValue: false }, false), undefined);
+    assert.equal(explicitSetting({ globalValue: true, workspaceFolderValue: false }, false), true);
   });
 });
