@@ -117,7 +117,7 @@ export function validateProfileName(profile: string): void {
  * peer messaging is on. Peer on without a profile gives `abs + "\x00profile=\x00peer=1"`.
  */
 export function workspaceSeed(absPath: string, opts: WorkspaceNameOptions): string {
-  const abs = requireAbsolute(absPath);
+  const abs = absoluteWorkspace(absPath);
   let discriminator = '';
   if (opts.profile !== undefined) {
     validateProfileName(opts.profile);
@@ -131,7 +131,7 @@ export function workspaceSeed(absPath: string, opts: WorkspaceNameOptions): stri
 
 /** `<prefix>-<slug>-<hash8>`, slug cut to 46 chars with trailing `-` trimmed. */
 export function workspaceContainerName(absPath: string, opts: WorkspaceNameOptions, names: ObjectNames): string {
-  const abs = requireAbsolute(absPath);
+  const abs = absoluteWorkspace(absPath);
   let slug = workspaceSlug(abs);
   if (slug.length > NAMING.maxSlug) {
     slug = slug.slice(0, NAMING.maxSlug).replace(/-+$/, '') || NAMING.slugFallback;
@@ -170,7 +170,8 @@ export function namedShellName(name: string, opts: NamedShellOptions, names: Obj
   return `${names.prefix}-${OBJECT_SUFFIX.named}-${sanitized}`;
 }
 
-function requireAbsolute(p: string): string {
+/** The clean absolute workspace path; a relative one is refused (there is no CWD to resolve it). */
+export function absoluteWorkspace(p: string): string {
   if (!p.startsWith('/')) {
     throw new Error(
       `Workspace path "${p}" is not absolute: the container name is derived from the absolute folder path. Open the folder by its full path.`,

@@ -111,7 +111,7 @@ export interface ContainerCreateSpec {
 
 export interface SessionPlan {
   name: string;
-  /** The container's identity seed, for diagnostics. */
+  /** The clean absolute workspace path the name was derived from (naming.workspaceSeed gives the seed). */
   workspace: string;
   peer: boolean;
   mounts: PlannedMount[];

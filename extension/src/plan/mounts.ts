@@ -1,0 +1,438 @@
+/**
+ * The mount plan, after upstream `mountplan` (defaults.go, merge.go, inherit_host_auth.go,
+ * workspace.go, peer.go). Pure: host paths are checked through the `pathExists` fact and
+ * directories to create are returned, never made here.
+ *
+ * Order of the result (stable, upstream's where upstream has one): the default table (bridge
+ * mounts in upstream's place, just before docker-sock), the proximo CA, user-appended mounts,
+ * then the workspace at /workspace, its host-path mirror and the peer socket volume.
+ */
+import { CONTAINER, HOST } from './contract';
+import { cleanPath } from './naming';
+import type { BridgeMount, ObjectNames, PlannedMount, ProximoFacts } from './types';
+import type { MountOverride } from '../config/model';
+
+/** One row of upstream's default mount table (`mountplan/defaults.go`). */
+export interface DefaultMount {
+  name: string;
+  /** Relative to the mounts root (`~/.toolbox` unless moved), or absolute. */
+  source: string;
+  /** Relative to /home/toolbox, or absolute. */
+  target: string;
+  readonly: boolean;
+  createIfMissing: boolean;
+  /**
+   * Upstream symlinks the source to this path under the host home (`~/.ssh`, `~/.gitconfig`)
+   * and skips the mount when it is missing. We bind the host path directly instead of creating
+   * the symlink (no side effects here); Docker sees the same directory either way.
+   */
+  hostLink?: string;
+}
+
+const rw = (name: string, source: string, target: string): DefaultMount => ({
+  name,
+  source,
+  target,
+  readonly: false,
+  createIfMissing: true,
+});
+
+/** Upstream's default table, in upstream's order (design note §3). */
+export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
+  rw('claude', '.claude', '.claude'),
+  rw('codex', '.codex', '.codex'),
+  rw('state', 'toolbox/state', '.toolbox-state'),
+  { name: 'ssh', source: 'ssh', target: '.ssh', readonly: true, createIfMissing: false, hostLink: '.ssh' },
+  { name: 'gitconfig', source: 'gitconfig', target: '.gitconfig', readonly: false, createIfMissing: false, hostLink: '.gitconfig' },
+  rw('gh', 'gh', '.config/gh'),
+  rw('glab', 'glab', '.config/glab-cli'),
+  rw('gcloud', 'gcloud', '.config/gcloud'),
+  rw('gws', 'gws', '.config/gws'),
+  rw('atuin', 'atuin', '.local/share/atuin'),
+  rw('azure', 'azure', '.azure'),
+  rw('oci', 'oci', '.oci'),
+  rw('sonar', 'sonar', '.sonar'),
+  rw('docker', 'docker', '.docker'),
+  rw('cf-auth', 'cf/auth', '.config/cloudflare'),
+  rw('cf-config', 'cf/config', '.config/.cf'),
+  rw('wrangler', 'wrangler', '.config/.wrangler'),
+  rw('rtk', 'rtk/config', '.config/rtk'),
+  rw('rtk-data', 'rtk/data', '.local/share/rtk'),
+  rw('kube', 'kube', '.kube'),
+  rw('playwright-cache', 'playwright-cache', '.cache/ms-playwright'),
+  rw('playwright-config', 'playwright-config', '.playwright'),
+  { name: 'startup.d', source: 'startup.d', target: CONTAINER.startupDir, readonly: true, createIfMissing: true },
+  { name: 'certs', source: 'certs', target: CONTAINER.certsDir, readonly: true, createIfMissing: true },
+  rw('npm-global', 'npm-global', '.npm-global'),
+  rw('bun', 'bun', '.bun'),
+  rw('go', 'go', 'go'),
+  rw('herdr', 'herdr/config', '.config/herdr'),
+  rw('herdr-state', 'herdr/state', '.local/state/herdr'),
+  // The bridge mounts (bridge, bridge-legacy, bridge-run) go here; their sources come from
+  // SessionRequest.bridge, never from the mounts root.
+  { name: 'docker-sock', source: HOST.dockerSocket, target: CONTAINER.dockerSocket, readonly: false, createIfMissing: false },
+];
+
+/**
+ * `inherit_host_auth`: a listed CLI binds its credential path from the host home instead of the
+ * isolated copy under the mounts root, read-only, replacing the default mount that has the same
+ * target (keeping its name, so `mounts:` patches still address it). Keys and paths are
+ * upstream's catalog (`internal/catalog`, HostAuthMount); the host path must exist.
+ *
+ * Read-only follows our brief and upstream's catalog comment ("the container reads the host's
+ * auth but must not mutate it"); note a newer upstream mountplan binds these read-write because
+ * token refreshes write there.
+ */
+export const INHERIT_HOST_AUTH: Readonly<Record<string, { hostPath: string; target: string }>> = {
+  atuin: { hostPath: '.local/share/atuin', target: '.local/share/atuin' },
+  azure: { hostPath: '.azure', target: '.azure' },
+  claude: { hostPath: '.claude', target: '.claude' },
+  codex: { hostPath: '.codex', target: '.codex' },
+  docker: { hostPath: '.docker', target: '.docker' },
+  gcloud: { hostPath: '.config/gcloud', target: '.config/gcloud' },
+  gh: { hostPath: '.config/gh', target: '.config/gh' },
+  glab: { hostPath: '.config/glab-cli', target: '.config/glab-cli' },
+  oci: { hostPath: '.oci', target: '.oci' },
+};
+
+/** Container dirs the workspace mirror must never shadow (upstream reservedMirrorPrefixes). */
+export const MIRROR_RESERVED = [
+  CONTAINER.workspace,
+  CONTAINER.home,
+  '/root',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/proc',
+  '/run',
+  '/sys',
+  '/usr',
+  '/var',
+] as const;
+
+export interface MountPlanInput {
+  /** Clean absolute workspace path. */
+  workspace: string;
+  home: string;
+  pathExists(path: string): boolean;
+  mountsRoot?: string;
+  profile?: string;
+  share?: string[];
+  userMounts: MountOverride[];
+  inheritHostAuth: string[];
+  peer: boolean;
+  bridge?: BridgeMount;
+  proximo?: ProximoFacts;
+  names: ObjectNames;
+}
+
+export interface MountPlan {
+  mounts: PlannedMount[];
+  /** Every createIfMissing host source, once, in mount order. */
+  ensureDirs: string[];
+  /** The mirror when one is made, else /workspace. */
+  workingDir: string;
+  warnings: string[];
+}
+
+function join(...parts: string[]): string {
+  return cleanPath(parts.join('/'));
+}
+
+function containerTarget(target: string): string {
+  return target.startsWith('/') ? cleanPath(target) : join(CONTAINER.home, target);
+}
+
+/** `~`, `~/x`, absolute, or relative to the workspace (upstream: the CWD, which is the folder). */
+function hostSource(raw: string, home: string, workspace: string): string {
+  if (raw === '~') return cleanPath(home);
+  if (raw.startsWith('~/')) return join(home, raw.slice(2));
+  if (raw.startsWith('/')) return cleanPath(raw);
+  return join(workspace, raw);
+}
+
+/**
+ * The host directory the default sources live under: the profile's own root
+ * (`~/.toolbox/profiles/<n>`, which wins over mounts_root), else mounts_root (absolute or
+ * `~/sub`), else `~/.toolbox`. A bare `~` would bind credentials straight from the home and is
+ * rejected.
+ */
+export function resolveMountsRoot(mountsRoot: string | undefined, profile: string | undefined, home: string): string {
+  const defaultRoot = join(home, HOST.mountsRoot);
+  if (profile !== undefined) return join(defaultRoot, HOST.profilesDir, profile);
+  if (mountsRoot === undefined || mountsRoot === '') return defaultRoot;
+  if (mountsRoot.startsWith('/')) return cleanPath(mountsRoot);
+  const sub = mountsRoot.startsWith('~/') ? cleanPath(mountsRoot.slice(2)) : undefined;
+  if (sub === undefined || sub === '.' || sub.startsWith('..')) {
+    throw new Error(
+      `mounts_root "${mountsRoot}" is not usable: it must be an absolute path or ~/<sub> (a bare "~" would mount your whole home and defeat credential isolation). Fix mounts_root in .toolbox.yaml.`,
+    );
+  }
+  return join(home, sub);
+}
+
+/** A `--share` token keeps a mount on the host root: exact name, or `<token>-` prefix (cf → cf-auth). */
+function shareCovers(tokens: string[], name: string): boolean {
+  return tokens.some((t) => t === name || name.startsWith(`${t}-`));
+}
+
+function validateShare(share: string[]): void {
+  const shareable = DEFAULT_MOUNTS.filter((m) => !m.source.startsWith('/') && m.hostLink === undefined);
+  const unknown = share.filter((t) => !shareable.some((m) => shareCovers([t], m.name))).sort();
+  if (unknown.length > 0) {
+    throw new Error(
+      `Share token(s) ${unknown.join(', ')} match no shareable mount, so the profile would isolate everything. Use mount names such as ${shareable
+        .slice(0, 4)
+        .map((m) => m.name)
+        .join(', ')}.`,
+    );
+  }
+}
+
+interface Entry extends PlannedMount {
+  disabled?: boolean;
+  /** Host path bound instead when the source is missing (ssh, gitconfig). */
+  fallback?: string;
+  /** Skip silently when missing (the hostLink defaults). */
+  optional?: boolean;
+}
+
+function defaultEntries(input: MountPlanInput): Entry[] {
+  const root = resolveMountsRoot(input.mountsRoot, input.profile, input.home);
+  const hostRoot = join(input.home, HOST.mountsRoot);
+  const share = input.profile !== undefined ? [...(input.share ?? []), 'bridge'] : [];
+  if (input.profile !== undefined) validateShare(input.share ?? []);
+  return DEFAULT_MOUNTS.map((m): Entry => {
+    let source = m.source;
+    if (!source.startsWith('/')) source = join(shareCovers(share, m.name) ? hostRoot : root, source);
+    return {
+      name: m.name,
+      source,
+      target: containerTarget(m.target),
+      readonly: m.readonly,
+      type: 'bind',
+      createIfMissing: m.createIfMissing,
+      ...(m.hostLink !== undefined ? { fallback: join(input.home, m.hostLink), optional: true } : {}),
+    };
+  });
+}
+
+function applyInheritHostAuth(entries: Entry[], keys: string[], input: MountPlanInput): Entry[] {
+  const out = [...entries];
+  for (const key of new Set(keys)) {
+    const spec = INHERIT_HOST_AUTH[key];
+    if (spec === undefined) {
+      throw new Error(
+        `inherit_host_auth lists "${key}", which has no known host credential path. Use one of: ${Object.keys(INHERIT_HOST_AUTH).join(', ')}.`,
+      );
+    }
+    const source = join(input.home, spec.hostPath);
+    if (!input.pathExists(source)) {
+      throw new Error(
+        `inherit_host_auth: "${key}" host path ${source} does not exist. Initialise ${key} on the host first, or remove it from inherit_host_auth.`,
+      );
+    }
+    const target = containerTarget(spec.target);
+    const idx = out.findIndex((e) => e.target === target);
+    const entry: Entry = {
+      name: idx >= 0 ? out[idx].name : key,
+      source,
+      target,
+      readonly: true,
+      type: 'bind',
+      createIfMissing: false,
+    };
+    if (idx >= 0) out[idx] = entry;
+    else out.push(entry);
+  }
+  return out;
+}
+
+function bridgeEntries(bridge: BridgeMount): Entry[] {
+  const b = (name: string, source: string, target: string, readonly: boolean): Entry => ({
+    name,
+    source: cleanPath(source),
+    target,
+    readonly,
+    type: 'bind',
+    createIfMissing: true,
+  });
+  return [
+    b('bridge', bridge.stateDir, CONTAINER.bridgeDir, true),
+    b('bridge-legacy', bridge.stateDir, CONTAINER.bridgeLegacyDir, true),
+    // rw: connect() on a socket inside a read-only mount fails with EROFS.
+    b('bridge-run', bridge.runDir, CONTAINER.bridgeRunDir, false),
+  ];
+}
+
+/**
+ * User `mounts:` (upstream mergeMounts): a known name without target patches that mount; a name
+ * with a target replaces the mount of that name or is appended; `disabled` drops it. Unlike
+ * upstream, an explicit `readonly: false` / `create_if_missing: false` in a patch is honoured
+ * (upstream's decoder cannot tell false from unset, so it only flips them on).
+ */
+function mergeUserMounts(base: Entry[], user: MountOverride[], input: MountPlanInput): Entry[] {
+  const out = [...base];
+  const unknown: string[] = [];
+  for (const u of user) {
+    const idx = out.findIndex((e) => e.name === u.name);
+    if (u.target === undefined) {
+      if (idx < 0) {
+        unknown.push(u.name);
+        continue;
+      }
+      const e = { ...out[idx] };
+      if (u.source !== undefined) {
+        e.source = hostSource(u.source, input.home, input.workspace);
+        delete e.fallback;
+      }
+      if (u.readonly !== undefined) e.readonly = u.readonly;
+      if (u.createIfMissing !== undefined) e.createIfMissing = u.createIfMissing;
+      if (u.disabled !== undefined) e.disabled = u.disabled;
+      out[idx] = e;
+      continue;
+    }
+    if (u.source === undefined) {
+      throw new Error(
+        `mounts: "${u.name}" sets a target but no source. Add source: (the host path to bind), or drop target: to patch the default mount of that name.`,
+      );
+    }
+    const e: Entry = {
+      name: u.name,
+      source: hostSource(u.source, input.home, input.workspace),
+      target: containerTarget(u.target),
+      readonly: u.readonly ?? false,
+      type: 'bind',
+      createIfMissing: u.createIfMissing ?? false,
+      disabled: u.disabled,
+    };
+    if (idx >= 0) out[idx] = e;
+    else out.push(e);
+  }
+  if (unknown.length > 0) {
+    throw new Error(
+      `mounts: patch for unknown mount name(s) ${unknown.sort().join(', ')}. A patch (no target:) must name a default mount such as claude, gh or docker-sock; to add a new mount give it a source: and a target:.`,
+    );
+  }
+  return out.filter((e) => !e.disabled);
+}
+
+/** Keeps mounts whose host path exists or will be created; reports the ones that must exist. */
+function resolveExistence(entries: Entry[], input: MountPlanInput, warnings: string[]): PlannedMount[] {
+  const kept: PlannedMount[] = [];
+  for (const e of entries) {
+    let source = e.source;
+    if (!e.createIfMissing && !input.pathExists(source)) {
+      if (e.fallback !== undefined && input.pathExists(e.fallback)) {
+        source = e.fallback;
+      } else if (e.optional) {
+        continue; // ssh / gitconfig: nothing on the host to share; upstream skips these too.
+      } else if (e.target === CONTAINER.dockerSocket) {
+        warnings.push(
+          `The Docker socket ${source} does not exist on this host, so the container starts without Docker access (docker commands inside it will fail). Check the Docker engine, or disable the docker-sock mount in .toolbox.yaml to silence this.`,
+        );
+        continue;
+      } else {
+        warnings.push(
+          `Mount "${e.name}" skipped: host path ${source} does not exist. Create it, or set create_if_missing: true for this mount in .toolbox.yaml.`,
+        );
+        continue;
+      }
+    }
+    kept.push({
+      name: e.name,
+      source,
+      target: e.target,
+      readonly: e.readonly,
+      type: e.type,
+      createIfMissing: e.createIfMissing,
+    });
+  }
+  return kept;
+}
+
+/**
+ * Where the workspace is mirrored at its own host path (so `$PWD` means the same thing to the
+ * host daemon under docker-outside-of-docker), or undefined when that would shadow `/`,
+ * `/workspace` or a system directory of the image.
+ */
+export function workspaceMirror(workspace: string): string | undefined {
+  if (!workspace.startsWith('/')) return undefined;
+  const abs = cleanPath(workspace);
+  if (abs === '/') return undefined;
+  return MIRROR_RESERVED.some((r) => abs === r || abs.startsWith(`${r}/`)) ? undefined : abs;
+}
+
+export function planMounts(input: MountPlanInput): MountPlan {
+  const warnings: string[] = [];
+  let entries = applyInheritHostAuth(defaultEntries(input), input.inheritHostAuth, input);
+  if (input.bridge !== undefined) {
+    const at = entries.findIndex((e) => e.name === 'docker-sock');
+    entries.splice(at < 0 ? entries.length : at, 0, ...bridgeEntries(input.bridge));
+  }
+  if (input.proximo !== undefined) {
+    entries.push({
+      name: 'proximo-ca',
+      source: cleanPath(input.proximo.caPath),
+      target: CONTAINER.proximoCa,
+      readonly: true,
+      type: 'bind',
+      createIfMissing: false,
+    });
+  }
+  entries = mergeUserMounts(entries, input.userMounts, input);
+  const mounts = resolveExistence(entries, input, warnings);
+
+  // Session mounts: not patchable by `mounts:` (upstream appends them after the merge).
+  const ws = (name: string, target: string): PlannedMount => ({
+    name,
+    source: input.workspace,
+    target,
+    readonly: false,
+    type: 'bind',
+    createIfMissing: false,
+  });
+  mounts.push(ws('workspace', CONTAINER.workspace));
+  const mirror = workspaceMirror(input.workspace);
+  if (mirror !== undefined) mounts.push(ws('workspace-mirror', mirror));
+  if (input.peer) {
+    // A named volume, not a bind: chmod on a socket fails on Docker Desktop's virtiofs binds.
+    // Ignores mounts_root and profiles: one directory for every opted-in container.
+    mounts.push({
+      name: 'peer-sockets',
+      source: input.names.socketVolume,
+      target: CONTAINER.peerSocketDir,
+      readonly: false,
+      type: 'volume',
+      createIfMissing: false,
+    });
+  }
+
+  const ensureDirs = [...new Set(mounts.filter((m) => m.createIfMissing && m.type === 'bind').map((m) => m.source))];
+  return { mounts, ensureDirs, workingDir: mirror ?? CONTAINER.workspace, warnings };
+}
+
+/** Docker `HostConfig.Binds` strings: `src:dst` or `src:dst:ro`, in plan order. */
+export function flattenBinds(mounts: PlannedMount[]): string[] {
+  return mounts.map((m) => `${m.source}:${m.target}${m.readonly ? ':ro' : ''}`);
+}
+
+/**
+ * The host directories behind the container's Claude and Codex homes, for the bridge's
+ * `proximo skill` (ADR proximo-bridge): the parent of the `.claude` source (upstream resolves
+ * the Claude dir as $HOME/.claude) and the `.codex` source itself. Undefined when not mounted.
+ */
+export function agentHomes(mounts: PlannedMount[]): { agentHome?: string; codexHome?: string } {
+  const claude = mounts.find((m) => m.type === 'bind' && m.target === containerTarget('.claude'));
+  const codex = mounts.find((m) => m.type === 'bind' && m.target === containerTarget('.codex'));
+  return {
+    agentHome: claude && join(claude.source, '..'),
+    codexHome: codex?.source,
+  };
+}

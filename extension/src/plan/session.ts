@@ -1,0 +1,168 @@
+/**
+ * The session planner: a SessionRequest plus host facts in, the exact ContainerCreate body out
+ * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
+ * needs arrives as an argument, so every field below is unit-tested without a daemon.
+ */
+import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS } from './contract';
+import { agentHomes, flattenBinds, planMounts } from './mounts';
+import { absoluteWorkspace, cleanPath, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
+import type { ContainerCreateSpec, HostFacts, PortSpec, SessionPlan, SessionRequest } from './types';
+import type { ToolboxConfig } from '../config/model';
+
+/** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */
+const DEFAULT_PORT_HOST_IP = '127.0.0.1';
+
+export interface PlannedSession {
+  plan: SessionPlan;
+  /** Things the user should know but that do not stop the shell (a missing Docker socket…). */
+  warnings: string[];
+}
+
+export function planSession(req: SessionRequest, host: HostFacts): PlannedSession {
+  const workspace = absoluteWorkspace(req.workspace);
+  const shellCmd = shellCommand(req.config);
+  const name = containerName(req, workspace);
+
+  const mp = planMounts({
+    workspace,
+    home: cleanPath(host.home),
+    pathExists: (p) => host.pathExists(p),
+    mountsRoot: req.config.mountsRoot,
+    profile: req.profile,
+    share: req.share,
+    userMounts: req.config.mounts,
+    inheritHostAuth: req.config.inheritHostAuth,
+    peer: req.peer,
+    bridge: req.bridge,
+    proximo: req.proximo,
+    names: req.names,
+  });
+
+  const ports = portBindings(req.ports ?? []);
+  const dockerSocketMounted = mp.mounts.some((m) => m.target === CONTAINER.dockerSocket);
+
+  const create: ContainerCreateSpec = {
+    name,
+    Image: req.image,
+    Cmd: shellCmd,
+    Env: sessionEnv(req, workspace, mp.workingDir, agentHomes(mp.mounts)),
+    User: `${host.uid}:${host.gid}`,
+    WorkingDir: mp.workingDir,
+    Tty: true,
+    OpenStdin: true,
+    // The interactive shell is an exec of the same command; the container's own stdin stays detached.
+    AttachStdin: false,
+    // Upstream sets no labels and identity stays by name; this one is informational only (the
+    // tree shows which folder a container belongs to). Nothing looks containers up by it.
+    Labels: { [LABELS.workspace]: workspace },
+    ...(ports ? { ExposedPorts: ports.exposed } : {}),
+    HostConfig: {
+      Binds: flattenBinds(mp.mounts),
+      ExtraHosts: extraHosts(req),
+      // Codex's bubblewrap sandbox needs user namespaces, which Docker's default seccomp blocks.
+      SecurityOpt: req.config.tools.codex === false ? [] : ['seccomp=unconfined'],
+      ...(req.peer ? { PidMode: `container:${req.names.anchor}` } : {}),
+      ...(ports ? { PortBindings: ports.bindings } : {}),
+      AutoRemove: true,
+      ...(dockerSocketMounted && host.dockerSocketGid !== undefined
+        ? { GroupAdd: [String(host.dockerSocketGid)] }
+        : {}),
+    },
+  };
+
+  return {
+    plan: {
+      name,
+      workspace,
+      peer: req.peer,
+      mounts: mp.mounts,
+      ensureDirs: mp.ensureDirs,
+      create,
+      shellCmd,
+    },
+    warnings: mp.warnings,
+  };
+}
+
+/** `/bin/<shell>`; a zsh shell with tools.zsh off is incoherent (upstream ShellMismatchError). */
+function shellCommand(config: ToolboxConfig): string[] {
+  if (config.tools.zsh === false) {
+    throw new Error(
+      'shell: zsh is configured but tools.zsh is false, so the container has no shell to start. Set tools.zsh: true (or remove it) in .toolbox.yaml.',
+    );
+  }
+  return [CONTAINER.shell];
+}
+
+/** A named shell when one with a usable name is asked for, else the workspace container. */
+function containerName(req: SessionRequest, workspace: string): string {
+  if (req.namedShell !== undefined && req.namedShell.trim() !== '') {
+    return namedShellName(req.namedShell, { profile: req.profile, peer: req.peer }, req.names);
+  }
+  return workspaceContainerName(workspace, { profile: req.profile, share: req.share, peer: req.peer }, req.names);
+}
+
+/**
+ * The container env in upstream's order (design note §4). Steps we do not emit are kept as
+ * comments so the numbering lines up with upstream when one is added.
+ */
+function sessionEnv(
+  req: SessionRequest,
+  workspace: string,
+  workingDir: string,
+  homes: { agentHome?: string; codexHome?: string },
+): string[] {
+  const env = [
+    `${ENV.hostWorkspace}=${workspace}`,
+    `${ENV.pwd}=${workingDir}`,
+    `${ENV.remoteControlPrefix}=${workspaceSlug(workspace)}`,
+  ];
+  // 2. SDD vars (TOOLBOX_SDD_*): not emitted — the extension has no `sdd:` support yet.
+  // 3. TOOLBOX_LOOPBACK_BRIDGE_*: only for the CLI's loopback-bridge flag, which we do not offer.
+  // 4. TOOLBOX_CLI_VERSION / TOOLBOX_IMAGE_DIGEST: not emitted — they tell the in-container
+  //    update poller which CLI release is running, and the extension is not a CLI release.
+  if (req.config.managedStatusline === false) env.push(`${ENV.managedStatusline}=0`);
+  if (req.proximo !== undefined) {
+    env.push(`${ENV.nodeExtraCaCerts}=${CONTAINER.proximoCa}`, `${ENV.proximoCa}=${CONTAINER.proximoCa}`);
+  }
+  if (homes.agentHome !== undefined) env.push(`${ENV.hostAgentHome}=${homes.agentHome}`);
+  if (homes.codexHome !== undefined) env.push(`${ENV.hostCodexHome}=${homes.codexHome}`);
+
+  const user: Record<string, string> = { ...req.config.env, ...namedShellEnv(req) };
+  for (const key of Object.keys(user).sort()) env.push(`${key}=${user[key]}`);
+  return env;
+}
+
+/** The named shell's `env:` overlay. YAML keys arrive as written; viper lowercases them. */
+function namedShellEnv(req: SessionRequest): Record<string, string> {
+  if (req.namedShell === undefined) return {};
+  const want = req.namedShell.trim().toLowerCase();
+  const key = Object.keys(req.config.shells).find((k) => k === req.namedShell || k.trim().toLowerCase() === want);
+  return key === undefined ? {} : req.config.shells[key].env;
+}
+
+function extraHosts(req: SessionRequest): string[] {
+  const hosts: string[] = [];
+  if (req.config.bridge !== false) hosts.push(`${HOST_DOCKER_INTERNAL}:${HOST_GATEWAY}`);
+  for (const h of new Set(req.proximo?.hosts ?? [])) hosts.push(`${h}:${HOST_GATEWAY}`);
+  return hosts;
+}
+
+function portBindings(
+  ports: PortSpec[],
+):
+  | {
+      exposed: Record<string, Record<string, never>>;
+      bindings: Record<string, Array<{ HostIp: string; HostPort: string }>>;
+    }
+  | undefined {
+  if (ports.length === 0) return undefined;
+  const exposed: Record<string, Record<string, never>> = {};
+  const bindings: Record<string, Array<{ HostIp: string; HostPort: string }>> = {};
+  for (const p of ports) {
+    const key = `${p.containerPort}/${p.protocol ?? 'tcp'}`;
+    exposed[key] = {};
+    (bindings[key] ??= []).push({ HostIp: p.hostIp ?? DEFAULT_PORT_HOST_IP, HostPort: String(p.hostPort) });
+  }
+  return { exposed, bindings };
+}

@@ -1,0 +1,408 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { DEFAULT_CONFIG, type ToolboxConfig } from '../../extension/src/config/model';
+import { objectNames } from '../../extension/src/plan/objects';
+import { planSession } from '../../extension/src/plan/session';
+import { workspaceMirror } from '../../extension/src/plan/mounts';
+import type { HostFacts, SessionRequest } from '../../extension/src/plan/types';
+
+// Pure planning: the production object names are only strings here, no Docker object is touched.
+const names = objectNames();
+const h8 = (seed: string) => createHash('sha256').update(seed, 'utf8').digest('hex').slice(0, 8);
+
+const R = '/home/u/.toolbox';
+const H = '/home/toolbox';
+
+function hostFacts(existing: string[] = ['/home/u/.ssh', '/home/u/.gitconfig', '/var/run/docker.sock'], gid?: number): HostFacts {
+  const set = new Set(existing);
+  return {
+    uid: 1000,
+    gid: 1001,
+    home: '/home/u',
+    platform: 'linux',
+    pathExists: (p) => set.has(p),
+    ...(gid !== undefined ? { dockerSocketGid: gid } : {}),
+  };
+}
+
+function request(over: Partial<SessionRequest> = {}, config: Partial<ToolboxConfig> = {}): SessionRequest {
+  return {
+    workspace: '/home/u/proj',
+    config: { ...DEFAULT_CONFIG, ...config },
+    peer: true,
+    bridge: { stateDir: `${R}/toolbox/bridge`, runDir: `${R}/toolbox/bridge/run` },
+    image: 'toolbox-runtime:test',
+    names,
+    ...over,
+  };
+}
+
+/** The default mount binds for a root, in upstream order, before the bridge mounts. */
+function defaultBinds(root: string): string[] {
+  return [
+    `${root}/.claude:${H}/.claude`,
+    `${root}/.codex:${H}/.codex`,
+    `${root}/toolbox/state:${H}/.toolbox-state`,
+    `/home/u/.ssh:${H}/.ssh:ro`,
+    `/home/u/.gitconfig:${H}/.gitconfig`,
+    `${root}/gh:${H}/.config/gh`,
+    `${root}/glab:${H}/.config/glab-cli`,
+    `${root}/gcloud:${H}/.config/gcloud`,
+    `${root}/gws:${H}/.config/gws`,
+    `${root}/atuin:${H}/.local/share/atuin`,
+    `${root}/azure:${H}/.azure`,
+    `${root}/oci:${H}/.oci`,
+    `${root}/sonar:${H}/.sonar`,
+    `${root}/docker:${H}/.docker`,
+    `${root}/cf/auth:${H}/.config/cloudflare`,
+    `${root}/cf/config:${H}/.config/.cf`,
+    `${root}/wrangler:${H}/.config/.wrangler`,
+    `${root}/rtk/config:${H}/.config/rtk`,
+    `${root}/rtk/data:${H}/.local/share/rtk`,
+    `${root}/kube:${H}/.kube`,
+    `${root}/playwright-cache:${H}/.cache/ms-playwright`,
+    `${root}/playwright-config:${H}/.playwright`,
+    `${root}/startup.d:${H}/.toolbox-startup.d:ro`,
+    `${root}/certs:/etc/toolbox/certs:ro`,
+    `${root}/npm-global:${H}/.npm-global`,
+    `${root}/bun:${H}/.bun`,
+    `${root}/go:${H}/go`,
+    `${root}/herdr/config:${H}/.config/herdr`,
+    `${root}/herdr/state:${H}/.local/state/herdr`,
+  ];
+}
+
+const BRIDGE_BINDS = [
+  `${R}/toolbox/bridge:${H}/.toolbox/bridge:ro`,
+  `${R}/toolbox/bridge:${H}/.toolbox/browser:ro`,
+  `${R}/toolbox/bridge/run:${H}/.toolbox/bridge/run`,
+];
+
+describe('planSession: a typical workspace', () => {
+  const { plan, warnings } = planSession(request({}, { env: { ZED: '1', ALPHA: 'a' } }), hostFacts(undefined, 998));
+
+  it('produces the exact create spec the engine sends', () => {
+    assert.deepEqual(plan.create, {
+      name: `toolbox-proj-${h8('/home/u/proj\x00profile=\x00peer=1')}`,
+      Image: 'toolbox-runtime:test',
+      Cmd: ['/bin/zsh'],
+      Env: [
+        'TOOLBOX_HOST_WORKSPACE=/home/u/proj',
+        'PWD=/home/u/proj',
+        'CLAUDE_REMOTE_CONTROL_SESSION_NAME_PREFIX=proj',
+        'TOOLBOX_HOST_AGENT_HOME=/home/u/.toolbox',
+        'TOOLBOX_HOST_CODEX_HOME=/home/u/.toolbox/.codex',
+        'ALPHA=a',
+        'ZED=1',
+      ],
+      User: '1000:1001',
+      WorkingDir: '/home/u/proj',
+      Tty: true,
+      OpenStdin: true,
+      AttachStdin: false,
+      Labels: { 'dev.toolbox.workspace': '/home/u/proj' },
+      HostConfig: {
+        Binds: [
+          ...defaultBinds(R),
+          ...BRIDGE_BINDS,
+          '/var/run/docker.sock:/var/run/docker.sock',
+          '/home/u/proj:/workspace',
+          '/home/u/proj:/home/u/proj',
+          'toolbox-cc-socks:/tmp/cc-socks',
+        ],
+        ExtraHosts: ['host.docker.internal:host-gateway'],
+        SecurityOpt: ['seccomp=unconfined'],
+        PidMode: 'container:toolbox-peer-anchor',
+        AutoRemove: true,
+        GroupAdd: ['998'],
+      },
+    });
+    assert.deepEqual(warnings, []);
+  });
+
+  it('runs the same command in the interactive shell', () => {
+    assert.deepEqual(plan.shellCmd, ['/bin/zsh']);
+  });
+
+  it('describes the peer socket mount as a volume, not a host directory', () => {
+    const peer = plan.mounts.find((m) => m.target === '/tmp/cc-socks');
+    assert.deepEqual(peer && { type: peer.type, source: peer.source }, { type: 'volume', source: 'toolbox-cc-socks' });
+  });
+
+  it('asks the adapter to create every created-if-missing source, and nothing else', () => {
+    assert.ok(plan.ensureDirs.includes(`${R}/.claude`));
+    assert.ok(plan.ensureDirs.includes(`${R}/toolbox/bridge/run`));
+    assert.ok(plan.ensureDirs.includes(`${R}/certs`));
+    for (const absent of ['/var/run/docker.sock', '/home/u/.ssh', '/home/u/proj', 'toolbox-cc-socks']) {
+      assert.ok(!plan.ensureDirs.includes(absent), absent);
+    }
+    assert.equal(new Set(plan.ensureDirs).size, plan.ensureDirs.length);
+    // 27 created defaults (all but ssh, gitconfig, docker-sock) + the two bridge dirs.
+    assert.equal(plan.ensureDirs.length, 27 + 2);
+  });
+
+  it('gives the same plan for the same inputs', () => {
+    const again = planSession(request({}, { env: { ZED: '1', ALPHA: 'a' } }), hostFacts(undefined, 998));
+    assert.deepEqual(again.plan, plan);
+  });
+});
+
+describe('planSession: mount roots and profiles', () => {
+  it('moves the default sources to mounts_root but keeps the bridge mounts on the host root', () => {
+    const { plan } = planSession(request({}, { mountsRoot: '~/alt' }), hostFacts());
+    const binds = plan.create.HostConfig.Binds;
+    assert.deepEqual(binds.slice(0, 29), defaultBinds('/home/u/alt'));
+    assert.deepEqual(binds.slice(29, 32), BRIDGE_BINDS);
+    assert.ok(plan.create.Env.includes('TOOLBOX_HOST_AGENT_HOME=/home/u/alt'));
+    assert.ok(plan.create.Env.includes('TOOLBOX_HOST_CODEX_HOME=/home/u/alt/.codex'));
+    assert.ok(plan.ensureDirs.includes('/home/u/alt/gh'));
+  });
+
+  it('accepts an absolute mounts_root', () => {
+    const { plan } = planSession(request({}, { mountsRoot: '/data/tb/' }), hostFacts());
+    assert.equal(plan.create.HostConfig.Binds[0], `/data/tb/.claude:${H}/.claude`);
+  });
+
+  it('rejects a bare ~ as mounts_root', () => {
+    assert.throws(() => planSession(request({}, { mountsRoot: '~' }), hostFacts()), /mounts_root "~" is not usable/);
+  });
+
+  it('gives a profile its own root, keeps shared mounts on the host root, and folds it into the name', () => {
+    const { plan } = planSession(request({ profile: 'work', share: ['gh', 'cf'] }), hostFacts());
+    const binds = plan.create.HostConfig.Binds;
+    const P = `${R}/profiles/work`;
+    assert.ok(binds.includes(`${P}/.claude:${H}/.claude`));
+    assert.ok(binds.includes(`${R}/gh:${H}/.config/gh`));
+    assert.ok(binds.includes(`${R}/cf/auth:${H}/.config/cloudflare`));
+    assert.ok(binds.includes(`${R}/cf/config:${H}/.config/.cf`));
+    assert.ok(binds.includes(`${P}/glab:${H}/.config/glab-cli`));
+    assert.ok(binds.includes(BRIDGE_BINDS[0]));
+    assert.equal(plan.name, `toolbox-proj-${h8('/home/u/proj\x00profile=work\x00share=bridge,cf,gh\x00peer=1')}`);
+    assert.ok(plan.create.Env.includes(`TOOLBOX_HOST_AGENT_HOME=${P}`));
+  });
+
+  it('refuses a share token that matches no shareable mount', () => {
+    assert.throws(() => planSession(request({ profile: 'work', share: ['ghh'] }), hostFacts()), /ghh match no shareable mount/);
+  });
+});
+
+describe('planSession: user mounts', () => {
+  const binds = (config: Partial<ToolboxConfig>, existing?: string[]) =>
+    planSession(request({}, config), hostFacts(existing));
+
+  it('patches a known mount when no target is given', () => {
+    const { plan } = binds({ mounts: [{ name: 'gh', readonly: true }, { name: 'ssh', readonly: false }] });
+    assert.ok(plan.create.HostConfig.Binds.includes(`${R}/gh:${H}/.config/gh:ro`));
+    assert.ok(plan.create.HostConfig.Binds.includes(`/home/u/.ssh:${H}/.ssh`));
+  });
+
+  it('replaces a known mount in place when a target is given', () => {
+    const { plan } = binds({ mounts: [{ name: 'docker', source: '~/dockercfg', target: '/home/toolbox/.docker' }] }, [
+      '/home/u/dockercfg',
+    ]);
+    const all = plan.create.HostConfig.Binds;
+    assert.equal(all[all.indexOf(`${R}/sonar:${H}/.sonar`) + 1], `/home/u/dockercfg:${H}/.docker`);
+    assert.ok(!all.includes(`${R}/docker:${H}/.docker`));
+  });
+
+  it('appends an unknown mount, resolving a relative source against the workspace', () => {
+    const { plan, warnings } = binds(
+      { mounts: [{ name: 'data', source: './data', target: '/data', readonly: true }] },
+      ['/home/u/proj/data', '/var/run/docker.sock'],
+    );
+    const all = plan.create.HostConfig.Binds;
+    assert.equal(all[all.indexOf('/var/run/docker.sock:/var/run/docker.sock') + 1], '/home/u/proj/data:/data:ro');
+    assert.deepEqual(warnings, []);
+  });
+
+  it('skips an appended mount whose host path is missing, with a warning naming it', () => {
+    const { plan, warnings } = binds({ mounts: [{ name: 'data', source: '/nope', target: '/data' }] });
+    assert.ok(!plan.create.HostConfig.Binds.some((b) => b.endsWith(':/data')));
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /Mount "data" skipped: host path \/nope does not exist/);
+  });
+
+  it('creates an appended mount source when create_if_missing is set', () => {
+    const { plan } = binds({ mounts: [{ name: 'cache', source: '~/cache', target: 'cache', createIfMissing: true }] });
+    assert.ok(plan.create.HostConfig.Binds.includes(`/home/u/cache:${H}/cache`));
+    assert.ok(plan.ensureDirs.includes('/home/u/cache'));
+  });
+
+  it('drops a disabled mount', () => {
+    const { plan } = binds({ mounts: [{ name: 'kube', disabled: true }, { name: 'docker-sock', disabled: true }] });
+    assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('/.kube')));
+    assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('docker.sock')));
+    assert.equal(plan.create.HostConfig.GroupAdd, undefined);
+  });
+
+  it('refuses a patch of an unknown mount name', () => {
+    assert.throws(() => binds({ mounts: [{ name: 'nope', readonly: true }] }), /unknown mount name\(s\) nope/);
+  });
+
+  it('refuses a target without a source', () => {
+    assert.throws(() => binds({ mounts: [{ name: 'x', target: '/x' }] }), /sets a target but no source/);
+  });
+
+  it('binds the host credential path read-only for inherit_host_auth, keeping the mount name', () => {
+    const { plan } = binds({ inheritHostAuth: ['claude'] }, ['/home/u/.claude', '/var/run/docker.sock']);
+    assert.equal(plan.create.HostConfig.Binds[0], `/home/u/.claude:${H}/.claude:ro`);
+    assert.equal(plan.mounts[0].name, 'claude');
+    assert.ok(plan.create.Env.includes('TOOLBOX_HOST_AGENT_HOME=/home/u'));
+    assert.ok(plan.create.Env.includes(`TOOLBOX_HOST_CODEX_HOME=${R}/.codex`));
+  });
+
+  it('refuses inherit_host_auth when the host path is missing or the CLI is unknown', () => {
+    assert.throws(() => binds({ inheritHostAuth: ['gh'] }), /host path \/home\/u\/.config\/gh does not exist/);
+    assert.throws(() => binds({ inheritHostAuth: ['bat'] }), /"bat", which has no known host credential path/);
+  });
+});
+
+describe('planSession: host paths that must exist', () => {
+  it('skips ssh and gitconfig silently when the host has neither', () => {
+    const { plan, warnings } = planSession(request(), hostFacts(['/var/run/docker.sock']));
+    assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('/.ssh') || b.includes('/.gitconfig')));
+    assert.deepEqual(warnings, []);
+  });
+
+  it('binds an existing ssh source under the mounts root as upstream would', () => {
+    const { plan } = planSession(request(), hostFacts([`${R}/ssh`, '/home/u/.ssh']));
+    assert.ok(plan.create.HostConfig.Binds.includes(`${R}/ssh:${H}/.ssh:ro`));
+  });
+
+  it('drops a missing Docker socket with a warning and adds no docker group', () => {
+    const { plan, warnings } = planSession(request(), hostFacts(['/home/u/.ssh'], 998));
+    assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('docker.sock')));
+    assert.equal(plan.create.HostConfig.GroupAdd, undefined);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /Docker socket \/var\/run\/docker.sock does not exist/);
+  });
+
+  it('adds no group when the socket group is unknown', () => {
+    assert.equal(planSession(request(), hostFacts()).plan.create.HostConfig.GroupAdd, undefined);
+  });
+});
+
+describe('planSession: the workspace mirror', () => {
+  const cases: Array<[string, string | undefined]> = [
+    ['/', undefined],
+    ['/workspace', undefined],
+    ['/workspace/sub', undefined],
+    ['/usr/x', undefined],
+    ['/home/toolbox/x', undefined],
+    ['/home/toolbox', undefined],
+    ['/root/p', undefined],
+    ['/lib64/x', undefined],
+    ['/etc/p', undefined],
+    ['/var/tmp/x', undefined],
+    ['/libfoo/x', '/libfoo/x'],
+    ['/home/toolboxer/p', '/home/toolboxer/p'],
+    ['/tmp/x', '/tmp/x'],
+    ['/srv/a/', '/srv/a'],
+  ];
+  for (const [path, mirror] of cases) {
+    it(`${mirror ? 'mirrors' : 'does not mirror'} ${path}`, () => {
+      assert.equal(workspaceMirror(path), mirror);
+      const { plan } = planSession(request({ workspace: path }), hostFacts());
+      assert.equal(plan.create.WorkingDir, mirror ?? '/workspace');
+      assert.ok(plan.create.Env.includes(`PWD=${mirror ?? '/workspace'}`));
+      const mirrors = plan.mounts.filter((m) => m.name === 'workspace-mirror');
+      assert.deepEqual(mirrors.map((m) => m.target), mirror ? [mirror] : []);
+    });
+  }
+});
+
+describe('planSession: switches', () => {
+  it('peer off: bare-path name, no PidMode and no socket volume', () => {
+    const { plan } = planSession(request({ peer: false }), hostFacts());
+    assert.equal(plan.name, `toolbox-proj-${h8('/home/u/proj')}`);
+    assert.equal(plan.create.HostConfig.PidMode, undefined);
+    assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('/tmp/cc-socks')));
+  });
+
+  it('peer on joins the anchor of the given namespace', () => {
+    const { plan } = planSession(request({ names: objectNames('tbxtunit') }), hostFacts());
+    assert.equal(plan.create.HostConfig.PidMode, 'container:tbxtunit-peer-anchor');
+    assert.ok(plan.create.HostConfig.Binds.includes('tbxtunit-cc-socks:/tmp/cc-socks'));
+  });
+
+  it('bridge false: no bridge mounts and no host.docker.internal', () => {
+    const { plan } = planSession(request({ bridge: undefined }, { bridge: false }), hostFacts());
+    assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('/.toolbox/bridge') || b.includes('/.toolbox/browser')));
+    assert.deepEqual(plan.create.HostConfig.ExtraHosts, []);
+  });
+
+  it('tools.codex false drops seccomp=unconfined', () => {
+    const { plan } = planSession(request({}, { tools: { codex: false } }), hostFacts());
+    assert.deepEqual(plan.create.HostConfig.SecurityOpt, []);
+  });
+
+  it('tools.zsh false is refused: there would be no shell', () => {
+    assert.throws(() => planSession(request({}, { tools: { zsh: false } }), hostFacts()), /tools.zsh is false/);
+  });
+
+  it('managed_statusline false opts out through the env', () => {
+    const { plan } = planSession(request({}, { managedStatusline: false }), hostFacts());
+    assert.equal(plan.create.Env[3], 'TOOLBOX_MANAGED_STATUSLINE=0');
+  });
+
+  it('proximo: CA mounted read-only, CA env before the agent homes, and one host entry per routed name', () => {
+    const { plan } = planSession(
+      request(
+        { proximo: { caPath: '/home/u/.proximo/tls/ca.pem', hosts: ['app.test', 'api.test'] } },
+        { env: { A: '1' } },
+      ),
+      hostFacts(['/home/u/.proximo/tls/ca.pem', '/var/run/docker.sock']),
+    );
+    assert.ok(plan.create.HostConfig.Binds.includes('/home/u/.proximo/tls/ca.pem:/etc/ssl/proximo-ca.pem:ro'));
+    assert.deepEqual(plan.create.Env.slice(3), [
+      'NODE_EXTRA_CA_CERTS=/etc/ssl/proximo-ca.pem',
+      'TOOLBOX_PROXIMO_CA=/etc/ssl/proximo-ca.pem',
+      'TOOLBOX_HOST_AGENT_HOME=/home/u/.toolbox',
+      'TOOLBOX_HOST_CODEX_HOME=/home/u/.toolbox/.codex',
+      'A=1',
+    ]);
+    assert.deepEqual(plan.create.HostConfig.ExtraHosts, [
+      'host.docker.internal:host-gateway',
+      'app.test:host-gateway',
+      'api.test:host-gateway',
+    ]);
+  });
+
+  it('publishes ports on 127.0.0.1 unless a host IP is given', () => {
+    const { plan } = planSession(
+      request({
+        ports: [
+          { hostPort: 8080, containerPort: 80 },
+          { hostPort: 8081, containerPort: 80, hostIp: '0.0.0.0' },
+          { hostPort: 5353, containerPort: 53, protocol: 'udp' },
+        ],
+      }),
+      hostFacts(),
+    );
+    assert.deepEqual(plan.create.ExposedPorts, { '80/tcp': {}, '53/udp': {} });
+    assert.deepEqual(plan.create.HostConfig.PortBindings, {
+      '80/tcp': [
+        { HostIp: '127.0.0.1', HostPort: '8080' },
+        { HostIp: '0.0.0.0', HostPort: '8081' },
+      ],
+      '53/udp': [{ HostIp: '127.0.0.1', HostPort: '5353' }],
+    });
+  });
+
+  it('a named shell gets its name and overlays its env on the user env', () => {
+    const { plan } = planSession(
+      request(
+        { namedShell: 'Infra' },
+        { env: { A: 'top', B: 'top' }, shells: { infra: { env: { B: 'shell', C: 'shell' } } } },
+      ),
+      hostFacts(),
+    );
+    assert.equal(plan.name, 'toolbox-named-infra.peer');
+    assert.deepEqual(plan.create.Env.slice(-3), ['A=top', 'B=shell', 'C=shell']);
+  });
+
+  it('refuses a relative workspace path', () => {
+    assert.throws(() => planSession(request({ workspace: 'proj' }), hostFacts()), /not absolute/);
+  });
+});
