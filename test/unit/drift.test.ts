@@ -1,0 +1,129 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  driftWarning,
+  missingSocketVolume,
+  peerDriftWarning,
+  peerSetupWarning,
+  pidModeDrift,
+} from '../../extension/src/plan/drift';
+import { objectNames } from '../../extension/src/plan/objects';
+
+const names = objectNames();
+const ANCHOR_ID = 'f'.repeat(64);
+const FIX = ' — stop it with `toolbox stop toolbox-proj-1234abcd` or the Toolbox: Stop Container command, then open the shell again';
+
+describe('pidModeDrift', () => {
+  it('matches the anchor by the id Docker stores', () => {
+    assert.equal(pidModeDrift(`container:${ANCHOR_ID}`, true, ANCHOR_ID, names), undefined);
+  });
+
+  it('matches the anchor by name too', () => {
+    assert.equal(pidModeDrift('container:toolbox-peer-anchor', true, undefined, names), undefined);
+  });
+
+  it('reports a peer-on plan whose container is outside the namespace', () => {
+    assert.deepEqual(pidModeDrift('', true, ANCHOR_ID, names), { kind: 'planned-on-but-outside' });
+  });
+
+  it('reports a container joined to another (stale) anchor id as outside', () => {
+    assert.deepEqual(pidModeDrift(`container:${'e'.repeat(64)}`, true, ANCHOR_ID, names), {
+      kind: 'planned-on-but-outside',
+    });
+  });
+
+  it('treats an uninspectable anchor as a mismatch for an id-form PidMode', () => {
+    assert.deepEqual(pidModeDrift(`container:${ANCHOR_ID}`, true, undefined, names), { kind: 'planned-on-but-outside' });
+  });
+
+  it('reports a peer-off plan whose container is in a shared namespace', () => {
+    assert.deepEqual(pidModeDrift(`container:${ANCHOR_ID}`, false, ANCHOR_ID, names), {
+      kind: 'joined-but-planned-off',
+    });
+  });
+
+  it('accepts a peer-off plan with the container in its own namespace', () => {
+    assert.equal(pidModeDrift('', false, ANCHOR_ID, names), undefined);
+  });
+
+  it('compares against the anchor of the given namespace', () => {
+    const test = objectNames('tbxtunit');
+    assert.equal(pidModeDrift('container:tbxtunit-peer-anchor', true, undefined, test), undefined);
+    assert.deepEqual(pidModeDrift('container:toolbox-peer-anchor', true, undefined, test), {
+      kind: 'planned-on-but-outside',
+    });
+  });
+});
+
+describe('missingSocketVolume', () => {
+  it('is false when the volume is mounted at /tmp/cc-socks', () => {
+    assert.equal(
+      missingSocketVolume([{ Type: 'volume', Name: 'toolbox-cc-socks', Destination: '/tmp/cc-socks' }], names),
+      false,
+    );
+  });
+
+  it('is true for a host bind at the same place (the pre-volume layout)', () => {
+    assert.equal(missingSocketVolume([{ Type: 'bind', Destination: '/tmp/cc-socks' }], names), true);
+  });
+
+  it('is true when the volume is mounted elsewhere, or there are no mounts', () => {
+    assert.equal(missingSocketVolume([{ Type: 'volume', Name: 'toolbox-cc-socks', Destination: '/tmp/x' }], names), true);
+    assert.equal(missingSocketVolume(null, names), true);
+  });
+});
+
+describe('drift warnings', () => {
+  it('use upstream shapes and end with the one fix for that container', () => {
+    assert.equal(
+      driftWarning('joined-but-planned-off', 'toolbox-proj-1234abcd'),
+      'peer messaging: toolbox-proj-1234abcd already runs in the shared PID namespace, so this session can see the process table of every opted-in shell' +
+        FIX,
+    );
+    assert.equal(
+      driftWarning('planned-on-but-outside', 'toolbox-proj-1234abcd'),
+      'peer messaging: toolbox-proj-1234abcd was created without the shared PID namespace, so this session will see no peers' +
+        FIX,
+    );
+    assert.equal(
+      driftWarning('missing-socket-volume', 'toolbox-proj-1234abcd'),
+      'peer messaging: toolbox-proj-1234abcd does not mount the toolbox-cc-socks volume at /tmp/cc-socks, so this session can reach no peer' +
+        FIX,
+    );
+  });
+
+  it('shows only one warning, the namespace first', () => {
+    const w = peerDriftWarning({ pidMode: '', mounts: [] }, true, ANCHOR_ID, 'toolbox-proj-1234abcd', names);
+    assert.match(w ?? '', /was created without the shared PID namespace/);
+  });
+
+  it('shows the socket warning when the namespace matches but the volume is missing', () => {
+    const w = peerDriftWarning(
+      { pidMode: `container:${ANCHOR_ID}`, mounts: [] },
+      true,
+      ANCHOR_ID,
+      'toolbox-proj-1234abcd',
+      names,
+    );
+    assert.match(w ?? '', /does not mount the toolbox-cc-socks volume/);
+  });
+
+  it('does not ask for the socket volume when peer is off', () => {
+    assert.equal(peerDriftWarning({ pidMode: '', mounts: [] }, false, undefined, 'toolbox-proj-1234abcd', names), undefined);
+  });
+
+  it('is silent for a container that matches the plan', () => {
+    const mounts = [{ Type: 'volume', Name: 'toolbox-cc-socks', Destination: '/tmp/cc-socks' }];
+    assert.equal(
+      peerDriftWarning({ pidMode: `container:${ANCHOR_ID}`, mounts }, true, ANCHOR_ID, 'toolbox-proj-1234abcd', names),
+      undefined,
+    );
+  });
+
+  it('says the shell starts without peers when setup fails', () => {
+    assert.equal(
+      peerSetupWarning('the anchor could not start'),
+      'peer messaging: the anchor could not start — starting this shell without it',
+    );
+  });
+});
