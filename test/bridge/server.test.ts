@@ -1,0 +1,310 @@
+import assert from 'node:assert/strict';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BridgeHub } from '../../extension/src/bridge/hub';
+import { BODY_LIMITS, RATE_LIMITS, TOKEN_BYTES } from '../../extension/src/plan/contract';
+import { call, makeTempRoot, recorder, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
+
+const ok = (url = 'http://a.example/'): { url: string } => ({ url });
+
+describe('bridge server: transports, files and the gate', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig();
+  });
+  after(async () => {
+    await rig.cleanup();
+  });
+
+  it('writes a 0600 token of 32 random bytes in hex plus a newline, a 0644 port file and a 0600 socket in a 0700 run dir', () => {
+    const tokenFile = join(rig.bridge.stateDir, 'token');
+    assert.match(readFileSync(tokenFile, 'utf8'), new RegExp(`^[0-9a-f]{${TOKEN_BYTES * 2}}\\n$`));
+    assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
+    const portFile = join(rig.bridge.stateDir, 'port');
+    assert.equal(readFileSync(portFile, 'utf8'), `${rig.hub.port}\n`);
+    assert.equal(statSync(portFile).mode & 0o777, 0o644);
+    assert.ok(lstatSync(rig.bridge.socketPath).isSocket());
+    assert.equal(lstatSync(rig.bridge.socketPath).mode & 0o777, 0o600);
+    assert.equal(statSync(rig.bridge.runDir).mode & 0o777, 0o700);
+    assert.equal(rig.bridge.stateDir, join(rig.home, '.toolbox', 'toolbox', 'vscode', rig.registration.key));
+    assert.match(rig.bridge.runDir, new RegExp(`^${rig.tmpRoot}/toolbox-\\d+/[0-9a-f]{8}$`));
+  });
+
+  for (const [name, target] of [
+    ['unix socket', (r: Rig): Target => unixTarget(r)],
+    ['loopback TCP', (r: Rig): Target => tcpTarget(r)],
+  ] as const) {
+    describe(`over the ${name}`, () => {
+      it('answers /healthz to any method without a token', async () => {
+        for (const method of ['GET', 'POST', 'HEAD']) {
+          const reply = await call(target(rig), '/healthz', { method });
+          assert.equal(reply.status, 200);
+          if (method !== 'HEAD') assert.deepEqual(JSON.parse(reply.text), { status: 'ok' });
+        }
+      });
+
+      it('serves an authorised /open with 204 and calls openExternal', async () => {
+        const url = `https://example.com/${name.replace(' ', '-')}`;
+        const reply = await call(target(rig), '/open', { token: rig.token, body: ok(url) });
+        assert.equal(reply.status, 204);
+        assert.ok(rig.recorded.urls.includes(url));
+      });
+
+      it('refuses a method other than POST with 405', async () => {
+        const reply = await call(target(rig), '/open', { method: 'GET', token: rig.token });
+        assert.equal(reply.status, 405);
+        assert.equal(reply.headers.allow, 'POST');
+      });
+
+      it('refuses a missing, wrong or short token with 401 before reading the body', async () => {
+        const wrong = rig.token.replace(/^./, (c) => (c === 'a' ? 'b' : 'a'));
+        for (const token of [null, wrong, rig.token.slice(0, 10), `${rig.token}00`]) {
+          const reply = await call(target(rig), '/open', { token, body: ok() });
+          assert.equal(reply.status, 401, `token ${String(token)}`);
+        }
+        const basic = await call(target(rig), '/open', { headers: { Authorization: `Basic ${rig.token}` }, body: ok() });
+        assert.equal(basic.status, 401);
+      });
+
+      it('accepts a body exactly at the route limit and refuses one byte more with 413', async () => {
+        const base = JSON.stringify(ok());
+        const atLimit = base + ' '.repeat(BODY_LIMITS.open - base.length);
+        assert.equal((await call(target(rig), '/open', { token: rig.token, body: atLimit })).status, 204);
+        const over = `${atLimit} `;
+        assert.equal((await call(target(rig), '/open', { token: rig.token, body: over })).status, 413);
+        assert.equal((await call(target(rig), '/open', { token: rig.token, body: over, chunked: true })).status, 413);
+      });
+
+      it('refuses malformed JSON, a non-object body and unknown fields with 400 naming the problem', async () => {
+        const malformed = await call(target(rig), '/open', { token: rig.token, body: '{"url": ' });
+        assert.equal(malformed.status, 400);
+        assert.match(malformed.text, /not valid JSON/);
+        const array = await call(target(rig), '/open', { token: rig.token, body: [1, 2] });
+        assert.equal(array.status, 400);
+        const extra = await call(target(rig), '/open', { token: rig.token, body: { url: 'http://a.example/', shell: 'rm -rf /' } });
+        assert.equal(extra.status, 400);
+        assert.match(extra.text, /unknown field "shell"/);
+        const wrongType = await call(target(rig), '/open', { token: rig.token, body: { url: 42 } });
+        assert.equal(wrongType.status, 400);
+        assert.match(wrongType.text, /field "url"/);
+      });
+
+      it('answers 404 for a route it does not have', async () => {
+        assert.equal((await call(target(rig), '/sound', { token: rig.token, body: {} })).status, 404);
+      });
+    });
+  }
+
+  it('refuses Host headers other than the shims\' (DNS rebinding) on both transports', async () => {
+    const port = rig.hub.port as number;
+    const urls = rig.recorded.urls.length;
+    for (const host of [`evil.example:${port}`, 'evil.example', `localhost:${port + 1}`, 'localhost']) {
+      const reply = await call(tcpTarget(rig), '/open', { token: rig.token, body: ok(), host });
+      assert.equal(reply.status, 403, `TCP Host ${host}`);
+    }
+    // node:http itself answers 400 to an HTTP/1.1 request without a Host header.
+    assert.equal((await call(tcpTarget(rig), '/open', { token: rig.token, body: ok(), host: null })).status, 400);
+    assert.equal(rig.recorded.urls.length, urls, 'no refused request reached openExternal');
+    for (const host of ['evil.example', 'localhost:80', `localhost:${port}`]) {
+      const reply = await call(unixTarget(rig), '/healthz', { host });
+      assert.equal(reply.status, 403, `unix Host ${host}`);
+    }
+    for (const host of [`host.docker.internal:${port}`, `LOCALHOST:${port}`, `127.0.0.1:${port}`]) {
+      assert.equal((await call(tcpTarget(rig), '/healthz', { host })).status, 200, `TCP Host ${host}`);
+    }
+  });
+
+  it('logs every request with route, status and duration', async () => {
+    const before = rig.recorded.events.length;
+    await call(unixTarget(rig), '/open', { token: rig.token, body: { url: 'file:///etc/passwd' } });
+    const entry = rig.recorded.events.slice(before).find((e) => e.kind === 'request');
+    assert.ok(entry && entry.kind === 'request');
+    assert.equal(entry.route, '/open');
+    assert.equal(entry.status, 400);
+    assert.equal(entry.transport, 'unix');
+    assert.equal(typeof entry.durationMs, 'number');
+    assert.match(entry.detail ?? '', /scheme "file"/);
+  });
+
+  it('keeps serving after a burst of 200 concurrent authorised requests, answering only 204 or 429', async () => {
+    const burstRig = await startRig({ hub: { rateLimits: RATE_LIMITS } });
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          call(i % 2 ? unixTarget(burstRig) : tcpTarget(burstRig), '/open', { token: burstRig.token, body: ok(`http://a.example/${i}`) }),
+        ),
+      );
+      const statuses = new Set(replies.map((r) => r.status));
+      assert.deepEqual([...statuses].filter((s) => s !== 204 && s !== 429), []);
+      assert.ok(statuses.has(429), 'a burst of 200 must exceed the bucket');
+      assert.equal(burstRig.recorded.urls.length, replies.filter((r) => r.status === 204).length);
+      assert.equal((await call(unixTarget(burstRig), '/healthz')).status, 200);
+      assert.equal((await call(tcpTarget(burstRig), '/healthz')).status, 200);
+    } finally {
+      await burstRig.cleanup();
+    }
+  });
+});
+
+describe('bridge rate limits', () => {
+  it('allows the shared bucket\'s burst, then answers 429, while /credential has its own bucket', async () => {
+    const rig = await startRig({ hub: { rateLimits: RATE_LIMITS, now: () => 1_000 } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < RATE_LIMITS.shared.burst + 1; i++) {
+        statuses.push((await call(unixTarget(rig), '/open', { token: rig.token, body: ok() })).status);
+      }
+      assert.deepEqual(statuses, [...Array(RATE_LIMITS.shared.burst).fill(204), 429]);
+      // /edit and /proximo share the bucket; /credential does not.
+      assert.equal((await call(unixTarget(rig), '/edit', { token: rig.token, body: { editor: 'code', path: rig.workspace } })).status, 429);
+      const credential = await call(unixTarget(rig), '/credential', { token: rig.token, body: { op: 'get', input: 'bogus' } });
+      assert.equal(credential.status, 400);
+    } finally {
+      await rig.cleanup();
+    }
+  });
+});
+
+describe('bridge hub lifecycle', () => {
+  it('falls back to an ephemeral loopback port when the preferred one is taken', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const taken = (blocker.address() as { port: number }).port;
+    const rig = await startRig({ hub: { port: taken } });
+    try {
+      assert.notEqual(rig.hub.port, taken);
+      assert.equal(readFileSync(join(rig.bridge.stateDir, 'port'), 'utf8'), `${rig.hub.port}\n`);
+      assert.equal((await call(tcpTarget(rig), '/healthz')).status, 200);
+      assert.ok(rig.recorded.events.some((e) => e.kind === 'info' && e.message.includes('is taken')));
+    } finally {
+      await rig.cleanup();
+      blocker.close();
+    }
+  });
+
+  it('multiplexes workspaces on the TCP port by token, while each unix socket accepts only its own token', async () => {
+    const rig = await startRig();
+    try {
+      const otherWs = join(rig.root, 'ws2');
+      mkdirSync(otherWs);
+      const other = await rig.hub.ensureWorkspace({ ...rig.registration, key: `${rig.registration.key}-b`, workspaceFolder: otherWs });
+      const otherToken = readFileSync(join(other.stateDir, 'token'), 'utf8').trim();
+      assert.notEqual(otherToken, rig.token);
+      assert.notEqual(other.socketPath, rig.bridge.socketPath);
+      assert.equal(other.port, rig.hub.port);
+      // The second workspace's token opens files of its own folder over TCP, not of the first one.
+      const own = await call(tcpTarget(rig), '/edit', { token: otherToken, body: { editor: 'code', path: otherWs } });
+      assert.equal(own.status, 204);
+      const foreign = await call(tcpTarget(rig), '/edit', { token: otherToken, body: { editor: 'code', path: rig.workspace } });
+      assert.equal(foreign.status, 400);
+      assert.equal((await call({ socketPath: rig.bridge.socketPath }, '/open', { token: otherToken, body: ok() })).status, 401);
+      assert.equal((await call({ socketPath: other.socketPath }, '/open', { token: otherToken, body: ok() })).status, 204);
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
+  it('on dispose closes the listeners, unlinks the socket and the port file, and keeps the token for the next start', async () => {
+    const rig = await startRig();
+    try {
+      const { socketPath, stateDir } = rig.bridge;
+      const port = rig.hub.port as number;
+      await rig.hub.dispose();
+      assert.equal(existsSync(socketPath), false);
+      assert.equal(existsSync(join(stateDir, 'port')), false);
+      assert.equal(readFileSync(join(stateDir, 'token'), 'utf8').trim(), rig.token);
+      await assert.rejects(call({ port }, '/healthz'));
+      await assert.rejects(rig.hub.ensureWorkspace(rig.registration), /shut down/);
+
+      const again = new BridgeHub({ home: rig.home, tmpRoot: rig.tmpRoot, port: 0, ...recorder() });
+      rig.extraHubs.push(again);
+      const bridge = await again.ensureWorkspace(rig.registration);
+      assert.equal(bridge.socketPath, socketPath);
+      assert.equal(readFileSync(join(stateDir, 'token'), 'utf8').trim(), rig.token);
+      assert.equal((await call({ socketPath }, '/open', { token: rig.token, body: ok() })).status, 204);
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
+  it('replaces a stale socket file nobody answers on', async () => {
+    const rig = await startRig();
+    try {
+      // Simulate a crashed window: the listener is gone but the socket file remains.
+      const staleHub = new BridgeHub({ home: rig.home, tmpRoot: rig.tmpRoot, port: 0, ...recorder() });
+      rig.extraHubs.push(staleHub);
+      await rig.hub.dispose();
+      const { spawnSync } = await import('node:child_process');
+      const made = spawnSync('python3', ['-c', `import socket; s=socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(rig.bridge.socketPath)})`]);
+      assert.equal(made.status, 0, String(made.stderr));
+      assert.ok(lstatSync(rig.bridge.socketPath).isSocket());
+      const bridge = await staleHub.ensureWorkspace(rig.registration);
+      assert.equal(bridge.reused, false);
+      assert.equal((await call({ socketPath: bridge.socketPath }, '/healthz')).status, 200);
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
+  it('reuses a bridge that already serves the same state dir instead of fighting it, and says so', async () => {
+    const rig = await startRig();
+    try {
+      const second = recorder();
+      const hub2 = new BridgeHub({ home: rig.home, tmpRoot: rig.tmpRoot, port: 0, ...second });
+      rig.extraHubs.push(hub2);
+      const bridge = await hub2.ensureWorkspace(rig.registration);
+      assert.equal(bridge.reused, true);
+      assert.equal(bridge.socketPath, rig.bridge.socketPath);
+      assert.equal(bridge.port, rig.hub.port);
+      assert.equal(hub2.port, undefined, 'the second hub starts no listener of its own');
+      assert.ok(second.events.some((e) => e.kind === 'info' && /already serving/.test(e.message)));
+      await hub2.dispose();
+      // Disposing the reusing hub leaves the live bridge alone.
+      assert.ok(lstatSync(rig.bridge.socketPath).isSocket());
+      assert.equal((await call(unixTarget(rig), '/open', { token: rig.token, body: ok('http://reuse.example/') })).status, 204);
+      assert.ok(rig.recorded.urls.includes('http://reuse.example/'));
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
+  it('prefers a short XDG_RUNTIME_DIR for the run dir', async () => {
+    const xdg = makeTempRoot();
+    const rig = await startRig({ hub: { env: { PATH: process.env.PATH, XDG_RUNTIME_DIR: xdg } } });
+    try {
+      assert.ok(rig.bridge.runDir.startsWith(join(xdg, 'toolbox') + '/'));
+      assert.equal((await call(unixTarget(rig), '/healthz')).status, 200);
+    } finally {
+      await rig.cleanup();
+      rmSync(xdg, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a socket path over the AF_UNIX limit with a clear error and binds nothing truncated', async () => {
+    const root = makeTempRoot();
+    const longRoot = join(root, 'x'.repeat(60), 'y'.repeat(60));
+    mkdirSync(longRoot, { recursive: true });
+    const hub = new BridgeHub({ home: join(root, 'home'), tmpRoot: longRoot, env: {}, port: 0, ...recorder() });
+    try {
+      await assert.rejects(hub.ensureWorkspace({
+        key: 'tbbtest-long',
+        workspaceFolder: root,
+        mountsRoots: [],
+        proximoEnabled: false,
+        defaultAgentHome: root,
+        defaultCodexHome: root,
+      }), (error: Error) => {
+        assert.match(error.message, /over the 107-byte unix socket limit/);
+        assert.ok(error.message.includes(join(longRoot, `toolbox-${process.getuid?.()}`)), error.message);
+        return true;
+      });
+      assert.deepEqual(readdirSync(longRoot), []);
+      assert.equal(hub.port, undefined);
+    } finally {
+      await hub.dispose();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
