@@ -182,6 +182,14 @@ describe('planSession: mount roots and profiles', () => {
     assert.ok(plan.create.Env.includes(`TOOLBOX_HOST_AGENT_HOME=${P}`));
   });
 
+  it('treats an empty profile as no profile', () => {
+    assert.equal(planSession(request({ profile: '' }), hostFacts()).plan.name, planSession(request(), hostFacts()).plan.name);
+  });
+
+  it('refuses a named-shell profile that would escape the profiles directory', () => {
+    assert.throws(() => planSession(request({ namedShell: 'infra', profile: '..' }), hostFacts()), /Invalid profile name/);
+  });
+
   it('refuses a share token that matches no shareable mount', () => {
     assert.throws(() => planSession(request({ profile: 'work', share: ['ghh'] }), hostFacts()), /ghh match no shareable mount/);
   });

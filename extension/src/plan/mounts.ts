@@ -8,7 +8,7 @@
  * then the workspace at /workspace, its host-path mirror and the peer socket volume.
  */
 import { CONTAINER, HOST } from './contract';
-import { cleanPath } from './naming';
+import { cleanPath, validateProfileName } from './naming';
 import type { BridgeMount, ObjectNames, PlannedMount, ProximoFacts } from './types';
 import type { MountOverride } from '../config/model';
 
@@ -165,7 +165,10 @@ function hostSource(raw: string, home: string, workspace: string): string {
  */
 export function resolveMountsRoot(mountsRoot: string | undefined, profile: string | undefined, home: string): string {
   const defaultRoot = join(home, HOST.mountsRoot);
-  if (profile !== undefined) return join(defaultRoot, HOST.profilesDir, profile);
+  if (profile !== undefined) {
+    validateProfileName(profile);
+    return join(defaultRoot, HOST.profilesDir, profile);
+  }
   if (mountsRoot === undefined || mountsRoot === '') return defaultRoot;
   if (mountsRoot.startsWith('/')) return cleanPath(mountsRoot);
   const sub = mountsRoot.startsWith('~/') ? cleanPath(mountsRoot.slice(2)) : undefined;

@@ -20,15 +20,17 @@ export interface PlannedSession {
 
 export function planSession(req: SessionRequest, host: HostFacts): PlannedSession {
   const workspace = absoluteWorkspace(req.workspace);
+  // An empty profile means none (the CLI never passes one); anything else is validated.
+  const profile = req.profile === '' ? undefined : req.profile;
   const shellCmd = shellCommand(req.config);
-  const name = containerName(req, workspace);
+  const name = containerName({ ...req, profile }, workspace);
 
   const mp = planMounts({
     workspace,
     home: cleanPath(host.home),
     pathExists: (p) => host.pathExists(p),
     mountsRoot: req.config.mountsRoot,
-    profile: req.profile,
+    profile,
     share: req.share,
     userMounts: req.config.mounts,
     inheritHostAuth: req.config.inheritHostAuth,
