@@ -35,11 +35,18 @@ export interface Rig {
   cleanup(): Promise<void>;
 }
 
+export interface RigDirs {
+  root: string;
+  home: string;
+  workspace: string;
+}
+
 export interface RigOptions {
-  hub?: Partial<BridgeHubOptions>;
+  /** Hub options, or a function of the rig's dirs returning them (called after prepare). */
+  hub?: Partial<BridgeHubOptions> | ((dirs: RigDirs) => Partial<BridgeHubOptions>);
   registration?: Partial<WorkspaceRegistration>;
   /** Called before the hub starts, with the rig's dirs (to create files, fake binaries). */
-  prepare?(dirs: { root: string; home: string; workspace: string }): void;
+  prepare?(dirs: RigDirs): void;
 }
 
 export function makeTempRoot(): string {
@@ -64,6 +71,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const workspace = join(root, 'ws');
   for (const dir of [home, tmpRoot, workspace, join(home, '.toolbox', '.codex')]) mkdirSync(dir, { recursive: true });
   options.prepare?.({ root, home, workspace });
+  const hubOptions = typeof options.hub === 'function' ? options.hub({ root, home, workspace }) : options.hub;
   const rec = recorder();
   const hub = new BridgeHub({
     home,
@@ -74,7 +82,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     openInEditor: rec.openInEditor,
     openExternal: rec.openExternal,
     log: rec.log,
-    ...options.hub,
+    ...hubOptions,
   });
   const registration: WorkspaceRegistration = {
     key: `tbbtest-${root.slice(-6)}`,

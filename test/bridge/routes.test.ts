@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { call, startRig, tcpTarget, unixTarget, type Rig } from './support';
+
+describe('/open', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig();
+  });
+  after(async () => {
+    await rig.cleanup();
+  });
+
+  it('opens http and https URLs (scheme case-insensitive) through openExternal', async () => {
+    for (const url of ['http://example.com/a?b=c', 'HTTPS://Example.com:8443/x#y']) {
+      assert.equal((await call(unixTarget(rig), '/open', { token: rig.token, body: { url } })).status, 204);
+      assert.equal(rig.recorded.urls.at(-1), url);
+    }
+  });
+
+  it('refuses file:, javascript:, data: and other schemes, empty, hostless, unparsable and over-long URLs', async () => {
+    const before = rig.recorded.urls.length;
+    const cases: Array<[string, RegExp]> = [
+      ['file:///etc/passwd', /scheme "file"/],
+      ['javascript:alert(1)', /scheme "javascript"/],
+      ['data:text/html,<script>alert(1)</script>', /scheme "data"/],
+      ['ftp://example.com/', /scheme "ftp"/],
+      ['', /empty/],
+      ['not a url', /does not parse/],
+      ['http://', /does not parse|no host/],
+      [`http://example.com/${'a'.repeat(8192)}`, /longer than 8192/],
+    ];
+    for (const [url, reason] of cases) {
+      const reply = await call(unixTarget(rig), '/open', { token: rig.token, body: { url } });
+      assert.equal(reply.status, 400, url);
+      assert.match(reply.text, reason, url);
+    }
+    assert.equal(rig.recorded.urls.length, before);
+  });
+
+  it('answers 502 when the host cannot open the URL', async () => {
+    const failing = await startRig({
+      hub: {
+        openExternal: () => {
+          throw new Error('no browser');
+        },
+      },
+    });
+    try {
+      const reply = await call(unixTarget(failing), '/open', { token: failing.token, body: { url: 'http://example.com/' } });
+      assert.equal(reply.status, 502);
+      assert.match(reply.text, /no browser/);
+    } finally {
+      await failing.cleanup();
+    }
+  });
+});
+
+describe('/edit', () => {
+  let rig: Rig;
+  let mounts: string;
+  before(async () => {
+    rig = await startRig({
+      prepare({ root, workspace }) {
+        writeFileSync(join(workspace, 'a.txt'), 'a');
+        mkdirSync(join(workspace, 'sub'));
+        symlinkSync('/etc', join(workspace, 'escape'));
+        symlinkSync(join(workspace, 'a.txt'), join(workspace, 'inner'));
+        mkdirSync(join(root, 'mounts'));
+        writeFileSync(join(root, 'mounts', 'notes.md'), 'n');
+        writeFileSync(join(root, 'outside.txt'), 'o');
+      },
+      registration: {},
+    });
+    mounts = join(rig.root, 'mounts');
+    await rig.hub.ensureWorkspace({ ...rig.registration, mountsRoots: [mounts] });
+  });
+  after(async () => {
+    await rig.cleanup();
+  });
+
+  const edit = (path: string, editor = 'code') => call(unixTarget(rig), '/edit', { token: rig.token, body: { editor, path } });
+
+  it('opens a file of the workspace in an editor tab and reveals a folder', async () => {
+    assert.equal((await edit(join(rig.workspace, 'a.txt'))).status, 204);
+    assert.deepEqual(rig.recorded.edits.at(-1), { path: join(rig.workspace, 'a.txt'), isDirectory: false });
+    assert.equal((await edit(join(rig.workspace, 'sub'), 'codium')).status, 204);
+    assert.deepEqual(rig.recorded.edits.at(-1), { path: join(rig.workspace, 'sub'), isDirectory: true });
+    assert.equal((await edit(join(rig.workspace, 'inner'))).status, 204, 'a symlink that stays inside is fine');
+  });
+
+  it('opens a file under one of the allowed mounts roots', async () => {
+    assert.equal((await edit(join(mounts, 'notes.md'))).status, 204);
+    assert.deepEqual(rig.recorded.edits.at(-1), { path: join(mounts, 'notes.md'), isDirectory: false });
+  });
+
+  it('refuses traversal, unclean, relative, missing and outside paths, and symlinks pointing out', async () => {
+    const before = rig.recorded.edits.length;
+    const cases: Array<[string, RegExp]> = [
+      [`${rig.workspace}/../../etc/passwd`, /absolute and clean/],
+      [`${rig.workspace}/sub/../a.txt`, /absolute and clean/],
+      [`${rig.workspace}//a.txt`, /absolute and clean/],
+      [`${rig.workspace}/./a.txt`, /absolute and clean/],
+      [`${rig.workspace}/sub/`, /absolute and clean/],
+      ['ws/a.txt', /absolute and clean/],
+      [join(rig.workspace, 'missing.txt'), /does not exist/],
+      ['/etc/passwd', /outside the workspace/],
+      [join(rig.root, 'outside.txt'), /outside the workspace/],
+      [join(rig.workspace, 'escape', 'passwd'), /resolves to \/etc\/passwd.*outside/],
+      [join(rig.workspace, 'escape'), /outside the workspace/],
+    ];
+    for (const [path, reason] of cases) {
+      const reply = await edit(path);
+      assert.equal(reply.status, 400, path);
+      assert.match(reply.text, reason, path);
+    }
+    assert.equal(rig.recorded.edits.length, before);
+  });
+
+  it('refuses an editor other than code or codium and unknown fields', async () => {
+    assert.equal((await edit(join(rig.workspace, 'a.txt'), 'vim')).status, 400);
+    const extra = await call(unixTarget(rig), '/edit', { token: rig.token, body: { editor: 'code', path: rig.workspace, line: 3 } });
+    assert.equal(extra.status, 400);
+    assert.match(extra.text, /unknown field "line"/);
+  });
+
+  it('answers 502 when the editor cannot open the path', async () => {
+    const failing = await startRig({
+      hub: {
+        openInEditor: async () => {
+          throw new Error('window closed');
+        },
+      },
+    });
+    try {
+      const reply = await call(tcpTarget(failing), '/edit', { token: failing.token, body: { editor: 'code', path: failing.workspace } });
+      assert.equal(reply.status, 502);
+      assert.match(reply.text, /window closed/);
+    } finally {
+      await failing.cleanup();
+    }
+  });
+});
