@@ -50,6 +50,7 @@ async function build(): Promise<string> {
     .then(() => true)
     .catch(() => false);
   if (exists) return tag;
+  await untagStale(tag);
   await buildRuntimeImage(d, {
     contextRoot: repoRoot(),
     tag,
@@ -59,4 +60,22 @@ async function build(): Promise<string> {
     onLog: process.env.TOOLBOX_TEST_BUILD_LOG ? (line) => process.stderr.write(`[image] ${line}\n`) : undefined,
   });
   return tag;
+}
+
+/**
+ * Best-effort: drops tags of the test repository older than an hour (never forced, so images in
+ * use stay; the age keeps a concurrent test process's memoised tag alive while a file changes).
+ */
+async function untagStale(current: string): Promise<void> {
+  const d = docker();
+  const images = await d.listImages({ filters: { reference: [`${TEST_RUNTIME_IMAGE_REPO}:*`] } }).catch(() => []);
+  const cutoff = Date.now() / 1000 - 3600;
+  for (const img of images) {
+    if (img.Created > cutoff) continue;
+    for (const t of img.RepoTags ?? []) {
+      if (t !== current && t.startsWith(`${TEST_RUNTIME_IMAGE_REPO}:`)) {
+        await d.getImage(t).remove({ noprune: true }).catch(() => undefined);
+      }
+    }
+  }
 }
