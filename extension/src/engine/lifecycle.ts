@@ -1,0 +1,209 @@
+/**
+ * Listing and stopping toolbox containers. Ownership is by name only, like upstream (which sets
+ * no labels): nothing whose name is not `<prefix>` or `<prefix>-…` is ever read as ours or
+ * touched. The socket volume is never touched here — `toolbox stop --all` leaves it alone.
+ */
+import type Docker from 'dockerode';
+import { LABELS } from '../plan/contract';
+import type { ObjectNames } from '../plan/types';
+import { clause, engineMessage, isConflict, isNotFound, isNotModified, sleep } from './errors';
+
+export interface EngineContext {
+  docker: Docker;
+  names: ObjectNames;
+}
+
+export interface ContainerSummary {
+  id: string;
+  name: string;
+  /** Docker's state word: `running`, `exited`, `created`, `paused`, … */
+  state: string;
+  /** Docker's human status line (`Up 5 minutes`). */
+  status: string;
+  image: string;
+  /** Host workspace from the `dev.toolbox.workspace` label, when the container carries one. */
+  workspace: string | undefined;
+  pidMode: string;
+  /** Joins the peer anchor's PID namespace (`container:<anchor name or id>`). */
+  peer: boolean;
+  createdAt: Date;
+}
+
+/** A container of ours as listed, with the PidMode the list endpoint does not report. */
+export interface OwnedContainer {
+  id: string;
+  name: string;
+  info: Docker.ContainerInfo;
+  pidMode: string;
+}
+
+export function bareName(name: string): string {
+  return name.startsWith('/') ? name.slice(1) : name;
+}
+
+/**
+ * Every container that is ours by name, in any state but `removing` (devcontainers' rule: a
+ * container being removed is already gone for every purpose here). Includes the anchor and the
+ * volume initialiser; callers decide what to hide.
+ */
+export async function listOwnedContainers(ctx: EngineContext): Promise<OwnedContainer[]> {
+  const { docker, names } = ctx;
+  // The engine's name filter is a substring match; isOurs is the real test.
+  const listed = await docker.listContainers({ all: true, filters: { name: [names.prefix] } });
+  const ours = listed.flatMap((info) => {
+    const name = info.Names.map(bareName).find((n) => names.isOurs(n));
+    return name !== undefined && info.State !== 'removing' ? [{ info, name }] : [];
+  });
+  const inspected = await Promise.all(
+    ours.map(async ({ info, name }): Promise<OwnedContainer | undefined> => {
+      try {
+        const detail = await docker.getContainer(info.Id).inspect();
+        if (detail.State.Status === 'removing') return undefined;
+        return { id: info.Id, name, info, pidMode: detail.HostConfig.PidMode ?? '' };
+      } catch (err) {
+        // Removed between list and inspect: it is gone, which is what the list should say.
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    }),
+  );
+  return inspected.filter((c): c is OwnedContainer => c !== undefined);
+}
+
+/** True when a PidMode value joins the namespace of the container with this name or id. */
+export function joinsNamespace(pidMode: string, anchor: { name: string; id?: string }): boolean {
+  const target = pidMode.startsWith('container:') ? pidMode.slice('container:'.length) : undefined;
+  if (target === undefined || target === '') return false;
+  return target === anchor.name || (anchor.id !== undefined && target === anchor.id);
+}
+
+/** The shells of this namespace: every container of ours except the anchor and initialiser. */
+export async function listToolboxContainers(ctx: EngineContext): Promise<ContainerSummary[]> {
+  const { names } = ctx;
+  const owned = await listOwnedContainers(ctx);
+  const anchor = { name: names.anchor, id: owned.find((c) => c.name === names.anchor)?.id };
+  return owned
+    .filter((c) => c.name !== names.anchor && c.name !== names.socketVolumeInit)
+    .map(({ id, name, info, pidMode }) => ({
+      id,
+      name,
+      state: info.State,
+      status: info.Status,
+      image: info.Image,
+      workspace: info.Labels?.[LABELS.workspace] || undefined,
+      pidMode,
+      peer: joinsNamespace(pidMode, anchor),
+      createdAt: new Date(info.Created * 1000),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export type StopOutcome = 'stopped' | 'already-gone';
+
+export interface StopOptions {
+  /** Seconds Docker waits after SIGTERM before it kills (docker stop -t); default 10. */
+  graceSeconds?: number;
+  /** How long to wait for the container to disappear after the stop; default 30 s. */
+  goneTimeoutMs?: number;
+}
+
+/**
+ * Stops one container by its full name and waits until it no longer exists. Session containers
+ * are AutoRemove, so the engine removes them on exit; anything else (the anchor, an old
+ * container created with AutoRemove false, one that never started) is removed here, so a stop
+ * always ends with the container gone.
+ */
+export async function stopContainer(
+  ctx: EngineContext,
+  name: string,
+  options: StopOptions = {},
+): Promise<StopOutcome> {
+  const target = bareName(name.trim());
+  if (!ctx.names.isOurs(target)) {
+    throw new Error(
+      `Refusing to stop "${target}": it is not a toolbox container (its name does not start with ` +
+        `"${ctx.names.prefix}-"). Stop it with Docker directly if you really mean to.`,
+    );
+  }
+  const container = ctx.docker.getContainer(target);
+  let detail: Docker.ContainerInspectInfo;
+  try {
+    detail = await container.inspect();
+  } catch (err) {
+    if (isNotFound(err)) return 'already-gone';
+    throw engineFailure(target, err);
+  }
+  // A lookup by name also matches an id prefix: make sure Docker found the container so named.
+  if (bareName(detail.Name) !== target) {
+    throw new Error(
+      `Refusing to stop "${target}": Docker resolved it to "${bareName(detail.Name)}", not a container with that name.`,
+    );
+  }
+  try {
+    const s = detail.State;
+    if (s.Running || s.Paused || s.Restarting) {
+      await container.stop({ t: options.graceSeconds ?? 10 }).catch(tolerate(isNotModified, isNotFound));
+    }
+    // AutoRemove may already be removing it (409) or be done (404): both mean "on its way out".
+    await container.remove({ force: true, v: false }).catch(tolerate(isNotFound, isConflict));
+  } catch (err) {
+    throw engineFailure(target, err);
+  }
+  await waitUntilGone(container, target, options.goneTimeoutMs ?? 30_000);
+  return 'stopped';
+}
+
+function engineFailure(name: string, err: unknown): Error {
+  return new Error(`Could not stop ${name}: ${clause(engineMessage(err))}. Check that the Docker engine is running, then try again.`);
+}
+
+function tolerate(...accepted: Array<(err: unknown) => boolean>): (err: unknown) => void {
+  return (err: unknown) => {
+    if (!accepted.some((ok) => ok(err))) throw err;
+  };
+}
+
+async function waitUntilGone(container: Docker.Container, name: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
+    try {
+      await container.inspect();
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw engineFailure(name, err);
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `${name} was stopped but Docker has not removed it after ${Math.round(timeoutMs / 1000)} s. ` +
+          `Check \`docker ps -a\`; remove it with \`docker rm -f ${name}\` if it is stuck.`,
+      );
+    }
+    await sleep(delay);
+  }
+}
+
+/**
+ * Stops every container that is ours, the anchor and the volume initialiser included — the
+ * anchor last, since the session containers live in its PID namespace. Returns the names it
+ * stopped. Never touches the socket volume.
+ */
+export async function stopAll(ctx: EngineContext, options: StopOptions = {}): Promise<string[]> {
+  const owned = await listOwnedContainers(ctx);
+  const isInfra = (n: string) => n === ctx.names.anchor;
+  const stopped: string[] = [];
+  const stopEach = async (list: OwnedContainer[]) => {
+    const results = await Promise.allSettled(list.map((c) => stopContainer(ctx, c.name, options)));
+    const failures: string[] = [];
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled') {
+        if (r.value === 'stopped') stopped.push(list[i].name);
+      } else {
+        failures.push(r.reason instanceof Error ? r.reason.message : String(r.reason));
+      }
+    });
+    if (failures.length > 0) throw new Error(failures.join('\n'));
+  };
+  await stopEach(owned.filter((c) => !isInfra(c.name)));
+  await stopEach(owned.filter((c) => isInfra(c.name)));
+  return stopped.sort();
+}
