@@ -22,6 +22,7 @@ BRIDGE_TOKEN=
 BRIDGE_PORT=
 BRIDGE_STATUS=
 BRIDGE_BODY=
+BRIDGE_CURL_RC=
 BRIDGE_NL='
 '
 
@@ -79,7 +80,13 @@ bridge_reason() {
     not_installed) printf 'no bridge token and port under %s' "$BRIDGE_DIR" ;;
     no_curl) printf 'curl is not installed in this container' ;;
     no_python3) printf 'python3 is not installed in this container' ;;
-    *) printf 'nothing answered on %s or %s:%s' "$BRIDGE_STATE_DIR/run/bridge.sock" "$BRIDGE_HOST" "$BRIDGE_PORT" ;;
+    *)
+      if [ "$BRIDGE_CURL_RC" = 28 ]; then
+        printf 'no answer within the time limit; the command may still be running on the host'
+      else
+        printf 'nothing answered on %s or %s:%s' "$BRIDGE_STATE_DIR/run/bridge.sock" "$BRIDGE_HOST" "$BRIDGE_PORT"
+      fi
+      ;;
   esac
 }
 
@@ -121,6 +128,7 @@ bridge_post() {
   fi
   if [ "$BRIDGE_STATUS" = 000 ] && [ "$_bp_rc" = 7 ]; then
     _bp_out=$(_bridge_curl "$3" "http://$BRIDGE_HOST:$BRIDGE_PORT$1" "$2")
+    _bp_rc=$?
     BRIDGE_STATUS=${_bp_out##*"$BRIDGE_NL"}
     BRIDGE_BODY=${_bp_out%"$BRIDGE_NL"*}
   fi
@@ -128,5 +136,6 @@ bridge_post() {
     [0-9][0-9][0-9]) ;;
     *) BRIDGE_STATUS=000 ;;
   esac
+  BRIDGE_CURL_RC=$_bp_rc
   return 0
 }

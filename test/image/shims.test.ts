@@ -186,6 +186,14 @@ describe('container shims against a stand-in bridge', () => {
       assert.match(run.stderr, /^proximo: .*HTTP 502: proximo is not installed on the host/);
     });
 
+    it('does not retry over TCP when the socket took the request but never answered', async () => {
+      await startBridge({ unix: true, tcp: true, reply: () => ({ status: 0, hang: true }) });
+      const run = await execIn(withCa, 'xdg-open https://example.test/slow');
+      assert.equal(run.code, 0);
+      assert.match(run.stderr, /no answer within the time limit; the command may still be running on the host/);
+      onlyRequest('unix', '/open');
+    });
+
     it('reports every shim as unavailable when neither socket nor TCP answers', async () => {
       await startBridge({ unix: false, tcp: false });
       const code = await execIn(withCa, 'code /workspace/a');

@@ -22,6 +22,8 @@ export interface BridgeReply {
   status: number;
   /** A string is sent as text/plain, anything else as JSON. */
   body?: unknown;
+  /** Never answer (the connection stays open until the listener closes). */
+  hang?: boolean;
 }
 
 export interface BridgeListenerOptions {
@@ -62,6 +64,7 @@ function serve(transport: Transport, options: BridgeListenerOptions, requests: R
       };
       requests.push(recorded);
       const reply = options.reply(recorded);
+      if (reply.hang) return;
       if (reply.body === undefined) {
         res.writeHead(reply.status).end();
       } else if (typeof reply.body === 'string') {
