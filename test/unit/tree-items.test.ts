@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  findDrift,
-  folderOf,
-  inPeerNamespace,
-  peerDrift,
-  peerDriftMessage,
-  sortForWorkspacesView,
-  type AnchorSummary,
-  type ContainerSummary,
-} from '../../extension/src/ui/model';
+import { driftWarning } from '../../extension/src/plan/drift';
+import { objectNames } from '../../extension/src/plan/objects';
+import { findDrift, folderOf, sortForWorkspacesView, type ContainerSummary } from '../../extension/src/ui/model';
 import {
   anchorItem,
   containerContextValue,
@@ -21,7 +14,8 @@ import {
   socketVolumeItem,
 } from '../../extension/src/ui/tree/items';
 
-const anchor: AnchorSummary = { name: 'toolbox-peer-anchor', id: 'a1b2c3d4e5f6', state: 'running' };
+const names = objectNames();
+const anchorId = 'a1b2c3d4e5f6';
 
 function container(over: Partial<ContainerSummary> = {}): ContainerSummary {
   return {
@@ -31,6 +25,7 @@ function container(over: Partial<ContainerSummary> = {}): ContainerSummary {
     kind: 'workspace',
     mountsSocketVolume: true,
     pidMode: 'container:a1b2c3d4e5f6',
+    peer: true,
     workspace: '/src/app',
     ...over,
   };
@@ -39,49 +34,26 @@ function container(over: Partial<ContainerSummary> = {}): ContainerSummary {
 describe('container tree items', () => {
   it('encode state, peer and drift in the contextValue so menus can match on them', () => {
     const c = container();
-    assert.equal(containerContextValue({ container: c, inPeerNamespace: true, drift: 'namespace-unwanted', inThisWindow: true }), 'container.running.peer.drifted.window');
-    assert.equal(containerContextValue({ container: container({ state: 'exited' }), inPeerNamespace: false, inThisWindow: false }), 'container.stopped.nopeer');
+    assert.equal(containerContextValue({ container: c, drift: 'joined-but-planned-off', inThisWindow: true }), 'container.running.peer.drifted.window');
+    assert.equal(containerContextValue({ container: container({ state: 'exited', peer: false }), inThisWindow: false }), 'container.stopped.nopeer');
   });
 
   it('describe the state and peer messaging in words', () => {
-    assert.equal(containerDescription({ container: container(), inPeerNamespace: true, inThisWindow: true }), 'running · peer on');
-    assert.equal(containerDescription({ container: container({ state: 'exited' }), inPeerNamespace: false, drift: 'namespace-missing', inThisWindow: true }), 'stopped · peer off · drifted');
+    assert.equal(containerDescription({ container: container(), inThisWindow: true }), 'running · peer on');
+    assert.equal(containerDescription({ container: container({ state: 'exited', peer: false }), drift: 'planned-on-but-outside', inThisWindow: true }), 'stopped · peer off · drifted');
   });
 
   it('show a warning icon for a drifted container and a running icon otherwise', () => {
-    assert.equal(containerIcon({ container: container(), inPeerNamespace: true, drift: 'namespace-missing', inThisWindow: true }).id, 'warning');
-    assert.equal(containerIcon({ container: container(), inPeerNamespace: true, inThisWindow: true }).id, 'vm-running');
-    assert.equal(containerIcon({ container: container({ state: 'exited' }), inPeerNamespace: false, inThisWindow: true }).id, 'vm-outline');
+    assert.equal(containerIcon({ container: container(), drift: 'planned-on-but-outside', inThisWindow: true }).id, 'warning');
+    assert.equal(containerIcon({ container: container(), inThisWindow: true }).id, 'vm-running');
+    assert.equal(containerIcon({ container: container({ state: 'exited' }), inThisWindow: true }).id, 'vm-outline');
   });
 
   it('put the drift explanation and the folder in the tooltip', () => {
-    const msg = peerDriftMessage('toolbox-app-1234abcd', 'namespace-unwanted', 'toolbox-cc-socks');
-    const tip = containerTooltip({ container: container(), inPeerNamespace: true, drift: 'namespace-unwanted', inThisWindow: true }, msg);
+    const msg = driftWarning('joined-but-planned-off', 'toolbox-app-1234abcd', names);
+    const tip = containerTooltip({ container: container(), drift: 'joined-but-planned-off', inThisWindow: true }, msg);
     assert.match(tip, /Folder: \/src\/app/);
     assert.match(tip, /already runs in the shared PID namespace/);
-  });
-});
-
-describe('peer state of a container', () => {
-  it('counts a PidMode naming the anchor by name, full id or short id as joined', () => {
-    assert.equal(inPeerNamespace(container({ pidMode: 'container:toolbox-peer-anchor' }), anchor), true);
-    assert.equal(inPeerNamespace(container({ pidMode: 'container:a1b2c3d4e5f6' }), anchor), true);
-    assert.equal(inPeerNamespace(container({ pidMode: 'container:a1b2c3' }), anchor), true);
-  });
-
-  it('does not count a PidMode pointing at a removed anchor, the host, or nothing', () => {
-    assert.equal(inPeerNamespace(container({ pidMode: 'container:deadbeef0000' }), anchor), false);
-    assert.equal(inPeerNamespace(container({ pidMode: 'host' }), anchor), false);
-    assert.equal(inPeerNamespace(container({ pidMode: undefined }), anchor), false);
-    assert.equal(inPeerNamespace(container(), undefined), false);
-  });
-
-  it('reports drift in both directions and a missing socket volume, namespace first', () => {
-    assert.equal(peerDrift(true, true, false), 'namespace-unwanted');
-    assert.equal(peerDrift(false, false, true), 'namespace-missing');
-    assert.equal(peerDrift(true, false, true), 'socket-volume-missing');
-    assert.equal(peerDrift(true, true, true), undefined);
-    assert.equal(peerDrift(false, false, false), undefined);
   });
 });
 
@@ -93,14 +65,29 @@ describe('drift findings for this window', () => {
       container({ name: 'toolbox-app-3', workspace: '/src/app', state: 'exited' }),
       container({ name: 'toolbox-peer-anchor', kind: 'anchor', workspace: undefined }),
     ];
-    const found = findDrift(list, anchor, new Map([['/src/app', false]]), 'toolbox-cc-socks');
-    assert.deepEqual(found.map((f) => [f.container.name, f.drift]), [['toolbox-app-1', 'namespace-unwanted']]);
+    const found = findDrift(list, anchorId, new Map([['/src/app', false]]), names);
+    assert.deepEqual(found.map((f) => [f.container.name, f.drift]), [['toolbox-app-1', 'joined-but-planned-off']]);
     assert.match(found[0]!.message, /^peer messaging: toolbox-app-1 /);
   });
 
   it('is empty once the container matches the setting again', () => {
-    const found = findDrift([container()], anchor, new Map([['/src/app', true]]), 'toolbox-cc-socks');
+    const found = findDrift([container()], anchorId, new Map([['/src/app', true]]), names);
     assert.deepEqual(found, []);
+  });
+
+  it('reports a container outside the namespace, or without the socket volume, when its folder wants peers', () => {
+    const outside = container({ name: 'toolbox-app-out', pidMode: '', peer: false });
+    const noVolume = container({ name: 'toolbox-app-novol', mountsSocketVolume: false });
+    const staleAnchor = container({ name: 'toolbox-app-stale', pidMode: 'container:0ldanch0r000', peer: false });
+    const found = findDrift([outside, noVolume, staleAnchor], anchorId, new Map([['/src/app', true]]), names);
+    assert.deepEqual(
+      found.map((f) => [f.container.name, f.drift]),
+      [
+        ['toolbox-app-out', 'planned-on-but-outside'],
+        ['toolbox-app-novol', 'missing-socket-volume'],
+        ['toolbox-app-stale', 'planned-on-but-outside'],
+      ],
+    );
   });
 });
 

@@ -2,6 +2,8 @@
  * What the views render: plain data gathered from the engine by the refresh manager. No vscode
  * import and no I/O here, so the derivations below are unit-tested (test/unit/tree-items.test.ts).
  */
+import { driftWarning, pidModeDrift, type PeerDriftKind } from '../plan/drift';
+import type { ObjectNames } from '../plan/types';
 
 export type ContainerKind = 'workspace' | 'named' | 'anchor' | 'init' | 'legacy';
 
@@ -14,8 +16,10 @@ export interface ContainerSummary {
   status?: string;
   image?: string;
   kind: ContainerKind;
-  /** HostConfig.PidMode as stored (`container:<id>` once Docker has resolved it). */
-  pidMode?: string;
+  /** HostConfig.PidMode as stored (`container:<id>` once Docker has resolved it); '' for none. */
+  pidMode: string;
+  /** Joined the current anchor's PID namespace. */
+  peer: boolean;
   /** Mounts the peer socket volume at the contract's socket dir. */
   mountsSocketVolume: boolean;
   /** Host workspace folder, from the container's TOOLBOX_HOST_WORKSPACE. */
@@ -57,37 +61,8 @@ export interface ProximoSummary {
   hosts: string[];
 }
 
-/** Why a container no longer matches its folder's plan, namespace first like upstream. */
-export type PeerDrift = 'namespace-unwanted' | 'namespace-missing' | 'socket-volume-missing';
-
-/** True when the container joined the current anchor's PID namespace. */
-export function inPeerNamespace(c: ContainerSummary, anchor: AnchorSummary | undefined): boolean {
-  if (!c.pidMode || !c.pidMode.startsWith('container:')) return false;
-  const target = c.pidMode.slice('container:'.length);
-  if (!anchor) return false;
-  return target === anchor.name || (anchor.id !== undefined && (target === anchor.id || anchor.id.startsWith(target)));
-}
-
-/** Compares a running container with the peer setting its folder has now. */
-export function peerDrift(inNamespace: boolean, mountsSocketVolume: boolean, wantPeer: boolean): PeerDrift | undefined {
-  if (inNamespace && !wantPeer) return 'namespace-unwanted';
-  if (!inNamespace && wantPeer) return 'namespace-missing';
-  if (wantPeer && !mountsSocketVolume) return 'socket-volume-missing';
-  return undefined;
-}
-
-/** The warning text, in upstream's shape but naming the VS Code fix. */
-export function peerDriftMessage(name: string, drift: PeerDrift, socketVolume: string): string {
-  const fix = `stop ${name} and open the shell again (Toolbox: Stop Container, or the status bar warning)`;
-  switch (drift) {
-    case 'namespace-unwanted':
-      return `peer messaging: ${name} already runs in the shared PID namespace, but peer messaging is now off for its folder — ${fix}.`;
-    case 'namespace-missing':
-      return `peer messaging: ${name} was created without the shared PID namespace, but peer messaging is on for its folder — ${fix}.`;
-    case 'socket-volume-missing':
-      return `peer messaging: ${name} does not mount the ${socketVolume} volume, so its agent sessions cannot be reached — ${fix}.`;
-  }
-}
+/** Why a container no longer matches its folder's plan (the planner's kinds, namespace first). */
+export type PeerDrift = PeerDriftKind;
 
 /** A workspace/named container that belongs to one of this window's folders. */
 export function folderOf(c: ContainerSummary, folders: readonly string[]): string | undefined {
@@ -120,12 +95,16 @@ export interface DriftFinding {
   message: string;
 }
 
-/** Running containers of this window's folders whose peer state no longer matches the folder's setting. */
+/**
+ * Running containers of this window's folders whose peer state no longer matches the folder's
+ * setting now: the planner's drift rules, applied to every container of the folder (the setting
+ * is folded into the name, so after a toggle the running container is the old one).
+ */
 export function findDrift(
   list: readonly ContainerSummary[],
-  anchor: AnchorSummary | undefined,
+  anchorId: string | undefined,
   wantPeerByFolder: ReadonlyMap<string, boolean>,
-  socketVolume: string,
+  names: ObjectNames,
 ): DriftFinding[] {
   const findings: DriftFinding[] = [];
   const folders = [...wantPeerByFolder.keys()];
@@ -133,8 +112,9 @@ export function findDrift(
     if (c.state !== 'running' || (c.kind !== 'workspace' && c.kind !== 'named')) continue;
     const folder = folderOf(c, folders);
     if (folder === undefined) continue;
-    const drift = peerDrift(inPeerNamespace(c, anchor), c.mountsSocketVolume, wantPeerByFolder.get(folder) ?? true);
-    if (drift) findings.push({ container: c, folder, drift, message: peerDriftMessage(c.name, drift, socketVolume) });
+    const want = wantPeerByFolder.get(folder) ?? true;
+    const drift = pidModeDrift(c.pidMode, want, anchorId, names)?.kind ?? (want && !c.mountsSocketVolume ? 'missing-socket-volume' : undefined);
+    if (drift) findings.push({ container: c, folder, drift, message: driftWarning(drift, c.name, names) });
   }
   return findings;
 }

@@ -20,7 +20,6 @@ export interface IconSpec {
 
 export interface ContainerItemInput {
   container: ContainerSummary;
-  inPeerNamespace: boolean;
   drift?: PeerDrift;
   /** The container belongs to a folder of this window. */
   inThisWindow: boolean;
@@ -45,7 +44,7 @@ export function stateWord(state: string): string {
 }
 
 export function containerDescription(i: ContainerItemInput): string {
-  const parts = [stateWord(i.container.state), i.inPeerNamespace ? 'peer on' : 'peer off'];
+  const parts = [stateWord(i.container.state), i.container.peer ? 'peer on' : 'peer off'];
   if (i.drift) parts.push('drifted');
   return parts.join(' · ');
 }
@@ -70,7 +69,7 @@ export function containerIcon(i: ContainerItemInput): IconSpec {
  */
 export function containerContextValue(i: ContainerItemInput): string {
   const run = i.container.state === 'running' ? 'running' : 'stopped';
-  let v = `container.${run}.${i.inPeerNamespace ? 'peer' : 'nopeer'}`;
+  let v = `container.${run}.${i.container.peer ? 'peer' : 'nopeer'}`;
   if (i.drift) v += '.drifted';
   if (i.inThisWindow) v += '.window';
   return v;
@@ -85,7 +84,7 @@ export function containerTooltip(i: ContainerItemInput, driftMessage?: string): 
   ];
   if (c.workspace) lines.push(`Folder: ${c.workspace}`);
   if (c.image) lines.push(`Image: ${c.image}`);
-  lines.push(`Peer messaging: ${i.inPeerNamespace ? 'shares the PID namespace' : 'not in the shared PID namespace'}`);
+  lines.push(`Peer messaging: ${i.container.peer ? 'shares the PID namespace' : 'not in the shared PID namespace'}`);
   if (driftMessage) lines.push('', driftMessage);
   return lines.join('\n');
 }

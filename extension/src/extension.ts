@@ -1,0 +1,142 @@
+/**
+ * The composition root: builds the collaborators and wires them to VS Code. Nothing here talks
+ * to Docker; the engine is reached on the first command or when a Toolbox view becomes visible.
+ */
+import * as vscode from 'vscode';
+import { objectNames } from './plan/objects';
+import { registerCommands } from './ui/commands';
+import { LazyBackend } from './ui/lazyBackend';
+import { windowFolders } from './ui/folders';
+import { readHostFacts } from './ui/hostFacts';
+import { RefreshManager } from './ui/refresh';
+import { ShellLauncher, type OpenedShell } from './ui/shells';
+import { DriftStatusBar } from './ui/statusBar';
+import { pickFolder } from './ui/folders';
+import { NodeTreeProvider } from './ui/tree/provider';
+import { peerNodes, proximoNodes, workspacesNodes } from './ui/tree/render';
+import type { ToolboxState } from './ui/refresh';
+
+/** Returned from activate() for the extension-host tests; not an API for other extensions. */
+export interface ToolboxTestApi {
+  readonly shells: readonly OpenedShell[];
+  readonly lastOpened: OpenedShell | undefined;
+  readonly state: ToolboxState;
+}
+
+/**
+ * TOOLBOX_VSCODE_NAME_PREFIX (tests only): the object-name prefix instead of `toolbox`, so the
+ * e2e and extension-host tests never touch a user's real containers, anchor or volume.
+ * TOOLBOX_VSCODE_BUILD_ARGS (tests only): JSON object of runtime image build args, e.g.
+ * '{"INSTALL_AGENTS":"0"}' so the image builds in seconds without the agent CLIs.
+ */
+function testOverrides(env: NodeJS.ProcessEnv) {
+  const prefix = env.TOOLBOX_VSCODE_NAME_PREFIX?.trim();
+  let buildArgs: Record<string, string> = {};
+  if (env.TOOLBOX_VSCODE_BUILD_ARGS) {
+    const parsed: unknown = JSON.parse(env.TOOLBOX_VSCODE_BUILD_ARGS);
+    if (parsed && typeof parsed === 'object') {
+      buildArgs = Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
+    }
+  }
+  return { names: prefix ? objectNames(prefix) : objectNames(), buildArgs };
+}
+
+export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
+  const log = vscode.window.createOutputChannel('Toolbox', { log: true });
+  context.subscriptions.push(log);
+  const { names, buildArgs } = testOverrides(process.env);
+  if (names.prefix !== 'toolbox') log.info(`Test mode: object names use the prefix "${names.prefix}".`);
+
+  const backend = new LazyBackend(names, () => {
+    // Loaded on first use: see lazyBackend.ts.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createEngineBackend } = require('./ui/engineBackend') as typeof import('./ui/engineBackend');
+    return createEngineBackend({
+      names,
+      host: () => readHostFacts(process.env),
+      extensionPath: context.extensionPath,
+      buildArgs,
+      log,
+      editor: {
+        openInEditor,
+        openExternal: async (url) => {
+          await vscode.env.openExternal(vscode.Uri.parse(url, true));
+        },
+      },
+    });
+  });
+  const shells = new ShellLauncher(backend, log);
+  const refresh = new RefreshManager(backend, windowFolders, log);
+  const statusBar = new DriftStatusBar();
+  context.subscriptions.push(backend, shells, refresh, statusBar);
+
+  const services = { backend, shells, refresh, statusBar, log };
+  context.subscriptions.push(...registerCommands(services));
+
+  const views: Array<[string, NodeTreeProvider]> = [
+    ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders()))],
+    ['toolbox.peer', new NodeTreeProvider(peerNodes)],
+    ['toolbox.proximo', new NodeTreeProvider((s) => proximoNodes(s, windowFolders()))],
+  ];
+  const treeViews: vscode.TreeView<unknown>[] = [];
+  for (const [id, provider] of views) {
+    const view = vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: false });
+    // Untrusted: the project's .toolbox.yaml is ignored; say so where the user looks.
+    if (!vscode.workspace.isTrusted) view.description = 'limited mode (untrusted workspace)';
+    treeViews.push(view as vscode.TreeView<unknown>);
+    context.subscriptions.push(
+      provider,
+      view,
+      view.onDidChangeVisibility((e) => refresh.setViewVisible(id, e.visible)),
+    );
+    if (view.visible) refresh.setViewVisible(id, true);
+  }
+
+  context.subscriptions.push(
+    refresh.onDidChange((state) => {
+      for (const [, provider] of views) provider.update(state);
+      statusBar.update(state.findings);
+    }),
+    shells.onDidOpen(() => refresh.noteShellOpened()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('toolbox.dockerHost')) backend.resetConnection();
+      if (e.affectsConfiguration('toolbox')) refresh.refreshSoon();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => refresh.refreshSoon()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      for (const view of treeViews) view.description = undefined;
+      refresh.refreshSoon();
+    }),
+    vscode.window.registerTerminalProfileProvider('toolbox.shell', {
+      provideTerminalProfile: async () => {
+        const folder = await pickFolder();
+        if (!folder) return undefined;
+        const options = await shells.profileOptions({ folder });
+        return options ? new vscode.TerminalProfile(options) : undefined;
+      },
+    }),
+  );
+
+  return {
+    get shells() {
+      return shells.shells;
+    },
+    get lastOpened() {
+      return shells.shells[shells.shells.length - 1];
+    },
+    get state() {
+      return refresh.state;
+    },
+  };
+}
+
+/** The bridge's /edit: a file opens in a tab, a folder is revealed in the Explorer. */
+async function openInEditor(hostPath: string, isDirectory: boolean): Promise<void> {
+  const uri = vscode.Uri.file(hostPath);
+  if (isDirectory) await vscode.commands.executeCommand('revealInExplorer', uri);
+  else await vscode.window.showTextDocument(uri, { preview: false });
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions.
+}

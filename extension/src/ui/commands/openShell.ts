@@ -1,0 +1,16 @@
+import { pickFolder } from '../folders';
+import type { CommandServices, ToolboxCommand } from './types';
+
+/** Opens (creates or reattaches) the folder's container with its peer setting, or a per-run override. */
+export async function openShellFor(s: CommandServices, arg: unknown, peer?: boolean) {
+  const folder = await pickFolder(arg);
+  if (!folder) return undefined;
+  const shell = await s.shells.openTerminal({ folder, peer });
+  if (shell) s.refresh.noteShellOpened();
+  return shell;
+}
+
+export const openShell: ToolboxCommand = {
+  id: 'toolbox.openShell',
+  run: (s, arg) => openShellFor(s, arg),
+};

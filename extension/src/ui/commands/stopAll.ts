@@ -1,0 +1,25 @@
+import * as vscode from 'vscode';
+import type { ToolboxCommand } from './types';
+
+/** `toolbox stop --all`: every toolbox container and the anchor, after a modal confirmation. */
+export const stopAllCommand: ToolboxCommand = {
+  id: 'toolbox.stopAll',
+  run: async (s) => {
+    const ok = 'Stop All';
+    const answer = await vscode.window.showWarningMessage(
+      'Stop every toolbox container?',
+      {
+        modal: true,
+        detail: `This stops all shells in every window, and the peer anchor (${s.backend.names.anchor}). The socket volume is kept.`,
+      },
+      ok,
+    );
+    if (answer !== ok) return;
+    const stopped = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Stopping all toolbox containers…' },
+      () => s.backend.stopAll(),
+    );
+    s.log.info(stopped.length ? `Stopped ${stopped.join(', ')}.` : 'No toolbox containers were running.');
+    await s.refresh.refreshNow();
+  },
+};

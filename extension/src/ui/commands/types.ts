@@ -1,0 +1,19 @@
+import type * as vscode from 'vscode';
+import type { ToolboxBackend } from '../backend';
+import type { RefreshManager } from '../refresh';
+import type { ShellLauncher } from '../shells';
+import type { DriftStatusBar } from '../statusBar';
+
+/** The collaborators every command gets from the composition root. */
+export interface CommandServices {
+  backend: ToolboxBackend;
+  shells: ShellLauncher;
+  refresh: RefreshManager;
+  statusBar: DriftStatusBar;
+  log: vscode.LogOutputChannel;
+}
+
+export interface ToolboxCommand {
+  id: string;
+  run(services: CommandServices, ...args: unknown[]): unknown;
+}

@@ -1,0 +1,59 @@
+/**
+ * Defers loading the engine, config and bridge code (zod, yaml, dockerode: ~0.3 s to evaluate)
+ * until the first command or visible view needs it, so activation stays cheap.
+ */
+import type * as vscode from 'vscode';
+import type { ObjectNames } from '../plan/types';
+import type { FolderPlan, SessionProgress, ShellRequest, ToolboxBackend } from './backend';
+
+export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {
+  resetConnection(): void;
+}
+
+export class LazyBackend implements ToolboxBackend, vscode.Disposable {
+  private loaded: LoadedBackend | undefined;
+
+  constructor(
+    readonly names: ObjectNames,
+    private readonly load: () => LoadedBackend,
+  ) {}
+
+  private get real(): LoadedBackend {
+    return (this.loaded ??= this.load());
+  }
+
+  planShell(request: ShellRequest) {
+    return this.real.planShell(request);
+  }
+  peerWanted(folder: string) {
+    return this.real.peerWanted(folder);
+  }
+  openSession(prepared: FolderPlan, progress: SessionProgress, signal: AbortSignal) {
+    return this.real.openSession(prepared, progress, signal);
+  }
+  shellStarter(containerId: string) {
+    return this.real.shellStarter(containerId);
+  }
+  snapshot() {
+    return this.real.snapshot();
+  }
+  proximo() {
+    return this.real.proximo();
+  }
+  stopContainer(name: string) {
+    return this.real.stopContainer(name);
+  }
+  stopAll() {
+    return this.real.stopAll();
+  }
+  watchEvents(onEvent: () => void, onError: (err: Error) => void) {
+    return this.real.watchEvents(onEvent, onError);
+  }
+  /** The endpoint setting changed: the next call connects anew. */
+  resetConnection(): void {
+    this.loaded?.resetConnection();
+  }
+  dispose(): void {
+    this.loaded?.dispose();
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The model the views and the status bar render, and the one owner of its timers. Docker is
+ * only asked while someone looks: a Toolbox view is visible, or this window has opened a shell
+ * (the status bar must see drift then). Docker events trigger a debounced refresh; a slow poll
+ * is the safety net for a missed event.
+ */
+import * as vscode from 'vscode';
+import type { Snapshot, ToolboxBackend } from './backend';
+import { findDrift, type DriftFinding, type ProximoSummary } from './model';
+
+export interface ToolboxState {
+  snapshot?: Snapshot;
+  proximo?: ProximoSummary;
+  error?: string;
+  /** Window folders and whether each wants peer messaging now. */
+  wantPeer: Map<string, boolean>;
+  findings: DriftFinding[];
+  /** True until the first refresh finished. */
+  loading: boolean;
+}
+
+export const EVENT_DEBOUNCE_MS = 100;
+export const SAFETY_POLL_MS = 60_000;
+
+export class RefreshManager implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<ToolboxState>();
+  readonly onDidChange = this.emitter.event;
+  private current: ToolboxState = { wantPeer: new Map(), findings: [], loading: true };
+  private readonly visibleViews = new Set<string>();
+  private shellsOpened = false;
+  private debounce: NodeJS.Timeout | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private events: vscode.Disposable | undefined;
+  private startingEvents = false;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private disposed = false;
+
+  constructor(
+    private readonly backend: ToolboxBackend,
+    private readonly folders: () => string[],
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get state(): ToolboxState {
+    return this.current;
+  }
+
+  /** Whether Docker may be asked at all right now. */
+  get live(): boolean {
+    return this.visibleViews.size > 0 || this.shellsOpened;
+  }
+
+  setViewVisible(viewId: string, visible: boolean): void {
+    const wasLive = this.live;
+    if (visible) this.visibleViews.add(viewId);
+    else this.visibleViews.delete(viewId);
+    this.liveChanged(wasLive);
+  }
+
+  /** A shell was opened in this window: keep the drift check running from now on. */
+  noteShellOpened(): void {
+    const wasLive = this.live;
+    this.shellsOpened = true;
+    this.liveChanged(wasLive);
+    this.refreshSoon();
+  }
+
+  private liveChanged(wasLive: boolean): void {
+    if (this.live && !wasLive) {
+      this.refreshSoon(0);
+      this.startWatching();
+    } else if (!this.live && wasLive) {
+      this.stopWatching();
+    }
+  }
+
+  /** Debounced refresh; a no-op while nobody looks. */
+  refreshSoon(delay = EVENT_DEBOUNCE_MS): void {
+    if (!this.live || this.disposed) return;
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => {
+      this.debounce = undefined;
+      void this.refreshNow();
+    }, delay);
+  }
+
+  /** Refreshes now (Refresh and Retry commands); waits for a running refresh to finish first. */
+  async refreshNow(): Promise<void> {
+    if (this.disposed) return;
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.load().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.refreshNow();
+      }
+    });
+    if (!this.events && this.live) this.startWatching();
+    return this.running;
+  }
+
+  private async load(): Promise<void> {
+    const folders = this.folders();
+    try {
+      const [snapshot, proximo, wants] = await Promise.all([
+        this.backend.snapshot(),
+        this.backend.proximo().catch(() => undefined),
+        Promise.all(folders.map(async (f) => [f, await this.backend.peerWanted(f).catch(() => true)] as const)),
+      ]);
+      const wantPeer = new Map(wants);
+      const findings = findDrift(snapshot.containers, snapshot.anchor.id, wantPeer, this.backend.names);
+      this.current = { snapshot, proximo, wantPeer, findings, loading: false };
+    } catch (err) {
+      const message = (err as Error).message;
+      this.log.error(`Refreshing Toolbox failed: ${message}`);
+      this.current = { ...this.current, error: message, loading: false };
+      this.stopWatching();
+    }
+    if (!this.disposed) this.emitter.fire(this.current);
+  }
+
+  private startWatching(): void {
+    if (this.events || this.startingEvents || this.disposed) return;
+    this.startingEvents = true;
+    this.backend
+      .watchEvents(
+        () => this.refreshSoon(),
+        (err) => {
+          this.log.warn(`Docker events stopped: ${err.message}; falling back to a slow poll.`);
+          this.events?.dispose();
+          this.events = undefined;
+        },
+      )
+      .then(
+        (d) => {
+          if (!this.live || this.disposed) d.dispose();
+          else this.events = d;
+        },
+        (err: Error) => this.log.warn(`Could not watch Docker events: ${err.message}`),
+      )
+      .finally(() => (this.startingEvents = false));
+    if (!this.poll) this.poll = setInterval(() => this.refreshSoon(0), SAFETY_POLL_MS);
+  }
+
+  private stopWatching(): void {
+    this.events?.dispose();
+    this.events = undefined;
+    if (this.poll) clearInterval(this.poll);
+    this.poll = undefined;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.debounce) clearTimeout(this.debounce);
+    this.stopWatching();
+    this.emitter.dispose();
+  }
+}

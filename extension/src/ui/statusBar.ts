@@ -1,0 +1,67 @@
+/**
+ * The drift warning: shown while a container of this window's folders has PID-namespace drift
+ * (either direction) or lacks the socket volume; gone as soon as the drift is. It names the one
+ * container to stop, never a blanket fix.
+ */
+import * as vscode from 'vscode';
+import type { DriftFinding } from './model';
+
+export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
+
+/** Pure: text and tooltip for the findings; undefined hides the item. */
+export function driftStatus(findings: readonly DriftFinding[]): { text: string; tooltip: string; name: string } | undefined {
+  const first = findings[0];
+  if (!first) return undefined;
+  const more = findings.length > 1 ? ` +${findings.length - 1}` : '';
+  return {
+    name: first.container.name,
+    text: `$(warning) ${first.container.name} drifted${more}`,
+    tooltip: [...findings.map((f) => f.message), '', 'Click to stop it and reopen the shell with the current settings.'].join('\n'),
+  };
+}
+
+export class DriftStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private findings: DriftFinding[] = [];
+  /** Container ids the user dismissed; a new finding shows again. */
+  private readonly dismissed = new Set<string>();
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('toolbox.drift', vscode.StatusBarAlignment.Left, 100);
+    this.item.name = 'Toolbox drift';
+    this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    this.item.command = DRIFT_ACTIONS_COMMAND;
+  }
+
+  /** Findings still to show (not dismissed). */
+  get current(): DriftFinding[] {
+    return this.findings.filter((f) => !this.dismissed.has(f.container.id));
+  }
+
+  update(findings: DriftFinding[]): void {
+    this.findings = findings;
+    for (const id of [...this.dismissed]) if (!findings.some((f) => f.container.id === id)) this.dismissed.delete(id);
+    this.render();
+  }
+
+  dismiss(containerId: string): void {
+    this.dismissed.add(containerId);
+    this.render();
+  }
+
+  private render(): void {
+    const status = driftStatus(this.current);
+    if (!status) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = status.text;
+    this.item.tooltip = status.tooltip;
+    this.item.accessibilityInformation = { label: `Toolbox: ${status.name} has drifted from its settings` };
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

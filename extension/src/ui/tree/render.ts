@@ -1,0 +1,130 @@
+/**
+ * The three views as plain nodes computed from the refresh state: pure, so what each view
+ * shows in each state is unit-tested without VS Code.
+ */
+import { folderOf, sortForWorkspacesView, type ContainerSummary } from '../model';
+import type { ToolboxState } from '../refresh';
+import {
+  agentSessionItem,
+  anchorItem,
+  containerContextValue,
+  containerDescription,
+  containerIcon,
+  containerLabel,
+  containerTooltip,
+  errorItem,
+  proximoItem,
+  proximoWorkspaceDescription,
+  socketVolumeItem,
+  type IconSpec,
+} from './items';
+
+export interface TreeNode {
+  /** Stable id, so VS Code keeps selection and expansion across refreshes. */
+  id: string;
+  label: string;
+  description?: string;
+  icon?: IconSpec;
+  contextValue?: string;
+  tooltip?: string;
+  /** Command id run on click, with the node as its argument. */
+  command?: string;
+  children?: TreeNode[];
+  /** The container a node stands for (commands take it from here). */
+  container?: ContainerSummary;
+}
+
+function errorNodes(message: string): TreeNode[] {
+  const e = errorItem(message);
+  return [
+    { id: 'error', ...e },
+    { id: 'error.retry', label: 'Retry', icon: { id: 'refresh' }, command: 'toolbox.refresh', contextValue: 'action' },
+    { id: 'error.log', label: 'Show Log', icon: { id: 'output' }, command: 'toolbox.showLog', contextValue: 'action' },
+  ];
+}
+
+/** Workspaces: this window's folders first. Empty (so the welcome view shows) when nothing exists. */
+export function workspacesNodes(state: ToolboxState, folders: readonly string[]): TreeNode[] {
+  if (state.error) return errorNodes(state.error);
+  const snap = state.snapshot;
+  if (!snap) return [];
+  const drifted = new Map(state.findings.map((f) => [f.container.id, f]));
+  return sortForWorkspacesView(snap.containers, folders).map((c) => {
+    const finding = drifted.get(c.id);
+    const input = {
+      container: c,
+      drift: finding?.drift,
+      inThisWindow: folderOf(c, folders) !== undefined,
+    };
+    return {
+      id: `container:${c.name}`,
+      label: containerLabel(c),
+      description: containerDescription(input),
+      icon: containerIcon(input),
+      contextValue: containerContextValue(input),
+      tooltip: containerTooltip(input, finding?.message),
+      container: c,
+    };
+  });
+}
+
+/** Peer Messaging: anchor, socket volume, namespace members, live agent sessions. */
+export function peerNodes(state: ToolboxState): TreeNode[] {
+  if (state.error) return errorNodes(state.error);
+  const snap = state.snapshot;
+  if (!snap) return [];
+  const anchor = anchorItem(snap.anchor);
+  const members = snap.members.map((m) => ({ id: `member:${m}`, label: m, icon: { id: 'vm' }, contextValue: 'member' }));
+  const sessions = snap.sessions.map((s) => ({ id: `session:${s.pid}`, ...agentSessionItem(s) }));
+  return [
+    { id: 'anchor', ...anchor, children: members.length ? members : undefined },
+    { id: 'volume', ...socketVolumeItem(snap.volume) },
+    {
+      id: 'sessions',
+      label: 'Agent sessions',
+      description: sessions.length ? `${sessions.length} live` : 'none',
+      icon: { id: 'comment-discussion' },
+      contextValue: 'sessions',
+      tooltip: 'Sessions registered in the shared registry (~/.toolbox/.claude/sessions).',
+      children: sessions.length ? sessions : undefined,
+    },
+  ];
+}
+
+/** proximo: installed or not, CA path, routed hosts, and which workspaces have it on. */
+export function proximoNodes(state: ToolboxState, folders: readonly string[]): TreeNode[] {
+  if (state.error) return errorNodes(state.error);
+  const p = state.proximo;
+  if (!p) return [];
+  const hosts = p.hosts.map((h) => ({ id: `host:${h}`, label: h, icon: { id: 'globe' }, contextValue: 'proximoHost' }));
+  const nodes: TreeNode[] = [
+    { id: 'proximo', ...proximoItem(p) },
+    {
+      id: 'ca',
+      label: 'CA certificate',
+      description: p.caPath ?? 'not found',
+      icon: { id: 'shield' },
+      contextValue: p.caPath ? 'proximoCa.present' : 'proximoCa.missing',
+      tooltip: p.caPath ? `Mounted read-only into containers: ${p.caPath}` : 'No proximo CA on this host: containers start without it.',
+    },
+    {
+      id: 'hosts',
+      label: 'Routed hosts',
+      description: String(p.hosts.length),
+      icon: { id: 'globe' },
+      contextValue: 'proximoHosts',
+      children: hosts.length ? hosts : undefined,
+    },
+  ];
+  const shells = state.snapshot ? sortForWorkspacesView(state.snapshot.containers, folders) : [];
+  for (const c of shells) {
+    nodes.push({
+      id: `proximo:${c.name}`,
+      label: c.name,
+      description: proximoWorkspaceDescription(c),
+      icon: { id: c.proximoCa ? 'pass' : 'circle-large-outline' },
+      contextValue: c.proximoCa ? 'proximoWorkspace.on' : 'proximoWorkspace.off',
+    });
+  }
+  return nodes;
+}
