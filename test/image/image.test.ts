@@ -6,10 +6,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BRIDGE_FILES, CONTAINER, ENV } from '../../extension/src/plan/contract';
+import { BRIDGE_FILES, CONTAINER, ENV, RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_REPO } from '../../extension/src/plan/contract';
+import { buildRuntimeImage, runtimeContextFiles, runtimeImageTag } from '../../extension/src/engine/imageBuild';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot } from '../support/image';
 
@@ -90,6 +91,40 @@ describe('runtime image', () => {
   async function run(script: string, opts: { binds?: string[]; env?: string[] } = {}): Promise<Run> {
     return startAndWait(await create(script, opts));
   }
+
+  it('tags the image by the content of images/runtime and shims, so any change gives a new tag', () => {
+    const root = hostDir('context');
+    for (const dir of RUNTIME_IMAGE_CONTEXT.dirs) cpSync(join(repoRoot(), dir), join(root, dir), { recursive: true });
+    const files = runtimeContextFiles(root);
+    assert.ok(files.includes(RUNTIME_IMAGE_CONTEXT.dockerfile));
+    assert.ok(files.includes('shims/code'));
+    assert.deepEqual(files, [...files].sort());
+    const before = runtimeImageTag(root);
+    assert.match(before, new RegExp(`^${RUNTIME_IMAGE_REPO}:[0-9a-f]{12}$`));
+    assert.equal(runtimeImageTag(root), before);
+    assert.notEqual(runtimeImageTag(root, { INSTALL_AGENTS: '0' }), before);
+    writeFileSync(join(root, 'shims', 'code'), '#!/bin/sh\necho changed\n');
+    assert.notEqual(runtimeImageTag(root), before);
+  });
+
+  it('explains a missing base image and names the script that builds it', async () => {
+    const tag = `${ns.names.prefix}-unbuildable:test`;
+    await assert.rejects(
+      buildRuntimeImage(ns.docker, {
+        contextRoot: repoRoot(),
+        tag,
+        buildArgs: { INSTALL_AGENTS: '0', BASE_IMAGE: `${ns.names.prefix}-missing/base:none` },
+        networkMode: 'host',
+      }),
+      (err: Error) => {
+        assert.match(err.message, /Building the runtime image .* failed/);
+        assert.match(err.message, new RegExp(`${ns.names.prefix}-missing/base:none`));
+        assert.match(err.message, /ensure-base-image\.sh/);
+        return true;
+      },
+    );
+    await assert.rejects(ns.docker.getImage(tag).inspect());
+  });
 
   it('passes smoke-test.sh (user, tools, shims, entrypoint as an arbitrary uid)', async () => {
     const script = join(repoRoot(), 'images', 'runtime', 'smoke-test.sh');

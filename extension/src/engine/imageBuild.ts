@@ -90,7 +90,16 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
   }
 
   const tail: string[] = [];
+  let lastStep = '';
+  const argDefaults: Record<string, string> = {};
   const log = (line: string): void => {
+    const step = /^Step \d+\/\d+ : (.*)$/.exec(line);
+    if (step) {
+      // Name the real image in FROM steps: substitute build args and ARG defaults seen so far.
+      const arg = /^ARG\s+(\w+)=(\S*)/i.exec(step[1]);
+      if (arg) argDefaults[arg[1]] = arg[2];
+      lastStep = step[1].replace(/\$\{(\w+)\}/g, (m, k: string) => buildArgs?.[k] ?? argDefaults[k] ?? m);
+    }
     tail.push(line);
     if (tail.length > ERROR_TAIL_LINES) tail.shift();
     onLog?.(line);
@@ -112,7 +121,7 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
     );
   } catch (err) {
     if (signal?.aborted) throw abortError(signal);
-    throw buildError(tag, engineMessage(err), tail);
+    throw buildError(tag, engineMessage(err), tail, lastStep);
   }
 
   let imageId: string | undefined;
@@ -122,7 +131,7 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
       stream,
       (err: Error | null) => {
         if (signal?.aborted) reject(abortError(signal));
-        else if (err) reject(buildError(tag, engineMessage(err), tail));
+        else if (err) reject(buildError(tag, engineMessage(err), tail, lastStep));
         else resolve();
       },
       (event: BuildEvent) => {
@@ -145,26 +154,31 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
     );
   });
 
-  if (failure !== undefined) throw buildError(tag, failure, tail);
+  if (failure !== undefined) throw buildError(tag, failure, tail, lastStep);
   try {
     const info = await docker.getImage(tag).inspect();
     return info.Id;
   } catch (err) {
     if (imageId) return imageId.startsWith('sha256:') ? imageId : `sha256:${imageId}`;
-    throw buildError(tag, `the engine reported no error but the image cannot be inspected: ${engineMessage(err)}`, tail);
+    throw buildError(tag, `the engine reported no error but the image cannot be inspected: ${engineMessage(err)}`, tail, lastStep);
   }
 }
 
-function buildError(tag: string, message: string, tail: string[]): Error {
+function buildError(tag: string, message: string, tail: string[], lastStep: string): Error {
   const reason = clause(message);
-  let hint = 'Check that the Docker engine is running and has free disk space, then retry; the build log above shows the failing step.';
-  if (/pull access denied|repository does not exist|not found: manifest unknown|No such image/i.test(reason)) {
+  const text = `${reason}\n${tail.join('\n')}`;
+  let hint =
+    'Check that the Docker engine is running and has free disk space, then retry; the last build lines are below.';
+  if (/^FROM\b/i.test(lastStep) || /pull access denied|repository does not exist|manifest unknown|No such image/i.test(reason)) {
     hint =
-      'The base image is missing and cannot be pulled: build or pull it (in this repository: bash scripts/ensure-base-image.sh), then retry.';
-  } else if (/Temporary failure resolving|Could not resolve|Failed to fetch|Unable to fetch/i.test(reason + tail.join('\n'))) {
-    hint = 'A package download failed: check the network or apt mirror the Docker engine can reach, then retry.';
-  } else if (/no space left on device/i.test(reason)) {
+      `The base image (${lastStep || 'FROM'}) is not available locally and could not be pulled: ` +
+      'pull or build it first (in this repository: bash scripts/ensure-base-image.sh), then retry.';
+  } else if (/Temporary failure resolving|Could not resolve|Failed to fetch|Unable to fetch|ENOTFOUND|EAI_AGAIN/i.test(text)) {
+    hint = `A download failed in step "${lastStep}": check the network or package mirror the Docker engine can reach, then retry.`;
+  } else if (/no space left on device/i.test(text)) {
     hint = 'The Docker engine is out of disk space: free some (docker system prune), then retry.';
+  } else if (lastStep) {
+    hint = `The failing step was "${lastStep}". ${hint}`;
   }
   const lines = tail.length > 0 ? `\nLast build output:\n  ${tail.join('\n  ')}` : '';
   return new Error(`Building the runtime image ${tag} failed: ${reason}. ${hint}${lines}`);
