@@ -52,7 +52,15 @@ if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; 
   fi
 fi
 
-if pgrep -x dockerd >/dev/null 2>&1; then
+dockerd_running() {
+  if command -v pgrep >/dev/null 2>&1; then
+    pgrep -x dockerd >/dev/null 2>&1
+  else
+    [ -r /var/run/docker.pid ] && kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null
+  fi
+}
+
+if dockerd_running; then
   log "dockerd is running but $SOCK does not answer yet; waiting for it"
 else
   as_root "starting dockerd"
