@@ -32,26 +32,27 @@ fi
 # Reads deb822 *.sources files and one-line *.list files (the only ones apt reads),
 # picks the first entry that serves the plain "$SUITE" suite (not -security/-updates).
 find_mirror() {
-  local f
+  local f want="$1"  # a suite name, or "*" for any suite other than -security
+
   for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
     [ -r "$f" ] || continue
     # deb [opts] URI suite components...
-    awk -v s="$SUITE" '
+    awk -v s="$want" '
       /^[[:space:]]*#/ { next }
       $1 == "deb" {
         i = 2
         if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
-        if ($(i+1) == s) { print $i; exit }
+        if ($(i+1) == s || (s == "*" && $(i+1) !~ /security/)) { print $i; exit }
       }' "$f"
   done
   for f in /etc/apt/sources.list.d/*.sources; do
     [ -r "$f" ] || continue
     # deb822 stanzas separated by blank lines
-    awk -v s="$SUITE" '
+    awk -v s="$want" '
       function flush() {
         if (types ~ /(^|[[:space:]])deb([[:space:]]|$)/ && enabled != "no") {
           n = split(suites, a, /[[:space:]]+/)
-          for (k = 1; k <= n; k++) if (a[k] == s) { split(uris, u, /[[:space:]]+/); print u[1]; exit }
+          for (k = 1; k <= n; k++) if (a[k] == s || (s == "*" && a[k] != "" && a[k] !~ /security/)) { split(uris, u, /[[:space:]]+/); print u[1]; exit }
         }
         types = ""; uris = ""; suites = ""; enabled = ""
       }
@@ -65,7 +66,9 @@ find_mirror() {
   done
 }
 
-MIRROR="${BASE_MIRROR:-$(find_mirror | head -n1)}"
+MIRROR="${BASE_MIRROR:-$(find_mirror "$SUITE" | head -n1 || true)}"
+# No entry for this suite (e.g. a newer release): the same mirror serves every Debian suite.
+[ -n "$MIRROR" ] || MIRROR="$(find_mirror '*' | grep -i debian | head -n1 || true)"
 if [ -z "$MIRROR" ]; then
   MIRROR="http://deb.debian.org/debian"
   log "no '$SUITE' entry found in the apt sources; falling back to $MIRROR (set BASE_MIRROR to override)."
