@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import {
@@ -82,6 +83,48 @@ describe('parseEngineEvent', () => {
       parseEngineEvent('{"Type":"network","Action":"connect","Actor":{"ID":"n"},"time":1,"timeNano":1}'),
       undefined,
     );
+  });
+});
+
+describe('watchEngineEvents reconnect bookkeeping (stubbed engine)', () => {
+  const line = (action: string, name: string, timeNano: string) =>
+    JSON.stringify({ Type: 'volume', Action: action, Actor: { ID: name, Attributes: { driver: 'local' } }, time: Number(timeNano.slice(0, 10)), timeNano: 0 }).replace(
+      '"timeNano":0',
+      `"timeNano":${timeNano}`,
+    ) + '\n';
+
+  it('resumes with since = the last event time and delivers a replayed event only once', async () => {
+    const streams: PassThrough[] = [];
+    const sinces: unknown[] = [];
+    const stub = {
+      getEvents: async (o: { since?: unknown }) => {
+        sinces.push(o.since);
+        const s = new PassThrough();
+        streams.push(s);
+        return s;
+      },
+    } as unknown as Docker;
+    const feed = new FeedRecorder();
+    const watcher = watchEngineEvents({ connect: async () => stub, onEvent: feed.onEvent, onStateChange: feed.onStateChange, backoffMs: { initial: 1, max: 4 } });
+    try {
+      await feed.until('the first connection', () => streams.length === 1 && feed.states.includes('connected'));
+      const first = line('create', 'v1', '1764676800000000042');
+      streams[0].write(first.slice(0, 20));
+      streams[0].write(first.slice(20) + 'garbage\n{"Type":"volume"}\n');
+      await feed.until('v1', () => feed.saw('volume', 'create', 'v1'));
+      streams[0].end();
+      await feed.until('the reconnect', () => streams.length === 2 && feed.states.at(-1) === 'connected');
+      assert.equal(sinces[0], undefined, 'the first subscription starts now');
+      assert.equal(sinces[1], '1764676800.000000042', 'the reconnect asks for everything since the last event');
+      // The engine's since is inclusive: it replays v1 before the new event.
+      streams[1].write(first + line('create', 'v2', '1764676801000000000'));
+      await feed.until('v2', () => feed.saw('volume', 'create', 'v2'));
+      assert.deepEqual(feed.events.map((e) => e.name), ['v1', 'v2']);
+      assert.deepEqual(feed.states, ['connected', 'reconnecting', 'connected']);
+    } finally {
+      watcher.dispose();
+    }
+    assert.equal(feed.states.at(-1), 'stopped');
   });
 });
 

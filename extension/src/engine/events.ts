@@ -107,10 +107,11 @@ export function watchEngineEvents(opts: WatchEngineEventsOptions): { dispose(): 
   };
 
   const deliver = (e: EngineEvent) => {
+    const t = BigInt(e.timeNano);
     if (lastNano !== undefined) {
-      const newer = BigInt(e.timeNano) > BigInt(lastNano);
-      if (!newer && (BigInt(e.timeNano) < BigInt(lastNano) || seenAtLast.has(eventKey(e)))) return;
-      if (newer) seenAtLast = new Set();
+      const last = BigInt(lastNano);
+      if (t < last || (t === last && seenAtLast.has(eventKey(e)))) return;
+      if (t > last) seenAtLast = new Set();
     }
     lastNano = e.timeNano;
     seenAtLast.add(eventKey(e));
