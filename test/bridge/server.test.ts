@@ -28,6 +28,7 @@ describe('bridge server: transports, files and the gate', () => {
     assert.ok(lstatSync(rig.bridge.socketPath).isSocket());
     assert.equal(lstatSync(rig.bridge.socketPath).mode & 0o777, 0o600);
     assert.equal(statSync(rig.bridge.runDir).mode & 0o777, 0o700);
+    assert.ok(statSync(join(rig.bridge.stateDir, 'run')).isDirectory(), 'the run/ mount point exists in the read-only state dir');
     assert.equal(rig.bridge.stateDir, join(rig.home, '.toolbox', 'toolbox', 'vscode', rig.registration.key));
     assert.match(rig.bridge.runDir, new RegExp(`^${rig.tmpRoot}/toolbox-\\d+/[0-9a-f]{8}$`));
   });

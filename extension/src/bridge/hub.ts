@@ -169,6 +169,9 @@ export class BridgeHub {
       tmpRoot: this.options.tmpRoot ?? '/tmp',
     });
     ensurePrivateDir(stateDir, uid);
+    // The run dir is mounted at bridgeRunDir, inside the read-only state dir mount: Docker cannot
+    // create that mount point in a read-only bind, so the empty `run/` must exist on the host.
+    ensurePrivateDir(join(stateDir, BRIDGE_FILES.runDir), uid);
     const token = ensureToken(stateDir);
     ensurePrivateDir(choice.parent, uid);
     ensurePrivateDir(choice.runDir, uid);
