@@ -72,7 +72,6 @@ describe('/edit', () => {
         writeFileSync(join(root, 'mounts', 'notes.md'), 'n');
         writeFileSync(join(root, 'outside.txt'), 'o');
       },
-      registration: {},
     });
     mounts = join(rig.root, 'mounts');
     await rig.hub.ensureWorkspace({ ...rig.registration, mountsRoots: [mounts] });

@@ -139,7 +139,7 @@ export class BridgeHub {
       if (existing.binding !== undefined) Object.assign(existing.binding, this.settingsOf(registration));
       return existing.ready;
     }
-    const entry: WorkspaceEntry = { ready: Promise.resolve(undefined as never) };
+    const entry = {} as WorkspaceEntry;
     entry.ready = this.startWorkspace(registration, entry);
     this.workspaces.set(registration.key, entry);
     entry.ready.catch(() => this.workspaces.delete(registration.key));
