@@ -6,7 +6,8 @@
 import type Docker from 'dockerode';
 import { LABELS } from '../plan/contract';
 import type { ObjectNames } from '../plan/types';
-import { clause, engineMessage, isConflict, isNotFound, isNotModified, sleep } from './errors';
+import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
+import { waitUntilGone } from './peer';
 
 export interface EngineContext {
   docker: Docker;
@@ -149,7 +150,7 @@ export async function stopContainer(
   } catch (err) {
     throw engineFailure(target, err);
   }
-  await waitUntilGone(container, target, options.goneTimeoutMs ?? 30_000);
+  await waitUntilGone(ctx.docker, target, options.goneTimeoutMs ?? 30_000);
   return 'stopped';
 }
 
@@ -163,25 +164,6 @@ function tolerate(...accepted: Array<(err: unknown) => boolean>): (err: unknown)
   };
 }
 
-async function waitUntilGone(container: Docker.Container, name: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
-    try {
-      await container.inspect();
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw engineFailure(name, err);
-    }
-    if (Date.now() >= deadline) {
-      throw new Error(
-        `${name} was stopped but Docker has not removed it after ${Math.round(timeoutMs / 1000)} s. ` +
-          `Check \`docker ps -a\`; remove it with \`docker rm -f ${name}\` if it is stuck.`,
-      );
-    }
-    await sleep(delay);
-  }
-}
-
 /**
  * Stops every container that is ours, the anchor and the volume initialiser included — the
  * anchor last, since the session containers live in its PID namespace. Returns the names it
@@ -189,7 +171,6 @@ async function waitUntilGone(container: Docker.Container, name: string, timeoutM
  */
 export async function stopAll(ctx: EngineContext, options: StopOptions = {}): Promise<string[]> {
   const owned = await listOwnedContainers(ctx);
-  const isInfra = (n: string) => n === ctx.names.anchor;
   const stopped: string[] = [];
   const stopEach = async (list: OwnedContainer[]) => {
     const results = await Promise.allSettled(list.map((c) => stopContainer(ctx, c.name, options)));
@@ -203,7 +184,7 @@ export async function stopAll(ctx: EngineContext, options: StopOptions = {}): Pr
     });
     if (failures.length > 0) throw new Error(failures.join('\n'));
   };
-  await stopEach(owned.filter((c) => !isInfra(c.name)));
-  await stopEach(owned.filter((c) => isInfra(c.name)));
+  await stopEach(owned.filter((c) => c.name !== ctx.names.anchor));
+  await stopEach(owned.filter((c) => c.name === ctx.names.anchor));
   return stopped.sort();
 }
