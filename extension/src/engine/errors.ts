@@ -32,7 +32,10 @@ export function engineMessage(err: unknown): string {
   }
   if (typeof json === 'string' && json.trim() !== '') return json.trim();
   if (Buffer.isBuffer(json) && json.length > 0) return json.toString('utf8').trim();
-  if (typeof e.message === 'string' && e.message !== '') return e.message.trim();
+  if (typeof e.message === 'string' && e.message !== '') {
+    // dockerode's "(HTTP code 500) server error - <engine text>" when it kept no JSON body.
+    return e.message.replace(/^\(HTTP code \d+\) [^-]*- /, '').trim();
+  }
   return String(err);
 }
 

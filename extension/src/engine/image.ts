@@ -1,0 +1,216 @@
+/**
+ * Having the session image on this machine before a container is created: our own runtime
+ * image is built from the extension's files, anyone else's is pulled, and a custom image is
+ * checked once for the shims and tools the bridge and the entrypoint rely on.
+ */
+import type Docker from 'dockerode';
+import { randomBytes } from 'node:crypto';
+import type { PullPolicy } from '../config/model';
+import { CONTAINER, SHIMS } from '../plan/contract';
+import { buildRuntimeImage } from './imageBuild';
+import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
+import { demux, subscribeWait, type SetupContext } from './peer';
+
+export interface ImageContext extends SetupContext {
+  /** Image ids already checked by the preflight, with what each one lacks (empty: fine). */
+  checkedImages?: Map<string, string[]>;
+}
+
+export interface EnsureImageOptions {
+  ref: string;
+  pull: PullPolicy;
+  /** True for the extension's own runtime image: built locally, never pulled. */
+  ours: boolean;
+  /** The extension root (holds images/runtime and shims), for building ours. */
+  contextRoot: string;
+  buildArgs?: Record<string, string>;
+  onLog?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export async function ensureImage(ctx: ImageContext, opts: EnsureImageOptions): Promise<void> {
+  const { docker } = ctx;
+  const { ref, pull, ours, onLog, signal } = opts;
+  throwIfAborted(signal);
+  let present = await imageId(docker, ref);
+  if (ours) {
+    if (present) return;
+    onLog?.(`Building the toolbox runtime image ${ref}…`);
+    await buildRuntimeImage(docker, { contextRoot: opts.contextRoot, tag: ref, buildArgs: opts.buildArgs, onLog, signal });
+    return;
+  }
+  if (!present || pull === 'always') {
+    if (!present && pull === 'never') {
+      throw new Error(
+        `The image ${ref} is not on this machine and pull is set to never. ` +
+          `Pull or build it yourself, or set \`pull: auto\` in .toolbox.yaml.`,
+      );
+    }
+    await pullImage(docker, ref, onLog, signal);
+    present = await imageId(docker, ref);
+    if (!present) {
+      throw new Error(`The image ${ref} was pulled but Docker does not list it afterwards. Try again, or pull it yourself.`);
+    }
+  }
+  await preflightImage(ctx, ref, present, signal);
+}
+
+/** The image's id, or undefined when the engine has no such image. */
+async function imageId(docker: Docker, ref: string): Promise<string | undefined> {
+  try {
+    return (await docker.getImage(ref).inspect()).Id;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw new Error(`Could not inspect the image ${ref}: ${clause(engineMessage(err))}.`);
+  }
+}
+
+/** The registry a reference pulls from (`docker.io` for bare names, like the CLI). */
+export function registryOf(ref: string): string {
+  const slash = ref.indexOf('/');
+  if (slash < 0) return 'docker.io';
+  const first = ref.slice(0, slash);
+  return first.includes('.') || first.includes(':') || first === 'localhost' ? first : 'docker.io';
+}
+
+interface PullEvent {
+  status?: string;
+  id?: string;
+  progress?: string;
+  error?: string;
+  errorDetail?: { message?: string };
+}
+
+async function pullImage(
+  docker: Docker,
+  ref: string,
+  onLog: ((line: string) => void) | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const registry = registryOf(ref);
+  const fail = (why: string) =>
+    new Error(
+      `The image ${ref} could not be pulled from ${registry}: ${clause(why)}. ` +
+        `Build it locally, set \`image:\` in .toolbox.yaml to an image this machine has, ` +
+        `or set \`pull: never\` to use only local images.`,
+    );
+  onLog?.(`Pulling ${ref} from ${registry}…`);
+  let stream: NodeJS.ReadableStream;
+  try {
+    const pull = docker.pull.bind(docker) as unknown as (r: string, o: object) => Promise<NodeJS.ReadableStream>;
+    stream = await pull(ref, signal ? { abortSignal: signal } : {});
+  } catch (err) {
+    if (signal?.aborted) throw abortError(signal);
+    throw fail(engineMessage(err));
+  }
+  // Layers report progress many times a second; a line per change of status is enough.
+  const lastStatus = new Map<string, string>();
+  await new Promise<void>((resolve, reject) => {
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null, events: PullEvent[]) => {
+        const failed = events?.find((e) => e.error || e.errorDetail?.message);
+        if (signal?.aborted) reject(abortError(signal));
+        else if (err) reject(fail(engineMessage(err)));
+        else if (failed) reject(fail(failed.errorDetail?.message ?? failed.error ?? 'unknown error'));
+        else resolve();
+      },
+      (event: PullEvent) => {
+        if (!event.status) return;
+        const key = event.id ?? '';
+        if (lastStatus.get(key) === event.status) return;
+        lastStatus.set(key, event.status);
+        onLog?.(event.id ? `${event.id}: ${event.status}` : event.status);
+      },
+    );
+  });
+}
+
+/** What the preflight looks for: the shims (bridge-lib is sourced, the rest executed) and python3. */
+export function preflightTargets(): { files: string[]; executables: string[]; commands: string[] } {
+  const files: string[] = [];
+  const executables: string[] = [];
+  for (const shim of SHIMS) {
+    if (CONTAINER.bridgeLib.endsWith(`/${shim}`)) files.push(CONTAINER.bridgeLib);
+    else executables.push(`${CONTAINER.shimDir}/${shim}`);
+  }
+  return { files, executables, commands: ['python3'] };
+}
+
+export function preflightScript(): string {
+  const { files, executables, commands } = preflightTargets();
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return [
+    ...files.map((f) => `[ -f ${q(f)} ] || echo ${q(f)}`),
+    ...executables.map((f) => `[ -x ${q(f)} ] || echo ${q(f)}`),
+    ...commands.map((c) => `command -v ${q(c)} >/dev/null 2>&1 || echo ${q(c)}`),
+    'exit 0',
+  ].join('\n');
+}
+
+/**
+ * Runs a throwaway container over a custom image, once per image id, and fails with what is
+ * missing. Without the shims the bridge routes silently do nothing inside the container.
+ */
+async function preflightImage(ctx: ImageContext, ref: string, id: string, signal: AbortSignal | undefined): Promise<void> {
+  let missing = ctx.checkedImages?.get(id);
+  if (missing === undefined) {
+    missing = await runPreflight(ctx, ref, signal);
+    ctx.checkedImages?.set(id, missing);
+  }
+  if (missing.length > 0) {
+    throw new Error(
+      `The image ${ref} cannot run a toolbox shell: it lacks ${missing.join(', ')}. ` +
+        `Base it on the toolbox runtime image, or unset \`image:\` in .toolbox.yaml to use the built-in one.`,
+    );
+  }
+}
+
+async function runPreflight(ctx: ImageContext, ref: string, signal: AbortSignal | undefined): Promise<string[]> {
+  const { docker, names } = ctx;
+  throwIfAborted(signal);
+  const container = await docker.createContainer({
+    name: `${names.prefix}-image-check-${randomBytes(3).toString('hex')}`,
+    Image: ref,
+    User: '0:0',
+    Entrypoint: ['sh', '-c'],
+    Cmd: [preflightScript()],
+    AttachStdout: true,
+    AttachStderr: true,
+    HostConfig: { AutoRemove: true, NetworkMode: 'none' },
+  });
+  try {
+    const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
+    const chunks: Buffer[] = [];
+    const ended = new Promise<void>((resolve) => {
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', resolve);
+      stream.on('close', resolve);
+      stream.on('error', () => resolve());
+    });
+    const { exited } = await subscribeWait(docker, container.id, 'removed');
+    try {
+      await container.start();
+    } catch (err) {
+      throw new Error(
+        `The image ${ref} cannot run a toolbox shell: a test container could not start (${clause(engineMessage(err))}). ` +
+          `Base it on the toolbox runtime image, or unset \`image:\` in .toolbox.yaml to use the built-in one.`,
+      );
+    }
+    const result = await exited;
+    await ended;
+    const output = demux(Buffer.concat(chunks));
+    if (result.StatusCode !== 0) {
+      throw new Error(
+        `The image ${ref} could not be checked: its test container exited with code ${result.StatusCode}` +
+          `${output.trim() ? ` (${clause(output.trim())})` : ''}. Base it on the toolbox runtime image, or unset \`image:\`.`,
+      );
+    }
+    return output
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+  } finally {
+    await container.remove({ force: true }).catch(() => undefined);
+  }
+}
