@@ -4,6 +4,11 @@
  * data-root, exec-root (and so its own managed containerd), pidfile and config file, no bridge
  * network and no iptables rules, and uses the vfs storage driver so it works on any filesystem.
  * It only ever holds volumes; its containers would have no network.
+ *
+ * It runs in a network namespace of its own (`unshare --net`): a dockerd started with
+ * `--bridge none` deletes any interface named docker0 it can see, which in the host's namespace
+ * is the main engine's default bridge — every later container on the default network would then
+ * fail with "could not find bridge docker0".
  */
 import Docker from 'dockerode';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -84,7 +89,7 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     rmSync(pidFile, { force: true });
     if (containerdPid() === undefined) rmSync(ctrPidFile, { force: true });
     const log = openSync(logPath, 'a');
-    const proc = spawn('dockerd', args, { stdio: ['ignore', log, log] });
+    const proc = spawn('unshare', ['--net', '--', 'dockerd', ...args], { stdio: ['ignore', log, log] });
     closeSync(log);
     child = proc;
     let exitInfo: string | undefined;
