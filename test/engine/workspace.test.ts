@@ -149,13 +149,17 @@ describe('openSession against the real engine', () => {
     assert.equal(imageCalls.length, 1, 'the image is only ensured on create');
   });
 
-  it('starts a stopped container instead of creating a new one', async () => {
+  it('starts a stopped container, and its stopped anchor, instead of creating a new one', async () => {
     const { ns, open } = setup();
     const plan = planFor(ns, image, { peer: true, keep: true });
     const first = await open(plan);
     await ns.docker.getContainer(first.id).stop({ t: 0 });
+    // The anchor stopped too (a reboot, say): the start path brings it back first.
+    await ns.docker.getContainer(ns.names.anchor).stop({ t: 0 });
     const again = await open(plan);
     assert.equal(again.action, 'start');
+    assert.equal((await ns.docker.getContainer(ns.names.anchor).inspect()).State.Running, true);
+    assert.equal(again.peerActive, true);
     assert.equal(again.id, first.id);
     assert.equal((await ns.docker.getContainer(first.id).inspect()).State.Running, true);
     assert.deepEqual(again.drift, []);
@@ -212,8 +216,8 @@ describe('openSession against the real engine', () => {
     assert.equal(again.warnings.length, 1, 'only one peer warning, the namespace first');
     assert.equal(
       again.warnings[0],
-      `peer messaging: ${plan.name} was created without the shared PID namespace, so its sessions cannot see their peers ` +
-        `— stop it with \`toolbox stop ${plan.name}\`, then start the shell again`,
+      `peer messaging: ${plan.name} was created without the shared PID namespace, so this session will see no peers ` +
+        `— stop it with \`toolbox stop ${plan.name}\` or the Toolbox: Stop Container command, then open the shell again`,
     );
   });
 
@@ -243,8 +247,8 @@ describe('openSession against the real engine', () => {
         kind: 'pid-joined-but-planned-off',
         container: off.name,
         message:
-          `peer messaging: ${off.name} already runs in the shared PID namespace, so its processes are visible to every ` +
-          `opted-in shell although peer messaging is off for it — stop it with \`toolbox stop ${off.name}\`, then start the shell again`,
+          `peer messaging: ${off.name} already runs in the shared PID namespace, so this session can see the process table ` +
+          `of every opted-in shell — stop it with \`toolbox stop ${off.name}\` or the Toolbox: Stop Container command, then open the shell again`,
       },
     ]);
     const reattached = await open(off);
@@ -274,7 +278,7 @@ describe('openSession against the real engine', () => {
         container: plan.name,
         message:
           `peer messaging: ${plan.name} does not mount the ${ns.names.socketVolume} volume at ${CONTAINER.peerSocketDir}, ` +
-          `so its sessions cannot reach their peers — stop it with \`toolbox stop ${plan.name}\`, then start the shell again`,
+          `so this session can reach no peer — stop it with \`toolbox stop ${plan.name}\` or the Toolbox: Stop Container command, then open the shell again`,
       },
     ]);
   });
@@ -289,7 +293,7 @@ describe('openSession against the real engine', () => {
     assert.deepEqual(result.drift.map((d) => d.kind), ['missing-port']);
     assert.deepEqual(result.warnings, [
       `${withPort.name} does not publish port 127.0.0.1:${port} (container port ${port}/tcp) that this workspace asks for ` +
-        `— stop it with \`toolbox stop ${withPort.name}\`, then start the shell again`,
+        `— stop it with \`toolbox stop ${withPort.name}\` or the Toolbox: Stop Container command, then open the shell again`,
     ]);
   });
 

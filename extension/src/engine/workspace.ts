@@ -8,6 +8,7 @@ import type Docker from 'dockerode';
 import { mkdir, readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { CONTAINER } from '../plan/contract';
+import { driftWarning, missingSocketVolume, peerSetupWarning, pidModeDrift, type InspectedMount } from '../plan/drift';
 import type { ObjectNames, SessionPlan } from '../plan/types';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
 import { ensureAnchor, ensureSocketVolume, inspectAfterConflict, parseUser, waitUntilGone, type SetupContext } from './peer';
@@ -103,7 +104,7 @@ async function reattach(
       // The container cannot start while the namespace it joins is down; the volume is checked
       // again because `docker volume rm` may have removed it since the container was made.
       const failure = await setUpPeer(ctx, plan, opts, { volume: plan.peer });
-      if (failure) warnings.push(`${PEER_WARNING_PREFIX}${failure} — starting this shell without it`);
+      if (failure) warnings.push(peerSetupWarning(failure));
     }
     step(`Starting the container ${plan.name}`);
     try {
@@ -176,7 +177,7 @@ async function create(
 
   const warnings: string[] = [];
   const body = peerFailure ? withoutPeer(plan.create, ctx.names) : plan.create;
-  if (peerFailure) warnings.push(`${PEER_WARNING_PREFIX}${peerFailure} — starting this shell without it`);
+  if (peerFailure) warnings.push(peerSetupWarning(peerFailure));
 
   step(`Creating the container ${plan.name}`);
   let id: string;
@@ -265,82 +266,45 @@ export async function checkDrift(ctx: SetupContext, name: string, plan: SessionP
 
 /**
  * The anchor's id: Docker stores `container:<id>` for the `container:<name>` it is handed.
- * undefined: no anchor; null: could not tell (the namespace comparison is then skipped).
+ * undefined when there is no anchor or it cannot be inspected (then only a verbatim match counts).
  */
-async function resolveAnchorId(ctx: SetupContext): Promise<string | undefined | null> {
+async function resolveAnchorId(ctx: SetupContext): Promise<string | undefined> {
   try {
     return (await ctx.docker.getContainer(ctx.names.anchor).inspect()).Id;
   } catch (err) {
-    if (isNotFound(err)) return undefined;
-    ctx.log?.(`${PEER_WARNING_PREFIX}could not inspect ${ctx.names.anchor} (${clause(engineMessage(err))}); skipping the namespace check`);
-    return null;
+    if (!isNotFound(err)) ctx.log?.(`${PEER_WARNING_PREFIX}could not inspect ${ctx.names.anchor}: ${clause(engineMessage(err))}`);
+    return undefined;
   }
 }
 
 /** The parts of an inspected container the drift check reads. */
 export interface InspectedForDrift {
   HostConfig: { PidMode?: string; PortBindings?: unknown };
-  Mounts?: Array<{ Type?: string; Name?: string; Destination?: string }>;
+  Mounts?: InspectedMount[];
 }
 
-/** True when a stored PidMode joins the anchor (by name or by the id Docker rewrote it to). */
-export function joinsAnchor(stored: string, names: ObjectNames, anchorId: string | undefined | null): boolean {
-  if (stored === `container:${names.anchor}`) return true;
-  return !!anchorId && stored === `container:${anchorId}`;
-}
-
-function mountsSocketVolume(info: InspectedForDrift, names: ObjectNames): boolean {
-  return (info.Mounts ?? []).some(
-    (m) => m.Type === 'volume' && m.Name === names.socketVolume && m.Destination === CONTAINER.peerSocketDir,
+function peerActiveIn(info: InspectedForDrift, names: ObjectNames, anchorId: string | undefined): boolean {
+  return (
+    pidModeDrift(info.HostConfig.PidMode ?? '', true, anchorId, names) === undefined &&
+    !missingSocketVolume(info.Mounts, names)
   );
 }
 
-function peerActiveIn(info: InspectedForDrift, names: ObjectNames, anchorId: string | undefined | null): boolean {
-  return joinsAnchor(info.HostConfig.PidMode ?? '', names, anchorId) && mountsSocketVolume(info, names);
-}
-
-const STOP_HINT = (name: string) => `— stop it with \`toolbox stop ${name}\`, then start the shell again`;
-
-/** Pure: how an inspected container differs from the plan, namespace first. */
+/** Pure: how an inspected container differs from the plan, namespace first, then ports. */
 export function driftAgainstPlan(
   info: InspectedForDrift,
   plan: SessionPlan,
   names: ObjectNames,
-  anchorId: string | undefined | null,
+  anchorId: string | undefined,
 ): Drift[] {
-  const name = plan.name;
+  const container = plan.name;
   const drift: Drift[] = [];
-  const stored = info.HostConfig.PidMode ?? '';
-  const planned = plan.create.HostConfig.PidMode ?? '';
-  if (planned === '' && stored.startsWith('container:')) {
-    drift.push({
-      kind: 'pid-joined-but-planned-off',
-      container: name,
-      message:
-        `${PEER_WARNING_PREFIX}${name} already runs in the shared PID namespace, so its processes are visible ` +
-        `to every opted-in shell although peer messaging is off for it ${STOP_HINT(name)}`,
-    });
-  } else if (planned !== '' && stored !== planned && anchorId !== null) {
-    const resolvesToAnchor = planned === `container:${names.anchor}` && joinsAnchor(stored, names, anchorId);
-    if (!resolvesToAnchor) {
-      drift.push({
-        kind: 'pid-planned-on-but-outside',
-        container: name,
-        message:
-          `${PEER_WARNING_PREFIX}${name} was created without the shared PID namespace, so its sessions ` +
-          `cannot see their peers ${STOP_HINT(name)}`,
-      });
-    }
+  const pid = pidModeDrift(info.HostConfig.PidMode ?? '', plan.peer, anchorId, names);
+  if (pid) {
+    drift.push({ kind: `pid-${pid.kind}`, container, message: driftWarning(pid.kind, container, names) });
   }
-  const wantsVolume = plan.create.HostConfig.Binds.some((b) => b.startsWith(`${names.socketVolume}:${CONTAINER.peerSocketDir}`));
-  if (wantsVolume && !mountsSocketVolume(info, names)) {
-    drift.push({
-      kind: 'missing-socket-volume',
-      container: name,
-      message:
-        `${PEER_WARNING_PREFIX}${name} does not mount the ${names.socketVolume} volume at ${CONTAINER.peerSocketDir}, ` +
-        `so its sessions cannot reach their peers ${STOP_HINT(name)}`,
-    });
+  if (plan.peer && missingSocketVolume(info.Mounts, names)) {
+    drift.push({ kind: 'missing-socket-volume', container, message: driftWarning('missing-socket-volume', container, names) });
   }
   const published = (info.HostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string; HostPort?: string }> | null>;
   for (const p of plannedPorts(plan)) {
@@ -348,10 +312,10 @@ export function driftAgainstPlan(
     if (!bound) {
       drift.push({
         kind: 'missing-port',
-        container: name,
+        container,
         message:
-          `${name} does not publish port ${p.hostIp}:${p.hostPort} (container port ${p.key}) that this workspace asks for ` +
-          `${STOP_HINT(name)}`,
+          `${container} does not publish port ${p.hostIp}:${p.hostPort} (container port ${p.key}) that this workspace asks for ` +
+          `— stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
       });
     }
   }
