@@ -6,11 +6,17 @@ import { writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchBridge } from './bridge';
+import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
 
 type Bench = [name: string, run: () => Promise<ResultRow[]>];
 
-const BENCHES: Bench[] = [['bridge', benchBridge]];
+const BENCHES: Bench[] = [
+  ['warm-open', benchWarmOpen],
+  ['cold-open', benchColdOpen],
+  ['throughput', benchThroughput],
+  ['bridge', benchBridge],
+];
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
