@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import type Docker from 'dockerode';
 import { after, before, describe, it } from 'node:test';
-import { ANCHOR_CMD, ANCHOR_ENTRYPOINT, demux, ensureAnchor, ensureSocketVolume, type SetupContext } from '../../extension/src/engine/peer';
+import {
+  ANCHOR_CMD,
+  ANCHOR_ENTRYPOINT,
+  demux,
+  ensureAnchor,
+  ensureSocketVolume,
+  subscribeWait,
+  type SetupContext,
+} from '../../extension/src/engine/peer';
 import { CONTAINER } from '../../extension/src/plan/contract';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
@@ -17,9 +25,9 @@ async function runScript(ns: TestNamespace, image: string, script: string, binds
     HostConfig: { Binds: binds, AutoRemove: false, NetworkMode: 'none' },
   });
   try {
-    const waited = c.wait({ condition: 'not-running' });
+    const { exited } = await subscribeWait(ns.docker, c.id, 'next-exit');
     await c.start();
-    const { StatusCode } = (await waited) as { StatusCode: number };
+    const { StatusCode } = await exited;
     const logs = (await c.logs({ stdout: true, stderr: true })) as unknown as Buffer;
     return { code: StatusCode, out: demux(logs).trim() };
   } finally {
