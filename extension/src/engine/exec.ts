@@ -55,7 +55,9 @@ export async function startShellExec(
     await exec.resize({ w: clampSize(c, cols), h: clampSize(r, rows) });
   };
   // Engines before API 1.42 start the process at 0x0 or the daemon default: size it right away.
-  await resize(cols, rows).catch(() => undefined);
+  // Not awaited: the daemon answers a resize only once the process runs (~50-90 ms), and the
+  // first output must not wait for that answer.
+  void resize(cols, rows).catch(() => undefined);
 
   const exitCode = new Promise<number>((resolve, reject) => {
     let settled = false;

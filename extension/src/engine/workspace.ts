@@ -112,12 +112,15 @@ async function reattach(
     } catch (err) {
       if (!isNotModified(err)) throw startFailure(plan.name, err, storedPid);
     }
-  } else if (plan.peer) {
-    const failure = await setUpPeer(ctx, plan, opts, { anchor: false, volume: true });
-    if (failure) warnings.push(`${PEER_WARNING_PREFIX}${failure}`);
   }
-  const current = await inspectContainer(docker, info.Id);
-  const anchorId = await resolveAnchorId(ctx);
+  // The warm path (a running container) is what every shell after the first takes: its checks
+  // are independent reads, so they run side by side, and the inspect above is still current.
+  const [volumeFailure, current, anchorId] = await Promise.all([
+    action === 'connect' && plan.peer ? setUpPeer(ctx, plan, opts, { anchor: false, volume: true }) : undefined,
+    action === 'connect' && !info.State.Paused ? info : inspectContainer(docker, info.Id),
+    resolveAnchorId(ctx),
+  ]);
+  if (volumeFailure) warnings.push(`${PEER_WARNING_PREFIX}${volumeFailure}`);
   const drift = driftAgainstPlan(current ?? info, plan, ctx.names, anchorId);
   warnings.push(...warningsFor(drift));
   return {
