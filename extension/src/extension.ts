@@ -21,6 +21,8 @@ export interface ToolboxTestApi {
   readonly shells: readonly OpenedShell[];
   readonly lastOpened: OpenedShell | undefined;
   readonly state: ToolboxState;
+  /** The folder's resolved peer-messaging choice (settings, .toolbox.yaml, env). */
+  peerWanted(folder: string): Promise<boolean>;
 }
 
 /**
@@ -127,6 +129,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     get state() {
       return refresh.state;
     },
+    peerWanted: (folder) => backend.peerWanted(folder),
   };
 }
 

@@ -132,7 +132,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   async openSession(prepared: FolderPlan, progress: SessionProgress, signal: AbortSignal): Promise<OpenedSession> {
     const plan = prepared.plan;
     const engine = await this.engine();
-    const ctx = { ...engine, log: (line: string) => progress.log(`${line}\n`) };
+    const ctx = { ...engine, log: (line: string) => progress.log(line) };
     const ours = plan.create.Image === this.imageRef(undefined);
     const result = await openSession(ctx, plan, {
       ensureImage: () =>
@@ -142,7 +142,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
           ours,
           contextRoot: this.deps.extensionPath,
           buildArgs: this.deps.buildArgs,
-          onLog: (line: string) => progress.log(line.endsWith('\n') ? line : `${line}\n`),
+          onLog: (line: string) => progress.log(line),
           signal,
         }),
       progress: (message: string) => progress.step(message),

@@ -86,7 +86,9 @@ export class ShellLauncher implements vscode.Disposable {
               step: (message) => {
                 progress.report({ message });
               },
-              log: (text) => this.log.append(text),
+              log: (text) => {
+                for (const line of text.split('\n')) if (line.trim()) this.log.info(line.trimEnd());
+              },
             },
             abort.signal,
           );

@@ -35,6 +35,8 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   readonly onDidClose = this.closeEmitter.event;
   private exec: ShellExec | undefined;
   private pending: vscode.TerminalDimensions | undefined;
+  /** Keystrokes typed before the exec started; written once it has. */
+  private earlyInput: string[] = [];
   private ended = false;
   private closed = false;
   private transcriptText = '';
@@ -67,6 +69,8 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     const exec = this.exec;
     exec.stream.on('data', (chunk: Buffer) => this.show(this.decoder.write(chunk)));
     if (this.pending) void exec.resize(this.pending.columns, this.pending.rows).catch(() => undefined);
+    for (const data of this.earlyInput) exec.stream.write(data);
+    this.earlyInput = [];
     exec.exitCode.then(
       (code) => this.finish(code),
       (err: unknown) => this.containerGone(err),
@@ -105,7 +109,8 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
       return;
     }
     // Raw TTY: Ctrl-C (\x03) and Ctrl-D (\x04) reach the shell as the kernel's line discipline expects.
-    this.exec?.stream.write(data);
+    if (this.exec) this.exec.stream.write(data);
+    else this.earlyInput.push(data);
   }
 
   setDimensions(dimensions: vscode.TerminalDimensions): void {

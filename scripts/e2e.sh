@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# VS Code tests in a real VS Code: code-server (VS Code 1.100 for the browser) driven by
+# playwright-core in Debian's chromium. Two parts, both against the real Docker engine:
+#   1. the extension-host suite (test/suite, mocha), loaded through the workbench `payload`
+#      protocol (code-server rejects --extensionDevelopmentPath);
+#   2. the UI tests (test/e2e/ui.test.ts, node:test), which click, type and take screenshots
+#      into test-output/e2e/.
+# Hermetic: a temp HOME (so ~/.toolbox is temporary), XDG dirs and user-data-dir; every Docker
+# object carries a random test prefix (TOOLBOX_VSCODE_NAME_PREFIX) and is removed at the end.
+# Usage: bash scripts/e2e.sh        (needs root for the first install; see ensure-e2e-tools.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TOOLS=${TOOLBOX_E2E_TOOLS:-/var/cache/toolbox-e2e}
+t() { echo "[e2e $(date +%T)] $*"; }
+
+bash scripts/ensure-e2e-tools.sh
+CS=$TOOLS/cs/node_modules/.bin/code-server
+export NODE_PATH=$TOOLS/pw/node_modules
+[ -f dist/extension.js ] && [ "${E2E_SKIP_BUILD:-}" = 1 ] || npm run -s build
+[ "${E2E_SKIP_BUILD:-}" = 1 ] || npm run -s compile-tests
+
+RUN=$(mktemp -d "${TMPDIR:-/tmp}/toolbox-e2e.XXXXXX")
+mkdir -p "$RUN/ud/User" "$RUN/xdg" "$RUN/home" "$RUN/ws"
+# The workspace gets a .toolbox.yaml so the activation event is exercised too.
+printf '# demo workspace for the Toolbox e2e tests\n' > "$RUN/ws/.toolbox.yaml"
+printf 'hello from the toolbox e2e workspace\n' > "$RUN/ws/README.md"
+export HOME=$RUN/home XDG_CONFIG_HOME=$RUN/xdg/config XDG_DATA_HOME=$RUN/xdg/data XDG_CACHE_HOME=$RUN/xdg/cache
+# Tests only: object-name prefix and fast image build args (documented in extension/src/extension.ts).
+export TOOLBOX_VSCODE_NAME_PREFIX=${TOOLBOX_VSCODE_NAME_PREFIX:-tbxe2e$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')}
+export TOOLBOX_VSCODE_BUILD_ARGS=${TOOLBOX_VSCODE_BUILD_ARGS:-'{"INSTALL_AGENTS":"0"}'}
+SHOTS=$ROOT/test-output/e2e
+mkdir -p "$SHOTS"
+rm -f "$SHOTS"/*.png
+
+cat > "$RUN/ud/User/settings.json" <<'JSON'
+{ "workbench.startupEditor": "none", "workbench.tips.enabled": false, "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false, "update.mode": "none",
+  "workbench.enableExperiments": false, "security.workspace.trust.enabled": false,
+  "terminal.integrated.enablePersistentSessions": false, "terminal.integrated.gpuAcceleration": "off", "chat.commandCenter.enabled": false,
+  "terminal.integrated.showTerminalConfigPrompt": false }
+JSON
+
+PORT=${E2E_PORT:-$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
+setsid "$CS" --bind-addr "127.0.0.1:$PORT" --auth none \
+  --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
+  --user-data-dir "$RUN/ud" --extensions-dir "$RUN/exts" >"$RUN/code-server.log" 2>&1 &
+CS_PID=$!
+cleanup() {
+  # setsid: code-server, its extension hosts and watchers share process group $CS_PID.
+  kill -- -"$CS_PID" 2>/dev/null || true
+  wait "$CS_PID" 2>/dev/null || true
+  node -e '
+    const { docker, removeNamespaceObjects } = require(process.argv[1] + "/out/test/support/docker.js");
+    const { objectNames } = require(process.argv[1] + "/out/extension/src/plan/objects.js");
+    removeNamespaceObjects(docker(), objectNames(process.argv[2])).catch((e) => console.error("cleanup:", e.message));
+  ' "$ROOT" "$TOOLBOX_VSCODE_NAME_PREFIX" || true
+  [ "${E2E_KEEP:-}" = 1 ] && t "kept $RUN" || rm -rf "$RUN"
+}
+trap cleanup EXIT
+for _ in $(seq 1 150); do curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { cat "$RUN/code-server.log"; exit 1; }
+t "code-server on 127.0.0.1:$PORT (prefix $TOOLBOX_VSCODE_NAME_PREFIX, run dir $RUN)"
+
+export E2E_BASE_URL=http://127.0.0.1:$PORT E2E_EXT_PATH=$ROOT E2E_FOLDER=$RUN/ws E2E_SHOTS=$SHOTS E2E_LOGS=$RUN/logs
+suite=0
+if [ "${E2E_ONLY_UI:-}" != 1 ]; then
+  t "extension-host suite"
+  node out/test/e2e/runSuite.js || suite=$?
+  t "extension-host suite exit code $suite"
+fi
+ui=0
+if [ "${E2E_ONLY_SUITE:-}" != 1 ]; then
+  # A fresh folder for the UI tests, so they start from an empty Workspaces view.
+  mkdir -p "$RUN/ws-ui" && printf '# ui test workspace\n' > "$RUN/ws-ui/.toolbox.yaml"
+  t "UI tests (screenshots in $SHOTS)"
+  E2E_FOLDER=$RUN/ws-ui node --test --test-concurrency=1 out/test/e2e/ui.test.js || ui=$?
+  t "UI tests exit code $ui"
+fi
+exit $(( suite || ui ))

@@ -1,0 +1,146 @@
+/**
+ * UI tests in a real VS Code (code-server) through Chromium: the palette, the terminal, the
+ * tree and the status bar, against the real Docker engine. Run by scripts/e2e.sh, which sets
+ * E2E_BASE_URL, E2E_EXT_PATH, E2E_FOLDER, E2E_SHOTS and TOOLBOX_VSCODE_NAME_PREFIX; skipped
+ * without them. Every test saves a screenshot under test-output/e2e/.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { launchBrowser, workbenchUrl, type Browser, type Page } from './browser';
+
+const base = process.env.E2E_BASE_URL;
+const prefix = process.env.TOOLBOX_VSCODE_NAME_PREFIX ?? '';
+const shots = process.env.E2E_SHOTS ?? 'test-output/e2e';
+const LONG = Number(process.env.E2E_LONG_MS ?? 540_000);
+
+describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.sh' }, () => {
+  let browser: Browser;
+  let page: Page;
+  let step = 0;
+
+  const shot = async (name: string) => {
+    await page.waitForTimeout(800); // notifications slide in
+    step += 1;
+    await page.screenshot({ path: join(shots, `${String(step).padStart(2, '0')}-${name}.png`) });
+  };
+
+  /** Runs a test body; on failure saves a screenshot of what the window showed. */
+  const scenario = (name: string, body: () => Promise<void>) => async () => {
+    try {
+      await body();
+    } catch (err) {
+      await page.screenshot({ path: join(shots, `FAIL-${name}.png`) }).catch(() => undefined);
+      throw err;
+    }
+  };
+
+  const runCommand = async (title: string) => {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${title}`);
+    // Click the row whose label is exactly the title: Enter would take whatever ranks first.
+    const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    const row = page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: page.locator('.label-name', { hasText: exact }) })
+      .first();
+    await row.waitFor();
+    await row.click();
+  };
+
+  /** Text of the visible terminal (DOM renderer: e2e.sh turns GPU acceleration off). */
+  const terminalText = async (): Promise<string> => {
+    const rows = page.locator('.terminal-wrapper.active .xterm-rows');
+    if ((await rows.count()) === 0) return '';
+    return ((await rows.first().innerText()) as string).replace(/\u00a0/g, ' ');
+  };
+
+  /** Types a command into the focused terminal and returns what `pattern` captured. */
+  const ask = async (command: string, pattern: RegExp): Promise<string> => {
+    await page.locator('.terminal-wrapper.active .xterm').first().click();
+    // zsh's prompt ends in `%` or `#`: wait for it so the line editor is up before typing.
+    for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end; ) {
+      await page.waitForTimeout(200);
+    }
+    await page.keyboard.type(command);
+    await page.keyboard.press('Enter');
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const m = pattern.exec(await terminalText());
+      if (m) return m[1] ?? m[0];
+      if (Date.now() > deadline) throw new Error(`The terminal never showed ${pattern}; it shows:\n${await terminalText()}`);
+      await page.waitForTimeout(200);
+    }
+  };
+
+  /** pid 1 of the terminal's PID namespace, as one line. */
+  const pid1 = () => ask(`echo "PID1=[$(tr '\\0' ' ' </proc/1/cmdline)]"`, /PID1=\[([^$\]]*)\]/);
+
+  const openToolboxView = async () => {
+    const tab = page.locator('.activitybar').getByRole('tab', { name: /Toolbox/ });
+    await tab.waitFor({ timeout: 60_000 });
+    if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
+  };
+
+  const statusItem = () => page.locator('.statusbar-item', { hasText: 'drifted' });
+
+  before(async () => {
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+    page.on('pageerror', (e: Error) => console.log('  [pageerror]', String(e).slice(0, 200)));
+    await page.goto(workbenchUrl(base!, process.env.E2E_FOLDER!, process.env.E2E_EXT_PATH!), { waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await openToolboxView();
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('shows the welcome view while the folder has no container', scenario('welcome', async () => {
+    await page.getByText('No toolbox containers yet.').waitFor({ timeout: 60_000 });
+    await shot('welcome');
+  }));
+
+  it('opens a shell from the palette whose pid 1 is the peer anchor', { timeout: LONG }, scenario('shell', async () => {
+    await runCommand('Toolbox: Open Toolbox Shell');
+    await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+    const answer = await ask('echo "ANSWER=$((6*7))"', /ANSWER=(\d+)/);
+    assert.equal(answer, '42');
+    const init = await pid1();
+    assert.match(init, /sleep infinity/, `pid 1 should be the anchor's sleep, got "${init}"`);
+    await shot('shell-peer-on');
+  }));
+
+  it('lists the container, the anchor and the socket volume in the tree', scenario('tree', async () => {
+    await openToolboxView();
+    const tree = page.locator('.pane-body');
+    const container = tree.getByText(new RegExp(`^${prefix}-ws-ui-[0-9a-f]{8}$`));
+    await container.waitFor({ timeout: 30_000 });
+    await tree.getByText(`${prefix}-peer-anchor`, { exact: true }).first().waitFor({ timeout: 30_000 });
+    await tree.getByText(`${prefix}-cc-socks`, { exact: true }).waitFor({ timeout: 30_000 });
+    await shot('tree');
+  }));
+
+  it('warns in the status bar when the setting no longer matches the running container, and fixes it', { timeout: LONG }, scenario('drift', async () => {
+    await runCommand('Toolbox: Toggle Peer Messaging for This Folder');
+    const item = statusItem();
+    await item.waitFor({ timeout: 30_000 });
+    const text = (await item.innerText()) as string;
+    assert.match(text, new RegExp(`${prefix}-ws-ui-[0-9a-f]{8}`), `the warning names the container: "${text}"`);
+    await shot('drift-warning');
+
+    await item.click();
+    const fix = page.locator('.notification-toast .monaco-button', { hasText: /^Stop .* and reopen$/ });
+    await fix.waitFor({ timeout: 15_000 });
+    await shot('drift-actions');
+    await fix.click();
+    await item.waitFor({ state: 'detached', timeout: LONG });
+    await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+    const init = await pid1();
+    assert.doesNotMatch(init, /sleep infinity/, `with peer messaging off pid 1 is the container's own init, got "${init}"`);
+    await shot('drift-fixed');
+  }));
+});

@@ -1,0 +1,114 @@
+/**
+ * Extension-host tests against the real Docker engine. Object names carry the test prefix
+ * from TOOLBOX_VSCODE_NAME_PREFIX (set by scripts/e2e.sh and the GitHub workflow), and every
+ * object of that prefix is removed afterwards.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { ToolboxTestApi } from '../../extension/src/extension';
+import { objectNames } from '../../extension/src/plan/objects';
+import { docker, removeNamespaceObjects } from '../support/docker';
+
+const EXTENSION_ID = 'toolbox-dev.toolbox-vscode';
+
+async function api(): Promise<ToolboxTestApi> {
+  const ext = vscode.extensions.getExtension<ToolboxTestApi>(EXTENSION_ID);
+  assert.ok(ext, `${EXTENSION_ID} is not installed in this extension host`);
+  return ext.activate();
+}
+
+function folder(): vscode.WorkspaceFolder {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(f, 'the suite needs a workspace folder');
+  return f;
+}
+
+async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+  seen: () => string = () => '',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}. ${seen()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('Toolbox extension', () => {
+  const prefix = process.env.TOOLBOX_VSCODE_NAME_PREFIX;
+
+  before(() => {
+    assert.ok(prefix && prefix !== 'toolbox', 'set TOOLBOX_VSCODE_NAME_PREFIX so the tests never touch real toolbox containers');
+  });
+
+  after(async () => {
+    if (prefix && prefix !== 'toolbox') await removeNamespaceObjects(docker(), objectNames(prefix));
+  });
+
+  it('registers every command the manifest contributes', async () => {
+    await api();
+    const manifest = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+      contributes: { commands: Array<{ command: string }> };
+    };
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = manifest.contributes.commands.map((c) => c.command).filter((c) => !registered.has(c));
+    assert.deepEqual(missing, []);
+  });
+
+  it('reads peer messaging per folder: the folder setting, then .toolbox.yaml, then the default', async () => {
+    const toolbox = await api();
+    const f = folder();
+    const config = () => vscode.workspace.getConfiguration('toolbox', f.uri);
+    const yaml = join(f.uri.fsPath, '.toolbox.yaml');
+    const before = (() => {
+      try {
+        return readFileSync(yaml, 'utf8');
+      } catch {
+        return undefined;
+      }
+    })();
+    try {
+      assert.equal(await toolbox.peerWanted(f.uri.fsPath), true);
+      await config().update('peerMessaging', false, vscode.ConfigurationTarget.WorkspaceFolder);
+      assert.equal(await toolbox.peerWanted(f.uri.fsPath), false);
+      await config().update('peerMessaging', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+      writeFileSync(yaml, 'peer_messaging: false\n');
+      assert.equal(await toolbox.peerWanted(f.uri.fsPath), false);
+      await config().update('peerMessaging', true, vscode.ConfigurationTarget.WorkspaceFolder);
+      assert.equal(await toolbox.peerWanted(f.uri.fsPath), true, 'the folder setting wins over .toolbox.yaml');
+    } finally {
+      await config().update('peerMessaging', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+      if (before === undefined) rmSync(yaml, { force: true });
+      else writeFileSync(yaml, before);
+    }
+  });
+
+  it('Open Toolbox Shell creates the folder container and opens a terminal in it', async () => {
+    const toolbox = await api();
+    const opened = await vscode.commands.executeCommand<unknown>('toolbox.openShell');
+    assert.ok(opened, 'Open Toolbox Shell failed: the Toolbox output channel says why');
+    const shell = await waitFor('the shell to be listed', () => toolbox.lastOpened);
+    assert.equal(shell.folder, folder().uri.fsPath);
+    assert.ok(shell.container.startsWith(`${prefix}-`), `container ${shell.container} carries the test prefix`);
+    const info = await docker().getContainer(shell.containerId).inspect();
+    assert.equal(info.State.Running, true);
+    assert.equal(info.Config.Hostname, shell.containerId.slice(0, 12));
+
+    shell.terminal.sendText('echo "host=$(uname -n)"');
+    const transcript = () => `The terminal shows:\n${shell.pty.transcript}`;
+    await waitFor('the hostname in the terminal', () => shell.pty.transcript.includes(`host=${info.Config.Hostname}`), 60_000, transcript);
+  });
+
+  it('shows the exit code when the shell ends with one', async () => {
+    const toolbox = await api();
+    const shell = await waitFor('an open shell', () => toolbox.lastOpened);
+    shell.terminal.sendText('exit 3');
+    await waitFor('the exit line', () => shell.pty.transcript.includes('[process exited with code 3]'), 60_000, () => shell.pty.transcript);
+  });
+});
