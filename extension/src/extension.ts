@@ -96,8 +96,14 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
 
   context.subscriptions.push(
     refresh.onDidChange((state) => {
+      // The welcome view waits for the first answer, so "no containers yet" is never a guess.
+      void vscode.commands.executeCommand('setContext', 'toolbox.loaded', !state.loading);
       for (const [, provider] of views) provider.update(state);
       statusBar.update(state.findings);
+      if (state.snapshot && !state.error) {
+        const running = state.snapshot.containers.filter((c) => c.state === 'running').map((c) => c.id);
+        shells.closeGone(new Set(running), state.takenAt);
+      }
     }),
     shells.onDidOpen(() => refresh.noteShellOpened()),
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -64,6 +64,7 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
     for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end; ) {
       await page.waitForTimeout(200);
     }
+    await page.waitForTimeout(500); // let the click settle focus in the terminal
     await page.keyboard.type(command);
     await page.keyboard.press('Enter');
     const deadline = Date.now() + 30_000;

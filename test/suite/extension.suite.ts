@@ -111,4 +111,28 @@ describe('Toolbox extension', () => {
     shell.terminal.sendText('exit 3');
     await waitFor('the exit line', () => shell.pty.transcript.includes('[process exited with code 3]'), 60_000, () => shell.pty.transcript);
   });
+
+  it('opens several shells in one container, and closes them when the container goes away', async () => {
+    const toolbox = await api();
+    const first = (await vscode.commands.executeCommand<unknown>('toolbox.openShell')) as ToolboxTestApi['lastOpened'];
+    const second = (await vscode.commands.executeCommand<unknown>('toolbox.openShell')) as ToolboxTestApi['lastOpened'];
+    assert.ok(first && second, 'Open Toolbox Shell failed: the Toolbox output channel says why');
+    assert.equal(first.containerId, second.containerId, 'both shells attach to the folder container');
+    assert.notEqual(first.terminal, second.terminal);
+    first.terminal.sendText('echo "one=$$"');
+    second.terminal.sendText('echo "two=$$"');
+    await waitFor('both shells to answer', () => /one=\d+/.test(first.pty.transcript) && /two=\d+/.test(second.pty.transcript), 60_000, () =>
+      `first:\n${first.pty.transcript}\nsecond:\n${second.pty.transcript}`,
+    );
+
+    const closed = new Set<vscode.Terminal>();
+    const sub = vscode.window.onDidCloseTerminal((t) => closed.add(t));
+    try {
+      await vscode.commands.executeCommand('toolbox.stopContainer', first.container);
+      await waitFor('both terminals to close', () => closed.has(first.terminal) && closed.has(second.terminal));
+      assert.ok(!toolbox.shells.some((s) => s.containerId === first.containerId), 'closed shells are no longer listed');
+    } finally {
+      sub.dispose();
+    }
+  });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { driftWarning } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/plan/objects';
-import { findDrift, folderOf, sortForWorkspacesView, type ContainerSummary } from '../../extension/src/ui/model';
+import { driftStatus, findDrift, folderOf, sortForWorkspacesView, type ContainerSummary } from '../../extension/src/ui/model';
 import {
   anchorItem,
   containerContextValue,
@@ -122,5 +122,18 @@ describe('peer messaging and proximo items', () => {
     const e = errorItem('Docker is not reachable at unix:///var/run/docker.sock. Is the daemon running?');
     assert.equal(e.label, 'Docker is not reachable at unix:///var/run/docker.sock.');
     assert.equal(e.contextValue, 'error');
+  });
+});
+
+describe('status bar drift warning', () => {
+  it('names the drifted container with a warning codicon and counts the others', () => {
+    const list = [container({ name: 'toolbox-app-1' }), container({ name: 'toolbox-app-2', id: 'other' })];
+    const status = driftStatus(findDrift(list, anchorId, new Map([['/src/app', false]]), names));
+    assert.equal(status?.text, '$(warning) toolbox-app-1 drifted +1');
+    assert.match(status?.tooltip ?? '', /toolbox stop toolbox-app-1/);
+  });
+
+  it('disappears when nothing drifted', () => {
+    assert.equal(driftStatus([]), undefined);
   });
 });

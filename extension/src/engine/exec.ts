@@ -64,7 +64,7 @@ export async function startShellExec(
     const finish = () => {
       if (settled) return;
       settled = true;
-      void readExitCode(exec).then(resolve, reject);
+      void readExitCode(docker, containerId, exec).then(resolve, reject);
     };
     stream.once('end', finish);
     stream.once('close', finish);
@@ -80,8 +80,24 @@ export async function startShellExec(
   };
 }
 
-/** The exec may still be marked running for a moment after its stream closes. */
-async function readExitCode(exec: Docker.Exec): Promise<number> {
+/** The shell ended because its container stopped or was removed, not by itself. */
+export class ContainerGoneError extends Error {
+  constructor(containerId: string) {
+    super(`The container ${containerId.slice(0, 12)} stopped or was removed, which ended the shell.`);
+    this.name = 'ContainerGoneError';
+  }
+}
+
+/**
+ * The exec may still be marked running for a moment after its stream closes. A stopped
+ * container also ends the stream: that is reported as ContainerGoneError, not an exit code.
+ */
+async function readExitCode(docker: Docker, containerId: string, exec: Docker.Exec): Promise<number> {
+  const running = await docker
+    .getContainer(containerId)
+    .inspect()
+    .then((i) => i.State.Running, () => false);
+  if (!running) throw new ContainerGoneError(containerId);
   for (let attempt = 0; attempt < 20; attempt++) {
     const info = await exec.inspect();
     if (!info.Running && info.ExitCode !== null) return info.ExitCode;

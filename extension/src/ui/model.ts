@@ -118,3 +118,15 @@ export function findDrift(
   }
   return findings;
 }
+
+/** The status bar warning for the findings: names the first container; undefined hides it. */
+export function driftStatus(findings: readonly DriftFinding[]): { text: string; tooltip: string; name: string } | undefined {
+  const first = findings[0];
+  if (!first) return undefined;
+  const more = findings.length > 1 ? ` +${findings.length - 1}` : '';
+  return {
+    name: first.container.name,
+    text: `$(warning) ${first.container.name} drifted${more}`,
+    tooltip: [...findings.map((f) => f.message), '', 'Click to stop it and reopen the shell with the current settings.'].join('\n'),
+  };
+}

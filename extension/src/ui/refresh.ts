@@ -17,6 +17,8 @@ export interface ToolboxState {
   findings: DriftFinding[];
   /** True until the first refresh finished. */
   loading: boolean;
+  /** When the snapshot was started (ms since the epoch): anything opened later may be missing. */
+  takenAt: number;
 }
 
 export const EVENT_DEBOUNCE_MS = 100;
@@ -25,7 +27,7 @@ export const SAFETY_POLL_MS = 60_000;
 export class RefreshManager implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<ToolboxState>();
   readonly onDidChange = this.emitter.event;
-  private current: ToolboxState = { wantPeer: new Map(), findings: [], loading: true };
+  private current: ToolboxState = { wantPeer: new Map(), findings: [], loading: true, takenAt: 0 };
   private readonly visibleViews = new Set<string>();
   private shellsOpened = false;
   private debounce: NodeJS.Timeout | undefined;
@@ -105,6 +107,7 @@ export class RefreshManager implements vscode.Disposable {
 
   private async load(): Promise<void> {
     const folders = this.folders();
+    const takenAt = Date.now();
     try {
       const [snapshot, proximo, wants] = await Promise.all([
         this.backend.snapshot(),
@@ -113,7 +116,7 @@ export class RefreshManager implements vscode.Disposable {
       ]);
       const wantPeer = new Map(wants);
       const findings = findDrift(snapshot.containers, snapshot.anchor.id, wantPeer, this.backend.names);
-      this.current = { snapshot, proximo, wantPeer, findings, loading: false };
+      this.current = { snapshot, proximo, wantPeer, findings, loading: false, takenAt };
     } catch (err) {
       const message = (err as Error).message;
       this.log.error(`Refreshing Toolbox failed: ${message}`);

@@ -12,6 +12,8 @@ export interface OpenedShell {
   folder: string;
   terminal: vscode.Terminal;
   pty: ToolboxShellPty;
+  /** When the shell was opened (ms since the epoch). */
+  openedAt: number;
 }
 
 export class ShellLauncher implements vscode.Disposable {
@@ -47,7 +49,7 @@ export class ShellLauncher implements vscode.Disposable {
       iconPath: new vscode.ThemeIcon('package'),
     });
     terminal.show();
-    const shell: OpenedShell = { ...prepared.info, terminal, pty: prepared.pty };
+    const shell: OpenedShell = { ...prepared.info, terminal, pty: prepared.pty, openedAt: Date.now() };
     this.opened.push(shell);
     this.changed.fire();
     return shell;
@@ -117,6 +119,18 @@ export class ShellLauncher implements vscode.Disposable {
     });
     const title = request.namedShell ? `Toolbox: ${request.namedShell}` : `Toolbox: ${plan.name}`;
     return { title, pty, info: { container: opened.name, containerId: opened.id, folder: request.folder } };
+  }
+
+  /**
+   * Ends the terminals whose container is no longer running. Docker does not always close an
+   * exec's stream when its container stops (a container in a shared PID namespace keeps it
+   * open), so the container list, not the stream, decides. Only shells opened before the list
+   * was taken are judged by it.
+   */
+  closeGone(running: ReadonlySet<string>, takenAt: number): void {
+    for (const shell of this.opened) {
+      if (shell.openedAt < takenAt && !running.has(shell.containerId)) shell.pty.containerStopped();
+    }
   }
 
   dispose(): void {

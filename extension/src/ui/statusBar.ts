@@ -4,21 +4,9 @@
  * container to stop, never a blanket fix.
  */
 import * as vscode from 'vscode';
-import type { DriftFinding } from './model';
+import { driftStatus, type DriftFinding } from './model';
 
 export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
-
-/** Pure: text and tooltip for the findings; undefined hides the item. */
-export function driftStatus(findings: readonly DriftFinding[]): { text: string; tooltip: string; name: string } | undefined {
-  const first = findings[0];
-  if (!first) return undefined;
-  const more = findings.length > 1 ? ` +${findings.length - 1}` : '';
-  return {
-    name: first.container.name,
-    text: `$(warning) ${first.container.name} drifted${more}`,
-    tooltip: [...findings.map((f) => f.message), '', 'Click to stop it and reopen the shell with the current settings.'].join('\n'),
-  };
-}
 
 export class DriftStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;

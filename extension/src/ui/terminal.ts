@@ -95,8 +95,15 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     this.show(`\r\n${exitLine(code)}\r\nPress any key to close this terminal.\r\n`);
   }
 
+  /** The container list says the container is gone: end this shell even if its stream lingers. */
+  containerStopped(): void {
+    if (this.closed) return;
+    this.containerGone(new Error('the container is no longer running'));
+  }
+
   /** The container was stopped or removed under the shell: say so and close. */
   private containerGone(err: unknown): void {
+    if (this.closed) return;
     this.ended = true;
     this.options.log.info(`Shell in ${this.options.container} ended: ${(err as Error).message}`);
     this.show(`\r\n[${this.options.container} is gone]\r\n`);
