@@ -2,6 +2,25 @@
 // add-ons; ssh2 falls back to pure JavaScript without them, so they stay external.
 import { build } from 'esbuild';
 
+// dockerode carries a BuildKit client (gRPC + protobuf, ~380 KB minified) used only for
+// `buildImage(…, {version: '2'})`. We build with the classic builder, so both modules are
+// replaced by stubs that fail loudly if anything ever reaches them.
+const withoutBuildKit = {
+  name: 'without-buildkit',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(session|buildkit)$/ }, (args) =>
+      /dockerode[\\/]lib/.test(args.importer) ? { path: args.path, namespace: 'buildkit-stub' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'buildkit-stub' }, () => ({
+      contents:
+        "const e = () => new Error('BuildKit builds are not bundled in Toolbox; the runtime image uses the classic builder.');\n" +
+        'module.exports = function withSession(_d, _a, cb) { cb(e()); };\n' +
+        'module.exports.followProgress = function () { throw e(); };\n',
+      loader: 'js',
+    }));
+  },
+};
+
 const production = !process.argv.includes('--dev');
 const result = await build({
   entryPoints: ['extension/src/extension.ts'],
@@ -14,6 +33,7 @@ const result = await build({
   minify: production,
   sourcemap: production ? false : 'inline',
   metafile: true,
+  plugins: [withoutBuildKit],
   logLevel: 'warning',
 });
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
