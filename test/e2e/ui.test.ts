@@ -94,6 +94,14 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
     await page.goto(workbenchUrl(base!, process.env.E2E_FOLDER!, process.env.E2E_EXT_PATH!), { waitUntil: 'domcontentloaded' });
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await openToolboxView();
+    // A wider side bar, so the screenshots show the tree items' descriptions.
+    const box = await page.locator('.part.sidebar').boundingBox();
+    if (box) {
+      await page.mouse.move(box.x + box.width + 1, box.y + 200);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width + 260, box.y + 200, { steps: 5 });
+      await page.mouse.up();
+    }
   });
 
   after(async () => {

@@ -13,6 +13,7 @@ import {
   proximoWorkspaceDescription,
   socketVolumeItem,
 } from '../../extension/src/ui/tree/items';
+import { peerNodes, proximoNodes, workspacesNodes } from '../../extension/src/ui/tree/render';
 
 const names = objectNames();
 const anchorId = 'a1b2c3d4e5f6';
@@ -135,5 +136,37 @@ describe('status bar drift warning', () => {
 
   it('disappears when nothing drifted', () => {
     assert.equal(driftStatus([]), undefined);
+  });
+});
+
+describe('view contents', () => {
+  const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 0 };
+  const snapshot = {
+    containers: [container({ name: 'toolbox-app-1' }), container({ name: 'toolbox-peer-anchor', kind: 'anchor' as const })],
+    anchor: { name: 'toolbox-peer-anchor', id: anchorId, state: 'running' as const },
+    volume: { name: 'toolbox-cc-socks', exists: true, owner: '1000:1000', mode: '0700' },
+    members: ['toolbox-app-1'],
+    sessions: [{ pid: 42, name: 'fix-the-bug' }],
+  };
+
+  it('shows an engine failure as an item with Retry and Show Log actions in every view', () => {
+    const state = { ...base, error: 'Docker is not reachable at unix:///var/run/docker.sock: connection refused.' };
+    for (const nodes of [workspacesNodes(state, []), peerNodes(state), proximoNodes(state, [])]) {
+      assert.deepEqual(nodes.map((n) => n.command), [undefined, 'toolbox.refresh', 'toolbox.showLog']);
+      assert.equal(nodes[0]!.contextValue, 'error');
+    }
+  });
+
+  it('leaves the Workspaces view empty (so the welcome view shows) when there are no shells', () => {
+    assert.deepEqual(workspacesNodes({ ...base, snapshot: { ...snapshot, containers: [] } }, ['/src/app']), []);
+  });
+
+  it('lists shells but not the anchor in Workspaces, and anchor members and agent sessions in Peer Messaging', () => {
+    const state = { ...base, snapshot };
+    assert.deepEqual(workspacesNodes(state, ['/src/app']).map((n) => n.label), ['toolbox-app-1']);
+    const peer = peerNodes(state);
+    assert.deepEqual(peer.map((n) => n.id), ['anchor', 'volume', 'sessions']);
+    assert.deepEqual(peer[0]!.children?.map((n) => n.label), ['toolbox-app-1']);
+    assert.deepEqual(peer[2]!.children?.map((n) => n.label), ['fix-the-bug']);
   });
 });
