@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { benchBridge } from './bridge';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
+import { benchStartup } from './startup';
+import { benchRefresh, benchScale } from './ui';
 
 type Bench = [name: string, run: () => Promise<ResultRow[]>];
 
@@ -16,6 +18,9 @@ const BENCHES: Bench[] = [
   ['cold-open', benchColdOpen],
   ['throughput', benchThroughput],
   ['bridge', benchBridge],
+  ['startup', benchStartup],
+  ['refresh', benchRefresh],
+  ['scale', benchScale],
 ];
 
 async function main(): Promise<void> {

@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run -s build
 npm run -s compile-tests
-node out/bench/run.js "$@"
+node --expose-gc out/bench/run.js "$@"

@@ -2,6 +2,8 @@
  * The composition root: builds the collaborators and wires them to VS Code. Nothing here talks
  * to Docker; the engine is reached on the first command or when a Toolbox view becomes visible.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { objectNames } from './plan/objects';
 import { registerCommands } from './ui/commands';
@@ -43,6 +45,13 @@ function testOverrides(env: NodeJS.ProcessEnv) {
   return { names: prefix ? objectNames(prefix) : objectNames(), buildArgs };
 }
 
+/** `dist/backend.js` next to the bundle; `./ui/engineBackend` when running unbundled (tsc). */
+function loadEngineBackend(): typeof import('./ui/engineBackend') {
+  const bundled = join(__dirname, 'backend.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(existsSync(bundled) ? bundled : join(__dirname, 'ui', 'engineBackend')) as typeof import('./ui/engineBackend');
+}
+
 export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const log = vscode.window.createOutputChannel('Toolbox', { log: true });
   context.subscriptions.push(log);
@@ -50,9 +59,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   if (names.prefix !== 'toolbox') log.info(`Test mode: object names use the prefix "${names.prefix}".`);
 
   const backend = new LazyBackend(names, () => {
-    // Loaded on first use: see lazyBackend.ts.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { createEngineBackend } = require('./ui/engineBackend') as typeof import('./ui/engineBackend');
+    // Loaded on first use (see lazyBackend.ts), from its own bundle: esbuild leaves a require
+    // of a computed path alone, so activation never parses zod, yaml or dockerode.
+    const { createEngineBackend } = loadEngineBackend();
     return createEngineBackend({
       names,
       host: () => readHostFacts(process.env),

@@ -28,6 +28,8 @@ export interface ContainerSummary {
   /** Joins the peer anchor's PID namespace (`container:<anchor name or id>`). */
   peer: boolean;
   createdAt: Date;
+  /** The full inspect data, so callers need not ask the engine again. */
+  detail: Docker.ContainerInspectInfo;
 }
 
 /** A container of ours as listed, with the PidMode the list endpoint does not report. */
@@ -36,6 +38,7 @@ export interface OwnedContainer {
   name: string;
   info: Docker.ContainerInfo;
   pidMode: string;
+  detail: Docker.ContainerInspectInfo;
 }
 
 export function bareName(name: string): string {
@@ -60,7 +63,7 @@ export async function listOwnedContainers(ctx: EngineContext): Promise<OwnedCont
       try {
         const detail = await docker.getContainer(info.Id).inspect();
         if (detail.State.Status === 'removing') return undefined;
-        return { id: info.Id, name, info, pidMode: detail.HostConfig.PidMode ?? '' };
+        return { id: info.Id, name, info, pidMode: detail.HostConfig.PidMode ?? '', detail };
       } catch (err) {
         // Removed between list and inspect: it is gone, which is what the list should say.
         if (isNotFound(err)) return undefined;
@@ -78,14 +81,20 @@ export function joinsNamespace(pidMode: string, anchor: { name: string; id?: str
   return target === anchor.name || (anchor.id !== undefined && target === anchor.id);
 }
 
-/** The shells of this namespace: every container of ours except the anchor and initialiser. */
-export async function listToolboxContainers(ctx: EngineContext): Promise<ContainerSummary[]> {
+/**
+ * The shells of this namespace: every container of ours except the anchor and initialiser.
+ * `owned` lets a caller that also needs the peer state list the engine once for both.
+ */
+export async function listToolboxContainers(
+  ctx: EngineContext,
+  owned: OwnedContainer[] | Promise<OwnedContainer[]> = listOwnedContainers(ctx),
+): Promise<ContainerSummary[]> {
   const { names } = ctx;
-  const owned = await listOwnedContainers(ctx);
-  const anchor = { name: names.anchor, id: owned.find((c) => c.name === names.anchor)?.id };
-  return owned
+  const listed = await owned;
+  const anchor = { name: names.anchor, id: listed.find((c) => c.name === names.anchor)?.id };
+  return listed
     .filter((c) => c.name !== names.anchor && c.name !== names.socketVolumeInit)
-    .map(({ id, name, info, pidMode }) => ({
+    .map(({ id, name, info, pidMode, detail }) => ({
       id,
       name,
       state: info.State,
@@ -95,6 +104,7 @@ export async function listToolboxContainers(ctx: EngineContext): Promise<Contain
       pidMode,
       peer: joinsNamespace(pidMode, anchor),
       createdAt: new Date(info.Created * 1000),
+      detail,
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }

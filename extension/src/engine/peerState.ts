@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { engineMessage, isNotFound } from './errors';
-import { joinsNamespace, listOwnedContainers, type EngineContext } from './lifecycle';
+import { joinsNamespace, listOwnedContainers, type EngineContext, type OwnedContainer } from './lifecycle';
 
 export interface AnchorState {
   state: 'running' | 'stopped' | 'missing';
@@ -32,14 +32,18 @@ export interface PeerState {
   members: string[];
 }
 
-export async function inspectPeerState(ctx: EngineContext): Promise<PeerState> {
-  const [anchor, volume, owned] = await Promise.all([
+/** `owned` lets a caller that also lists the shells list the engine once for both. */
+export async function inspectPeerState(
+  ctx: EngineContext,
+  owned: OwnedContainer[] | Promise<OwnedContainer[]> = listOwnedContainers(ctx),
+): Promise<PeerState> {
+  const [anchor, volume, listed] = await Promise.all([
     inspectAnchor(ctx.docker, ctx.names.anchor),
     inspectSocketVolume(ctx.docker, ctx.names.socketVolume),
-    listOwnedContainers(ctx),
+    owned,
   ]);
   const ref = { name: ctx.names.anchor, id: anchor.id };
-  const members = owned
+  const members = listed
     .filter((c) => c.name !== ctx.names.anchor && joinsNamespace(c.pidMode, ref))
     .map((c) => c.name)
     .sort();

@@ -2,7 +2,6 @@
  * The real ToolboxBackend: config → plan → engine, wired to VS Code settings and workspace
  * trust. The engine connection is made on first use, never at activation.
  */
-import type Docker from 'dockerode';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { loadConfig } from '../config/files';
@@ -12,7 +11,7 @@ import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
 import { runtimeImageTag } from '../engine/imageBuild';
-import { listToolboxContainers, stopAll, stopContainer, type EngineContext } from '../engine/lifecycle';
+import { listOwnedContainers, listToolboxContainers, stopAll, stopContainer, type EngineContext } from '../engine/lifecycle';
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { watchEngineEvents } from '../engine/events';
 import { openSession } from '../engine/workspace';
@@ -165,8 +164,10 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   async snapshot(): Promise<Snapshot> {
     const ctx = await this.engine();
-    const [listed, peer] = await Promise.all([listToolboxContainers(ctx), inspectPeerState(ctx)]);
-    const containers = await Promise.all(listed.map((c) => this.describe(ctx.docker, c)));
+    // One list (and one inspect per container) serves both the shells and the peer state.
+    const owned = listOwnedContainers(ctx);
+    const [listed, peer] = await Promise.all([listToolboxContainers(ctx, owned), inspectPeerState(ctx, owned)]);
+    const containers = listed.map((c) => this.describe(c));
     const claudeHome = join(this.deps.host().home, HOST.mountsRoot, '.claude');
     const sessions = await readAgentSessions(claudeHome).catch(() => []);
     return {
@@ -178,12 +179,19 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     };
   }
 
-  /** Adds what the list endpoint lacks: mounts, env and extra hosts. */
-  private async describe(docker: Docker, c: Awaited<ReturnType<typeof listToolboxContainers>>[number]): Promise<ContainerSummary> {
+  /** Adds what the list endpoint lacks (mounts, env, extra hosts) from the inspect data. */
+  private describe(c: Awaited<ReturnType<typeof listToolboxContainers>>[number]): ContainerSummary {
     const names = this.deps.names;
     const kind: ContainerKind =
       c.name === names.prefix ? 'legacy' : c.name.startsWith(`${names.prefix}-named-`) ? 'named' : 'workspace';
-    const base: ContainerSummary = {
+    const info = c.detail;
+    const env = info.Config?.Env ?? [];
+    const key = `${ENV.hostWorkspace}=`;
+    const ws = env.find((e) => e.startsWith(key))?.slice(key.length);
+    const hosts = ((info.HostConfig?.ExtraHosts ?? []) as string[])
+      .map((h: string) => h.split(':')[0] ?? h)
+      .filter((h) => h !== HOST_DOCKER_INTERNAL);
+    return {
       id: c.id,
       name: c.name,
       state: c.state,
@@ -192,25 +200,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       kind,
       pidMode: c.pidMode,
       peer: c.peer,
-      workspace: c.workspace,
-      mountsSocketVolume: false,
+      workspace: c.workspace ?? ws,
+      mountsSocketVolume: !missingSocketVolume(info.Mounts, names),
+      proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
+      proximoHosts: hosts,
     };
-    try {
-      const info = await docker.getContainer(c.id).inspect();
-      const env = info.Config.Env ?? [];
-      const key = `${ENV.hostWorkspace}=`;
-      const ws = env.find((e) => e.startsWith(key))?.slice(key.length);
-      const hosts = ((info.HostConfig.ExtraHosts ?? []) as string[]).map((h: string) => h.split(':')[0] ?? h).filter((h) => h !== HOST_DOCKER_INTERNAL);
-      return {
-        ...base,
-        workspace: base.workspace ?? ws,
-        mountsSocketVolume: !missingSocketVolume(info.Mounts, names),
-        proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
-        proximoHosts: hosts,
-      };
-    } catch {
-      return base;
-    }
   }
 
   async proximo() {

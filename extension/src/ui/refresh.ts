@@ -22,7 +22,8 @@ export interface ToolboxState {
 }
 
 export const EVENT_DEBOUNCE_MS = 100;
-export const SAFETY_POLL_MS = 60_000;
+/** Events resume with `since` after a reconnect, so the poll only guards against the unforeseen. */
+export const SAFETY_POLL_MS = 5 * 60_000;
 
 export class RefreshManager implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<ToolboxState>();

@@ -1,0 +1,49 @@
+/**
+ * Startup: a fresh Node process per sample requires the bundle and runs activate() against a
+ * stand-in vscode module; the backend bundle's first-use load is timed in the same process.
+ * Also the bundle sizes.
+ */
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fmtMs, spreadOf, stats, type ResultRow } from './harness';
+
+export async function benchStartup(): Promise<ResultRow[]> {
+  const dist = join(__dirname, '../../dist');
+  const child = join(__dirname, 'startupChild.js');
+  const samples: Array<{ require: number; activate: number; backend: number }> = [];
+  for (let i = 0; i < 12; i++) {
+    const out = execFileSync(process.execPath, [child, dist], { encoding: 'utf8' });
+    if (i >= 2) samples.push(JSON.parse(out.trim().split('\n').pop()!));
+  }
+  const startup = stats(samples.map((s) => s.require + s.activate));
+  const backend = stats(samples.map((s) => s.backend));
+  const kib = (f: string) => statSync(join(dist, f)).size / 1024;
+  const total = kib('extension.js') + kib('backend.js');
+  return [
+    {
+      benchmark: 'Startup',
+      measure: 'require the bundle + activate() (fresh process, stand-in vscode)',
+      value: fmtMs(startup.median),
+      spread: spreadOf(startup),
+      goal: '≤ 150 ms',
+      met: startup.median <= 150,
+    },
+    {
+      benchmark: 'Startup',
+      measure: 'first command: load the backend bundle (zod, yaml, dockerode)',
+      value: fmtMs(backend.median),
+      spread: spreadOf(backend),
+      goal: '–',
+      met: undefined,
+    },
+    {
+      benchmark: 'Bundle size',
+      measure: 'dist/extension.js + dist/backend.js',
+      value: `${(total / 1024).toFixed(2)} MB (${kib('extension.js').toFixed(0)} KiB + ${kib('backend.js').toFixed(0)} KiB)`,
+      spread: '–',
+      goal: '≤ 1.5 MB',
+      met: total / 1024 <= 1.5,
+    },
+  ];
+}
