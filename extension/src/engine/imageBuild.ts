@@ -183,3 +183,26 @@ function buildError(tag: string, message: string, tail: string[], lastStep: stri
   const lines = tail.length > 0 ? `\nLast build output:\n  ${tail.join('\n  ')}` : '';
   return new Error(`Building the runtime image ${tag} failed: ${reason}. ${hint}${lines}`);
 }
+
+/**
+ * The PEM text of every `*.crt` / `*.pem` file in `dir` (upstream's `~/.toolbox/certs`, which
+ * the container also mounts at /etc/toolbox/certs), for the EXTRA_CA_CERTS build argument: a
+ * TLS-intercepting proxy otherwise fails the build's npm downloads. Undefined when there are
+ * none; files that are not PEM certificates are skipped with a log line.
+ */
+export function extraCaCerts(dir: string, log?: (line: string) => void): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /\.(crt|pem)$/i.test(n)).sort();
+  } catch {
+    return undefined;
+  }
+  const pems: string[] = [];
+  for (const name of names) {
+    const text = readFileSync(join(dir, name), 'utf8');
+    const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+    if (blocks) pems.push(...blocks);
+    else log?.(`Skipping ${join(dir, name)} for the image build: it holds no PEM certificate.`);
+  }
+  return pems.length > 0 ? pems.join('\n') : undefined;
+}

@@ -10,7 +10,7 @@ import { explicitSetting } from '../config/resolve';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
-import { runtimeImageTag } from '../engine/imageBuild';
+import { extraCaCerts, runtimeImageTag } from '../engine/imageBuild';
 import { listOwnedContainers, listToolboxContainers, stopAll, stopContainer, type EngineContext } from '../engine/lifecycle';
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { watchEngineEvents } from '../engine/events';
@@ -125,7 +125,17 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   /** The configured image, else the extension's own runtime image (tag = content hash). */
   private imageRef(configured: string | undefined): string {
-    return configured ?? runtimeImageTag(this.deps.extensionPath, this.deps.buildArgs);
+    return configured ?? runtimeImageTag(this.deps.extensionPath, this.imageBuildArgs());
+  }
+
+  /**
+   * Build args of our runtime image: the configured ones, plus the certificate authorities in
+   * ~/.toolbox/certs (upstream's certs dir) so the build's downloads work behind a
+   * TLS-intercepting proxy. A changed certificate changes the tag and so rebuilds the image.
+   */
+  private imageBuildArgs(): Record<string, string> {
+    const certs = extraCaCerts(join(this.deps.host().home, HOST.mountsRoot, 'certs'), (line) => this.deps.log.warn(line));
+    return certs ? { ...this.deps.buildArgs, EXTRA_CA_CERTS: certs } : this.deps.buildArgs;
   }
 
   async openSession(prepared: FolderPlan, progress: SessionProgress, signal: AbortSignal): Promise<OpenedSession> {
@@ -140,7 +150,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
           pull: prepared.resolved.config.pull,
           ours,
           contextRoot: this.deps.extensionPath,
-          buildArgs: this.deps.buildArgs,
+          buildArgs: this.imageBuildArgs(),
           onLog: (line: string) => progress.log(line),
           signal,
         }),
