@@ -70,17 +70,20 @@ MIRROR="${BASE_MIRROR:-$(find_mirror "$SUITE" | head -n1 || true)}"
 # No entry for this suite (e.g. a newer release): the same mirror serves every Debian suite.
 [ -n "$MIRROR" ] || MIRROR="$(find_mirror '*' | grep -i debian | head -n1 || true)"
 if [ -z "$MIRROR" ]; then
-  MIRROR="http://deb.debian.org/debian"
-  log "no '$SUITE' entry found in the apt sources; falling back to $MIRROR (set BASE_MIRROR to override)."
+  # Not a Debian host (an Ubuntu CI runner, say): debootstrap's own default mirror serves bookworm.
+  log "no Debian mirror in the apt sources; using debootstrap's default (set BASE_MIRROR to override)."
+else
+  log "using mirror $MIRROR"
 fi
-log "using mirror $MIRROR"
 
 # --- debootstrap ----------------------------------------------------------------------
-if ! command -v debootstrap >/dev/null 2>&1; then
-  log "installing debootstrap"
+# debian-archive-keyring verifies the bookworm release on hosts that are not Debian (Ubuntu).
+if ! command -v debootstrap >/dev/null 2>&1 || ! [ -e /usr/share/keyrings/debian-archive-keyring.gpg ]; then
+  log "installing debootstrap and the Debian archive keyring"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null || log "apt-get update failed; trying the install anyway"
-  apt-get install -y -qq debootstrap >/dev/null || die "could not install debootstrap with apt-get; install it by hand and re-run."
+  apt-get install -y -qq debootstrap debian-archive-keyring >/dev/null \
+    || die "could not install debootstrap with apt-get; install it by hand and re-run."
 fi
 
 TMP="$(mktemp -d /tmp/toolbox-base.XXXXXX)"
@@ -89,18 +92,18 @@ trap cleanup EXIT
 
 LOGF="/tmp/toolbox-debootstrap.log"
 log "debootstrap $SUITE into $TMP (log: $LOGF); this takes a few minutes"
-if ! debootstrap --variant=minbase --include="$INCLUDE" "$SUITE" "$TMP/root" "$MIRROR" >"$LOGF" 2>&1; then
+if ! debootstrap --variant=minbase --include="$INCLUDE" "$SUITE" "$TMP/root" ${MIRROR:+"$MIRROR"} >"$LOGF" 2>&1; then
   tail -n 20 "$LOGF" >&2 || true
-  die "debootstrap failed (see $LOGF); check that $MIRROR is reachable."
+  die "debootstrap failed (see $LOGF); check that ${MIRROR:-the default Debian mirror} is reachable."
 fi
 
 R="$TMP/root"
 # Make it look like the slim image: small, clean apt state, sources from the same mirror.
-printf 'deb %s %s main\n' "$MIRROR" "$SUITE" > "$R/etc/apt/sources.list"
+[ -z "$MIRROR" ] || printf 'deb %s %s main\n' "$MIRROR" "$SUITE" > "$R/etc/apt/sources.list"
 rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/archives/*.deb "$R"/var/cache/apt/*.bin "$R"/tmp/* || true
 cat > "$R/etc/toolbox-local-stand-in" <<INFO
 This image is a LOCAL STAND-IN for $IMAGE, built by scripts/ensure-base-image.sh
-with debootstrap --variant=minbase ($SUITE, mirror $MIRROR) on $(date -u +%Y-%m-%dT%H:%M:%SZ).
+with debootstrap --variant=minbase ($SUITE, mirror ${MIRROR:-default}) on $(date -u +%Y-%m-%dT%H:%M:%SZ).
 It is not the official Docker Hub image.
 INFO
 
@@ -110,7 +113,7 @@ tar --numeric-owner -C "$R" -c . | docker import \
   -c "LABEL dev.toolbox.local-stand-in.source=debootstrap-minbase-$SUITE" \
   -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   -c 'CMD ["bash"]' \
-  -m "local stand-in for $IMAGE (debootstrap minbase $SUITE from $MIRROR)" \
+  -m "local stand-in for $IMAGE (debootstrap minbase $SUITE from ${MIRROR:-the default mirror})" \
   - "$IMAGE" >/dev/null
 
 log "done: $IMAGE $(docker image inspect -f '{{.Id}}' "$IMAGE" | cut -c1-19) (local stand-in, label dev.toolbox.local-stand-in=true)"
