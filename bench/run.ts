@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchBridge } from './bridge';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
+import { benchShim } from './shim';
 import { benchStartup } from './startup';
 import { benchRefresh, benchScale } from './ui';
 
@@ -18,6 +19,7 @@ const BENCHES: Bench[] = [
   ['cold-open', benchColdOpen],
   ['throughput', benchThroughput],
   ['bridge', benchBridge],
+  ['shim', benchShim],
   ['startup', benchStartup],
   ['refresh', benchRefresh],
   ['scale', benchScale],
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
     `- Machine: ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}`,
     `- Node ${process.version}; Docker engine ${engine}`,
     '- Each pair of contestants is interleaved (A B A B …) after a warm-up; ratios are measured in the same run.',
+    '',
     '',
   ].join('\n');
   const table = markdownTable(rows);

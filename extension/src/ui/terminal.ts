@@ -39,14 +39,16 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   private earlyInput: string[] = [];
   private ended = false;
   private closed = false;
-  private transcriptText = '';
+  /** Recent output chunks, newest last, about TRANSCRIPT_LIMIT characters in all. */
+  private recent: string[] = [];
+  private recentLength = 0;
   private readonly decoder = new StringDecoder('utf8');
 
   constructor(private readonly options: ShellTerminalOptions) {}
 
   /** Recent output, newest last (tests read the shell's answers from here). */
   get transcript(): string {
-    return this.transcriptText;
+    return this.recent.join('').slice(-TRANSCRIPT_LIMIT);
   }
 
   open(initialDimensions: vscode.TerminalDimensions | undefined): void {
@@ -79,7 +81,10 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
 
   private show(text: string): void {
     if (!text) return;
-    this.transcriptText = (this.transcriptText + text).slice(-TRANSCRIPT_LIMIT);
+    // Chunks are kept as they come and dropped from the front: no copying on the hot path.
+    this.recent.push(text);
+    this.recentLength += text.length;
+    while (this.recentLength - this.recent[0]!.length >= TRANSCRIPT_LIMIT) this.recentLength -= this.recent.shift()!.length;
     this.writeEmitter.fire(text);
   }
 
