@@ -135,4 +135,31 @@ describe('Toolbox extension', () => {
       sub.dispose();
     }
   });
+
+  it('opens a named shell in a container of its own, named as the CLI names it', async () => {
+    const toolbox = await api();
+    const named = (await vscode.commands.executeCommand<unknown>('toolbox.openNamedShell', folder().uri, 'Infra Tools')) as ToolboxTestApi['lastOpened'];
+    assert.ok(named, 'Open Named Toolbox Shell failed: the Toolbox output channel says why');
+    assert.equal(named.container, `${prefix}-named-infra-tools.peer`);
+    const info = await docker().getContainer(named.containerId).inspect();
+    assert.equal(info.State.Running, true);
+    assert.match(info.HostConfig.PidMode ?? '', /^container:/, 'peer messaging is on by default, so it joins the anchor');
+    named.terminal.sendText('echo "named=$(uname -n)"');
+    await waitFor('the named shell to answer', () => named.pty.transcript.includes(`named=${info.Config.Hostname}`), 60_000, () => named.pty.transcript);
+    assert.ok(toolbox.shells.some((sh) => sh.containerId === named.containerId));
+  });
+
+  it('Stop All Toolbox Containers stops every shell and the anchor, and keeps the socket volume', async () => {
+    await api();
+    const names = objectNames(prefix);
+    await vscode.commands.executeCommand('toolbox.openShell');
+    const before = await docker().listContainers({ all: true, filters: { name: [names.prefix] } });
+    assert.ok(before.some((c) => c.Names.includes(`/${names.anchor}`)), 'the anchor runs before the stop');
+    await vscode.commands.executeCommand('toolbox.stopAll', { confirmed: true });
+    const left = (await docker().listContainers({ all: true, filters: { name: [names.prefix] } })).filter(
+      (c) => c.State !== 'removing' && c.Names.some((n) => names.isOurs(n)),
+    );
+    assert.deepEqual(left.map((c) => c.Names[0]), []);
+    await docker().getVolume(names.socketVolume).inspect(); // throws if the volume was removed
+  });
 });

@@ -1,12 +1,16 @@
 import * as vscode from 'vscode';
 import type { ToolboxCommand } from './types';
 
-/** `toolbox stop --all`: every toolbox container and the anchor, after a modal confirmation. */
+/**
+ * `toolbox stop --all`: every toolbox container and the anchor, after a modal confirmation
+ * (skipped when called with `{ confirmed: true }`, for keybindings and automation).
+ */
 export const stopAllCommand: ToolboxCommand = {
   id: 'toolbox.stopAll',
-  run: async (s) => {
+  run: async (s, options) => {
     const ok = 'Stop All';
-    const answer = await vscode.window.showWarningMessage(
+    const confirmed = (options as { confirmed?: unknown } | undefined)?.confirmed === true;
+    const answer = confirmed ? ok : await vscode.window.showWarningMessage(
       'Stop every toolbox container?',
       {
         modal: true,
