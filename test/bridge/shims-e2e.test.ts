@@ -8,10 +8,10 @@ import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { chownSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { BRIDGE_FILES, CONTAINER, ENV, HOST_DOCKER_INTERNAL, SHIM_EXIT } from '../../extension/src/plan/contract';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
+import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
 import { installFakeProximo, startRig, type Rig } from './support';
 
@@ -20,11 +20,7 @@ const hostUid = process.getuid?.() ?? 1000;
 const owner = hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: process.getgid?.() ?? hostUid };
 const PASSWORD = 'only-in-the-host-store-7f3a';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = ExecResult;
 
 describe('shims in the runtime image against the real bridge', () => {
   let ns: TestNamespace;
@@ -33,29 +29,11 @@ describe('shims in the runtime image against the real bridge', () => {
   let container: Docker.Container;
   let credentialStore: string;
 
-  async function execIn(script: string): Promise<Run> {
-    const exec = await container.exec({
-      Cmd: ['sh', '-c', script],
-      Env: [`${ENV.hostWorkspace}=${rig.workspace}`, 'GIT_TERMINAL_PROMPT=0'],
-      WorkingDir: CONTAINER.workspace,
-      AttachStdout: true,
-      AttachStderr: true,
+  function execIn(script: string): Promise<Run> {
+    return execCommand(container, ['sh', '-c', script], {
+      env: [`${ENV.hostWorkspace}=${rig.workspace}`, 'GIT_TERMINAL_PROMPT=0'],
+      workdir: CONTAINER.workspace,
     });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    container.modem.demuxStream(stream, new PassThrough().on('data', (c: Buffer) => out.push(c)), new PassThrough().on('data', (c: Buffer) => err.push(c)));
-    await new Promise<void>((done, fail) => {
-      stream.on('end', done);
-      stream.on('close', done);
-      stream.on('error', fail);
-    });
-    let info = await exec.inspect();
-    while (info.Running) {
-      await new Promise((r) => setTimeout(r, 50));
-      info = await exec.inspect();
-    }
-    return { code: info.ExitCode ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
   }
 
   before(async () => {

@@ -14,6 +14,7 @@ import { ensureAnchor, ensureSocketVolume } from '../../extension/src/engine/pee
 import { inspectPeerState, readAgentSessions } from '../../extension/src/engine/peerState';
 import { CONTAINER } from '../../extension/src/plan/contract';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
+import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
 
 const UID = 4242;
@@ -42,39 +43,10 @@ s.connect(sys.argv[1])
 print(s.recv(100).decode().strip())
 `;
 
-interface ExecResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command in a container (no TTY) and collects its exit code and separated output. */
+/** Runs a command in a container (no TTY); output trimmed, as the assertions compare lines. */
 async function execIn(container: Docker.Container, cmd: string[]): Promise<ExecResult> {
-  const exec = await container.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', resolve);
-    stream.on('close', resolve);
-    stream.on('error', reject);
-  });
-  const out = { 1: [] as Buffer[], 2: [] as Buffer[] };
-  const buf = Buffer.concat(chunks);
-  for (let i = 0; i + 8 <= buf.length; ) {
-    const size = buf.readUInt32BE(i + 4);
-    const kind = buf[i] === 2 ? 2 : 1;
-    out[kind].push(buf.subarray(i + 8, i + 8 + size));
-    i += 8 + size;
-  }
-  for (let attempt = 0; ; attempt++) {
-    const info = await exec.inspect();
-    if (!info.Running && info.ExitCode !== null) {
-      return { code: info.ExitCode, stdout: Buffer.concat(out[1]).toString().trim(), stderr: Buffer.concat(out[2]).toString().trim() };
-    }
-    if (attempt > 100) throw new Error(`exec ${JSON.stringify(cmd)} reported no exit code`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const r = await execCommand(container, cmd);
+  return { code: r.code, stdout: r.stdout.trim(), stderr: r.stderr.trim() };
 }
 
 async function logsOf(container: Docker.Container): Promise<string> {

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { BRIDGE_FILES, CONTAINER, ENV, HOST_DOCKER_INTERNAL, SHIM_EXIT } from '../../extension/src/plan/contract';
 import {
@@ -20,6 +19,7 @@ import {
   type RecordedRequest,
 } from '../support/bridge-listener';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
+import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
 
 const HOST_WS = '/srv/tbx-host-ws';
@@ -30,37 +30,10 @@ const SOCKET_IN_CONTAINER = `${CONTAINER.bridgeRunDir}/${BRIDGE_FILES.socket}`;
 const hostUid = process.getuid?.() ?? 1000;
 const owner = hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: process.getgid?.() ?? hostUid };
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = ExecResult;
 
-async function execIn(container: Docker.Container, script: string, env: string[] = []): Promise<Run> {
-  const exec = await container.exec({
-    Cmd: ['sh', '-c', script],
-    Env: [`${ENV.hostWorkspace}=${HOST_WS}`, ...env],
-    WorkingDir: CONTAINER.workspace,
-    AttachStdout: true,
-    AttachStderr: true,
-  });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const stdout = new PassThrough().on('data', (c: Buffer) => out.push(c));
-  const stderr = new PassThrough().on('data', (c: Buffer) => err.push(c));
-  container.modem.demuxStream(stream, stdout, stderr);
-  await new Promise<void>((resolve, reject) => {
-    stream.on('end', () => resolve());
-    stream.on('close', () => resolve());
-    stream.on('error', reject);
-  });
-  let info = await exec.inspect();
-  while (info.Running) {
-    await new Promise((r) => setTimeout(r, 50));
-    info = await exec.inspect();
-  }
-  return { code: info.ExitCode ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+function execIn(container: Docker.Container, script: string, env: string[] = []): Promise<Run> {
+  return execCommand(container, ['sh', '-c', script], { env: [`${ENV.hostWorkspace}=${HOST_WS}`, ...env], workdir: CONTAINER.workspace });
 }
 
 describe('container shims against a stand-in bridge', () => {

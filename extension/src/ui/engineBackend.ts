@@ -41,6 +41,8 @@ export interface EngineBackendDeps {
 
 export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private connection: Promise<EngineConnection> | undefined;
+  /** Custom images the preflight already checked (by image id), for this window's lifetime. */
+  private readonly checkedImages = new Map<string, string[]>();
 
   constructor(private readonly deps: EngineBackendDeps) {}
 
@@ -141,7 +143,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   async openSession(prepared: FolderPlan, progress: SessionProgress, signal: AbortSignal): Promise<OpenedSession> {
     const plan = prepared.plan;
     const engine = await this.engine();
-    const ctx = { ...engine, log: (line: string) => progress.log(line) };
+    const ctx = { ...engine, log: (line: string) => progress.log(line), checkedImages: this.checkedImages };
     const ours = plan.create.Image === this.imageRef(undefined);
     const result = await openSession(ctx, plan, {
       ensureImage: () =>
