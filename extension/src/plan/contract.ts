@@ -79,6 +79,8 @@ export const HOST = {
   projectConfig: '.toolbox.yaml',
   proximoCaFallback: '.proximo/tls/ca.pem',
   dockerSocket: '/var/run/docker.sock',
+  /** Where Debian-family hosts keep locally added CA certificates (a TLS proxy's, say). */
+  localCaDir: '/usr/local/share/ca-certificates',
 } as const;
 
 /** Hosts the container resolves to the Docker host. */

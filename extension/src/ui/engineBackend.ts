@@ -131,13 +131,17 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   /**
-   * Build args of our runtime image: the configured ones, plus the certificate authorities in
-   * ~/.toolbox/certs (upstream's certs dir) so the build's downloads work behind a
-   * TLS-intercepting proxy. A changed certificate changes the tag and so rebuilds the image.
+   * Build args of our runtime image: the configured ones, plus the certificate authorities the
+   * user added, so the build's downloads work behind a TLS-intercepting proxy: those in
+   * ~/.toolbox/certs (upstream's certs dir) and, on Linux, the host's locally added ones
+   * (/usr/local/share/ca-certificates, where such a proxy's CA is installed). A changed
+   * certificate changes the tag and so rebuilds the image.
    */
   private imageBuildArgs(): Record<string, string> {
-    const certs = extraCaCerts(join(this.deps.host().home, HOST.mountsRoot, 'certs'), (line) => this.deps.log.warn(line));
-    return certs ? { ...this.deps.buildArgs, EXTRA_CA_CERTS: certs } : this.deps.buildArgs;
+    const dirs = [join(this.deps.host().home, HOST.mountsRoot, 'certs')];
+    if (process.platform === 'linux') dirs.push(HOST.localCaDir);
+    const certs = dirs.map((d) => extraCaCerts(d, (line) => this.deps.log.warn(line))).filter((c) => c !== undefined);
+    return certs.length ? { ...this.deps.buildArgs, EXTRA_CA_CERTS: certs.join('\n') } : this.deps.buildArgs;
   }
 
   async openSession(prepared: FolderPlan, progress: SessionProgress, signal: AbortSignal): Promise<OpenedSession> {
