@@ -13,6 +13,7 @@ import { installVscodeLite, silentLog } from './vscodeLite';
 import { fmtMs, spreadOf, stats, type ResultRow } from './harness';
 import { docker as testDocker, removeNamespaceObjects } from '../test/support/docker';
 import { ensureTestRuntimeImage } from '../test/support/image';
+import { RUNTIME_IMAGE_TEST_REPO } from '../extension/src/plan/contract';
 import { objectNames } from '../extension/src/plan/objects';
 import type { HostFacts, ObjectNames } from '../extension/src/plan/types';
 
@@ -43,6 +44,7 @@ function backendFor(names: ObjectNames, home: string) {
     host: () => host,
     extensionPath: join(__dirname, '../..'),
     buildArgs: { INSTALL_AGENTS: '0' },
+    imageRepo: RUNTIME_IMAGE_TEST_REPO,
     log: silentLog as never,
     editor: { openInEditor: () => undefined, openExternal: () => undefined },
   });

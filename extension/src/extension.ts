@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './plan/contract';
 import { objectNames } from './plan/objects';
 import { registerCommands } from './ui/commands';
 import { LazyBackend } from './ui/lazyBackend';
@@ -29,7 +30,8 @@ export interface ToolboxTestApi {
 
 /**
  * TOOLBOX_VSCODE_NAME_PREFIX (tests only): the object-name prefix instead of `toolbox`, so the
- * e2e and extension-host tests never touch a user's real containers, anchor or volume.
+ * e2e and extension-host tests never touch a user's real containers, anchor or volume; the
+ * runtime image then goes to the test repository, which the test harness prunes.
  * TOOLBOX_VSCODE_BUILD_ARGS (tests only): JSON object of runtime image build args, e.g.
  * '{"INSTALL_AGENTS":"0"}' so the image builds in seconds without the agent CLIs.
  */
@@ -42,7 +44,11 @@ function testOverrides(env: NodeJS.ProcessEnv) {
       buildArgs = Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
     }
   }
-  return { names: prefix ? objectNames(prefix) : objectNames(), buildArgs };
+  return {
+    names: prefix ? objectNames(prefix) : objectNames(),
+    buildArgs,
+    imageRepo: prefix ? RUNTIME_IMAGE_TEST_REPO : RUNTIME_IMAGE_REPO,
+  };
 }
 
 /** `dist/backend.js` next to the bundle; `./ui/engineBackend` when running unbundled (tsc). */
@@ -55,7 +61,7 @@ function loadEngineBackend(): typeof import('./ui/engineBackend') {
 export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const log = vscode.window.createOutputChannel('Toolbox', { log: true });
   context.subscriptions.push(log);
-  const { names, buildArgs } = testOverrides(process.env);
+  const { names, buildArgs, imageRepo } = testOverrides(process.env);
   if (names.prefix !== 'toolbox') log.info(`Test mode: object names use the prefix "${names.prefix}".`);
 
   const backend = new LazyBackend(names, () => {
@@ -67,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       host: () => readHostFacts(process.env),
       extensionPath: context.extensionPath,
       buildArgs,
+      imageRepo,
       log,
       editor: {
         openInEditor,

@@ -8,9 +8,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RUNTIME_IMAGE_CONTEXT } from '../../extension/src/plan/contract';
 import { buildRuntimeImage, runtimeContextHash } from '../../extension/src/engine/imageBuild';
+import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/plan/contract';
 import { docker } from './docker';
 
-export const TEST_RUNTIME_IMAGE_REPO = 'toolbox-vscode-test/runtime';
+export const TEST_RUNTIME_IMAGE_REPO = RUNTIME_IMAGE_TEST_REPO;
 export const TEST_BUILD_ARGS: Record<string, string> = { INSTALL_AGENTS: '0' };
 
 /** The repository root: the nearest ancestor of this file holding the runtime Dockerfile. */

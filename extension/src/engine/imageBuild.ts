@@ -52,8 +52,12 @@ export function runtimeContextFiles(contextRoot: string): string[] {
  * `toolbox-vscode/runtime:<12 hex>`: sha256 over the sorted context files' paths and contents.
  * Non-empty build args are folded in too, so two variants of the same tree never share a tag.
  */
-export function runtimeImageTag(contextRoot: string, buildArgs?: Record<string, string>): string {
-  return `${RUNTIME_IMAGE_REPO}:${runtimeContextHash(contextRoot, buildArgs)}`;
+export function runtimeImageTag(
+  contextRoot: string,
+  buildArgs?: Record<string, string>,
+  repo: string = RUNTIME_IMAGE_REPO,
+): string {
+  return `${repo}:${runtimeContextHash(contextRoot, buildArgs)}`;
 }
 
 export function runtimeContextHash(contextRoot: string, buildArgs?: Record<string, string>): string {

@@ -201,6 +201,8 @@ export const LABELS = {
 
 /** Repository of the runtime image this extension builds; the tag is a hash of its build context. */
 export const RUNTIME_IMAGE_REPO = 'toolbox-vscode/runtime';
+/** Where tests (and the extension under a test name prefix) put the images they build. */
+export const RUNTIME_IMAGE_TEST_REPO = 'toolbox-vscode-test/runtime';
 /** Paths of the runtime image's build context and Dockerfile, relative to the extension root. */
 export const RUNTIME_IMAGE_CONTEXT = {
   dirs: ['images/runtime', 'shims'],

@@ -34,6 +34,8 @@ export interface EngineBackendDeps {
   extensionPath: string;
   /** Extra image build args (tests: TOOLBOX_VSCODE_BUILD_ARGS, JSON). */
   buildArgs: Record<string, string>;
+  /** Repository our runtime image is tagged in (tests use their own). */
+  imageRepo?: string;
   log: vscode.LogOutputChannel;
   /** Serves the bridge for one container (BridgeHub.ensureWorkspace). */
   bridgeFor?: (registration: WorkspaceRegistration) => Promise<BridgeMount>;
@@ -127,7 +129,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   /** The configured image, else the extension's own runtime image (tag = content hash). */
   private imageRef(configured: string | undefined): string {
-    return configured ?? runtimeImageTag(this.deps.extensionPath, this.imageBuildArgs());
+    return configured ?? runtimeImageTag(this.deps.extensionPath, this.imageBuildArgs(), this.deps.imageRepo);
   }
 
   /**
