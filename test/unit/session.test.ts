@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { DEFAULT_CONFIG, type ToolboxConfig } from '../../extension/src/config/model';
 import { objectNames } from '../../extension/src/plan/objects';
-import { planSession } from '../../extension/src/plan/session';
+import { planSession, sessionContainerName } from '../../extension/src/plan/session';
 import { workspaceMirror } from '../../extension/src/plan/mounts';
 import type { HostFacts, SessionRequest } from '../../extension/src/plan/types';
 
@@ -412,5 +412,22 @@ describe('planSession: switches', () => {
 
   it('refuses a relative workspace path', () => {
     assert.throws(() => planSession(request({ workspace: 'proj' }), hostFacts()), /not absolute/);
+  });
+});
+
+describe('sessionContainerName', () => {
+  it('names the same container the full plan does, for workspace and named shells, peer on and off', () => {
+    const cases: Array<Partial<SessionRequest>> = [
+      {},
+      { peer: false },
+      { profile: '' },
+      { namedShell: 'Infra Tools' },
+      { namedShell: 'infra', peer: false },
+      { workspace: '/home/u/Some Project/' },
+    ];
+    for (const over of cases) {
+      const req = request(over);
+      assert.equal(sessionContainerName(req), planSession(req, hostFacts()).plan.name, JSON.stringify(over));
+    }
   });
 });

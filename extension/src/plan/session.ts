@@ -97,6 +97,14 @@ function shellCommand(config: ToolboxConfig): string[] {
 }
 
 /** A named shell when one with a usable name is asked for, else the workspace container. */
+/**
+ * The container a request resolves to, without planning the rest: callers that must key
+ * something by it first (the bridge) ask this, then plan once.
+ */
+export function sessionContainerName(req: SessionRequest): string {
+  return containerName({ ...req, profile: req.profile === '' ? undefined : req.profile }, absoluteWorkspace(req.workspace));
+}
+
 function containerName(req: SessionRequest, workspace: string): string {
   if (req.namedShell !== undefined && req.namedShell.trim() !== '') {
     return namedShellName(req.namedShell, { profile: req.profile, peer: req.peer }, req.names);

@@ -17,7 +17,7 @@ import { watchEngineEvents } from '../engine/events';
 import { openSession } from '../engine/workspace';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../plan/contract';
 import { missingSocketVolume } from '../plan/drift';
-import { planSession } from '../plan/session';
+import { planSession, sessionContainerName } from '../plan/session';
 import { BridgeHub, type WorkspaceRegistration } from '../bridge/hub';
 import type { EditorActions } from '../bridge/route';
 import type { BridgeMount, HostFacts, ObjectNames, SessionRequest } from '../plan/types';
@@ -99,10 +99,10 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       image: this.imageRef(config.image),
       names: this.deps.names,
     };
-    // The bridge is keyed by container name, which the plan computes: plan, serve, plan again.
-    const first = planSession(request, host);
-    const bridge = config.bridge === false ? undefined : await this.bridge(first.plan.name, shell.folder, host.home, proximo !== undefined);
-    const { plan, warnings } = bridge ? planSession({ ...request, bridge }, host) : first;
+    // The bridge is keyed by the container's name, and its mounts are part of the plan.
+    const bridge =
+      config.bridge === false ? undefined : await this.bridge(sessionContainerName(request), shell.folder, host.home, proximo !== undefined);
+    const { plan, warnings } = planSession({ ...request, bridge }, host);
     const problems = resolved.issues.map((i) => ({ error: i.severity === 'error', text: formatIssue(i, host.home) }));
     return { resolved, problems, plan, warnings };
   }
