@@ -19,6 +19,7 @@ import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../plan/contract';
 import { missingSocketVolume } from '../plan/drift';
 import { planSession, sessionContainerName } from '../plan/session';
 import { BridgeHub, type WorkspaceRegistration } from '../bridge/hub';
+import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
 import type { BridgeMount, HostFacts, ObjectNames, SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
@@ -278,7 +279,10 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Engine
     bridgeFor: (registration) =>
       (hub ??= new BridgeHub({
         home: deps.host().home,
-        log: (event) => deps.log.debug(`bridge: ${JSON.stringify(event)}`),
+        log: (event) => {
+          const { level, text } = describeBridgeEvent(event);
+          deps.log[level](text);
+        },
         openInEditor: editor.openInEditor,
         openExternal: editor.openExternal,
       })).ensureWorkspace(registration),
