@@ -5,6 +5,7 @@
  */
 import type Docker from 'dockerode';
 import { LABELS } from '../plan/contract';
+import { joinsNamespace } from '../plan/drift';
 import type { ObjectNames } from '../plan/types';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
 import { waitUntilGone } from './peer';
@@ -74,12 +75,6 @@ export async function listOwnedContainers(ctx: EngineContext): Promise<OwnedCont
   return inspected.filter((c): c is OwnedContainer => c !== undefined);
 }
 
-/** True when a PidMode value joins the namespace of the container with this name or id. */
-export function joinsNamespace(pidMode: string, anchor: { name: string; id?: string }): boolean {
-  const target = pidMode.startsWith('container:') ? pidMode.slice('container:'.length) : undefined;
-  if (target === undefined || target === '') return false;
-  return target === anchor.name || (anchor.id !== undefined && target === anchor.id);
-}
 
 /**
  * The shells of this namespace: every container of ours except the anchor and initialiser.

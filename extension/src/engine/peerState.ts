@@ -8,7 +8,8 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { engineMessage, isNotFound } from './errors';
-import { joinsNamespace, listOwnedContainers, type EngineContext, type OwnedContainer } from './lifecycle';
+import { joinsNamespace } from '../plan/drift';
+import { listOwnedContainers, type EngineContext, type OwnedContainer } from './lifecycle';
 
 export interface AnchorState {
   state: 'running' | 'stopped' | 'missing';

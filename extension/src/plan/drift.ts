@@ -39,10 +39,19 @@ export function pidModeDrift(
   if (!plannedPeer) {
     return inspectedPidMode === '' ? undefined : { kind: 'joined-but-planned-off' };
   }
-  const joined =
-    inspectedPidMode === `container:${names.anchor}` ||
-    (anchorId !== undefined && anchorId !== '' && inspectedPidMode === `container:${anchorId}`);
-  return joined ? undefined : { kind: 'planned-on-but-outside' };
+  return joinsNamespace(inspectedPidMode, { name: names.anchor, id: anchorId })
+    ? undefined
+    : { kind: 'planned-on-but-outside' };
+}
+
+/**
+ * True when a PidMode value joins the namespace of the container with this name or id: Docker
+ * stores `container:<id>` even when it was created with `container:<name>`.
+ */
+export function joinsNamespace(pidMode: string, anchor: { name: string; id?: string }): boolean {
+  const target = pidMode.startsWith('container:') ? pidMode.slice('container:'.length) : undefined;
+  if (target === undefined || target === '') return false;
+  return target === anchor.name || (anchor.id !== undefined && target === anchor.id);
 }
 
 /**

@@ -20,8 +20,7 @@ export interface PlannedSession {
 
 export function planSession(req: SessionRequest, host: HostFacts): PlannedSession {
   const workspace = absoluteWorkspace(req.workspace);
-  // An empty profile means none (the CLI never passes one); anything else is validated.
-  const profile = req.profile === '' ? undefined : req.profile;
+  const profile = profileOf(req);
   const shellCmd = shellCommand(req.config);
   const name = containerName({ ...req, profile }, workspace);
 
@@ -102,7 +101,12 @@ function shellCommand(config: ToolboxConfig): string[] {
  * something by it first (the bridge) ask this, then plan once.
  */
 export function sessionContainerName(req: SessionRequest): string {
-  return containerName({ ...req, profile: req.profile === '' ? undefined : req.profile }, absoluteWorkspace(req.workspace));
+  return containerName({ ...req, profile: profileOf(req) }, absoluteWorkspace(req.workspace));
+}
+
+/** An empty profile means none (the CLI never passes one); anything else is validated. */
+function profileOf(req: SessionRequest): string | undefined {
+  return req.profile === '' ? undefined : req.profile;
 }
 
 function containerName(req: SessionRequest, workspace: string): string {

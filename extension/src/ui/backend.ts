@@ -23,6 +23,8 @@ export interface FolderPlan {
   problems: Array<{ error: boolean; text: string }>;
   plan: SessionPlan;
   warnings: string[];
+  /** Build args of the extension's own runtime image when the plan runs it; else a custom image. */
+  ownImageBuildArgs?: Record<string, string>;
 }
 
 export interface OpenedSession {

@@ -91,13 +91,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const config = resolved.config;
     const proximo =
       config.proximo === false ? undefined : await detectProximo({ home: host.home, env: process.env, log: (m) => this.deps.log.info(m) });
+    // Our image's tag hashes the build context and the build args: work it out once per open.
+    const ownImageBuildArgs = config.image === undefined ? this.imageBuildArgs() : undefined;
     const request: SessionRequest = {
       workspace: shell.folder,
       config,
       peer: shell.peer ?? config.peerMessaging,
       namedShell: shell.namedShell,
       proximo,
-      image: this.imageRef(config.image),
+      image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
       names: this.deps.names,
     };
     // The bridge is keyed by the container's name, and its mounts are part of the plan.
@@ -105,7 +107,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       config.bridge === false ? undefined : await this.bridge(sessionContainerName(request), shell.folder, host.home, proximo !== undefined);
     const { plan, warnings } = planSession({ ...request, bridge }, host);
     const problems = resolved.issues.map((i) => ({ error: i.severity === 'error', text: formatIssue(i, host.home) }));
-    return { resolved, problems, plan, warnings };
+    return { resolved, problems, plan, warnings, ownImageBuildArgs };
   }
 
   /** The bridge for one container; a bridge that cannot start costs the shell its shims, not the shell. */
@@ -128,11 +130,6 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     }
   }
 
-  /** The configured image, else the extension's own runtime image (tag = content hash). */
-  private imageRef(configured: string | undefined): string {
-    return configured ?? runtimeImageTag(this.deps.extensionPath, this.imageBuildArgs(), this.deps.imageRepo);
-  }
-
   /**
    * Build args of our runtime image: the configured ones, plus the certificate authorities the
    * user added, so the build's downloads work behind a TLS-intercepting proxy: those in
@@ -151,15 +148,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const plan = prepared.plan;
     const engine = await this.engine();
     const ctx = { ...engine, log: (line: string) => progress.log(line), checkedImages: this.checkedImages };
-    const ours = plan.create.Image === this.imageRef(undefined);
     const result = await openSession(ctx, plan, {
       ensureImage: () =>
         ensureImage(ctx, {
           ref: plan.create.Image,
           pull: prepared.resolved.config.pull,
-          ours,
+          ours: prepared.ownImageBuildArgs !== undefined,
           contextRoot: this.deps.extensionPath,
-          buildArgs: this.imageBuildArgs(),
+          buildArgs: prepared.ownImageBuildArgs,
           onLog: (line: string) => progress.log(line),
           signal,
         }),
