@@ -18,10 +18,11 @@ import { DEFAULT_CONFIG } from '../extension/src/config/model';
 import { startShellExec } from '../extension/src/engine/exec';
 import { openSession, type OpenContext } from '../extension/src/engine/workspace';
 import { planSession } from '../extension/src/plan/session';
-import type { HostFacts, ObjectNames, SessionPlan } from '../extension/src/plan/types';
+import type { HostFacts, ObjectNames } from '../extension/src/contract/types';
+import type { SessionPlan } from '../extension/src/plan/types';
 import { docker as testDocker, removeNamespaceObjects } from '../test/support/docker';
 import { ensureTestRuntimeImage } from '../test/support/image';
-import { objectNames } from '../extension/src/plan/objects';
+import { objectNames } from '../extension/src/contract/objects';
 import { fmtMs, interleave, spreadOf, stats, type ResultRow } from './harness';
 
 const run = promisify(execFile);

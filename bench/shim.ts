@@ -5,7 +5,7 @@
  */
 import { chownSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BRIDGE_FILES, CONTAINER, ENV } from '../extension/src/plan/contract';
+import { BRIDGE_FILES, CONTAINER, ENV } from '../extension/src/contract/constants';
 import { startRig } from '../test/bridge/support';
 import { testNamespace } from '../test/support/docker';
 import { ensureTestRuntimeImage } from '../test/support/image';

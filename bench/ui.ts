@@ -13,13 +13,13 @@ import { installVscodeLite, silentLog } from './vscodeLite';
 import { fmtMs, spreadOf, stats, type ResultRow } from './harness';
 import { docker as testDocker, removeNamespaceObjects } from '../test/support/docker';
 import { ensureTestRuntimeImage } from '../test/support/image';
-import { RUNTIME_IMAGE_TEST_REPO } from '../extension/src/plan/contract';
-import { objectNames } from '../extension/src/plan/objects';
-import type { HostFacts, ObjectNames } from '../extension/src/plan/types';
+import { RUNTIME_IMAGE_TEST_REPO } from '../extension/src/contract/constants';
+import { objectNames } from '../extension/src/contract/objects';
+import type { HostFacts, ObjectNames } from '../extension/src/contract/types';
 
 installVscodeLite();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { createEngineBackend } = require('../extension/src/ui/engineBackend') as typeof import('../extension/src/ui/engineBackend');
+const { createEngineBackend } = require('../extension/src/backend/engineBackend') as typeof import('../extension/src/backend/engineBackend');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { RefreshManager } = require('../extension/src/ui/refresh') as typeof import('../extension/src/ui/refresh');
 // eslint-disable-next-line @typescript-eslint/no-require-imports

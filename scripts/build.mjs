@@ -25,7 +25,7 @@ const production = !process.argv.includes('--dev');
 const result = await build({
   // Two bundles: the activation-time UI shell, and the engine/config/bridge backend it requires
   // on first use (zod, yaml and dockerode are most of the bytes and of the parse time).
-  entryPoints: { extension: 'extension/src/extension.ts', backend: 'extension/src/ui/engineBackend.ts' },
+  entryPoints: { extension: 'extension/src/extension.ts', backend: 'extension/src/backend/engineBackend.ts' },
   bundle: true,
   outdir: 'dist',
   platform: 'node',

@@ -52,7 +52,7 @@ cleanup() {
   wait "$CS_PID" 2>/dev/null || true
   node -e '
     const { docker, removeNamespaceObjects } = require(process.argv[1] + "/out/test/support/docker.js");
-    const { objectNames } = require(process.argv[1] + "/out/extension/src/plan/objects.js");
+    const { objectNames } = require(process.argv[1] + "/out/extension/src/contract/objects.js");
     removeNamespaceObjects(docker(), objectNames(process.argv[2])).catch((e) => console.error("cleanup:", e.message));
   ' "$ROOT" "$TOOLBOX_VSCODE_NAME_PREFIX" || true
   [ "${E2E_KEEP:-}" = 1 ] && t "kept $RUN" || rm -rf "$RUN"

@@ -2,9 +2,9 @@
 # shellcheck disable=SC2016,SC2034 # backticks in messages are literal; callers use the SHIM_EXIT_* set
 # Sourced by every toolbox shim (installed at /usr/local/lib/toolbox/bridge-lib.sh).
 # It finds the host bridge's state (token, port, unix socket) and POSTs one JSON request to it.
-# Every literal here is held to extension/src/plan/contract.ts by test/unit/contract.test.ts.
+# Every literal here is held to extension/src/contract/constants.ts by test/unit/contract.test.ts.
 
-# Exit codes (sysexits.h) for the cases where no host command ran; SHIM_EXIT in contract.ts.
+# Exit codes (sysexits.h) for the cases where no host command ran; SHIM_EXIT in extension/src/contract/constants.ts.
 SHIM_EXIT_OK=0
 SHIM_EXIT_REFUSED=77
 SHIM_EXIT_UNAVAILABLE=69

@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './plan/contract';
-import { objectNames } from './plan/objects';
+import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './contract/constants';
+import { objectNames } from './contract/objects';
 import { registerCommands } from './ui/commands';
 import { LazyBackend } from './ui/lazyBackend';
 import { windowFolders } from './ui/folders';
-import { readHostFacts } from './ui/hostFacts';
+import { readHostFacts } from './backend/hostFacts';
 import { RefreshManager } from './ui/refresh';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { DriftStatusBar } from './ui/statusBar';
@@ -51,11 +51,11 @@ function testOverrides(env: NodeJS.ProcessEnv) {
   };
 }
 
-/** `dist/backend.js` next to the bundle; `./ui/engineBackend` when running unbundled (tsc). */
-function loadEngineBackend(): typeof import('./ui/engineBackend') {
+/** `dist/backend.js` next to the bundle; `./backend/engineBackend` when running unbundled (tsc). */
+function loadEngineBackend(): typeof import('./backend/engineBackend') {
   const bundled = join(__dirname, 'backend.js');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require(existsSync(bundled) ? bundled : join(__dirname, 'ui', 'engineBackend')) as typeof import('./ui/engineBackend');
+  return require(existsSync(bundled) ? bundled : join(__dirname, 'backend', 'engineBackend')) as typeof import('./backend/engineBackend');
 }
 
 export function activate(context: vscode.ExtensionContext): ToolboxTestApi {

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { ensureAnchor, ensureSocketVolume } from '../../extension/src/engine/peer';
 import { inspectPeerState, readAgentSessions } from '../../extension/src/engine/peerState';
-import { CONTAINER } from '../../extension/src/plan/contract';
+import { CONTAINER } from '../../extension/src/contract/constants';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
 import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';

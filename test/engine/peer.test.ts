@@ -10,7 +10,7 @@ import {
   subscribeWait,
   type SetupContext,
 } from '../../extension/src/engine/peer';
-import { CONTAINER } from '../../extension/src/plan/contract';
+import { CONTAINER } from '../../extension/src/contract/constants';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ensureImage, type ImageContext } from '../../extension/src/engine/image';
 import { ANCHOR_ENTRYPOINT } from '../../extension/src/engine/peer';
 import { checkDrift, openSession, type OpenContext, type OpenResult } from '../../extension/src/engine/workspace';
-import { CONTAINER } from '../../extension/src/plan/contract';
+import { CONTAINER } from '../../extension/src/contract/constants';
 import type { SessionPlan } from '../../extension/src/plan/types';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot, TEST_BUILD_ARGS, TEST_RUNTIME_IMAGE_REPO } from '../support/image';

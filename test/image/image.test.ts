@@ -9,7 +9,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BRIDGE_FILES, CONTAINER, ENV, RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_REPO } from '../../extension/src/plan/contract';
+import { BRIDGE_FILES, CONTAINER, ENV, RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_REPO } from '../../extension/src/contract/constants';
 import { buildRuntimeImage, runtimeContextFiles, runtimeImageTag } from '../../extension/src/engine/imageBuild';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot } from '../support/image';

@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolboxTestApi } from '../../extension/src/extension';
-import { objectNames } from '../../extension/src/plan/objects';
+import { objectNames } from '../../extension/src/contract/objects';
 import { docker, removeNamespaceObjects } from '../support/docker';
 
 const EXTENSION_ID = 'toolbox-dev.toolbox-vscode';

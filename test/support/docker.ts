@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { objectNames } from '../../extension/src/plan/objects';
-import type { ObjectNames } from '../../extension/src/plan/types';
+import { objectNames } from '../../extension/src/contract/objects';
+import type { ObjectNames } from '../../extension/src/contract/types';
 
 export const TEST_LABEL = 'dev.toolbox.test-run';
 

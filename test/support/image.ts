@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { RUNTIME_IMAGE_CONTEXT } from '../../extension/src/plan/contract';
+import { RUNTIME_IMAGE_CONTEXT } from '../../extension/src/contract/constants';
 import { buildRuntimeImage, runtimeContextHash } from '../../extension/src/engine/imageBuild';
-import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/plan/contract';
+import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
 import { docker } from './docker';
 
 export const TEST_RUNTIME_IMAGE_REPO = RUNTIME_IMAGE_TEST_REPO;

@@ -1,5 +1,5 @@
 /**
- * Holds the shims (shims/*) and the runtime entrypoint to extension/src/plan/contract.ts: every
+ * Holds the shims (shims/*) and the runtime entrypoint to extension/src/contract/constants.ts: every
  * route, JSON field, container path, bridge file name, env name, curl --max-time and exit code
  * they use is extracted from their text with regexes and compared with the contract, in both
  * directions. The checker is a pure function over file texts so the last tests can prove it
@@ -21,7 +21,7 @@ import {
   SHIM_EXIT,
   SHIM_MAX_TIME_S,
   SHIMS,
-} from '../../extension/src/plan/contract';
+} from '../../extension/src/contract/constants';
 
 type RouteKey = keyof typeof ROUTES;
 const LIB = 'bridge-lib.sh';

@@ -7,7 +7,7 @@ import {
   peerSetupWarning,
   pidModeDrift,
 } from '../../extension/src/plan/drift';
-import { objectNames } from '../../extension/src/plan/objects';
+import { objectNames } from '../../extension/src/contract/objects';
 
 const names = objectNames();
 const ANCHOR_ID = 'f'.repeat(64);

@@ -9,7 +9,7 @@ import {
   workspaceSeed,
   workspaceSlug,
 } from '../../extension/src/plan/naming';
-import { objectNames } from '../../extension/src/plan/objects';
+import { objectNames } from '../../extension/src/contract/objects';
 
 // Expected hashes are computed here, from seed strings written out literally, so the test does
 // not share the seed-building code it checks.

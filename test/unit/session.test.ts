@@ -2,10 +2,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { DEFAULT_CONFIG, type ToolboxConfig } from '../../extension/src/config/model';
-import { objectNames } from '../../extension/src/plan/objects';
+import { objectNames } from '../../extension/src/contract/objects';
 import { planSession, sessionContainerName } from '../../extension/src/plan/session';
 import { workspaceMirror } from '../../extension/src/plan/mounts';
-import type { HostFacts, SessionRequest } from '../../extension/src/plan/types';
+import type { HostFacts } from '../../extension/src/contract/types';
+import type { SessionRequest } from '../../extension/src/plan/types';
 
 // Pure planning: the production object names are only strings here, no Docker object is touched.
 const names = objectNames();

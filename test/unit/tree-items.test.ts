@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { driftWarning } from '../../extension/src/plan/drift';
-import { objectNames } from '../../extension/src/plan/objects';
+import { objectNames } from '../../extension/src/contract/objects';
 import { driftStatus, findDrift, folderOf, sortForWorkspacesView, type ContainerSummary } from '../../extension/src/ui/model';
 import {
   anchorItem,

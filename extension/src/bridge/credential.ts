@@ -4,8 +4,8 @@
  * the input nor the output is ever logged.
  */
 import { z } from 'zod';
-import { BODY_LIMITS, CREDENTIAL_OPS, FIELDS, ROUTES, RUN_LIMITS_MS } from '../plan/contract';
-import { runArgv } from './exec';
+import { BODY_LIMITS, CREDENTIAL_OPS, FIELDS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
+import { runArgv } from './hostProcess';
 import { failed, parseBody, refused, type Route, type RouteResult } from './route';
 
 const OPS = Object.keys(CREDENTIAL_OPS) as Array<keyof typeof CREDENTIAL_OPS>;

@@ -6,7 +6,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, normalize, relative } from 'node:path';
 import { z } from 'zod';
-import { BODY_LIMITS, EDITORS, ROUTES, RUN_LIMITS_MS } from '../plan/contract';
+import { BODY_LIMITS, EDITORS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
 import { failed, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
 
 const editRequest = z.strictObject({ editor: z.enum(EDITORS), path: z.string() });

@@ -1,6 +1,6 @@
 /** /healthz: any method, no token; how shims and other windows tell a live bridge from a stale socket. */
 import { request } from 'node:http';
-import { ROUTES } from '../plan/contract';
+import { ROUTES } from '../contract/constants';
 
 export const HEALTHZ_BODY = '{"status":"ok"}';
 

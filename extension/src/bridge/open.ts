@@ -1,6 +1,6 @@
 /** /open: a URL from the container opened by the host's browser (through the injected action). */
 import { z } from 'zod';
-import { BODY_LIMITS, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../plan/contract';
+import { BODY_LIMITS, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../contract/constants';
 import { failed, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
 
 const MAX_URL_CHARS = 8192;

@@ -5,10 +5,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { BODY_LIMITS, FIELDS, PROXIMO_HOST_ONLY, PROXIMO_VERBS, ROUTES, RUN_LIMITS_MS } from '../plan/contract';
+import { BODY_LIMITS, FIELDS, PROXIMO_HOST_ONLY, PROXIMO_VERBS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
 import { findProximoBinary, PROXIMO_INSTALL_HINT, proximoChildPath } from '../proximo/binary';
 import { isCleanAbsolutePath } from './edit';
-import { runArgv } from './exec';
+import { runArgv } from './hostProcess';
 import { failed, parseBody, refused, type Route, type RouteResult, type WorkspaceBinding } from './route';
 
 const proximoRequest = z.strictObject({

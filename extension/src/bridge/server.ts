@@ -4,7 +4,7 @@
  * body 413/400 — then hands the parsed JSON to the route. Error bodies are plain text.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ROUTES, SERVER_TIMEOUTS_MS } from '../plan/contract';
+import { ROUTES, SERVER_TIMEOUTS_MS } from '../contract/constants';
 import { credentialRoute } from './credential';
 import { editRoute } from './edit';
 import { bearerToken, isAllowedHostHeader, matchToken } from './gate';

@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { BRIDGE_FILES, HOST, TOKEN_BYTES } from '../plan/contract';
+import { BRIDGE_FILES, HOST, TOKEN_BYTES } from '../contract/constants';
 
 /** Bytes of sun_path including the terminating NUL. */
 const SUN_PATH_BYTES: Partial<Record<NodeJS.Platform, number>> = { linux: 108 };

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HOST } from '../plan/contract';
+import { HOST } from '../contract/constants';
 import type { ConfigIssue, ResolvedConfig } from './model';
 import { resolveConfig, type ConfigFileText, type ResolveInput } from './resolve';
 

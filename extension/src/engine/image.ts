@@ -6,7 +6,7 @@
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import type { PullPolicy } from '../config/model';
-import { CONTAINER, SHIMS } from '../plan/contract';
+import { CONTAINER, SHIMS } from '../contract/constants';
 import { buildRuntimeImage } from './imageBuild';
 import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
 import { demux, subscribeWait, type SetupContext } from './peer';

@@ -8,7 +8,7 @@ import type Dockerode from 'dockerode';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_REPO } from '../plan/contract';
+import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_REPO } from '../contract/constants';
 import { abortError, clause, engineMessage, throwIfAborted } from './errors';
 
 export interface BuildRuntimeImageOptions {

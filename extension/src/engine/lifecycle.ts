@@ -4,9 +4,9 @@
  * touched. The socket volume is never touched here — `toolbox stop --all` leaves it alone.
  */
 import type Docker from 'dockerode';
-import { LABELS } from '../plan/contract';
+import { LABELS } from '../contract/constants';
 import { joinsNamespace } from '../plan/drift';
-import type { ObjectNames } from '../plan/types';
+import type { ObjectNames } from '../contract/types';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
 import { waitUntilGone } from './peer';
 

@@ -3,8 +3,8 @@
  * container holding the PID namespace, and the socket volume owned by the host user.
  */
 import type Docker from 'dockerode';
-import { CONTAINER } from '../plan/contract';
-import type { ObjectNames } from '../plan/types';
+import { CONTAINER } from '../contract/constants';
+import type { ObjectNames } from '../contract/types';
 import {
   abortError,
   clause,

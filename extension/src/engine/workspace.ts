@@ -7,9 +7,10 @@
 import type Docker from 'dockerode';
 import { mkdir, readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { CONTAINER } from '../plan/contract';
+import { CONTAINER } from '../contract/constants';
 import { driftWarning, missingSocketVolume, peerSetupWarning, pidModeDrift, type InspectedMount } from '../plan/drift';
-import type { ObjectNames, SessionPlan } from '../plan/types';
+import type { ObjectNames } from '../contract/types';
+import type { SessionPlan } from '../plan/types';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
 import { ensureAnchor, ensureSocketVolume, inspectAfterConflict, parseUser, waitUntilGone, type SetupContext } from './peer';
 

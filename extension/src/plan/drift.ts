@@ -4,9 +4,9 @@
  * but silently sees no peers — or shares its process table unasked. Pure comparisons over what
  * the engine read from inspect; the engine decides when to ask.
  */
-import { CONTAINER } from './contract';
-import { objectNames } from './objects';
-import type { ObjectNames } from './types';
+import { CONTAINER } from '../contract/constants';
+import { objectNames } from '../contract/objects';
+import type { ObjectNames } from '../contract/types';
 
 export type PeerDriftKind = 'joined-but-planned-off' | 'planned-on-but-outside' | 'missing-socket-volume';
 

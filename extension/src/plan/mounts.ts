@@ -7,9 +7,10 @@
  * mounts in upstream's place, just before docker-sock), the proximo CA, user-appended mounts,
  * then the workspace at /workspace, its host-path mirror and the peer socket volume.
  */
-import { CONTAINER, HOST } from './contract';
+import { CONTAINER, HOST } from '../contract/constants';
 import { cleanPath, validateProfileName } from './naming';
-import type { BridgeMount, ObjectNames, PlannedMount, ProximoFacts } from './types';
+import type { BridgeMount, ObjectNames, ProximoFacts } from '../contract/types';
+import type { PlannedMount } from './types';
 import type { MountOverride } from '../config/model';
 
 /** One row of upstream's default mount table (`mountplan/defaults.go`). */

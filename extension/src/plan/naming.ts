@@ -10,8 +10,8 @@
  * prefix exercises exactly the slug production would compute.
  */
 import { createHash } from 'node:crypto';
-import { NAMING, OBJECT_SUFFIX } from './contract';
-import type { ObjectNames } from './types';
+import { NAMING, OBJECT_SUFFIX } from '../contract/constants';
+import type { ObjectNames } from '../contract/types';
 
 export interface WorkspaceNameOptions {
   /** Active profile (`--profile`); folded into the hash seed. */

@@ -3,10 +3,11 @@
  * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
-import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS } from './contract';
+import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts } from './mounts';
 import { absoluteWorkspace, cleanPath, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
-import type { ContainerCreateSpec, HostFacts, PortSpec, SessionPlan, SessionRequest } from './types';
+import type { HostFacts, PortSpec } from '../contract/types';
+import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
 import type { ToolboxConfig } from '../config/model';
 
 /** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */

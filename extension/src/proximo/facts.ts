@@ -7,8 +7,8 @@ import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { HOST } from '../plan/contract';
-import type { ProximoFacts } from '../plan/types';
+import { HOST } from '../contract/constants';
+import type { ProximoFacts } from '../contract/types';
 import { findProximoBinary, proximoChildPath } from './binary';
 
 /** How long a read-only proximo query may take before we give up on it. */

@@ -3,8 +3,8 @@
  * until the first command or visible view needs it, so activation stays cheap.
  */
 import type * as vscode from 'vscode';
-import type { ObjectNames } from '../plan/types';
-import type { FolderPlan, SessionProgress, ShellRequest, ToolboxBackend } from './backend';
+import type { ObjectNames } from '../contract/types';
+import type { FolderPlan, SessionProgress, ShellRequest, ToolboxBackend } from '../backend/api';
 
 export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {
   resetConnection(): void;

@@ -3,7 +3,7 @@
  * import and no I/O here, so the derivations below are unit-tested (test/unit/tree-items.test.ts).
  */
 import { driftWarning, pidModeDrift, type PeerDriftKind } from '../plan/drift';
-import type { ObjectNames } from '../plan/types';
+import type { ObjectNames } from '../contract/types';
 
 export type ContainerKind = 'workspace' | 'named' | 'anchor' | 'init' | 'legacy';
 

@@ -5,7 +5,7 @@
  * is the safety net for a missed event.
  */
 import * as vscode from 'vscode';
-import type { Snapshot, ToolboxBackend } from './backend';
+import type { Snapshot, ToolboxBackend } from '../backend/api';
 import { findDrift, type DriftFinding, type ProximoSummary } from './model';
 
 export interface ToolboxState {

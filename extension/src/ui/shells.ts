@@ -3,7 +3,7 @@
  * progress notification, build log to the output channel), then attach a terminal to it.
  */
 import * as vscode from 'vscode';
-import type { ToolboxBackend, ShellRequest } from './backend';
+import type { ToolboxBackend, ShellRequest } from '../backend/api';
 import { ToolboxShellPty } from './terminal';
 
 export interface OpenedShell {

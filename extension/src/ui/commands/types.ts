@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { ToolboxBackend } from '../backend';
+import type { ToolboxBackend } from '../../backend/api';
 import type { RefreshManager } from '../refresh';
 import type { ShellLauncher } from '../shells';
 import type { DriftStatusBar } from '../statusBar';

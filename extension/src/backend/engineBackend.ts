@@ -15,18 +15,19 @@ import { listOwnedContainers, listToolboxContainers, stopAll, stopContainer, typ
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { watchEngineEvents } from '../engine/events';
 import { openSession } from '../engine/workspace';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../plan/contract';
+import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import { missingSocketVolume } from '../plan/drift';
 import { planSession, sessionContainerName } from '../plan/session';
 import { BridgeHub, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
-import type { BridgeMount, HostFacts, ObjectNames, SessionRequest } from '../plan/types';
+import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
+import type { SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
 import { findProximoBinary } from '../proximo/binary';
-import type { FolderPlan, OpenedSession, SessionProgress, ShellRequest, Snapshot, ToolboxBackend } from './backend';
-import type { ContainerKind, ContainerSummary } from './model';
-import type { ShellStarter } from './terminal';
+import type { FolderPlan, OpenedSession, SessionProgress, ShellRequest, Snapshot, ToolboxBackend } from './api';
+import type { ContainerKind, ContainerSummary } from '../ui/model';
+import type { ShellStarter } from '../ui/terminal';
 
 export interface EngineBackendDeps {
   names: ObjectNames;

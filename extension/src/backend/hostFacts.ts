@@ -4,8 +4,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { HOST } from '../plan/contract';
-import type { HostFacts } from '../plan/types';
+import { HOST } from '../contract/constants';
+import type { HostFacts } from '../contract/types';
 
 export function readHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts {
   const info = safeUserInfo();

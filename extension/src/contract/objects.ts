@@ -1,4 +1,4 @@
-import { NAME_PREFIX, OBJECT_SUFFIX } from './contract';
+import { NAME_PREFIX, OBJECT_SUFFIX } from './constants';
 import type { ObjectNames } from './types';
 
 /**

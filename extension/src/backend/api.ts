@@ -4,9 +4,10 @@
  */
 import type * as vscode from 'vscode';
 import type { ResolvedConfig } from '../config/model';
-import type { ObjectNames, SessionPlan } from '../plan/types';
-import type { AgentSessionSummary, AnchorSummary, ContainerSummary, ProximoSummary, SocketVolumeSummary } from './model';
-import type { ShellStarter } from './terminal';
+import type { ObjectNames } from '../contract/types';
+import type { SessionPlan } from '../plan/types';
+import type { AgentSessionSummary, AnchorSummary, ContainerSummary, ProximoSummary, SocketVolumeSummary } from '../ui/model';
+import type { ShellStarter } from '../ui/terminal';
 
 export interface ShellRequest {
   /** Absolute host path of the workspace folder. */

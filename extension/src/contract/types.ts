@@ -1,0 +1,51 @@
+/**
+ * Types every layer shares: the host facts the planner reads, the object names of one namespace,
+ * and what the bridge and proximo hand to the planner. Pure declarations; no layer imported.
+ */
+
+/** Facts about the host the planner needs, gathered by an adapter before planning. */
+export interface HostFacts {
+  uid: number;
+  gid: number;
+  /** Absolute host home directory. */
+  home: string;
+  platform: NodeJS.Platform;
+  /** Whether a host path exists (the adapter answers from the filesystem; tests from a set). */
+  pathExists(path: string): boolean;
+  /** Group id owning the Docker socket, added to GroupAdd when the socket is mounted. */
+  dockerSocketGid?: number;
+}
+
+/** Object names for one namespace: production uses `toolbox`, tests their own prefix. */
+export interface ObjectNames {
+  prefix: string;
+  anchor: string;
+  socketVolume: string;
+  socketVolumeInit: string;
+  /** True when a container/volume name belongs to this namespace (`prefix` or `prefix-…`). */
+  isOurs(name: string): boolean;
+}
+
+/** proximo as seen from the host, decided before planning. */
+export interface ProximoFacts {
+  /** Host path of proximo's CA certificate, when it exists. */
+  caPath: string;
+  /** Host names routed by proximo, pinned to host-gateway in the container. */
+  hosts: string[];
+}
+
+/** The bridge as it will be mounted into the container. */
+export interface BridgeMount {
+  /** Host dir holding `token` and `port`, mounted ro at the contract's bridge dir. */
+  stateDir: string;
+  /** Host dir holding the unix socket, mounted rw at the contract's run dir. */
+  runDir: string;
+}
+
+/** A `--publish` style port: host port on 127.0.0.1 unless hostIp says otherwise. */
+export interface PortSpec {
+  hostIp?: string;
+  hostPort: number;
+  containerPort: number;
+  protocol?: 'tcp' | 'udp';
+}
