@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The test command (README: `npm test`). Unit tests need nothing; integration tests need a
-# running Docker engine and the local base image; the VS Code tests need code-server and
-# Chromium. scripts/setup.sh installs and starts all of them (.ci/run calls it first).
+# The test command (README: `npm test`): every tier, cheapest first. Each tier also runs alone:
+#   npm run test:unit    no Docker, no VS Code (pure planning, config, tree items, the bridge)
+#   npm run test:docker  the real Docker engine (image, shims in a container, engine)
+#   npm run test:vscode  code-server + Chromium + the real engine (extension-host suite, UI tests)
+# scripts/setup.sh installs and starts what the last two need (.ci/run calls it first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run -s build
 npm run -s compile-tests
-echo "== unit tests"
-node --test out/test/unit
+echo "== unit tests (no Docker, no VS Code)"
+node --test out/test/unit out/test/bridge
 echo "== integration tests (real Docker engine)"
-node --test --test-concurrency=1 out/test/image out/test/engine out/test/bridge
+node --test --test-concurrency=1 out/test/image out/test/engine
 echo "== VS Code tests (code-server + Chromium, real Docker engine)"
 E2E_SKIP_BUILD=1 bash scripts/e2e.sh

@@ -13,7 +13,7 @@ import { BRIDGE_FILES, CONTAINER, ENV, HOST_DOCKER_INTERNAL, SHIM_EXIT } from '.
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
 import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
-import { installFakeProximo, startRig, type Rig } from './support';
+import { installFakeProximo, startRig, type Rig } from '../bridge/support';
 
 const GIT_SERVER = resolve(__dirname, '../../../test/fixtures/git-http-server.py');
 const hostUid = process.getuid?.() ?? 1000;
