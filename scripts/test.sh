@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The test command (README: `npm test`): every tier, cheapest first. Each tier also runs alone:
+# The test command (README: `npm test`): lint and format first, then every tier, cheapest first.
+# Each tier also runs alone:
 #   npm run test:unit    no Docker, no VS Code (pure planning, config, tree items, the bridge)
 #   npm run test:docker  the real Docker engine (image, shims in a container, engine)
 #   npm run test:vscode  code-server + Chromium + the real engine (extension-host suite, UI tests)
 # scripts/setup.sh installs and starts what the last two need (.ci/run calls it first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== lint and format (eslint, prettier)"
+npm run -s lint
 npm run -s build
 npm run -s compile-tests
 echo "== unit tests (no Docker, no VS Code)"

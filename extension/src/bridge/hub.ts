@@ -208,7 +208,7 @@ export class BridgeHub {
       await chmod(choice.socketPath, 0o600);
     } catch (error) {
       await closeServer(server);
-      throw new Error(`The bridge could not listen on ${choice.socketPath}: ${(error as Error).message}`);
+      throw new Error(`The bridge could not listen on ${choice.socketPath}: ${(error as Error).message}`, { cause: error });
     }
     entry.server = server;
     entry.socketPath = choice.socketPath;

@@ -2,7 +2,7 @@
  * What a route is, what it gets and what it answers. Routes never see HTTP: the server runs the
  * gate (Host, method, token, bucket, body size, JSON) and hands them a parsed body.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { BucketRate, TokenBucket } from './gate';
 
 export type BucketName = 'shared' | 'credential';

@@ -162,7 +162,7 @@ export function createBridgeServer(scope: ListenerScope, deps: RouteDeps, log: B
       (route?.runLimitMs ?? 0) + SERVER_TIMEOUTS_MS.write,
     );
     res.on('close', () => clearTimeout(deadline));
-    serve(req, res, scope, deps)
+    void serve(req, res, scope, deps)
       .catch((error: Error): Outcome => {
         sendText(res, 500, 'The bridge failed to handle the request.');
         return { status: 500, detail: error.message };

@@ -98,7 +98,7 @@ function contextHost(name: string, metaText: string | undefined): string {
     const meta = JSON.parse(metaText) as { Endpoints?: { docker?: { Host?: unknown } } };
     host = meta.Endpoints?.docker?.Host;
   } catch (err) {
-    throw new Error(`The metadata of Docker context "${name}" is not valid JSON (${clause(engineMessage(err))}). ${fix}`);
+    throw new Error(`The metadata of Docker context "${name}" is not valid JSON (${clause(engineMessage(err))}). ${fix}`, { cause: err });
   }
   if (typeof host !== 'string' || host.trim() === '') {
     throw new Error(`The Docker context "${name}" names no Docker endpoint (Endpoints.docker.Host is empty). ${fix}`);

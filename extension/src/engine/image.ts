@@ -61,7 +61,7 @@ async function imageId(docker: Docker, ref: string): Promise<string | undefined>
     return (await docker.getImage(ref).inspect()).Id;
   } catch (err) {
     if (isNotFound(err)) return undefined;
-    throw new Error(`Could not inspect the image ${ref}: ${clause(engineMessage(err))}.`);
+    throw new Error(`Could not inspect the image ${ref}: ${clause(engineMessage(err))}.`, { cause: err });
   }
 }
 
@@ -194,7 +194,7 @@ async function runPreflight(ctx: ImageContext, ref: string, signal: AbortSignal 
     } catch (err) {
       throw new Error(
         `The image ${ref} cannot run a toolbox shell: a test container could not start (${clause(engineMessage(err))}). ` +
-          `Base it on the toolbox runtime image, or unset \`image:\` in .toolbox.yaml to use the built-in one.`,
+          `Base it on the toolbox runtime image, or unset \`image:\` in .toolbox.yaml to use the built-in one.`, { cause: err },
       );
     }
     const result = await exited;

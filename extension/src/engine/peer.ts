@@ -41,7 +41,7 @@ export async function ensureAnchor(ctx: SetupContext, image: string): Promise<st
     info = await docker.getContainer(names.anchor).inspect();
   } catch (err) {
     if (!isNotFound(err)) {
-      throw new Error(`Could not inspect the anchor container ${names.anchor}: ${clause(engineMessage(err))}.`);
+      throw new Error(`Could not inspect the anchor container ${names.anchor}: ${clause(engineMessage(err))}.`, { cause: err });
     }
   }
   if (info && info.State.Status === 'removing') {
@@ -108,7 +108,7 @@ async function createAnchor(ctx: SetupContext, image: string): Promise<string> {
     id = created.id;
   } catch (err) {
     if (!isConflict(err)) {
-      throw new Error(`Could not create the anchor container ${names.anchor}: ${clause(engineMessage(err))}.`);
+      throw new Error(`Could not create the anchor container ${names.anchor}: ${clause(engineMessage(err))}.`, { cause: err });
     }
     // Someone else created it at the same moment: use theirs.
     const theirs = await inspectAfterConflict(docker, names.anchor);
@@ -130,7 +130,7 @@ async function startAnchor(ctx: SetupContext, id: string, createdByUs: boolean):
       // open try to start it again instead of creating a working one.
       await ctx.docker.getContainer(id).remove({ force: true }).catch(() => undefined);
     }
-    throw new Error(`The anchor container ${ctx.names.anchor} could not start: ${clause(engineMessage(err))}.`);
+    throw new Error(`The anchor container ${ctx.names.anchor} could not start: ${clause(engineMessage(err))}.`, { cause: err });
   }
 }
 
@@ -145,7 +145,7 @@ export async function inspectAfterConflict(docker: Docker, name: string, timeout
       return await docker.getContainer(name).inspect();
     } catch (err) {
       if (!isNotFound(err) || Date.now() >= deadline) {
-        throw new Error(`Another process created the container ${name} at the same moment, but it cannot be inspected: ${clause(engineMessage(err))}. Try again.`);
+        throw new Error(`Another process created the container ${name} at the same moment, but it cannot be inspected: ${clause(engineMessage(err))}. Try again.`, { cause: err });
       }
     }
     await sleep(100);
@@ -197,7 +197,7 @@ export async function ensureSocketVolume(
   try {
     await docker.createVolume({ Name: volume });
   } catch (err) {
-    throw new Error(`Could not create the volume ${volume}: ${clause(engineMessage(err))}.`);
+    throw new Error(`Could not create the volume ${volume}: ${clause(engineMessage(err))}.`, { cause: err });
   }
   ctx.log?.(`peer messaging: created the volume ${volume}; setting its owner to ${uid}:${gid}`);
   let initError: Error;
@@ -215,7 +215,7 @@ export async function ensureSocketVolume(
     if (!isNotFound(err)) {
       throw new Error(
         `${clause(initError.message)}; the volume ${volume} could not be removed either ` +
-          `(${clause(engineMessage(err))}). Remove it with \`docker volume rm ${volume}\` before the next shell.`,
+          `(${clause(engineMessage(err))}). Remove it with \`docker volume rm ${volume}\` before the next shell.`, { cause: err },
       );
     }
   }
@@ -228,7 +228,7 @@ async function volumeExists(docker: Docker, volume: string): Promise<boolean> {
     return true;
   } catch (err) {
     if (isNotFound(err)) return false;
-    throw new Error(`Could not inspect the volume ${volume}: ${clause(engineMessage(err))}. Check that Docker is healthy and try again.`);
+    throw new Error(`Could not inspect the volume ${volume}: ${clause(engineMessage(err))}. Check that Docker is healthy and try again.`, { cause: err });
   }
 }
 
@@ -258,9 +258,9 @@ async function runVolumeInit(
       // Another open is initialising the same volume right now: let it finish, then trust it.
       await waitUntilGone(docker, names.socketVolumeInit, opts.timeoutMs ?? 30_000);
       if (await volumeExists(docker, names.socketVolume)) return;
-      throw new Error(`Another toolbox process tried to set up the volume ${names.socketVolume} at the same time and failed.`);
+      throw new Error(`Another toolbox process tried to set up the volume ${names.socketVolume} at the same time and failed.`, { cause: err });
     }
-    throw new Error(`Could not create the volume initialiser ${names.socketVolumeInit}: ${clause(engineMessage(err))}.`);
+    throw new Error(`Could not create the volume initialiser ${names.socketVolumeInit}: ${clause(engineMessage(err))}.`, { cause: err });
   }
   try {
     // Subscribed before start (next-exit: a created container already counts as not running),
@@ -278,7 +278,7 @@ async function runVolumeInit(
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     if (err instanceof Error && err.message.startsWith('The initialiser')) throw err;
-    throw new Error(`The initialiser of the volume ${names.socketVolume} could not run: ${clause(engineMessage(err))}`);
+    throw new Error(`The initialiser of the volume ${names.socketVolume} could not run: ${clause(engineMessage(err))}`, { cause: err });
   } finally {
     await container.remove({ force: true }).catch((err: unknown) => {
       if (!isNotFound(err)) ctx.log?.(`peer messaging: could not remove ${names.socketVolumeInit}: ${engineMessage(err)}`);

@@ -57,7 +57,7 @@ async function inspectAnchor(docker: Docker, name: string): Promise<AnchorState>
     return { state: info.State.Running ? 'running' : 'stopped', id: info.Id, image: info.Config.Image };
   } catch (err) {
     if (isNotFound(err)) return { state: 'missing' };
-    throw new Error(`Could not inspect the peer anchor ${name}: ${engineMessage(err)}`);
+    throw new Error(`Could not inspect the peer anchor ${name}: ${engineMessage(err)}`, { cause: err });
   }
 }
 
@@ -68,7 +68,7 @@ async function inspectSocketVolume(docker: Docker, name: string): Promise<Socket
     mountpoint = info.Mountpoint ?? '';
   } catch (err) {
     if (isNotFound(err)) return { exists: false };
-    throw new Error(`Could not inspect the socket volume ${name}: ${engineMessage(err)}`);
+    throw new Error(`Could not inspect the socket volume ${name}: ${engineMessage(err)}`, { cause: err });
   }
   const state: SocketVolumeState = { exists: true, mountpoint: mountpoint || undefined };
   if (mountpoint === '' || !engineSharesOurFilesystem(docker)) return state;

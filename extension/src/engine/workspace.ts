@@ -77,7 +77,7 @@ async function inspectContainer(docker: Docker, name: string): Promise<Docker.Co
     return info.Id ? info : undefined;
   } catch (err) {
     if (isNotFound(err)) return undefined;
-    throw new Error(`Could not inspect the container ${name}: ${clause(engineMessage(err))}. Check that Docker is healthy and try again.`);
+    throw new Error(`Could not inspect the container ${name}: ${clause(engineMessage(err))}. Check that Docker is healthy and try again.`, { cause: err });
   }
 }
 
@@ -175,7 +175,7 @@ async function create(
   try {
     await dirs;
   } catch (err) {
-    throw new Error(`Could not create a directory to mount into ${plan.name}: ${clause(engineMessage(err))}.`);
+    throw new Error(`Could not create a directory to mount into ${plan.name}: ${clause(engineMessage(err))}.`, { cause: err });
   }
   throwIfAborted(opts.signal);
 
@@ -192,7 +192,7 @@ async function create(
       // Another open of the same workspace won the race: attach to its container.
       return reattach(ctx, plan, await inspectAfterConflict(docker, plan.name), opts, step);
     }
-    throw new Error(`Could not create the container ${plan.name}: ${clause(engineMessage(err))}.`);
+    throw new Error(`Could not create the container ${plan.name}: ${clause(engineMessage(err))}.`, { cause: err });
   }
   step(`Starting the container ${plan.name}`);
   try {
@@ -203,7 +203,7 @@ async function create(
       await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
       throw new Error(
         `The container ${plan.name} was created but could not start: ${clause(engineMessage(err))}. ` +
-          `It has been removed; fix the cause and open the shell again.`,
+          `It has been removed; fix the cause and open the shell again.`, { cause: err },
       );
     }
   }
