@@ -59,7 +59,9 @@ export async function benchBridge(): Promise<ResultRow[]> {
   try {
     const t0 = performance.now();
     const replies = await Promise.allSettled(
-      Array.from({ length: 200 }, () => call(unixTarget(limited), ROUTES.open, { token: limited.token, body: { url: 'https://example.test/' } })),
+      Array.from({ length: 200 }, () =>
+        call(unixTarget(limited), ROUTES.open, { token: limited.token, body: { url: 'https://example.test/' } }),
+      ),
     );
     const elapsed = performance.now() - t0;
     const statuses = new Map<string, number>();

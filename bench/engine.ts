@@ -56,8 +56,7 @@ async function rig(): Promise<Rig> {
     image,
     home,
     ctx,
-    plan: (workspace, peer = true) =>
-      planSession({ workspace, config: DEFAULT_CONFIG, peer, image, names }, { ...host }).plan,
+    plan: (workspace, peer = true) => planSession({ workspace, config: DEFAULT_CONFIG, peer, image, names }, { ...host }).plan,
     async cleanup() {
       await removeNamespaceObjects(d, names);
       rmSync(home, { recursive: true, force: true });
@@ -175,8 +174,21 @@ export async function benchColdOpen(): Promise<ResultRow[]> {
 async function cliColdOpen(r: Rig, plan: SessionPlan, round: number): Promise<void> {
   const n = r.names;
   await run('docker', ['volume', 'create', n.socketVolume]);
-  await run('docker', ['run', '--rm', '--name', `${n.socketVolumeInit}-cli${round}`, '--user', '0:0', '--entrypoint', 'sh',
-    '-v', `${n.socketVolume}:/tmp/cc-socks`, r.image, '-c', `chown ${UID}:${GID} /tmp/cc-socks && chmod 0700 /tmp/cc-socks`]);
+  await run('docker', [
+    'run',
+    '--rm',
+    '--name',
+    `${n.socketVolumeInit}-cli${round}`,
+    '--user',
+    '0:0',
+    '--entrypoint',
+    'sh',
+    '-v',
+    `${n.socketVolume}:/tmp/cc-socks`,
+    r.image,
+    '-c',
+    `chown ${UID}:${GID} /tmp/cc-socks && chmod 0700 /tmp/cc-socks`,
+  ]);
   await run('docker', ['run', '-d', '--name', n.anchor, '--entrypoint', '/usr/bin/tini', r.image, '-g', '--', 'sleep', 'infinity']);
   const c = plan.create;
   const args = ['run', '-d', '-it', '--rm', '--name', `${c.name}`, '--user', c.User, '-w', c.WorkingDir, '--pid', `container:${n.anchor}`];

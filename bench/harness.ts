@@ -70,7 +70,10 @@ export function spreadOf(s: Stats): string {
 export function markdownTable(rows: ResultRow[]): string {
   const head = '| benchmark | measure | result | spread | goal | met |\n|---|---|---|---|---|---|';
   const body = rows
-    .map((r) => `| ${r.benchmark} | ${r.measure} | ${r.value} | ${r.spread} | ${r.goal} | ${r.met === undefined ? '–' : r.met ? 'yes' : '**no**'} |`)
+    .map(
+      (r) =>
+        `| ${r.benchmark} | ${r.measure} | ${r.value} | ${r.spread} | ${r.goal} | ${r.met === undefined ? '–' : r.met ? 'yes' : '**no**'} |`,
+    )
     .join('\n');
   return `${head}\n${body}`;
 }

@@ -57,7 +57,10 @@ async function main(): Promise<void> {
   ].join('\n');
   const table = markdownTable(rows);
   console.log(`\n${table}`);
-  writeFileSync(join(__dirname, '../../bench/RESULTS.md'), `${header}${table}\n${failures.length ? `\nFailed: ${failures.join(', ')}\n` : ''}`);
+  writeFileSync(
+    join(__dirname, '../../bench/RESULTS.md'),
+    `${header}${table}\n${failures.length ? `\nFailed: ${failures.join(', ')}\n` : ''}`,
+  );
   if (failures.length) process.exit(1);
 }
 

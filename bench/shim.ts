@@ -17,7 +17,8 @@ export async function benchShim(): Promise<ResultRow[]> {
   try {
     const { stateDir, runDir, socketPath } = rig.bridge;
     // The container user stands in for the host uid, which owns the bridge files in production.
-    for (const p of [stateDir, join(stateDir, BRIDGE_FILES.token), join(stateDir, BRIDGE_FILES.port), runDir, socketPath]) chownSync(p, 1000, 1000);
+    for (const p of [stateDir, join(stateDir, BRIDGE_FILES.token), join(stateDir, BRIDGE_FILES.port), runDir, socketPath])
+      chownSync(p, 1000, 1000);
     const container = await ns.docker.createContainer({
       name: `${ns.names.prefix}-shim-bench`,
       Image: await ensureTestRuntimeImage(),

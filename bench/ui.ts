@@ -19,7 +19,8 @@ import type { HostFacts, ObjectNames } from '../extension/src/contract/types';
 
 installVscodeLite();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { createEngineBackend } = require('../extension/src/backend/engineBackend') as typeof import('../extension/src/backend/engineBackend');
+const { createEngineBackend } =
+  require('../extension/src/backend/engineBackend') as typeof import('../extension/src/backend/engineBackend');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { RefreshManager } = require('../extension/src/ui/refresh') as typeof import('../extension/src/ui/refresh');
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -20,7 +20,17 @@ class EventEmitter<T> {
 }
 
 const silent = () => undefined;
-const channel = { trace: silent, debug: silent, info: silent, warn: silent, error: silent, append: silent, appendLine: silent, show: silent, dispose: silent };
+const channel = {
+  trace: silent,
+  debug: silent,
+  info: silent,
+  warn: silent,
+  error: silent,
+  append: silent,
+  appendLine: silent,
+  show: silent,
+  dispose: silent,
+};
 
 export const vscodeLite = {
   EventEmitter,

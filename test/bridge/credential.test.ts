@@ -32,7 +32,10 @@ describe('/credential against the host git (credential.helper store in a temp HO
     assert.equal(parse(stored.text).exit, 0);
     assert.match(readFileSync(store, 'utf8'), new RegExp(`https://alice:${SECRET}@git\\.example`));
 
-    const filled = await call(tcpTarget(rig), '/credential', { token: rig.token, body: { op: 'get', input: 'protocol=https\nhost=git.example\n' } });
+    const filled = await call(tcpTarget(rig), '/credential', {
+      token: rig.token,
+      body: { op: 'get', input: 'protocol=https\nhost=git.example\n' },
+    });
     assert.equal(filled.status, 200);
     const fill = parse(filled.text);
     assert.equal(fill.exit, 0);

@@ -39,7 +39,10 @@ describe('proximo host facts', () => {
     const facts = await detectProximo({ home, env: env({ FAKE_PROXIMO_CA_PATH: ca }), fallbackDirs: [] });
     assert.deepEqual(facts, { caPath: ca, hosts: ['web.proj.test', 'web.test'] });
     const argvs = fake.calls().map((c) => c.argv);
-    assert.deepEqual(argvs.slice(-2), [['config', 'ca-path'], ['status', '--json']]);
+    assert.deepEqual(argvs.slice(-2), [
+      ['config', 'ca-path'],
+      ['status', '--json'],
+    ]);
   });
 
   it('is off when the CA the binary names does not exist', async () => {
@@ -55,7 +58,11 @@ describe('proximo host facts', () => {
   });
 
   it('keeps proximo on with no hosts and logs a line when the status is unreadable or fails', async () => {
-    const variants: Array<Record<string, string>> = [{ FAKE_PROXIMO_STATUS_JSON: 'not json' }, { FAKE_PROXIMO_STATUS_JSON: '{"routes": 3}' }, { FAKE_PROXIMO_EXIT: '1' }];
+    const variants: Array<Record<string, string>> = [
+      { FAKE_PROXIMO_STATUS_JSON: 'not json' },
+      { FAKE_PROXIMO_STATUS_JSON: '{"routes": 3}' },
+      { FAKE_PROXIMO_EXIT: '1' },
+    ];
     for (const extra of variants) {
       const lines: string[] = [];
       const facts = await detectProximo({

@@ -98,7 +98,7 @@ describe('bridge server: transports, files and the gate', () => {
     });
   }
 
-  it('refuses Host headers other than the shims\' (DNS rebinding) on both transports', async () => {
+  it("refuses Host headers other than the shims' (DNS rebinding) on both transports", async () => {
     const port = rig.hub.port as number;
     const urls = rig.recorded.urls.length;
     for (const host of [`evil.example:${port}`, 'evil.example', `localhost:${port + 1}`, 'localhost']) {
@@ -138,7 +138,10 @@ describe('bridge server: transports, files and the gate', () => {
         ),
       );
       const statuses = new Set(replies.map((r) => r.status));
-      assert.deepEqual([...statuses].filter((s) => s !== 204 && s !== 429), []);
+      assert.deepEqual(
+        [...statuses].filter((s) => s !== 204 && s !== 429),
+        [],
+      );
       assert.ok(statuses.has(429), 'a burst of 200 must exceed the bucket');
       assert.equal(burstRig.recorded.urls.length, replies.filter((r) => r.status === 204).length);
       assert.equal((await call(unixTarget(burstRig), '/healthz')).status, 200);
@@ -150,7 +153,7 @@ describe('bridge server: transports, files and the gate', () => {
 });
 
 describe('bridge rate limits', () => {
-  it('allows the shared bucket\'s burst, then answers 429, while /credential has its own bucket', async () => {
+  it("allows the shared bucket's burst, then answers 429, while /credential has its own bucket", async () => {
     const rig = await startRig({ hub: { rateLimits: RATE_LIMITS, now: () => 1_000 } });
     try {
       const statuses: number[] = [];
@@ -238,7 +241,10 @@ describe('bridge hub lifecycle', () => {
       rig.extraHubs.push(staleHub);
       await rig.hub.dispose();
       const { spawnSync } = await import('node:child_process');
-      const made = spawnSync('python3', ['-c', `import socket; s=socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(rig.bridge.socketPath)})`]);
+      const made = spawnSync('python3', [
+        '-c',
+        `import socket; s=socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(rig.bridge.socketPath)})`,
+      ]);
       assert.equal(made.status, 0, String(made.stderr));
       assert.ok(lstatSync(rig.bridge.socketPath).isSocket());
       const bridge = await staleHub.ensureWorkspace(rig.registration);
@@ -289,18 +295,21 @@ describe('bridge hub lifecycle', () => {
     mkdirSync(longRoot, { recursive: true });
     const hub = new BridgeHub({ home: join(root, 'home'), tmpRoot: longRoot, env: {}, port: 0, ...recorder() });
     try {
-      await assert.rejects(hub.ensureWorkspace({
-        key: 'tbbtest-long',
-        workspaceFolder: root,
-        mountsRoots: [],
-        proximoEnabled: false,
-        defaultAgentHome: root,
-        defaultCodexHome: root,
-      }), (error: Error) => {
-        assert.match(error.message, /over the 107-byte unix socket limit/);
-        assert.ok(error.message.includes(join(longRoot, `toolbox-${process.getuid?.()}`)), error.message);
-        return true;
-      });
+      await assert.rejects(
+        hub.ensureWorkspace({
+          key: 'tbbtest-long',
+          workspaceFolder: root,
+          mountsRoots: [],
+          proximoEnabled: false,
+          defaultAgentHome: root,
+          defaultCodexHome: root,
+        }),
+        (error: Error) => {
+          assert.match(error.message, /over the 107-byte unix socket limit/);
+          assert.ok(error.message.includes(join(longRoot, `toolbox-${process.getuid?.()}`)), error.message);
+          return true;
+        },
+      );
       assert.deepEqual(readdirSync(longRoot), []);
       assert.equal(hub.port, undefined);
     } finally {

@@ -188,7 +188,10 @@ export function call(target: Target, path: string, opts: CallOptions = {}): Prom
 }
 
 /** Installs the fake proximo as `<dir>/proximo`; its runs are recorded next to it. */
-export function installFakeProximo(dir: string): { binary: string; calls(): Array<{ argv: string[]; cwd: string; env: Record<string, string | undefined> }> } {
+export function installFakeProximo(dir: string): {
+  binary: string;
+  calls(): Array<{ argv: string[]; cwd: string; env: Record<string, string | undefined> }>;
+} {
   mkdirSync(dir, { recursive: true });
   const binary = join(dir, 'proximo');
   copyFileSync(FAKE_PROXIMO_SOURCE, binary);

@@ -61,7 +61,7 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
   const ask = async (command: string, pattern: RegExp): Promise<string> => {
     await page.locator('.terminal-wrapper.active .xterm').first().click();
     // zsh's prompt ends in `%` or `#`: wait for it so the line editor is up before typing.
-    for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end; ) {
+    for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end;) {
       await page.waitForTimeout(200);
     }
     await page.waitForTimeout(500); // let the click settle focus in the terminal
@@ -108,48 +108,62 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
     await browser?.close();
   });
 
-  it('shows the welcome view while the folder has no container', scenario('welcome', async () => {
-    await page.getByText('No toolbox containers yet.').waitFor({ timeout: 60_000 });
-    await shot('welcome');
-  }));
+  it(
+    'shows the welcome view while the folder has no container',
+    scenario('welcome', async () => {
+      await page.getByText('No toolbox containers yet.').waitFor({ timeout: 60_000 });
+      await shot('welcome');
+    }),
+  );
 
-  it('opens a shell from the palette whose pid 1 is the peer anchor', { timeout: LONG }, scenario('shell', async () => {
-    await runCommand('Toolbox: Open Toolbox Shell');
-    await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
-    const answer = await ask('echo "ANSWER=$((6*7))"', /ANSWER=(\d+)/);
-    assert.equal(answer, '42');
-    const init = await pid1();
-    assert.match(init, /sleep infinity/, `pid 1 should be the anchor's sleep, got "${init}"`);
-    await shot('shell-peer-on');
-  }));
+  it(
+    'opens a shell from the palette whose pid 1 is the peer anchor',
+    { timeout: LONG },
+    scenario('shell', async () => {
+      await runCommand('Toolbox: Open Toolbox Shell');
+      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      const answer = await ask('echo "ANSWER=$((6*7))"', /ANSWER=(\d+)/);
+      assert.equal(answer, '42');
+      const init = await pid1();
+      assert.match(init, /sleep infinity/, `pid 1 should be the anchor's sleep, got "${init}"`);
+      await shot('shell-peer-on');
+    }),
+  );
 
-  it('lists the container, the anchor and the socket volume in the tree', scenario('tree', async () => {
-    await openToolboxView();
-    const tree = page.locator('.pane-body');
-    const container = tree.getByText(new RegExp(`^${prefix}-ws-ui-[0-9a-f]{8}$`));
-    await container.waitFor({ timeout: 30_000 });
-    await tree.getByText(`${prefix}-peer-anchor`, { exact: true }).first().waitFor({ timeout: 30_000 });
-    await tree.getByText(`${prefix}-cc-socks`, { exact: true }).waitFor({ timeout: 30_000 });
-    await shot('tree');
-  }));
+  it(
+    'lists the container, the anchor and the socket volume in the tree',
+    scenario('tree', async () => {
+      await openToolboxView();
+      const tree = page.locator('.pane-body');
+      const container = tree.getByText(new RegExp(`^${prefix}-ws-ui-[0-9a-f]{8}$`));
+      await container.waitFor({ timeout: 30_000 });
+      await tree.getByText(`${prefix}-peer-anchor`, { exact: true }).first().waitFor({ timeout: 30_000 });
+      await tree.getByText(`${prefix}-cc-socks`, { exact: true }).waitFor({ timeout: 30_000 });
+      await shot('tree');
+    }),
+  );
 
-  it('warns in the status bar when the setting no longer matches the running container, and fixes it', { timeout: LONG }, scenario('drift', async () => {
-    await runCommand('Toolbox: Toggle Peer Messaging for This Folder');
-    const item = statusItem();
-    await item.waitFor({ timeout: 30_000 });
-    const text = (await item.innerText()) as string;
-    assert.match(text, new RegExp(`${prefix}-ws-ui-[0-9a-f]{8}`), `the warning names the container: "${text}"`);
-    await shot('drift-warning');
+  it(
+    'warns in the status bar when the setting no longer matches the running container, and fixes it',
+    { timeout: LONG },
+    scenario('drift', async () => {
+      await runCommand('Toolbox: Toggle Peer Messaging for This Folder');
+      const item = statusItem();
+      await item.waitFor({ timeout: 30_000 });
+      const text = (await item.innerText()) as string;
+      assert.match(text, new RegExp(`${prefix}-ws-ui-[0-9a-f]{8}`), `the warning names the container: "${text}"`);
+      await shot('drift-warning');
 
-    await item.click();
-    const fix = page.locator('.notification-toast .monaco-button', { hasText: /^Stop .* and reopen$/ });
-    await fix.waitFor({ timeout: 15_000 });
-    await shot('drift-actions');
-    await fix.click();
-    await item.waitFor({ state: 'detached', timeout: LONG });
-    await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
-    const init = await pid1();
-    assert.doesNotMatch(init, /sleep infinity/, `with peer messaging off pid 1 is the container's own init, got "${init}"`);
-    await shot('drift-fixed');
-  }));
+      await item.click();
+      const fix = page.locator('.notification-toast .monaco-button', { hasText: /^Stop .* and reopen$/ });
+      await fix.waitFor({ timeout: 15_000 });
+      await shot('drift-actions');
+      await fix.click();
+      await item.waitFor({ state: 'detached', timeout: LONG });
+      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      const init = await pid1();
+      assert.doesNotMatch(init, /sleep infinity/, `with peer messaging off pid 1 is the container's own init, got "${init}"`);
+      await shot('drift-fixed');
+    }),
+  );
 });

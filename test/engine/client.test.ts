@@ -81,7 +81,12 @@ describe('connectEngine against real and broken endpoints', () => {
     const port = (probe.address() as { port: number }).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     await assert.rejects(connectEngine({ setting: `tcp://127.0.0.1:${port}`, env: {}, home: dir }), (err: Error) => {
-      assert.match(err.message, new RegExp(`at tcp://127\\.0\\.0\\.1:${port} \\(from the toolbox\\.dockerHost setting\\): connection refused — is the daemon running\\?`));
+      assert.match(
+        err.message,
+        new RegExp(
+          `at tcp://127\\.0\\.0\\.1:${port} \\(from the toolbox\\.dockerHost setting\\): connection refused — is the daemon running\\?`,
+        ),
+      );
       return true;
     });
   });

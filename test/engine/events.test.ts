@@ -2,12 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
-import {
-  parseEngineEvent,
-  watchEngineEvents,
-  type EngineEvent,
-  type EngineFeedState,
-} from '../../extension/src/engine/events';
+import { parseEngineEvent, watchEngineEvents, type EngineEvent, type EngineFeedState } from '../../extension/src/engine/events';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
 import { ensureTestRuntimeImage } from '../support/image';
@@ -38,7 +33,9 @@ class FeedRecorder {
     while (!done()) {
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`Timed out waiting for ${what}; states ${JSON.stringify(this.states)}, events ${JSON.stringify(this.events.map((e) => `${e.type} ${e.action} ${e.name}`))}`);
+        throw new Error(
+          `Timed out waiting for ${what}; states ${JSON.stringify(this.states)}, events ${JSON.stringify(this.events.map((e) => `${e.type} ${e.action} ${e.name}`))}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
@@ -79,19 +76,19 @@ describe('parseEngineEvent', () => {
     assert.equal(parseEngineEvent('{"Type":"container",'), undefined);
     assert.equal(parseEngineEvent('not json'), undefined);
     assert.equal(parseEngineEvent('{"Type":"container","Action":"start"}'), undefined);
-    assert.equal(
-      parseEngineEvent('{"Type":"network","Action":"connect","Actor":{"ID":"n"},"time":1,"timeNano":1}'),
-      undefined,
-    );
+    assert.equal(parseEngineEvent('{"Type":"network","Action":"connect","Actor":{"ID":"n"},"time":1,"timeNano":1}'), undefined);
   });
 });
 
 describe('watchEngineEvents reconnect bookkeeping (stubbed engine)', () => {
   const line = (action: string, name: string, timeNano: string) =>
-    JSON.stringify({ Type: 'volume', Action: action, Actor: { ID: name, Attributes: { driver: 'local' } }, time: Number(timeNano.slice(0, 10)), timeNano: 0 }).replace(
-      '"timeNano":0',
-      `"timeNano":${timeNano}`,
-    ) + '\n';
+    JSON.stringify({
+      Type: 'volume',
+      Action: action,
+      Actor: { ID: name, Attributes: { driver: 'local' } },
+      time: Number(timeNano.slice(0, 10)),
+      timeNano: 0,
+    }).replace('"timeNano":0', `"timeNano":${timeNano}`) + '\n';
 
   it('resumes with since = the last event time and delivers a replayed event only once', async () => {
     const streams: PassThrough[] = [];
@@ -105,7 +102,12 @@ describe('watchEngineEvents reconnect bookkeeping (stubbed engine)', () => {
       },
     } as unknown as Docker;
     const feed = new FeedRecorder();
-    const watcher = watchEngineEvents({ connect: async () => stub, onEvent: feed.onEvent, onStateChange: feed.onStateChange, backoffMs: { initial: 1, max: 4 } });
+    const watcher = watchEngineEvents({
+      connect: async () => stub,
+      onEvent: feed.onEvent,
+      onStateChange: feed.onStateChange,
+      backoffMs: { initial: 1, max: 4 },
+    });
     try {
       await feed.until('the first connection', () => streams.length === 1 && feed.states.includes('connected'));
       const first = line('create', 'v1', '1764676800000000042');
@@ -119,7 +121,10 @@ describe('watchEngineEvents reconnect bookkeeping (stubbed engine)', () => {
       // The engine's since is inclusive: it replays v1 before the new event.
       streams[1].write(first + line('create', 'v2', '1764676801000000000'));
       await feed.until('v2', () => feed.saw('volume', 'create', 'v2'));
-      assert.deepEqual(feed.events.map((e) => e.name), ['v1', 'v2']);
+      assert.deepEqual(
+        feed.events.map((e) => e.name),
+        ['v1', 'v2'],
+      );
       assert.deepEqual(feed.states, ['connected', 'reconnecting', 'connected']);
     } finally {
       watcher.dispose();

@@ -26,7 +26,10 @@ describe('container lifecycle against the real engine', () => {
   const other = `othertbx-${randomBytes(3).toString('hex')}`;
   let n: { ws: string; plain: string; exited: string };
 
-  const run = async (name: string, opts: { entrypoint?: string[]; autoRemove: boolean; pidMode?: string; labels?: Record<string, string>; start?: boolean }) => {
+  const run = async (
+    name: string,
+    opts: { entrypoint?: string[]; autoRemove: boolean; pidMode?: string; labels?: Record<string, string>; start?: boolean },
+  ) => {
     const c = await ns.docker.createContainer({
       name,
       Image: image,
@@ -55,13 +58,19 @@ describe('container lifecycle against the real engine', () => {
   });
 
   after(async () => {
-    await ns.docker.getContainer(other).remove({ force: true }).catch(() => undefined);
+    await ns.docker
+      .getContainer(other)
+      .remove({ force: true })
+      .catch(() => undefined);
     await ns.cleanup();
   });
 
   it('lists the shells that are ours by name, without the anchor, the initialiser or anyone else', async () => {
     const list = await listToolboxContainers({ docker: ns.docker, names: ns.names });
-    assert.deepEqual(list.map((c) => c.name), [n.exited, n.plain, n.ws]);
+    assert.deepEqual(
+      list.map((c) => c.name),
+      [n.exited, n.plain, n.ws],
+    );
     const ws = list.find((c) => c.name === n.ws)!;
     assert.equal(ws.state, 'running');
     assert.equal(ws.workspace, '/home/dev/project');
@@ -124,6 +133,9 @@ describe('container listing rules (stubbed engine)', () => {
       }),
     } as unknown as Docker;
     const list = await listToolboxContainers({ docker, names });
-    assert.deepEqual(list.map((c) => c.name), ['tbxstub-alive']);
+    assert.deepEqual(
+      list.map((c) => c.name),
+      ['tbxstub-alive'],
+    );
   });
 });

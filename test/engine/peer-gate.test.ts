@@ -111,14 +111,14 @@ describe('peer messaging regression gate (ADR peer-messaging)', () => {
     await ns.cleanup();
   });
 
-  it('shows the first container\'s bound and chmodded socket to the second', async () => {
+  it("shows the first container's bound and chmodded socket to the second", async () => {
     assert.equal((await execIn(second, ['test', '-S', sockPath()])).code, 0, `${sockPath()} is a socket in the second container`);
     assert.equal((await execIn(second, ['stat', '-c', '%a %u:%g', sockPath()])).stdout, `600 ${UID}:${GID}`);
     const reply = await execIn(second, ['python3', '-c', CONNECT, sockPath()]);
     assert.equal(reply.stdout, `hello from ${pid}`, reply.stderr);
   });
 
-  it('resolves the first container\'s pid from the second (shared PID namespace)', async () => {
+  it("resolves the first container's pid from the second (shared PID namespace)", async () => {
     const kill0 = await execIn(second, ['sh', '-c', 'kill -0 "$1"', 'sh', String(pid)]);
     assert.equal(kill0.code, 0, kill0.stderr);
     const cmdline = await execIn(second, ['cat', `/proc/${pid}/cmdline`]);
@@ -136,7 +136,7 @@ describe('peer messaging regression gate (ADR peer-messaging)', () => {
     assert.doesNotMatch(cmdline.stdout, /python3/);
   });
 
-  it('inspectPeerState reports the running anchor, the volume\'s owner and mode, and exactly the two members', async () => {
+  it("inspectPeerState reports the running anchor, the volume's owner and mode, and exactly the two members", async () => {
     const state = await inspectPeerState({ docker: ns.docker, names: ns.names });
     assert.equal(state.anchor.state, 'running');
     assert.equal(state.anchor.id, anchorId);
@@ -177,7 +177,15 @@ describe('readAgentSessions', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, '41.json'),
-      JSON.stringify({ pid: 41, sessionId: 's-41', cwd: '/workspace', name: 'api', messagingSocketPath: `${DIR}/41.sock`, startedAt: 1764676800000, pidDomain: 'x' }),
+      JSON.stringify({
+        pid: 41,
+        sessionId: 's-41',
+        cwd: '/workspace',
+        name: 'api',
+        messagingSocketPath: `${DIR}/41.sock`,
+        startedAt: 1764676800000,
+        pidDomain: 'x',
+      }),
     );
     writeFileSync(join(dir, '7.json'), JSON.stringify({ pid: 7, cwd: 42, startedAt: '2026-01-01T00:00:00Z' }));
     writeFileSync(join(dir, '8.json'), '{"pid": 8,');

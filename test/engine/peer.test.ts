@@ -183,7 +183,13 @@ describe('peer messaging objects against the real engine', () => {
 
     it('replaces a stale anchor that nothing shares', async () => {
       spaces.push(fresh());
-      const stale = await ns.docker.createContainer({ name: ns.names.anchor, Image: image, Entrypoint: ['sleep'], Cmd: ['infinity'], HostConfig: { NetworkMode: 'none' } });
+      const stale = await ns.docker.createContainer({
+        name: ns.names.anchor,
+        Image: image,
+        Entrypoint: ['sleep'],
+        Cmd: ['infinity'],
+        HostConfig: { NetworkMode: 'none' },
+      });
       await stale.start();
       const id = await ensureAnchor(ctx, image);
       assert.notEqual(id, stale.id);
@@ -192,7 +198,13 @@ describe('peer messaging objects against the real engine', () => {
 
     it('keeps a stale anchor whose namespace a running container of ours still shares', async () => {
       spaces.push(fresh());
-      const stale = await ns.docker.createContainer({ name: ns.names.anchor, Image: image, Entrypoint: ['sleep'], Cmd: ['infinity'], HostConfig: { NetworkMode: 'none' } });
+      const stale = await ns.docker.createContainer({
+        name: ns.names.anchor,
+        Image: image,
+        Entrypoint: ['sleep'],
+        Cmd: ['infinity'],
+        HostConfig: { NetworkMode: 'none' },
+      });
       await stale.start();
       const member = await ns.docker.createContainer({
         name: `${ns.names.prefix}-member`,

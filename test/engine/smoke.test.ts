@@ -14,11 +14,12 @@ describe('engine smoke test', () => {
 
   before(async () => {
     ns = testNamespace();
-    await ns.docker.getImage(BASE_IMAGE).inspect().catch((err: unknown) => {
-      throw new Error(
-        `The base image ${BASE_IMAGE} is missing (${String(err)}); run 'bash scripts/ensure-base-image.sh' first.`,
-      );
-    });
+    await ns.docker
+      .getImage(BASE_IMAGE)
+      .inspect()
+      .catch((err: unknown) => {
+        throw new Error(`The base image ${BASE_IMAGE} is missing (${String(err)}); run 'bash scripts/ensure-base-image.sh' first.`);
+      });
   });
   after(async () => {
     await ns?.cleanup();
@@ -41,14 +42,20 @@ describe('engine smoke test', () => {
     assert.ok(ns.names.isOurs(info.Name));
 
     const listed = await ns.docker.listContainers({ all: true, filters: { label: [`${TEST_LABEL}=${ns.names.prefix}`] } });
-    assert.deepEqual(listed.map((c) => c.Id), [created.id]);
+    assert.deepEqual(
+      listed.map((c) => c.Id),
+      [created.id],
+    );
 
     await created.remove({ force: true });
 
-    const err = await ns.docker.getContainer(name).inspect().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await ns.docker
+      .getContainer(name)
+      .inspect()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     assert.ok(err !== undefined, 'inspect should fail after removal');
     assert.ok(isNotFound(err), `inspect after removal should answer 404, got ${String(err)}`);
     const after = await ns.docker.listContainers({ all: true, filters: { label: [`${TEST_LABEL}=${ns.names.prefix}`] } });

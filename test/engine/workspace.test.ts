@@ -128,7 +128,9 @@ describe('openSession against the real engine', () => {
     const info = await ns.docker.getContainer(result.id).inspect();
     assert.equal(info.State.Running, true);
     assert.equal(info.HostConfig.PidMode, `container:${anchor.Id}`, 'Docker stores the anchor by id');
-    assert.ok(info.Mounts.some((m) => m.Type === 'volume' && m.Name === ns.names.socketVolume && m.Destination === CONTAINER.peerSocketDir));
+    assert.ok(
+      info.Mounts.some((m) => m.Type === 'volume' && m.Name === ns.names.socketVolume && m.Destination === CONTAINER.peerSocketDir),
+    );
 
     // The session user owns the shared socket directory, mode 0700, as seen from inside.
     assert.equal(await execOut(ns.docker, result.id, ['stat', '-c', '%u:%g %a', CONTAINER.peerSocketDir]), `${UID}:${GID} 700`);
@@ -172,7 +174,10 @@ describe('openSession against the real engine', () => {
     assert.equal(a.id, b.id);
     assert.equal(a.name, plan.name);
     assert.equal(b.name, plan.name);
-    assert.deepEqual([a.action, b.action].filter((x) => x === 'create'), ['create']);
+    assert.deepEqual(
+      [a.action, b.action].filter((x) => x === 'create'),
+      ['create'],
+    );
     const listed = await ns.docker.listContainers({ all: true, filters: { name: [plan.name] } });
     assert.equal(listed.length, 1);
   });
@@ -290,7 +295,10 @@ describe('openSession against the real engine', () => {
     const withPort = planFor(ns, image, { peer: false, ports: [port] });
     const result = await open(withPort);
     assert.equal(result.action, 'connect');
-    assert.deepEqual(result.drift.map((d) => d.kind), ['missing-port']);
+    assert.deepEqual(
+      result.drift.map((d) => d.kind),
+      ['missing-port'],
+    );
     assert.deepEqual(result.warnings, [
       `${withPort.name} does not publish port 127.0.0.1:${port} (container port ${port}/tcp) that this workspace asks for ` +
         `— stop it with \`toolbox stop ${withPort.name}\` or the Toolbox: Stop Container command, then open the shell again`,
@@ -352,7 +360,11 @@ describe('ensureImage against the real engine', () => {
   });
   after(async () => {
     await Promise.all(spaces.map((s) => s.cleanup()));
-    for (const t of tags) await spaces[0]?.docker.getImage(t).remove().catch(() => undefined);
+    for (const t of tags)
+      await spaces[0]?.docker
+        .getImage(t)
+        .remove()
+        .catch(() => undefined);
   });
 
   function setup() {
@@ -413,8 +425,14 @@ describe('ensureImage against the real engine', () => {
     const port = await freePort();
     const ref = `127.0.0.1:${port}/${ns.names.prefix}/absent:1`;
     await assert.rejects(ensureImage(ctx, { ref, pull: 'auto', ours: false, contextRoot: repoRoot(), onLog }), (err: Error) => {
-      assert.match(err.message, new RegExp(`^The image ${ref.replace(/[.]/g, '\\.')} could not be pulled from 127\\.0\\.0\\.1:${port}: .*connection refused`));
-      assert.match(err.message, /Build it locally, set `image:` in \.toolbox\.yaml to an image this machine has, or set `pull: never` to use only local images\.$/);
+      assert.match(
+        err.message,
+        new RegExp(`^The image ${ref.replace(/[.]/g, '\\.')} could not be pulled from 127\\.0\\.0\\.1:${port}: .*connection refused`),
+      );
+      assert.match(
+        err.message,
+        /Build it locally, set `image:` in \.toolbox\.yaml to an image this machine has, or set `pull: never` to use only local images\.$/,
+      );
       return true;
     });
     assert.deepEqual(lines, [`Pulling ${ref} from 127.0.0.1:${port}…`]);

@@ -144,7 +144,9 @@ describe('shims in the runtime image against the real bridge', () => {
     const clone = await execIn(`git clone -q http://127.0.0.1:${port}/repo.git /tmp/clone && cat /tmp/clone/README`);
     assert.equal(clone.code, 0, clone.stderr);
     assert.equal(clone.stdout.trim(), 'secret-repo');
-    const inContainer = await execIn('grep -rl "$0" /home/toolbox /etc/gitconfig /tmp/clone/.git/config 2>/dev/null; true'.replace('$0', PASSWORD));
+    const inContainer = await execIn(
+      'grep -rl "$0" /home/toolbox /etc/gitconfig /tmp/clone/.git/config 2>/dev/null; true'.replace('$0', PASSWORD),
+    );
     assert.equal(inContainer.stdout.trim(), '', 'the password must not be stored in the container');
     assert.ok(readFileSync(credentialStore, 'utf8').includes(PASSWORD));
     assert.equal(JSON.stringify(rig.recorded.events).includes(PASSWORD), false, 'never logged');

@@ -134,9 +134,7 @@ describe('runtime image', () => {
   });
 
   it('names a uid without a passwd entry toolbox, with working git and a writable /home/toolbox', async () => {
-    const r = await run(
-      'whoami; id -u; git --version; echo "home=$HOME"; echo hi > "$HOME/probe" && cat "$HOME/probe"',
-    );
+    const r = await run('whoami; id -u; git --version; echo "home=$HOME"; echo hi > "$HOME/probe" && cat "$HOME/probe"');
     assert.equal(r.exitCode, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines[0], CONTAINER.user);
@@ -153,12 +151,27 @@ describe('runtime image', () => {
     }
     const dir = hostDir('ca');
     const pem = join(dir, 'ca.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
-      '-keyout', join(dir, 'ca.key'), '-out', pem,
-      '-subj', `/CN=${ns.names.prefix} test proximo CA`,
-      '-addext', 'basicConstraints=critical,CA:TRUE',
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-keyout',
+        join(dir, 'ca.key'),
+        '-out',
+        pem,
+        '-subj',
+        `/CN=${ns.names.prefix} test proximo CA`,
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+      ],
+      { stdio: 'ignore' },
+    );
     chmodSync(pem, 0o644);
 
     const c = await create(
@@ -267,4 +280,3 @@ describe('runtime image', () => {
     await c.remove({ force: true });
   });
 });
-

@@ -236,7 +236,10 @@ describe('container shims against a stand-in bridge', () => {
       await startBridge({ unix: true, tcp: true });
       const run = await execIn(withCa, 'code /workspace/a /workspace/../etc/passwd');
       assert.equal(run.code, SHIM_EXIT.refused);
-      assert.equal(run.stderr, `code: refusing '/workspace/../etc/passwd': only paths under /workspace or ${HOST_WS} can be opened on the host\n`);
+      assert.equal(
+        run.stderr,
+        `code: refusing '/workspace/../etc/passwd': only paths under /workspace or ${HOST_WS} can be opened on the host\n`,
+      );
       assert.equal(bridge?.requests.length, 0);
     });
 
@@ -273,7 +276,10 @@ describe('container shims against a stand-in bridge', () => {
       const failed = await execIn(withCa, 'code /workspace/a');
       assert.equal(failed.code, SHIM_EXIT.unavailable);
       assert.match(failed.stderr, /^code: the host could not open .* \(HTTP 502: path does not exist on the host\)$/m);
-      assert.deepEqual(bridge?.requests.map((r) => r.transport), ['unix', 'unix']);
+      assert.deepEqual(
+        bridge?.requests.map((r) => r.transport),
+        ['unix', 'unix'],
+      );
     });
   });
 
@@ -282,7 +288,10 @@ describe('container shims against a stand-in bridge', () => {
       await startBridge({ unix: true, tcp: true });
       const run = await execIn(withoutCa, 'proximo status');
       assert.equal(run.code, SHIM_EXIT.refused);
-      assert.match(run.stderr, /^proximo: not available in this container: either proximo is not installed on the host, or this workspace set `proximo: false` in \.toolbox\.yaml/);
+      assert.match(
+        run.stderr,
+        /^proximo: not available in this container: either proximo is not installed on the host, or this workspace set `proximo: false` in \.toolbox\.yaml/,
+      );
       assert.equal(run.stderr.trimEnd().split('\n').length, 1);
       assert.equal(bridge?.requests.length, 0);
     });

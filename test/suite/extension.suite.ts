@@ -109,7 +109,12 @@ describe('Toolbox extension', () => {
     const toolbox = await api();
     const shell = await waitFor('an open shell', () => toolbox.lastOpened);
     shell.terminal.sendText('exit 3');
-    await waitFor('the exit line', () => shell.pty.transcript.includes('[process exited with code 3]'), 60_000, () => shell.pty.transcript);
+    await waitFor(
+      'the exit line',
+      () => shell.pty.transcript.includes('[process exited with code 3]'),
+      60_000,
+      () => shell.pty.transcript,
+    );
   });
 
   it('opens several shells in one container, and closes them when the container goes away', async () => {
@@ -121,8 +126,11 @@ describe('Toolbox extension', () => {
     assert.notEqual(first.terminal, second.terminal);
     first.terminal.sendText('echo "one=$$"');
     second.terminal.sendText('echo "two=$$"');
-    await waitFor('both shells to answer', () => /one=\d+/.test(first.pty.transcript) && /two=\d+/.test(second.pty.transcript), 60_000, () =>
-      `first:\n${first.pty.transcript}\nsecond:\n${second.pty.transcript}`,
+    await waitFor(
+      'both shells to answer',
+      () => /one=\d+/.test(first.pty.transcript) && /two=\d+/.test(second.pty.transcript),
+      60_000,
+      () => `first:\n${first.pty.transcript}\nsecond:\n${second.pty.transcript}`,
     );
 
     const closed = new Set<vscode.Terminal>();
@@ -138,14 +146,23 @@ describe('Toolbox extension', () => {
 
   it('opens a named shell in a container of its own, named as the CLI names it', async () => {
     const toolbox = await api();
-    const named = (await vscode.commands.executeCommand<unknown>('toolbox.openNamedShell', folder().uri, 'Infra Tools')) as ToolboxTestApi['lastOpened'];
+    const named = (await vscode.commands.executeCommand<unknown>(
+      'toolbox.openNamedShell',
+      folder().uri,
+      'Infra Tools',
+    )) as ToolboxTestApi['lastOpened'];
     assert.ok(named, 'Open Named Toolbox Shell failed: the Toolbox output channel says why');
     assert.equal(named.container, `${prefix}-named-infra-tools.peer`);
     const info = await docker().getContainer(named.containerId).inspect();
     assert.equal(info.State.Running, true);
     assert.match(info.HostConfig.PidMode ?? '', /^container:/, 'peer messaging is on by default, so it joins the anchor');
     named.terminal.sendText('echo "named=$(uname -n)"');
-    await waitFor('the named shell to answer', () => named.pty.transcript.includes(`named=${info.Config.Hostname}`), 60_000, () => named.pty.transcript);
+    await waitFor(
+      'the named shell to answer',
+      () => named.pty.transcript.includes(`named=${info.Config.Hostname}`),
+      60_000,
+      () => named.pty.transcript,
+    );
     assert.ok(toolbox.shells.some((sh) => sh.containerId === named.containerId));
   });
 
@@ -154,12 +171,18 @@ describe('Toolbox extension', () => {
     const names = objectNames(prefix);
     await vscode.commands.executeCommand('toolbox.openShell');
     const before = await docker().listContainers({ all: true, filters: { name: [names.prefix] } });
-    assert.ok(before.some((c) => c.Names.includes(`/${names.anchor}`)), 'the anchor runs before the stop');
+    assert.ok(
+      before.some((c) => c.Names.includes(`/${names.anchor}`)),
+      'the anchor runs before the stop',
+    );
     await vscode.commands.executeCommand('toolbox.stopAll', { confirmed: true });
     const left = (await docker().listContainers({ all: true, filters: { name: [names.prefix] } })).filter(
       (c) => c.State !== 'removing' && c.Names.some((n) => names.isOurs(n)),
     );
-    assert.deepEqual(left.map((c) => c.Names[0]), []);
+    assert.deepEqual(
+      left.map((c) => c.Names[0]),
+      [],
+    );
     await docker().getVolume(names.socketVolume).inspect(); // throws if the volume was removed
   });
 });

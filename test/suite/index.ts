@@ -9,7 +9,9 @@ import { join } from 'node:path';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 600_000 });
-  for (const f of readdirSync(__dirname).filter((n) => n.endsWith('.suite.js')).sort()) {
+  for (const f of readdirSync(__dirname)
+    .filter((n) => n.endsWith('.suite.js'))
+    .sort()) {
     mocha.addFile(join(__dirname, f));
   }
   return new Promise((resolve, reject) => {

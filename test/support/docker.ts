@@ -46,12 +46,22 @@ export async function removeNamespaceObjects(d: Docker, names: ObjectNames): Pro
   await Promise.all(
     containers
       .filter((c) => c.Names.some((n) => names.isOurs(n)))
-      .map((c) => d.getContainer(c.Id).remove({ force: true, v: false }).catch(() => undefined)),
+      .map((c) =>
+        d
+          .getContainer(c.Id)
+          .remove({ force: true, v: false })
+          .catch(() => undefined),
+      ),
   );
   const { Volumes } = await d.listVolumes({ filters: { name: [names.prefix] } });
   await Promise.all(
     (Volumes ?? [])
       .filter((v) => names.isOurs(v.Name))
-      .map((v) => d.getVolume(v.Name).remove({ force: true }).catch(() => undefined)),
+      .map((v) =>
+        d
+          .getVolume(v.Name)
+          .remove({ force: true })
+          .catch(() => undefined),
+      ),
   );
 }

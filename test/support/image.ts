@@ -75,7 +75,10 @@ async function untagStale(current: string): Promise<void> {
     if (img.Created > cutoff) continue;
     for (const t of img.RepoTags ?? []) {
       if (t !== current && t.startsWith(`${TEST_RUNTIME_IMAGE_REPO}:`)) {
-        await d.getImage(t).remove({ noprune: true }).catch(() => undefined);
+        await d
+          .getImage(t)
+          .remove({ noprune: true })
+          .catch(() => undefined);
       }
     }
   }

@@ -49,15 +49,22 @@ export async function startSecondEngine(): Promise<SecondEngine> {
   const pidFile = join(root, 'docker.pid');
   writeFileSync(join(root, 'daemon.json'), '{}\n');
   const args = [
-    '--host', `unix://${socketPath}`,
-    '--data-root', join(root, 'data'),
-    '--exec-root', execRoot,
-    '--pidfile', pidFile,
-    '--config-file', join(root, 'daemon.json'),
-    '--bridge', 'none',
+    '--host',
+    `unix://${socketPath}`,
+    '--data-root',
+    join(root, 'data'),
+    '--exec-root',
+    execRoot,
+    '--pidfile',
+    pidFile,
+    '--config-file',
+    join(root, 'daemon.json'),
+    '--bridge',
+    'none',
     '--iptables=false',
     ...(dockerdSupports('--ip6tables') ? ['--ip6tables=false'] : []),
-    '--storage-driver', 'vfs',
+    '--storage-driver',
+    'vfs',
   ];
 
   let child: ChildProcess | undefined;
@@ -202,8 +209,6 @@ function isContainerdOf(pid: number, execRoot: string): boolean {
 
 function mountsUnder(root: string): string[] {
   const lines = readFileSync('/proc/self/mountinfo', 'utf8').split('\n');
-  const points = lines
-    .map((l) => l.split(' ')[4])
-    .filter((p): p is string => p !== undefined && (p === root || p.startsWith(`${root}/`)));
+  const points = lines.map((l) => l.split(' ')[4]).filter((p): p is string => p !== undefined && (p === root || p.startsWith(`${root}/`)));
   return [...new Set(points)].sort((a, b) => b.length - a.length);
 }

@@ -98,8 +98,7 @@ describe('config files on disk', () => {
   });
 
   describe('loadConfig', () => {
-    const load = (folder: string, trusted = true, h = home) =>
-      loadConfig({ folder, home: h, env: {}, settings: {}, trusted });
+    const load = (folder: string, trusted = true, h = home) => loadConfig({ folder, home: h, env: {}, settings: {}, trusted });
 
     it('merges ~/.toolbox.yaml and the nearest project file', async () => {
       const project = write(`home/a/${NAME}`, 'image: project:1\nenv: {FROM_PROJECT: "1"}\n');
@@ -128,7 +127,10 @@ describe('config files on disk', () => {
         const r = await load(path.join(home, 'a/b/c'), false);
         assert.equal(r.projectFileIgnored, true);
         assert.equal(r.config.image, 'user:1');
-        assert.deepEqual(r.issues.map((i) => [i.severity, i.source]), [['warning', project]]);
+        assert.deepEqual(
+          r.issues.map((i) => [i.severity, i.source]),
+          [['warning', project]],
+        );
       } finally {
         cleanFrom(`home/a/${NAME}`);
       }

@@ -159,7 +159,10 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
 
   it('rejects TOOLBOX_* keys in a named shell env too', () => {
     const { issues } = parseConfigFile(yaml('shells:', '  infra:', '    env:', '      TOOLBOX_X: 1'), FILE);
-    assert.deepEqual(issues.map((i) => [i.key, i.line]), [['shells.infra.env.TOOLBOX_X', 4]]);
+    assert.deepEqual(
+      issues.map((i) => [i.key, i.line]),
+      [['shells.infra.env.TOOLBOX_X', 4]],
+    );
   });
 
   it('rejects values upstream rejects: relative shell path, bare ~ mounts_root, mirror with a scheme, bash, ../ seed', () => {
@@ -209,7 +212,10 @@ describe('parseConfigFile: unknown keys', () => {
   it('still drops the whole file when it also has an error', () => {
     const { layer, issues } = parseConfigFile(yaml('pull: never', 'colour: blue', 'bridge: 3'), FILE);
     assert.deepEqual(layer, {});
-    assert.deepEqual(issues.map((i) => i.severity), ['warning', 'error']);
+    assert.deepEqual(
+      issues.map((i) => i.severity),
+      ['warning', 'error'],
+    );
   });
 });
 
@@ -221,7 +227,10 @@ describe('parseConfigFile: garbage never throws', () => {
     ['null', 'null\n'],
     ['a bare scalar', 'just some words\n'],
     ['an unresolved alias', 'image: *nowhere\n'],
-    ['an alias bomb', 'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n'],
+    [
+      'an alias bomb',
+      'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
+    ],
     ['deep nesting', '['.repeat(5000) + ']'.repeat(5000)],
     ['two documents', 'pull: auto\n---\npull: never\n'],
   ];
@@ -232,7 +241,10 @@ describe('parseConfigFile: garbage never throws', () => {
       if (name === 'null') {
         assert.deepEqual(result.issues, [], 'a null document is an empty file');
       } else {
-        assert.ok(result.issues.some((i) => i.severity === 'error' && i.source === FILE), name);
+        assert.ok(
+          result.issues.some((i) => i.severity === 'error' && i.source === FILE),
+          name,
+        );
       }
     });
   }
@@ -240,10 +252,13 @@ describe('parseConfigFile: garbage never throws', () => {
   it('treats __proto__ and constructor as unknown keys without polluting any prototype', () => {
     const { layer, issues } = parseConfigFile('__proto__: {pull: never}\nconstructor: 1\n', FILE);
     assert.deepEqual(layer, {});
-    assert.deepEqual(issues.map((i) => [i.severity, i.key, i.line]), [
-      ['warning', '__proto__', 1],
-      ['warning', 'constructor', 2],
-    ]);
+    assert.deepEqual(
+      issues.map((i) => [i.severity, i.key, i.line]),
+      [
+        ['warning', '__proto__', 1],
+        ['warning', 'constructor', 2],
+      ],
+    );
     assert.equal(({} as Record<string, unknown>).pull, undefined);
   });
 
@@ -309,7 +324,16 @@ describe('parseEnvLayer', () => {
   });
 
   it('accepts true/false/1/0/yes/no/on/off for booleans', () => {
-    for (const [text, value] of [['true', true], ['1', true], ['yes', true], ['On', true], ['false', false], ['0', false], ['no', false], ['OFF', false]] as const) {
+    for (const [text, value] of [
+      ['true', true],
+      ['1', true],
+      ['yes', true],
+      ['On', true],
+      ['false', false],
+      ['0', false],
+      ['no', false],
+      ['OFF', false],
+    ] as const) {
       assert.equal(parseEnvLayer({ TOOLBOX_PEER_MESSAGING: text }).layer.peerMessaging, value, text);
     }
   });
@@ -324,10 +348,13 @@ describe('parseEnvLayer', () => {
   it('reports an invalid value with source environment and the variable name, and skips it', () => {
     const { layer, issues } = parseEnvLayer({ TOOLBOX_PULL: 'sometimes', TOOLBOX_BRIDGE: 'maybe', TOOLBOX_IMAGE: 'ok:1' });
     assert.deepEqual(layer, { image: 'ok:1' });
-    assert.deepEqual(issues.map((i) => [i.severity, i.source, i.key]), [
-      ['error', 'environment', 'TOOLBOX_PULL'],
-      ['error', 'environment', 'TOOLBOX_BRIDGE'],
-    ]);
+    assert.deepEqual(
+      issues.map((i) => [i.severity, i.source, i.key]),
+      [
+        ['error', 'environment', 'TOOLBOX_PULL'],
+        ['error', 'environment', 'TOOLBOX_BRIDGE'],
+      ],
+    );
     assert.match(issues[0]!.message, /^expected auto, always or never, got "sometimes"/);
     assert.match(issues[1]!.message, /^expected true or false \(or 1\/0, yes\/no, on\/off\), got "maybe"/);
   });

@@ -92,13 +92,19 @@ describe('resolveConfig: precedence', () => {
     assert.equal(r.config.image, 'user:1');
     assert.equal(r.config.pull, 'auto');
     assert.deepEqual(r.files, [USER]);
-    assert.deepEqual(r.issues.map((i) => [i.severity, i.source, i.key, i.line]), [['error', PROJECT, 'pull', 2]]);
+    assert.deepEqual(
+      r.issues.map((i) => [i.severity, i.source, i.key, i.line]),
+      [['error', PROJECT, 'pull', 2]],
+    );
   });
 
   it('reports an invalid environment variable and keeps the file value', () => {
     const r = resolve({ project: 'pull: never', env: { TOOLBOX_PULL: 'sometimes' } });
     assert.equal(r.config.pull, 'never');
-    assert.deepEqual(r.issues.map((i) => [i.source, i.key]), [['environment', 'TOOLBOX_PULL']]);
+    assert.deepEqual(
+      r.issues.map((i) => [i.source, i.key]),
+      [['environment', 'TOOLBOX_PULL']],
+    );
   });
 
   it('returns a config the caller can change without touching the defaults', () => {
@@ -131,7 +137,10 @@ describe('resolveConfig: workspace trust', () => {
 
   it('does not even parse an untrusted project file', () => {
     const r = resolve({ project: 'pull: [broken', trusted: false });
-    assert.deepEqual(r.issues.map((i) => i.severity), ['warning']);
+    assert.deepEqual(
+      r.issues.map((i) => i.severity),
+      ['warning'],
+    );
   });
 
   it('honours the project file once the workspace is trusted', () => {

@@ -79,9 +79,7 @@ function all(re: RegExp, text: string, group = 1): string[] {
 /** Absolute paths in a script that lie under a root the contract owns. */
 function ownedPaths(text: string): string[] {
   const roots = [CONTAINER.home, '/etc/ssl', '/usr/local/lib/toolbox', CONTAINER.shimDir, CONTAINER.workspace];
-  return all(/(?<![\w$}.])(\/[\w.-]+(?:\/[\w.-]+)*)/g, text).filter((p) =>
-    roots.some((r) => p === r || p.startsWith(`${r}/`)),
-  );
+  return all(/(?<![\w$}.])(\/[\w.-]+(?:\/[\w.-]+)*)/g, text).filter((p) => roots.some((r) => p === r || p.startsWith(`${r}/`)));
 }
 
 function knownContainerPaths(): Set<string> {
@@ -111,14 +109,8 @@ function externalEnv(text: string, lib = ''): string[] {
 /** Keys a python snippet writes into (dict literals, item assignment) or reads from a dict. */
 function pythonKeys(py: string): { built: string[]; read: string[] } {
   const withoutEnv = py.replace(/os\.environ(?:\.get\(|\[)\s*"[^"]*"/g, '');
-  const built = [
-    ...all(/"([A-Za-z_]+)"\s*:/g, withoutEnv),
-    ...all(/\[\s*"([A-Za-z_]+)"\s*\]\s*=(?!=)/g, withoutEnv),
-  ];
-  const read = [
-    ...all(/\.get\(\s*"([A-Za-z_]+)"/g, withoutEnv),
-    ...all(/\[\s*"([A-Za-z_]+)"\s*\](?!\s*=[^=])/g, withoutEnv),
-  ];
+  const built = [...all(/"([A-Za-z_]+)"\s*:/g, withoutEnv), ...all(/\[\s*"([A-Za-z_]+)"\s*\]\s*=(?!=)/g, withoutEnv)];
+  const read = [...all(/\.get\(\s*"([A-Za-z_]+)"/g, withoutEnv), ...all(/\[\s*"([A-Za-z_]+)"\s*\](?!\s*=[^=])/g, withoutEnv)];
   return { built, read };
 }
 
@@ -296,18 +288,84 @@ describe('shim contract', () => {
 
   describe('reports a shim that drifts from the contract', () => {
     const mutations: Array<{ what: string; file: string; from: string | RegExp; to: string; expect: RegExp }> = [
-      { what: 'a renamed route', file: 'code', from: 'bridge_post /edit', to: 'bridge_post /editor', expect: /route \/editor is not in ROUTES/ },
-      { what: 'a wrong max time', file: 'proximo', from: 'bridge_post /proximo "$body" 135', to: 'bridge_post /proximo "$body" 120', expect: /--max-time for \/proximo is 120/ },
+      {
+        what: 'a renamed route',
+        file: 'code',
+        from: 'bridge_post /edit',
+        to: 'bridge_post /editor',
+        expect: /route \/editor is not in ROUTES/,
+      },
+      {
+        what: 'a wrong max time',
+        file: 'proximo',
+        from: 'bridge_post /proximo "$body" 135',
+        to: 'bridge_post /proximo "$body" 120',
+        expect: /--max-time for \/proximo is 120/,
+      },
       { what: 'a renamed JSON field', file: 'xdg-open', from: '{"url":', to: '{"link":', expect: /JSON key "link" is not in FIELDS/ },
-      { what: 'a missing request field', file: 'git-credential-toolbox', from: ', "input": data', to: '', expect: /builds \{op\}, contract says \{input, op\}/ },
-      { what: 'a changed exit code', file: LIB, from: 'SHIM_EXIT_REFUSED=77', to: 'SHIM_EXIT_REFUSED=1', expect: /SHIM_EXIT_REFUSED is 1, contract says 77/ },
-      { what: 'a literal exit code', file: 'code', from: 'bridge_fail "$SHIM_EXIT_REFUSED" \'refusing an empty path\'', to: 'exit 2', expect: /"exit 2" is neither 0 nor a SHIM_EXIT_\* code/ },
-      { what: 'a moved state dir', file: LIB, from: 'BRIDGE_DIR=/home/toolbox/.toolbox/bridge', to: 'BRIDGE_DIR=/home/toolbox/.toolbox/daemon', expect: /BRIDGE_DIR is \/home\/toolbox\/.toolbox\/daemon/ },
-      { what: 'a renamed bridge file', file: LIB, from: /\/run\/bridge\.sock/g, to: '/run/daemon.sock', expect: /"daemon.sock" .* is not in BRIDGE_FILES/ },
-      { what: 'a renamed env var', file: 'code', from: /TOOLBOX_HOST_WORKSPACE/g, to: 'TOOLBOX_WORKSPACE', expect: /reads environment variable TOOLBOX_WORKSPACE, which is not in ENV/ },
-      { what: 'a wrong CA path', file: 'proximo', from: /\/etc\/ssl\/proximo-ca\.pem/g, to: '/etc/ssl/proximo.pem', expect: /path \/etc\/ssl\/proximo.pem is not a contract path/ },
-      { what: 'a shorter host-only list', file: 'proximo', from: "PROXIMO_HOST_ONLY='install uninstall trust config'", to: "PROXIMO_HOST_ONLY='install'", expect: /PROXIMO_HOST_ONLY is 'install'/ },
-      { what: 'JSON composed with printf', file: 'xdg-open', from: 'bridge_post /open "$body" 5', to: 'body=$(printf \'{"url":"%s"}\' "$url")\nbridge_post /open "$body" 5', expect: /builds JSON with printf/ },
+      {
+        what: 'a missing request field',
+        file: 'git-credential-toolbox',
+        from: ', "input": data',
+        to: '',
+        expect: /builds \{op\}, contract says \{input, op\}/,
+      },
+      {
+        what: 'a changed exit code',
+        file: LIB,
+        from: 'SHIM_EXIT_REFUSED=77',
+        to: 'SHIM_EXIT_REFUSED=1',
+        expect: /SHIM_EXIT_REFUSED is 1, contract says 77/,
+      },
+      {
+        what: 'a literal exit code',
+        file: 'code',
+        from: 'bridge_fail "$SHIM_EXIT_REFUSED" \'refusing an empty path\'',
+        to: 'exit 2',
+        expect: /"exit 2" is neither 0 nor a SHIM_EXIT_\* code/,
+      },
+      {
+        what: 'a moved state dir',
+        file: LIB,
+        from: 'BRIDGE_DIR=/home/toolbox/.toolbox/bridge',
+        to: 'BRIDGE_DIR=/home/toolbox/.toolbox/daemon',
+        expect: /BRIDGE_DIR is \/home\/toolbox\/.toolbox\/daemon/,
+      },
+      {
+        what: 'a renamed bridge file',
+        file: LIB,
+        from: /\/run\/bridge\.sock/g,
+        to: '/run/daemon.sock',
+        expect: /"daemon.sock" .* is not in BRIDGE_FILES/,
+      },
+      {
+        what: 'a renamed env var',
+        file: 'code',
+        from: /TOOLBOX_HOST_WORKSPACE/g,
+        to: 'TOOLBOX_WORKSPACE',
+        expect: /reads environment variable TOOLBOX_WORKSPACE, which is not in ENV/,
+      },
+      {
+        what: 'a wrong CA path',
+        file: 'proximo',
+        from: /\/etc\/ssl\/proximo-ca\.pem/g,
+        to: '/etc/ssl/proximo.pem',
+        expect: /path \/etc\/ssl\/proximo.pem is not a contract path/,
+      },
+      {
+        what: 'a shorter host-only list',
+        file: 'proximo',
+        from: "PROXIMO_HOST_ONLY='install uninstall trust config'",
+        to: "PROXIMO_HOST_ONLY='install'",
+        expect: /PROXIMO_HOST_ONLY is 'install'/,
+      },
+      {
+        what: 'JSON composed with printf',
+        file: 'xdg-open',
+        from: 'bridge_post /open "$body" 5',
+        to: 'body=$(printf \'{"url":"%s"}\' "$url")\nbridge_post /open "$body" 5',
+        expect: /builds JSON with printf/,
+      },
     ];
     for (const m of mutations) {
       it(`catches ${m.what} in ${m.file}`, () => {
@@ -315,7 +373,10 @@ describe('shim contract', () => {
         const mutated = typeof m.from === 'string' ? original.replace(m.from, m.to) : original.replace(m.from, m.to);
         assert.notEqual(mutated, original, `the mutation of ${m.file} did not apply`);
         const found = contractMismatches({ ...files, [m.file]: mutated }, entrypoint);
-        assert.ok(found.some((f) => m.expect.test(f)), `expected a mismatch matching ${m.expect}, got:\n${found.join('\n')}`);
+        assert.ok(
+          found.some((f) => m.expect.test(f)),
+          `expected a mismatch matching ${m.expect}, got:\n${found.join('\n')}`,
+        );
       });
     }
 

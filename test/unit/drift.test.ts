@@ -1,12 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  driftWarning,
-  missingSocketVolume,
-  peerDriftWarning,
-  peerSetupWarning,
-  pidModeDrift,
-} from '../../extension/src/plan/drift';
+import { driftWarning, missingSocketVolume, peerDriftWarning, peerSetupWarning, pidModeDrift } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
 
 const names = objectNames();
@@ -57,10 +51,7 @@ describe('pidModeDrift', () => {
 
 describe('missingSocketVolume', () => {
   it('is false when the volume is mounted at /tmp/cc-socks', () => {
-    assert.equal(
-      missingSocketVolume([{ Type: 'volume', Name: 'toolbox-cc-socks', Destination: '/tmp/cc-socks' }], names),
-      false,
-    );
+    assert.equal(missingSocketVolume([{ Type: 'volume', Name: 'toolbox-cc-socks', Destination: '/tmp/cc-socks' }], names), false);
   });
 
   it('is true for a host bind at the same place (the pre-volume layout)', () => {
@@ -82,8 +73,7 @@ describe('drift warnings', () => {
     );
     assert.equal(
       driftWarning('planned-on-but-outside', 'toolbox-proj-1234abcd'),
-      'peer messaging: toolbox-proj-1234abcd was created without the shared PID namespace, so this session will see no peers' +
-        FIX,
+      'peer messaging: toolbox-proj-1234abcd was created without the shared PID namespace, so this session will see no peers' + FIX,
     );
     assert.equal(
       driftWarning('missing-socket-volume', 'toolbox-proj-1234abcd'),
@@ -98,13 +88,7 @@ describe('drift warnings', () => {
   });
 
   it('shows the socket warning when the namespace matches but the volume is missing', () => {
-    const w = peerDriftWarning(
-      { pidMode: `container:${ANCHOR_ID}`, mounts: [] },
-      true,
-      ANCHOR_ID,
-      'toolbox-proj-1234abcd',
-      names,
-    );
+    const w = peerDriftWarning({ pidMode: `container:${ANCHOR_ID}`, mounts: [] }, true, ANCHOR_ID, 'toolbox-proj-1234abcd', names);
     assert.match(w ?? '', /does not mount the toolbox-cc-socks volume/);
   });
 

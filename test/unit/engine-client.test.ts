@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import {
-  contextMetaPath,
-  currentContextName,
-  resolveEndpoint,
-  unreachable,
-} from '../../extension/src/engine/client';
+import { contextMetaPath, currentContextName, resolveEndpoint, unreachable } from '../../extension/src/engine/client';
 
 const config = (ctx: string) => JSON.stringify({ auths: {}, currentContext: ctx });
 const meta = (host: string) => JSON.stringify({ Name: 'x', Endpoints: { docker: { Host: host, SkipTLSVerify: false } } });

@@ -197,29 +197,31 @@ describe('planSession: mount roots and profiles', () => {
 });
 
 describe('planSession: user mounts', () => {
-  const binds = (config: Partial<ToolboxConfig>, existing?: string[]) =>
-    planSession(request({}, config), hostFacts(existing));
+  const binds = (config: Partial<ToolboxConfig>, existing?: string[]) => planSession(request({}, config), hostFacts(existing));
 
   it('patches a known mount when no target is given', () => {
-    const { plan } = binds({ mounts: [{ name: 'gh', readonly: true }, { name: 'ssh', readonly: false }] });
+    const { plan } = binds({
+      mounts: [
+        { name: 'gh', readonly: true },
+        { name: 'ssh', readonly: false },
+      ],
+    });
     assert.ok(plan.create.HostConfig.Binds.includes(`${R}/gh:${H}/.config/gh:ro`));
     assert.ok(plan.create.HostConfig.Binds.includes(`/home/u/.ssh:${H}/.ssh`));
   });
 
   it('replaces a known mount in place when a target is given', () => {
-    const { plan } = binds({ mounts: [{ name: 'docker', source: '~/dockercfg', target: '/home/toolbox/.docker' }] }, [
-      '/home/u/dockercfg',
-    ]);
+    const { plan } = binds({ mounts: [{ name: 'docker', source: '~/dockercfg', target: '/home/toolbox/.docker' }] }, ['/home/u/dockercfg']);
     const all = plan.create.HostConfig.Binds;
     assert.equal(all[all.indexOf(`${R}/sonar:${H}/.sonar`) + 1], `/home/u/dockercfg:${H}/.docker`);
     assert.ok(!all.includes(`${R}/docker:${H}/.docker`));
   });
 
   it('appends an unknown mount, resolving a relative source against the workspace', () => {
-    const { plan, warnings } = binds(
-      { mounts: [{ name: 'data', source: './data', target: '/data', readonly: true }] },
-      ['/home/u/proj/data', '/var/run/docker.sock'],
-    );
+    const { plan, warnings } = binds({ mounts: [{ name: 'data', source: './data', target: '/data', readonly: true }] }, [
+      '/home/u/proj/data',
+      '/var/run/docker.sock',
+    ]);
     const all = plan.create.HostConfig.Binds;
     assert.equal(all[all.indexOf('/var/run/docker.sock:/var/run/docker.sock') + 1], '/home/u/proj/data:/data:ro');
     assert.deepEqual(warnings, []);
@@ -239,7 +241,12 @@ describe('planSession: user mounts', () => {
   });
 
   it('drops a disabled mount', () => {
-    const { plan } = binds({ mounts: [{ name: 'kube', disabled: true }, { name: 'docker-sock', disabled: true }] });
+    const { plan } = binds({
+      mounts: [
+        { name: 'kube', disabled: true },
+        { name: 'docker-sock', disabled: true },
+      ],
+    });
     assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('/.kube')));
     assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('docker.sock')));
     assert.equal(plan.create.HostConfig.GroupAdd, undefined);
@@ -316,7 +323,10 @@ describe('planSession: the workspace mirror', () => {
       assert.equal(plan.create.WorkingDir, mirror ?? '/workspace');
       assert.ok(plan.create.Env.includes(`PWD=${mirror ?? '/workspace'}`));
       const mirrors = plan.mounts.filter((m) => m.name === 'workspace-mirror');
-      assert.deepEqual(mirrors.map((m) => m.target), mirror ? [mirror] : []);
+      assert.deepEqual(
+        mirrors.map((m) => m.target),
+        mirror ? [mirror] : [],
+      );
     });
   }
 });
@@ -357,10 +367,7 @@ describe('planSession: switches', () => {
 
   it('proximo: CA mounted read-only, CA env before the agent homes, and one host entry per routed name', () => {
     const { plan } = planSession(
-      request(
-        { proximo: { caPath: '/home/u/.proximo/tls/ca.pem', hosts: ['app.test', 'api.test'] } },
-        { env: { A: '1' } },
-      ),
+      request({ proximo: { caPath: '/home/u/.proximo/tls/ca.pem', hosts: ['app.test', 'api.test'] } }, { env: { A: '1' } }),
       hostFacts(['/home/u/.proximo/tls/ca.pem', '/var/run/docker.sock']),
     );
     assert.ok(plan.create.HostConfig.Binds.includes('/home/u/.proximo/tls/ca.pem:/etc/ssl/proximo-ca.pem:ro'));
@@ -401,10 +408,7 @@ describe('planSession: switches', () => {
 
   it('a named shell gets its name and overlays its env on the user env', () => {
     const { plan } = planSession(
-      request(
-        { namedShell: 'Infra' },
-        { env: { A: 'top', B: 'top' }, shells: { infra: { env: { B: 'shell', C: 'shell' } } } },
-      ),
+      request({ namedShell: 'Infra' }, { env: { A: 'top', B: 'top' }, shells: { infra: { env: { B: 'shell', C: 'shell' } } } }),
       hostFacts(),
     );
     assert.equal(plan.name, 'toolbox-named-infra.peer');

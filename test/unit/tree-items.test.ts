@@ -35,13 +35,22 @@ function container(over: Partial<ContainerSummary> = {}): ContainerSummary {
 describe('container tree items', () => {
   it('encode state, peer and drift in the contextValue so menus can match on them', () => {
     const c = container();
-    assert.equal(containerContextValue({ container: c, drift: 'joined-but-planned-off', inThisWindow: true }), 'container.running.peer.drifted.window');
-    assert.equal(containerContextValue({ container: container({ state: 'exited', peer: false }), inThisWindow: false }), 'container.stopped.nopeer');
+    assert.equal(
+      containerContextValue({ container: c, drift: 'joined-but-planned-off', inThisWindow: true }),
+      'container.running.peer.drifted.window',
+    );
+    assert.equal(
+      containerContextValue({ container: container({ state: 'exited', peer: false }), inThisWindow: false }),
+      'container.stopped.nopeer',
+    );
   });
 
   it('describe the state and peer messaging in words', () => {
     assert.equal(containerDescription({ container: container(), inThisWindow: true }), 'running · peer on');
-    assert.equal(containerDescription({ container: container({ state: 'exited', peer: false }), drift: 'planned-on-but-outside', inThisWindow: true }), 'stopped · peer off · drifted');
+    assert.equal(
+      containerDescription({ container: container({ state: 'exited', peer: false }), drift: 'planned-on-but-outside', inThisWindow: true }),
+      'stopped · peer off · drifted',
+    );
   });
 
   it('show a warning icon for a drifted container and a running icon otherwise', () => {
@@ -67,7 +76,10 @@ describe('drift findings for this window', () => {
       container({ name: 'toolbox-peer-anchor', kind: 'anchor', workspace: undefined }),
     ];
     const found = findDrift(list, anchorId, new Map([['/src/app', false]]), names);
-    assert.deepEqual(found.map((f) => [f.container.name, f.drift]), [['toolbox-app-1', 'joined-but-planned-off']]);
+    assert.deepEqual(
+      found.map((f) => [f.container.name, f.drift]),
+      [['toolbox-app-1', 'joined-but-planned-off']],
+    );
     assert.match(found[0]!.message, /^peer messaging: toolbox-app-1 /);
   });
 
@@ -101,7 +113,10 @@ describe('workspaces view ordering', () => {
       container({ name: 'toolbox-peer-anchor', kind: 'anchor' }),
       container({ name: 'toolbox-gone', workspace: '/src/a', state: 'removing' }),
     ];
-    assert.deepEqual(sortForWorkspacesView(list, ['/src/b', '/src/a']).map((c) => c.name), ['toolbox-b', 'toolbox-a', 'toolbox-zzz']);
+    assert.deepEqual(
+      sortForWorkspacesView(list, ['/src/b', '/src/a']).map((c) => c.name),
+      ['toolbox-b', 'toolbox-a', 'toolbox-zzz'],
+    );
     assert.equal(folderOf(list[0]!, ['/src/b']), undefined);
   });
 });
@@ -152,7 +167,10 @@ describe('view contents', () => {
   it('shows an engine failure as an item with Retry and Show Log actions in every view', () => {
     const state = { ...base, error: 'Docker is not reachable at unix:///var/run/docker.sock: connection refused.' };
     for (const nodes of [workspacesNodes(state, []), peerNodes(state), proximoNodes(state, [])]) {
-      assert.deepEqual(nodes.map((n) => n.command), [undefined, 'toolbox.refresh', 'toolbox.showLog']);
+      assert.deepEqual(
+        nodes.map((n) => n.command),
+        [undefined, 'toolbox.refresh', 'toolbox.showLog'],
+      );
       assert.equal(nodes[0]!.contextValue, 'error');
     }
   });
@@ -163,10 +181,22 @@ describe('view contents', () => {
 
   it('lists shells but not the anchor in Workspaces, and anchor members and agent sessions in Peer Messaging', () => {
     const state = { ...base, snapshot };
-    assert.deepEqual(workspacesNodes(state, ['/src/app']).map((n) => n.label), ['toolbox-app-1']);
+    assert.deepEqual(
+      workspacesNodes(state, ['/src/app']).map((n) => n.label),
+      ['toolbox-app-1'],
+    );
     const peer = peerNodes(state);
-    assert.deepEqual(peer.map((n) => n.id), ['anchor', 'volume', 'sessions']);
-    assert.deepEqual(peer[0]!.children?.map((n) => n.label), ['toolbox-app-1']);
-    assert.deepEqual(peer[2]!.children?.map((n) => n.label), ['fix-the-bug']);
+    assert.deepEqual(
+      peer.map((n) => n.id),
+      ['anchor', 'volume', 'sessions'],
+    );
+    assert.deepEqual(
+      peer[0]!.children?.map((n) => n.label),
+      ['toolbox-app-1'],
+    );
+    assert.deepEqual(
+      peer[2]!.children?.map((n) => n.label),
+      ['fix-the-bug'],
+    );
   });
 });

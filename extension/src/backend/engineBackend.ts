@@ -105,7 +105,9 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     };
     // The bridge is keyed by the container's name, and its mounts are part of the plan.
     const bridge =
-      config.bridge === false ? undefined : await this.bridge(sessionContainerName(request), shell.folder, host.home, proximo !== undefined);
+      config.bridge === false
+        ? undefined
+        : await this.bridge(sessionContainerName(request), shell.folder, host.home, proximo !== undefined);
     const { plan, warnings } = planSession({ ...request, bridge }, host);
     const problems = resolved.issues.map((i) => ({ error: i.severity === 'error', text: formatIssue(i, host.home) }));
     return { resolved, problems, plan, warnings, ownImageBuildArgs };
@@ -126,7 +128,9 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       });
       return { stateDir: b.stateDir, runDir: b.runDir };
     } catch (err) {
-      this.deps.log.warn(`The bridge for ${key} could not start (${(err as Error).message}); the shell opens without it, so code, xdg-open and git credentials inside it will not reach this window.`);
+      this.deps.log.warn(
+        `The bridge for ${key} could not start (${(err as Error).message}); the shell opens without it, so code, xdg-open and git credentials inside it will not reach this window.`,
+      );
       return undefined;
     }
   }
@@ -198,8 +202,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   /** Adds what the list endpoint lacks (mounts, env, extra hosts) from the inspect data. */
   private describe(c: Awaited<ReturnType<typeof listToolboxContainers>>[number]): ContainerSummary {
     const names = this.deps.names;
-    const kind: ContainerKind =
-      c.name === names.prefix ? 'legacy' : c.name.startsWith(`${names.prefix}-named-`) ? 'named' : 'workspace';
+    const kind: ContainerKind = c.name === names.prefix ? 'legacy' : c.name.startsWith(`${names.prefix}-named-`) ? 'named' : 'workspace';
     const info = c.detail;
     const env = info.Config?.Env ?? [];
     const key = `${ENV.hostWorkspace}=`;

@@ -39,10 +39,7 @@ export interface RouteDeps extends EditorActions {
   proximoFallbackDirs?: string[];
 }
 
-export type RouteResult =
-  | { status: 200; json: Record<string, unknown> }
-  | { status: 204 }
-  | { status: 400 | 502; message: string };
+export type RouteResult = { status: 200; json: Record<string, unknown> } | { status: 204 } | { status: 400 | 502; message: string };
 
 export interface Route {
   path: string;

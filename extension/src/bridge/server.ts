@@ -157,10 +157,7 @@ export function createBridgeServer(scope: ListenerScope, deps: RouteDeps, log: B
     const path = (req.url ?? '').split('?')[0]?.slice(0, 100) ?? '';
     const route = ROUTE_BY_PATH.get(path);
     // The response must be written by the route's run limit plus the write timeout.
-    const deadline = setTimeout(
-      () => res.destroy(),
-      (route?.runLimitMs ?? 0) + SERVER_TIMEOUTS_MS.write,
-    );
+    const deadline = setTimeout(() => res.destroy(), (route?.runLimitMs ?? 0) + SERVER_TIMEOUTS_MS.write);
     res.on('close', () => clearTimeout(deadline));
     void serve(req, res, scope, deps)
       .catch((error: Error): Outcome => {

@@ -14,8 +14,14 @@ import { explain } from './parse';
 import { imageSchema, mountsRootSchema, pullSchema, registryMirrorSchema } from './schema';
 
 const BOOL_WORDS: Record<string, boolean> = {
-  true: true, '1': true, yes: true, on: true,
-  false: false, '0': false, no: false, off: false,
+  true: true,
+  '1': true,
+  yes: true,
+  on: true,
+  false: false,
+  '0': false,
+  no: false,
+  off: false,
 };
 
 const envBoolSchema = z.string().transform((s, ctx) => {

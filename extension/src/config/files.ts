@@ -41,9 +41,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   const userFile = home ? await readConfigFile(path.join(home, HOST.userConfig), readIssues) : undefined;
   const projectPath = findProjectConfig(folder, home);
   // An untrusted project file is never read: the resolver only needs its path to say it was ignored.
-  const projectFile: ConfigFileText | undefined = projectPath === undefined ? undefined
-    : options.trusted ? await readConfigFile(projectPath, readIssues)
-    : { path: projectPath, text: '' };
+  const projectFile: ConfigFileText | undefined =
+    projectPath === undefined
+      ? undefined
+      : options.trusted
+        ? await readConfigFile(projectPath, readIssues)
+        : { path: projectPath, text: '' };
   const resolved = resolveConfig({ ...rest, userFile, projectFile });
   return { ...resolved, issues: [...readIssues, ...resolved.issues] };
 }
@@ -60,7 +63,9 @@ async function readConfigFile(file: string, issues: ConfigIssue[]): Promise<Conf
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     const why = err instanceof Error ? err.message : String(err);
     issues.push({
-      severity: 'error', source: file, key: '',
+      severity: 'error',
+      source: file,
+      key: '',
       message: `could not be read (${why}); fix its permissions or remove it. Its settings are not applied.`,
     });
     return undefined;

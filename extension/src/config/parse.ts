@@ -30,7 +30,11 @@ function parseText(text: string, filePath: string): ParsedFile {
   // merge: go-yaml v3 (upstream) honours `<<` merge keys.
   const doc = parseDocument(text, { lineCounter, merge: true });
   const error = (key: string, line: number | undefined, message: string): ConfigIssue => ({
-    severity: 'error', source: filePath, key, line, message,
+    severity: 'error',
+    source: filePath,
+    key,
+    line,
+    message,
   });
 
   const syntax = doc.errors[0];
@@ -61,7 +65,10 @@ function parseText(text: string, filePath: string): ParsedFile {
         for (const key of issue.keys) {
           const path = [...issue.path, key];
           warnings.push({
-            severity: 'warning', source: filePath, key: formatKey(path), line: lineOf(path),
+            severity: 'warning',
+            source: filePath,
+            key: formatKey(path),
+            line: lineOf(path),
             message: 'unknown key, ignored',
           });
           deleteAt(raw, issue.path, key);
@@ -81,7 +88,10 @@ function parseText(text: string, filePath: string): ParsedFile {
   if (result.data.browser_bridge !== undefined) {
     const alsoBridge = result.data.bridge !== undefined ? ' (bridge is also set and wins)' : '';
     warnings.push({
-      severity: 'warning', source: filePath, key: 'browser_bridge', line: lineOf(['browser_bridge']),
+      severity: 'warning',
+      source: filePath,
+      key: 'browser_bridge',
+      line: lineOf(['browser_bridge']),
       message: `is deprecated; rename it to bridge${alsoBridge}`,
     });
   }
@@ -106,8 +116,12 @@ function toLayer(f: ToolboxFile): Partial<ToolboxConfig> {
     shells: f.shells && mapValues(f.shells, (s) => withoutUndefined<ShellConfig>({ path: s.path, env: s.env ?? {} })),
     mounts: f.mounts?.map((m) =>
       withoutUndefined<MountOverride>({
-        name: m.name, source: m.source, target: m.target, readonly: m.readonly,
-        createIfMissing: m.create_if_missing, disabled: m.disabled,
+        name: m.name,
+        source: m.source,
+        target: m.target,
+        readonly: m.readonly,
+        createIfMissing: m.create_if_missing,
+        disabled: m.disabled,
       }),
     ),
     inheritHostAuth: f.inherit_host_auth,
@@ -160,9 +174,7 @@ export function describeValue(value: unknown): string {
 
 /** `mounts[1].target`, `env.FOO`, or '' for the whole file. */
 export function formatKey(path: Path): string {
-  return path
-    .map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : `${i === 0 ? '' : '.'}${String(seg)}`))
-    .join('');
+  return path.map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : `${i === 0 ? '' : '.'}${String(seg)}`)).join('');
 }
 
 /** `~/.toolbox.yaml:12: peer_messaging: expected true or false, got "maybe"`. */

@@ -30,8 +30,7 @@ export const registryMirrorSchema = z
 export const mountsRootSchema = z
   .string({ error: 'expected an absolute path or ~/sub' })
   .refine((s) => s === '' || path.posix.isAbsolute(s) || /^~\/+[^/]/.test(s), {
-    error:
-      'expected an absolute path or ~/sub (a bare "~" would mount your whole home and defeat credential isolation)',
+    error: 'expected an absolute path or ~/sub (a bare "~" would mount your whole home and defeat credential isolation)',
   });
 
 /** Keys the container env must never take from a file: toolbox sets them itself. */
@@ -47,18 +46,14 @@ export function reservedEnvKeyProblem(key: string): string | undefined {
 }
 
 /** Scalars become strings as viper would read them (`PORT: 8080` gives "8080"). */
-const envValueSchema = z
-  .union([z.string(), z.number(), z.boolean()], { error: 'expected a string value' })
-  .transform((v) => String(v));
+const envValueSchema = z.union([z.string(), z.number(), z.boolean()], { error: 'expected a string value' }).transform((v) => String(v));
 
-export const envSchema = z
-  .record(z.string(), envValueSchema, { error: 'expected a mapping of NAME: value' })
-  .superRefine((env, ctx) => {
-    for (const key of Object.keys(env)) {
-      const problem = reservedEnvKeyProblem(key);
-      if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
-    }
-  });
+export const envSchema = z.record(z.string(), envValueSchema, { error: 'expected a mapping of NAME: value' }).superRefine((env, ctx) => {
+  for (const key of Object.keys(env)) {
+    const problem = reservedEnvKeyProblem(key);
+    if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+  }
+});
 
 const nonEmptyString = z.string({ error: 'expected a string' }).min(1, { error: 'expected a non-empty string' });
 
@@ -85,10 +80,9 @@ export const mountSchema = z.strictObject(
   { error: 'expected a mapping with name, source, target, readonly, create_if_missing, disabled' },
 );
 
-const repoRelativePath = nonEmptyString.refine(
-  (p) => !path.posix.isAbsolute(p) && !p.split('/').includes('..'),
-  { error: 'expected a path relative to the repository, without ".."' },
-);
+const repoRelativePath = nonEmptyString.refine((p) => !path.posix.isAbsolute(p) && !p.split('/').includes('..'), {
+  error: 'expected a path relative to the repository, without ".."',
+});
 
 export const fileSchema = z.strictObject(
   {

@@ -57,9 +57,7 @@ export function currentContextName(
   if (!dockerConfigText) return undefined;
   try {
     const parsed = JSON.parse(dockerConfigText) as { currentContext?: unknown };
-    return typeof parsed.currentContext === 'string' && parsed.currentContext.trim() !== ''
-      ? parsed.currentContext.trim()
-      : undefined;
+    return typeof parsed.currentContext === 'string' && parsed.currentContext.trim() !== '' ? parsed.currentContext.trim() : undefined;
   } catch {
     // An unreadable config.json does not stop the CLI either: it falls back to the default.
     return undefined;
@@ -106,11 +104,7 @@ function contextHost(name: string, metaText: string | undefined): string {
   return host.trim();
 }
 
-function withOptions(
-  endpoint: string,
-  source: EndpointSource,
-  env: Readonly<Record<string, string | undefined>>,
-): ResolvedEndpoint {
+function withOptions(endpoint: string, source: EndpointSource, env: Readonly<Record<string, string | undefined>>): ResolvedEndpoint {
   const lower = endpoint.toLowerCase();
   if (lower.startsWith('unix://')) {
     const socketPath = endpoint.slice('unix://'.length);
@@ -203,8 +197,7 @@ export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineCo
   const needsContext = !opts.setting?.trim() && !env.DOCKER_HOST?.trim();
   const dockerConfigText = needsContext ? await readOptional(join(configDir, 'config.json')) : undefined;
   const context = needsContext ? currentContextName(env, dockerConfigText) : undefined;
-  const contextMetaText =
-    context && context !== 'default' ? await readOptional(contextMetaPath(configDir, context)) : undefined;
+  const contextMetaText = context && context !== 'default' ? await readOptional(contextMetaPath(configDir, context)) : undefined;
   const endpoint = resolveEndpoint({ setting: opts.setting, env, dockerConfigText, contextMetaText, platform });
 
   const options: Docker.DockerOptions = { ...endpoint.options };
@@ -257,10 +250,7 @@ function reasonFor(cause: unknown, endpoint: ResolvedEndpoint): string {
   const fix = endpoint.source === 'setting' ? 'correct toolbox.dockerHost' : 'set toolbox.dockerHost';
   if (cause && typeof cause === 'object' && 'timeoutMs' in cause) {
     const secs = Math.round((cause as { timeoutMs: number }).timeoutMs / 100) / 10;
-    return (
-      `no answer within ${secs} s — the daemon may be hung, or the endpoint is not a Docker engine. ` +
-      `Restart Docker, or ${fix}.`
-    );
+    return `no answer within ${secs} s — the daemon may be hung, or the endpoint is not a Docker engine. ` + `Restart Docker, or ${fix}.`;
   }
   const status = statusOf(cause);
   if (status !== undefined) {
@@ -275,8 +265,7 @@ function reasonFor(cause: unknown, endpoint: ResolvedEndpoint): string {
     case 'EACCES':
     case 'EPERM':
       return (
-        `permission denied — this user may not open the Docker socket. ` +
-        `Add the user to the docker group and log in again, or ${fix}.`
+        `permission denied — this user may not open the Docker socket. ` + `Add the user to the docker group and log in again, or ${fix}.`
       );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':

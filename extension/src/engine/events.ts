@@ -59,8 +59,7 @@ export function parseEngineEvent(line: string): EngineEvent | undefined {
   const { Type, Action, Actor, time, timeNano } = parsed.data;
   // timeNano exceeds 2^53, so JSON.parse has rounded it: take the exact digits from the line.
   const exact = /"timeNano"\s*:\s*(\d+)/.exec(line)?.[1];
-  const nanos =
-    exact !== undefined ? BigInt(exact) : timeNano !== undefined ? BigInt(Math.round(timeNano)) : BigInt(time) * 1_000_000_000n;
+  const nanos = exact !== undefined ? BigInt(exact) : timeNano !== undefined ? BigInt(Math.round(timeNano)) : BigInt(time) * 1_000_000_000n;
   const attrName = Actor.Attributes?.name;
   return {
     type: Type,

@@ -29,11 +29,7 @@ function clampSize(n: number, fallback: number): number {
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }
 
-export async function startShellExec(
-  docker: Docker,
-  containerId: string,
-  options: ShellExecOptions,
-): Promise<ShellExec> {
+export async function startShellExec(docker: Docker, containerId: string, options: ShellExecOptions): Promise<ShellExec> {
   const cols = clampSize(options.cols, 80);
   const rows = clampSize(options.rows, 24);
   const exec = await docker.getContainer(containerId).exec({
@@ -96,7 +92,10 @@ async function readExitCode(docker: Docker, containerId: string, exec: Docker.Ex
   const running = await docker
     .getContainer(containerId)
     .inspect()
-    .then((i) => i.State.Running, () => false);
+    .then(
+      (i) => i.State.Running,
+      () => false,
+    );
   if (!running) throw new ContainerGoneError(containerId);
   for (let attempt = 0; attempt < 20; attempt++) {
     const info = await exec.inspect();

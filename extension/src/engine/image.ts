@@ -194,7 +194,8 @@ async function runPreflight(ctx: ImageContext, ref: string, signal: AbortSignal 
     } catch (err) {
       throw new Error(
         `The image ${ref} cannot run a toolbox shell: a test container could not start (${clause(engineMessage(err))}). ` +
-          `Base it on the toolbox runtime image, or unset \`image:\` in .toolbox.yaml to use the built-in one.`, { cause: err },
+          `Base it on the toolbox runtime image, or unset \`image:\` in .toolbox.yaml to use the built-in one.`,
+        { cause: err },
       );
     }
     const result = await exited;

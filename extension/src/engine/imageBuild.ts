@@ -52,11 +52,7 @@ export function runtimeContextFiles(contextRoot: string): string[] {
  * `toolbox-vscode/runtime:<12 hex>`: sha256 over the sorted context files' paths and contents.
  * Non-empty build args are folded in too, so two variants of the same tree never share a tag.
  */
-export function runtimeImageTag(
-  contextRoot: string,
-  buildArgs?: Record<string, string>,
-  repo: string = RUNTIME_IMAGE_REPO,
-): string {
+export function runtimeImageTag(contextRoot: string, buildArgs?: Record<string, string>, repo: string = RUNTIME_IMAGE_REPO): string {
   return `${repo}:${runtimeContextHash(contextRoot, buildArgs)}`;
 }
 
@@ -171,8 +167,7 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
 function buildError(tag: string, message: string, tail: string[], lastStep: string): Error {
   const reason = clause(message);
   const text = `${reason}\n${tail.join('\n')}`;
-  let hint =
-    'Check that the Docker engine is running and has free disk space, then retry; the last build lines are below.';
+  let hint = 'Check that the Docker engine is running and has free disk space, then retry; the last build lines are below.';
   if (/^FROM\b/i.test(lastStep) || /pull access denied|repository does not exist|manifest unknown|No such image/i.test(reason)) {
     hint =
       `The base image (${lastStep || 'FROM'}) is not available locally and could not be pulled: ` +
@@ -197,7 +192,9 @@ function buildError(tag: string, message: string, tail: string[], lastStep: stri
 export function extraCaCerts(dir: string, log?: (line: string) => void): string | undefined {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /\.(crt|pem)$/i.test(n)).sort();
+    names = readdirSync(dir)
+      .filter((n) => /\.(crt|pem)$/i.test(n))
+      .sort();
   } catch {
     return undefined;
   }

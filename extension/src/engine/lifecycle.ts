@@ -75,7 +75,6 @@ export async function listOwnedContainers(ctx: EngineContext): Promise<OwnedCont
   return inspected.filter((c): c is OwnedContainer => c !== undefined);
 }
 
-
 /**
  * The shells of this namespace: every container of ours except the anchor and initialiser.
  * `owned` lets a caller that also needs the peer state list the engine once for both.
@@ -119,11 +118,7 @@ export interface StopOptions {
  * container created with AutoRemove false, one that never started) is removed here, so a stop
  * always ends with the container gone.
  */
-export async function stopContainer(
-  ctx: EngineContext,
-  name: string,
-  options: StopOptions = {},
-): Promise<StopOutcome> {
+export async function stopContainer(ctx: EngineContext, name: string, options: StopOptions = {}): Promise<StopOutcome> {
   const target = bareName(name.trim());
   if (!ctx.names.isOurs(target)) {
     throw new Error(
@@ -141,9 +136,7 @@ export async function stopContainer(
   }
   // A lookup by name also matches an id prefix: make sure Docker found the container so named.
   if (bareName(detail.Name) !== target) {
-    throw new Error(
-      `Refusing to stop "${target}": Docker resolved it to "${bareName(detail.Name)}", not a container with that name.`,
-    );
+    throw new Error(`Refusing to stop "${target}": Docker resolved it to "${bareName(detail.Name)}", not a container with that name.`);
   }
   try {
     const s = detail.State;

@@ -5,16 +5,7 @@
 import type Docker from 'dockerode';
 import { CONTAINER } from '../contract/constants';
 import type { ObjectNames } from '../contract/types';
-import {
-  abortError,
-  clause,
-  engineMessage,
-  isConflict,
-  isNotFound,
-  isNotModified,
-  sleep,
-  throwIfAborted,
-} from './errors';
+import { abortError, clause, engineMessage, isConflict, isNotFound, isNotModified, sleep, throwIfAborted } from './errors';
 
 /** What the engine-side setup steps need: the client, the namespace's names, a log sink. */
 export interface SetupContext {
@@ -79,9 +70,7 @@ async function namespaceHeld(ctx: SetupContext, anchorId: string): Promise<boole
   const { docker, names } = ctx;
   try {
     const listed = await docker.listContainers({ all: true, filters: { name: [names.prefix] } });
-    const candidates = listed.filter(
-      (c) => c.Id !== anchorId && !INERT_STATES.has(c.State) && c.Names.some((n) => names.isOurs(n)),
-    );
+    const candidates = listed.filter((c) => c.Id !== anchorId && !INERT_STATES.has(c.State) && c.Names.some((n) => names.isOurs(n)));
     for (const c of candidates) {
       const detail = await docker.getContainer(c.Id).inspect();
       if (!INERT_STATES.has(detail.State.Status) && detail.HostConfig.PidMode === `container:${anchorId}`) return true;
@@ -128,7 +117,10 @@ async function startAnchor(ctx: SetupContext, id: string, createdByUs: boolean):
     if (createdByUs) {
       // A freshly created anchor that cannot start is useless; leaving it would make every later
       // open try to start it again instead of creating a working one.
-      await ctx.docker.getContainer(id).remove({ force: true }).catch(() => undefined);
+      await ctx.docker
+        .getContainer(id)
+        .remove({ force: true })
+        .catch(() => undefined);
     }
     throw new Error(`The anchor container ${ctx.names.anchor} could not start: ${clause(engineMessage(err))}.`, { cause: err });
   }
@@ -145,7 +137,10 @@ export async function inspectAfterConflict(docker: Docker, name: string, timeout
       return await docker.getContainer(name).inspect();
     } catch (err) {
       if (!isNotFound(err) || Date.now() >= deadline) {
-        throw new Error(`Another process created the container ${name} at the same moment, but it cannot be inspected: ${clause(engineMessage(err))}. Try again.`, { cause: err });
+        throw new Error(
+          `Another process created the container ${name} at the same moment, but it cannot be inspected: ${clause(engineMessage(err))}. Try again.`,
+          { cause: err },
+        );
       }
     }
     await sleep(100);
@@ -215,7 +210,8 @@ export async function ensureSocketVolume(
     if (!isNotFound(err)) {
       throw new Error(
         `${clause(initError.message)}; the volume ${volume} could not be removed either ` +
-          `(${clause(engineMessage(err))}). Remove it with \`docker volume rm ${volume}\` before the next shell.`, { cause: err },
+          `(${clause(engineMessage(err))}). Remove it with \`docker volume rm ${volume}\` before the next shell.`,
+        { cause: err },
       );
     }
   }
@@ -228,18 +224,14 @@ async function volumeExists(docker: Docker, volume: string): Promise<boolean> {
     return true;
   } catch (err) {
     if (isNotFound(err)) return false;
-    throw new Error(`Could not inspect the volume ${volume}: ${clause(engineMessage(err))}. Check that Docker is healthy and try again.`, { cause: err });
+    throw new Error(`Could not inspect the volume ${volume}: ${clause(engineMessage(err))}. Check that Docker is healthy and try again.`, {
+      cause: err,
+    });
   }
 }
 
 /** Runs the root initialiser once; it is always removed, even when the caller gave up. */
-async function runVolumeInit(
-  ctx: SetupContext,
-  image: string,
-  uid: number,
-  gid: number,
-  opts: SocketVolumeOptions,
-): Promise<void> {
+async function runVolumeInit(ctx: SetupContext, image: string, uid: number, gid: number, opts: SocketVolumeOptions): Promise<void> {
   const { docker, names } = ctx;
   const dir = CONTAINER.peerSocketDir;
   const command = opts.initCommand ?? `chown ${uid}:${gid} ${dir} && chmod 0700 ${dir}`;
@@ -258,7 +250,9 @@ async function runVolumeInit(
       // Another open is initialising the same volume right now: let it finish, then trust it.
       await waitUntilGone(docker, names.socketVolumeInit, opts.timeoutMs ?? 30_000);
       if (await volumeExists(docker, names.socketVolume)) return;
-      throw new Error(`Another toolbox process tried to set up the volume ${names.socketVolume} at the same time and failed.`, { cause: err });
+      throw new Error(`Another toolbox process tried to set up the volume ${names.socketVolume} at the same time and failed.`, {
+        cause: err,
+      });
     }
     throw new Error(`Could not create the volume initialiser ${names.socketVolumeInit}: ${clause(engineMessage(err))}.`, { cause: err });
   }
@@ -271,8 +265,7 @@ async function runVolumeInit(
     if (result.StatusCode !== 0) {
       const tail = await logTail(container);
       throw new Error(
-        `The initialiser of the volume ${names.socketVolume} exited with code ${result.StatusCode}` +
-          (tail ? ` (${tail})` : ''),
+        `The initialiser of the volume ${names.socketVolume} exited with code ${result.StatusCode}` + (tail ? ` (${tail})` : ''),
       );
     }
   } catch (err) {
@@ -346,7 +339,12 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined, time
 export async function logTail(container: Docker.Container, lines = 10): Promise<string> {
   try {
     const raw = (await container.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
-    return demux(raw).trim().split('\n').map((l) => l.trim()).filter(Boolean).join(' / ');
+    return demux(raw)
+      .trim()
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join(' / ');
   } catch {
     return '';
   }

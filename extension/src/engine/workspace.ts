@@ -40,11 +40,7 @@ export interface OpenResult {
   drift: Drift[];
 }
 
-export type DriftKind =
-  | 'pid-joined-but-planned-off'
-  | 'pid-planned-on-but-outside'
-  | 'missing-socket-volume'
-  | 'missing-port';
+export type DriftKind = 'pid-joined-but-planned-off' | 'pid-planned-on-but-outside' | 'missing-socket-volume' | 'missing-port';
 
 export interface Drift {
   kind: DriftKind;
@@ -77,7 +73,9 @@ async function inspectContainer(docker: Docker, name: string): Promise<Docker.Co
     return info.Id ? info : undefined;
   } catch (err) {
     if (isNotFound(err)) return undefined;
-    throw new Error(`Could not inspect the container ${name}: ${clause(engineMessage(err))}. Check that Docker is healthy and try again.`, { cause: err });
+    throw new Error(`Could not inspect the container ${name}: ${clause(engineMessage(err))}. Check that Docker is healthy and try again.`, {
+      cause: err,
+    });
   }
 }
 
@@ -145,12 +143,7 @@ function startFailure(name: string, err: unknown, storedPid: string): Error {
   return new Error(`The container ${name} could not start: ${why}. Stop it with \`toolbox stop ${name}\`, then start the shell again.`);
 }
 
-async function create(
-  ctx: OpenContext,
-  plan: SessionPlan,
-  opts: OpenSessionOptions,
-  step: (text: string) => void,
-): Promise<OpenResult> {
+async function create(ctx: OpenContext, plan: SessionPlan, opts: OpenSessionOptions, step: (text: string) => void): Promise<OpenResult> {
   const { docker } = ctx;
   step('Checking that the planned ports are free');
   try {
@@ -200,10 +193,14 @@ async function create(
   } catch (err) {
     if (!isNotModified(err)) {
       // Left in place, a container that cannot start would be reattached to on every open.
-      await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
+      await docker
+        .getContainer(id)
+        .remove({ force: true })
+        .catch(() => undefined);
       throw new Error(
         `The container ${plan.name} was created but could not start: ${clause(engineMessage(err))}. ` +
-          `It has been removed; fix the cause and open the shell again.`, { cause: err },
+          `It has been removed; fix the cause and open the shell again.`,
+        { cause: err },
       );
     }
   }
@@ -232,7 +229,9 @@ async function setUpPeer(
     steps.push(
       user
         ? ensureSocketVolume(ctx, image, user.uid, user.gid, { signal: opts.signal, initCommand: opts.volumeInitCommand })
-        : Promise.reject(new Error(`the container user "${plan.create.User}" is not a numeric uid:gid, so the socket volume cannot be given to it`)),
+        : Promise.reject(
+            new Error(`the container user "${plan.create.User}" is not a numeric uid:gid, so the socket volume cannot be given to it`),
+          ),
     );
   }
   const results = await Promise.allSettled(steps);
@@ -288,19 +287,11 @@ export interface InspectedForDrift {
 }
 
 function peerActiveIn(info: InspectedForDrift, names: ObjectNames, anchorId: string | undefined): boolean {
-  return (
-    pidModeDrift(info.HostConfig.PidMode ?? '', true, anchorId, names) === undefined &&
-    !missingSocketVolume(info.Mounts, names)
-  );
+  return pidModeDrift(info.HostConfig.PidMode ?? '', true, anchorId, names) === undefined && !missingSocketVolume(info.Mounts, names);
 }
 
 /** Pure: how an inspected container differs from the plan, namespace first, then ports. */
-export function driftAgainstPlan(
-  info: InspectedForDrift,
-  plan: SessionPlan,
-  names: ObjectNames,
-  anchorId: string | undefined,
-): Drift[] {
+export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, names: ObjectNames, anchorId: string | undefined): Drift[] {
   const container = plan.name;
   const drift: Drift[] = [];
   const pid = pidModeDrift(info.HostConfig.PidMode ?? '', plan.peer, anchorId, names);

@@ -39,9 +39,7 @@ export function pidModeDrift(
   if (!plannedPeer) {
     return inspectedPidMode === '' ? undefined : { kind: 'joined-but-planned-off' };
   }
-  return joinsNamespace(inspectedPidMode, { name: names.anchor, id: anchorId })
-    ? undefined
-    : { kind: 'planned-on-but-outside' };
+  return joinsNamespace(inspectedPidMode, { name: names.anchor, id: anchorId }) ? undefined : { kind: 'planned-on-but-outside' };
 }
 
 /**

@@ -78,7 +78,9 @@ function goLower(s: string): string {
 
 /** Lowercase, runs outside [a-z0-9] become `-`, outer `-` trimmed (upstream `sanitizeRe`). */
 function slugify(s: string): string {
-  return goLower(s).replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return goLower(s)
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 /**

@@ -66,9 +66,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
       ...(req.peer ? { PidMode: `container:${req.names.anchor}` } : {}),
       ...(ports ? { PortBindings: ports.bindings } : {}),
       AutoRemove: true,
-      ...(dockerSocketMounted && host.dockerSocketGid !== undefined
-        ? { GroupAdd: [String(host.dockerSocketGid)] }
-        : {}),
+      ...(dockerSocketMounted && host.dockerSocketGid !== undefined ? { GroupAdd: [String(host.dockerSocketGid)] } : {}),
     },
   };
 
@@ -127,11 +125,7 @@ function sessionEnv(
   workingDir: string,
   homes: { agentHome?: string; codexHome?: string },
 ): string[] {
-  const env = [
-    `${ENV.hostWorkspace}=${workspace}`,
-    `${ENV.pwd}=${workingDir}`,
-    `${ENV.remoteControlPrefix}=${workspaceSlug(workspace)}`,
-  ];
+  const env = [`${ENV.hostWorkspace}=${workspace}`, `${ENV.pwd}=${workingDir}`, `${ENV.remoteControlPrefix}=${workspaceSlug(workspace)}`];
   // 2. SDD vars (TOOLBOX_SDD_*): not emitted — the extension has no `sdd:` support yet.
   // 3. TOOLBOX_LOOPBACK_BRIDGE_*: only for the CLI's loopback-bridge flag, which we do not offer.
   // 4. TOOLBOX_CLI_VERSION / TOOLBOX_IMAGE_DIGEST: not emitted — they tell the in-container
@@ -163,9 +157,7 @@ function extraHosts(req: SessionRequest): string[] {
   return hosts;
 }
 
-function portBindings(
-  ports: PortSpec[],
-):
+function portBindings(ports: PortSpec[]):
   | {
       exposed: Record<string, Record<string, never>>;
       bindings: Record<string, Array<{ HostIp: string; HostPort: string }>>;

@@ -20,11 +20,7 @@ export function proximoFallbackDirs(home: string): string[] {
 
 /** Extra dirs a proximo child needs on PATH: docker and its compose plugin live there. */
 function childPathExtras(home: string): string[] {
-  return [
-    ...proximoFallbackDirs(home),
-    join(home, '.docker', 'bin'),
-    join(home, '.orbstack', 'bin'),
-  ];
+  return [...proximoFallbackDirs(home), join(home, '.docker', 'bin'), join(home, '.orbstack', 'bin')];
 }
 
 function isExecutableFile(path: string): boolean {

@@ -113,7 +113,8 @@ export function findDrift(
     const folder = folderOf(c, folders);
     if (folder === undefined) continue;
     const want = wantPeerByFolder.get(folder) ?? true;
-    const drift = pidModeDrift(c.pidMode, want, anchorId, names)?.kind ?? (want && !c.mountsSocketVolume ? 'missing-socket-volume' : undefined);
+    const drift =
+      pidModeDrift(c.pidMode, want, anchorId, names)?.kind ?? (want && !c.mountsSocketVolume ? 'missing-socket-volume' : undefined);
     if (drift) findings.push({ container: c, folder, drift, message: driftWarning(drift, c.name, names) });
   }
   return findings;

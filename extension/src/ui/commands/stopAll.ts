@@ -10,14 +10,16 @@ export const stopAllCommand: ToolboxCommand = {
   run: async (s, options) => {
     const ok = 'Stop All';
     const confirmed = (options as { confirmed?: unknown } | undefined)?.confirmed === true;
-    const answer = confirmed ? ok : await vscode.window.showWarningMessage(
-      'Stop every toolbox container?',
-      {
-        modal: true,
-        detail: `This stops all shells in every window, and the peer anchor (${s.backend.names.anchor}). The socket volume is kept.`,
-      },
-      ok,
-    );
+    const answer = confirmed
+      ? ok
+      : await vscode.window.showWarningMessage(
+          'Stop every toolbox container?',
+          {
+            modal: true,
+            detail: `This stops all shells in every window, and the peer anchor (${s.backend.names.anchor}). The socket volume is kept.`,
+          },
+          ok,
+        );
     if (answer !== ok) return;
     const stopped = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Stopping all toolbox containers…' },

@@ -3,14 +3,7 @@
  * and tooltip. The providers only copy these onto vscode.TreeItems, so every `when` clause in
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
-import type {
-  AgentSessionSummary,
-  AnchorSummary,
-  ContainerSummary,
-  PeerDrift,
-  ProximoSummary,
-  SocketVolumeSummary,
-} from '../model';
+import type { AgentSessionSummary, AnchorSummary, ContainerSummary, PeerDrift, ProximoSummary, SocketVolumeSummary } from '../model';
 
 /** A codicon id and an optional theme colour id; the provider turns it into a ThemeIcon. */
 export interface IconSpec {
@@ -77,11 +70,7 @@ export function containerContextValue(i: ContainerItemInput): string {
 
 export function containerTooltip(i: ContainerItemInput, driftMessage?: string): string {
   const c = i.container;
-  const lines = [
-    `${c.name}`,
-    `State: ${c.status ?? c.state}`,
-    `Kind: ${c.kind === 'named' ? 'named shell' : c.kind}`,
-  ];
+  const lines = [`${c.name}`, `State: ${c.status ?? c.state}`, `Kind: ${c.kind === 'named' ? 'named shell' : c.kind}`];
   if (c.workspace) lines.push(`Folder: ${c.workspace}`);
   if (c.image) lines.push(`Image: ${c.image}`);
   lines.push(`Peer messaging: ${i.container.peer ? 'shares the PID namespace' : 'not in the shared PID namespace'}`);
@@ -89,9 +78,19 @@ export function containerTooltip(i: ContainerItemInput, driftMessage?: string): 
   return lines.join('\n');
 }
 
-export function anchorItem(a: AnchorSummary): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+export function anchorItem(a: AnchorSummary): {
+  label: string;
+  description: string;
+  icon: IconSpec;
+  contextValue: string;
+  tooltip: string;
+} {
   const icon: IconSpec =
-    a.state === 'running' ? { id: 'pulse', color: 'testing.iconPassed' } : a.state === 'stopped' ? { id: 'debug-stop' } : { id: 'circle-slash' };
+    a.state === 'running'
+      ? { id: 'pulse', color: 'testing.iconPassed' }
+      : a.state === 'stopped'
+        ? { id: 'debug-stop' }
+        : { id: 'circle-slash' };
   return {
     label: a.name,
     description: `anchor · ${a.state}`,
@@ -104,7 +103,13 @@ export function anchorItem(a: AnchorSummary): { label: string; description: stri
   };
 }
 
-export function socketVolumeItem(v: SocketVolumeSummary): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+export function socketVolumeItem(v: SocketVolumeSummary): {
+  label: string;
+  description: string;
+  icon: IconSpec;
+  contextValue: string;
+  tooltip: string;
+} {
   const bits = v.exists ? [v.owner ? `owner ${v.owner}` : undefined, v.mode ? `mode ${v.mode}` : undefined].filter(Boolean) : ['missing'];
   return {
     label: v.name,
@@ -117,7 +122,13 @@ export function socketVolumeItem(v: SocketVolumeSummary): { label: string; descr
   };
 }
 
-export function agentSessionItem(s: AgentSessionSummary): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+export function agentSessionItem(s: AgentSessionSummary): {
+  label: string;
+  description: string;
+  icon: IconSpec;
+  contextValue: string;
+  tooltip: string;
+} {
   const where = s.container ? ` · ${s.container}` : '';
   return {
     label: s.name ?? `pid ${s.pid}`,
@@ -130,7 +141,13 @@ export function agentSessionItem(s: AgentSessionSummary): { label: string; descr
   };
 }
 
-export function proximoItem(p: ProximoSummary): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+export function proximoItem(p: ProximoSummary): {
+  label: string;
+  description: string;
+  icon: IconSpec;
+  contextValue: string;
+  tooltip: string;
+} {
   return {
     label: 'proximo',
     description: p.installed ? 'installed' : 'not installed',
