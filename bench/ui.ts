@@ -18,8 +18,8 @@ import { objectNames } from '../extension/src/contract/objects';
 import type { HostFacts, ObjectNames } from '../extension/src/contract/types';
 
 installVscodeLite();
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { createEngineBackend } =
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   require('../extension/src/backend/engineBackend') as typeof import('../extension/src/backend/engineBackend');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { RefreshManager } = require('../extension/src/ui/refresh') as typeof import('../extension/src/ui/refresh');
