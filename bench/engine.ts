@@ -1,6 +1,6 @@
 /**
  * Engine benchmarks against the real daemon, each a pair of contestants interleaved in one run:
- * - warm open: openSession (connect path) + a TTY shell exec until its first output, against the
+ * - warm open: openContainer (connect path) + a TTY shell exec until its first output, against the
  *   engine's own floor (a bare exec of `true` through the API, in-process) and the docker CLI;
  * - cold open: no anchor, no socket volume, no container → first output, against the same
  *   steps done one by one with the docker CLI;
@@ -9,14 +9,15 @@
  * Objects live under a bench prefix and are removed at the end.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { DEFAULT_CONFIG } from '../extension/src/config/model';
 import { startShellExec } from '../extension/src/engine/exec';
-import { openSession, type OpenContext } from '../extension/src/engine/workspace';
+import type { EngineContext } from '../extension/src/engine/context';
+import { openContainer } from '../extension/src/engine/open';
 import { planSession } from '../extension/src/plan/session';
 import type { HostFacts, ObjectNames } from '../extension/src/contract/types';
 import type { SessionPlan } from '../extension/src/plan/types';
@@ -34,7 +35,7 @@ interface Rig {
   names: ObjectNames;
   image: string;
   home: string;
-  ctx: OpenContext;
+  ctx: EngineContext;
   plan(workspace: string, peer?: boolean): SessionPlan;
   cleanup(): Promise<void>;
 }
@@ -45,11 +46,7 @@ async function rig(): Promise<Rig> {
   const image = await ensureTestRuntimeImage();
   const home = mkdtempSync(join(tmpdir(), 'tbxbench-home-'));
   const host: HostFacts = { uid: UID, gid: GID, home, platform: process.platform, pathExists: existsSync };
-  const ctx: OpenContext = {
-    docker: d,
-    names,
-    ensureDir: async (p) => void mkdirSync(p, { recursive: true, mode: 0o700 }),
-  };
+  const ctx: EngineContext = { docker: d, names };
   return {
     docker: d,
     names,
@@ -89,12 +86,12 @@ export async function benchWarmOpen(): Promise<ResultRow[]> {
   try {
     const ws = mkdtempSync(join(tmpdir(), 'tbxbench-ws-'));
     const plan = r.plan(ws);
-    const opened = await openSession(r.ctx, plan, { ensureImage: async () => undefined });
+    const opened = await openContainer(r.ctx, plan, { ensureImage: async () => undefined });
     // `printf x` prints at once: the first output marks the shell being live, like a prompt.
     const res = await interleave(
       {
         extension: async () => {
-          const o = await openSession(r.ctx, plan, { ensureImage: async () => undefined });
+          const o = await openContainer(r.ctx, plan, { ensureImage: async () => undefined });
           await firstOutput(r.docker, o.id, ['printf', 'x']);
         },
         apiFloor: () => bareExecTrue(r.docker, opened.id),
@@ -109,7 +106,7 @@ export async function benchWarmOpen(): Promise<ResultRow[]> {
     return [
       {
         benchmark: 'Warm open',
-        measure: 'openSession (connect) + TTY exec to first output',
+        measure: 'openContainer (connect) + TTY exec to first output',
         value: `${fmtMs(ext.median)} (+${fmtMs(ext.median - floor.median)} over the API floor ${fmtMs(floor.median)})`,
         spread: spreadOf(ext),
         goal: '≤ 5 ms over the floor',
@@ -143,7 +140,7 @@ export async function benchColdOpen(): Promise<ResultRow[]> {
         const plan = r.plan(ws);
         const t0 = performance.now();
         if (who === 'extension') {
-          const o = await openSession(r.ctx, plan, { ensureImage: async () => undefined });
+          const o = await openContainer(r.ctx, plan, { ensureImage: async () => undefined });
           await firstOutput(r.docker, o.id, ['printf', 'x']);
         } else {
           await cliColdOpen(r, plan, ++round);
@@ -205,7 +202,7 @@ export async function benchThroughput(): Promise<ResultRow[]> {
   const r = await rig();
   try {
     const ws = mkdtempSync(join(tmpdir(), 'tbxbench-ws-'));
-    const opened = await openSession(r.ctx, r.plan(ws, false), { ensureImage: async () => undefined });
+    const opened = await openContainer(r.ctx, r.plan(ws, false), { ensureImage: async () => undefined });
     const bytes = 256 * 2 ** 20;
     const cmd = ['head', '-c', String(bytes), '/dev/zero'];
     const res = await interleave(

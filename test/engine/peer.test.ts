@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import type Docker from 'dockerode';
 import { after, before, describe, it } from 'node:test';
-import {
-  ANCHOR_CMD,
-  ANCHOR_ENTRYPOINT,
-  demux,
-  ensureAnchor,
-  ensureSocketVolume,
-  subscribeWait,
-  type SetupContext,
-} from '../../extension/src/engine/peer';
+import { demux, subscribeWait } from '../../extension/src/engine/containers';
+import type { EngineContext } from '../../extension/src/engine/context';
+import { ANCHOR_CMD, ANCHOR_ENTRYPOINT, ensureAnchor, ensureSocketVolume } from '../../extension/src/engine/peer';
 import { CONTAINER } from '../../extension/src/contract/constants';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
@@ -48,7 +42,7 @@ async function exists(fn: () => Promise<unknown>): Promise<boolean> {
 describe('peer messaging objects against the real engine', () => {
   let image: string;
   let ns: TestNamespace;
-  let ctx: SetupContext;
+  let ctx: EngineContext;
   const lines: string[] = [];
 
   before(async () => {

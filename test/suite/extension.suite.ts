@@ -151,7 +151,7 @@ describe('Toolbox extension', () => {
       folder().uri,
       'Infra Tools',
     )) as ToolboxTestApi['lastOpened'];
-    assert.ok(named, 'Open Named Toolbox Shell failed: the Toolbox output channel says why');
+    assert.ok(named, 'Open Toolbox Shell by Name failed: the Toolbox output channel says why');
     assert.equal(named.container, `${prefix}-named-infra-tools.peer`);
     const info = await docker().getContainer(named.containerId).inspect();
     assert.equal(info.State.Running, true);

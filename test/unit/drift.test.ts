@@ -1,11 +1,31 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { driftWarning, missingSocketVolume, peerDriftWarning, peerSetupWarning, pidModeDrift } from '../../extension/src/plan/drift';
+import {
+  driftWarning,
+  missingSocketVolume,
+  peerDrift,
+  peerSetupWarning,
+  pidModeDrift,
+  type InspectedMount,
+} from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
 
 const names = objectNames();
 const ANCHOR_ID = 'f'.repeat(64);
 const FIX = ' — stop it with `toolbox stop toolbox-proj-1234abcd` or the Toolbox: Stop Container command, then open the shell again';
+
+/** The one warning shown for a container (peerDrift picks the kind, driftWarning words it). */
+function peerDriftWarning(
+  inspected: { pidMode: string; mounts: InspectedMount[] },
+  plannedPeer: boolean,
+  anchorId: string | undefined,
+  containerName: string,
+  names: ReturnType<typeof objectNames>,
+): string | undefined {
+  const observed = { pidMode: inspected.pidMode, mountsSocketVolume: !missingSocketVolume(inspected.mounts, names) };
+  const kind = peerDrift(observed, plannedPeer, anchorId, names);
+  return kind && driftWarning(kind, containerName, names);
+}
 
 describe('pidModeDrift', () => {
   it('matches the anchor by the id Docker stores', () => {

@@ -3,11 +3,9 @@
  * real one (engineBackend.ts); commands, views and terminals only see this, so they stay thin.
  */
 import type * as vscode from 'vscode';
-import type { ResolvedConfig } from '../config/model';
 import type { ObjectNames } from '../contract/types';
-import type { SessionPlan } from '../plan/types';
-import type { AgentSessionSummary, AnchorSummary, ContainerSummary, ProximoSummary, SocketVolumeSummary } from '../ui/model';
-import type { ShellStarter } from '../ui/terminal';
+import type { ShellExec } from '../engine/exec';
+import type { OpenAction } from '../engine/open';
 
 export interface ShellRequest {
   /** Absolute host path of the workspace folder. */
@@ -18,23 +16,47 @@ export interface ShellRequest {
   namedShell?: string;
 }
 
-export interface FolderPlan {
-  resolved: ResolvedConfig;
-  /** The config issues as sentences (errors stop the open, warnings go to the log). */
-  problems: Array<{ error: boolean; text: string }>;
-  plan: SessionPlan;
+/**
+ * A shell whose container has been named and whose config has been read, but nothing created:
+ * no Docker call, no socket, no file written yet. `open()` does all of that.
+ */
+export interface PreparedShell {
+  /** The container the shell will run in. */
+  container: string;
+  /** The terminal's title. */
+  title: string;
+  /** Config problems that do not stop the open, as sentences for the log. */
   warnings: string[];
-  /** Build args of the extension's own runtime image when the plan runs it; else a custom image. */
-  ownImageBuildArgs?: Record<string, string>;
+  /** The workspace is untrusted, so its .toolbox.yaml was ignored (limited mode). */
+  projectFileIgnored: boolean;
+  /**
+   * Serves the bridge for the container, plans it, makes its image, anchor and socket volume
+   * exist, then connects to, starts or creates it. Rejects with a sentence that says what to do.
+   */
+  open(progress: SessionProgress, signal: AbortSignal): Promise<ShellSession>;
 }
 
-export interface OpenedSession {
+/** The process an interactive shell runs, as the container's create spec and the planner decided it. */
+export interface ShellCommand {
+  cmd: string[];
+  user: string;
+  workdir: string;
+  /** Added to the container's environment for this shell only. */
+  env: string[];
+}
+
+/** An opened container and what a terminal needs to run a shell in it. */
+export interface ShellSession {
   id: string;
   name: string;
   /** connect, start or create. */
-  action: string;
+  action: OpenAction;
   peerActive: boolean;
+  /** Drift and degraded peer setup, as sentences to show. */
   warnings: string[];
+  command: ShellCommand;
+  /** Starts one TTY exec of `command` at this size; each call is a new shell in the same container. */
+  start(size: { cols: number; rows: number }): Promise<ShellExec>;
 }
 
 export interface SessionProgress {
@@ -55,14 +77,10 @@ export interface Snapshot {
 
 export interface ToolboxBackend {
   readonly names: ObjectNames;
-  /** Reads the folder's config and plans its shell; no Docker. */
-  planShell(request: ShellRequest): Promise<FolderPlan>;
+  /** Reads the folder's config and names its container; throws on a config error. No Docker, no files written. */
+  prepareShell(request: ShellRequest): Promise<PreparedShell>;
   /** Whether the folder's settings want peer messaging now. */
   peerWanted(folder: string): Promise<boolean>;
-  /** Ensures image, anchor and volume, then connects, starts or creates the container. */
-  openSession(prepared: FolderPlan, progress: SessionProgress, signal: AbortSignal): Promise<OpenedSession>;
-  /** Starts TTY execs in one container. */
-  shellStarter(containerId: string): Promise<ShellStarter>;
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
@@ -70,4 +88,62 @@ export interface ToolboxBackend {
   stopAll(): Promise<string[]>;
   /** Calls back on every Docker event about our objects until disposed. */
   watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable>;
+}
+
+// What a snapshot holds: plain data the views render (ui/model.ts derives from it).
+
+export type ContainerKind = 'workspace' | 'named' | 'anchor' | 'init' | 'legacy';
+
+export interface ContainerSummary {
+  id: string;
+  name: string;
+  /** Docker's State: running, exited, created, paused, restarting, removing, dead. */
+  state: string;
+  /** Docker's human status, e.g. "Up 3 minutes". */
+  status?: string;
+  image?: string;
+  kind: ContainerKind;
+  /** HostConfig.PidMode as stored (`container:<id>` once Docker has resolved it); '' for none. */
+  pidMode: string;
+  /** Joined the current anchor's PID namespace. */
+  peer: boolean;
+  /** Mounts the peer socket volume at the contract's socket dir. */
+  mountsSocketVolume: boolean;
+  /** Host workspace folder, from the container's TOOLBOX_HOST_WORKSPACE. */
+  workspace?: string;
+  /** Routed proximo hosts pinned in the container (ExtraHosts other than host.docker.internal). */
+  proximoHosts?: string[];
+  /** The proximo CA is mounted. */
+  proximoCa?: boolean;
+}
+
+export interface AnchorSummary {
+  name: string;
+  id?: string;
+  state: 'running' | 'stopped' | 'missing';
+}
+
+export interface SocketVolumeSummary {
+  name: string;
+  exists: boolean;
+  /** `uid:gid` owning the volume root, when known. */
+  owner?: string;
+  /** Octal mode, e.g. `0700`, when known. */
+  mode?: string;
+}
+
+export interface AgentSessionSummary {
+  pid: number;
+  /** Session or agent name as the registry records it. */
+  name?: string;
+  cwd?: string;
+  /** The container whose PID namespace the pid resolves in, when known. */
+  container?: string;
+}
+
+export interface ProximoSummary {
+  installed: boolean;
+  binary?: string;
+  caPath?: string;
+  hosts: string[];
 }

@@ -11,10 +11,11 @@ import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
 import { extraCaCerts, runtimeImageTag } from '../engine/imageBuild';
-import { listOwnedContainers, listToolboxContainers, stopAll, stopContainer, type EngineContext } from '../engine/lifecycle';
+import type { EngineContext } from '../engine/context';
+import { listOwnedContainers, listToolboxContainers, stopAll, stopContainer } from '../engine/lifecycle';
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { watchEngineEvents } from '../engine/events';
-import { openSession } from '../engine/workspace';
+import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import { missingSocketVolume } from '../plan/drift';
 import { planSession, sessionContainerName } from '../plan/session';
@@ -25,9 +26,17 @@ import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
 import type { SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
 import { findProximoBinary } from '../proximo/binary';
-import type { FolderPlan, OpenedSession, SessionProgress, ShellRequest, Snapshot, ToolboxBackend } from './api';
-import type { ContainerKind, ContainerSummary } from '../ui/model';
-import type { ShellStarter } from '../ui/terminal';
+import type {
+  ContainerKind,
+  ContainerSummary,
+  PreparedShell,
+  SessionProgress,
+  ShellCommand,
+  ShellRequest,
+  ShellSession,
+  Snapshot,
+  ToolboxBackend,
+} from './api';
 
 export interface EngineBackendDeps {
   names: ObjectNames;
@@ -42,6 +51,9 @@ export interface EngineBackendDeps {
   /** Serves the bridge for one container (BridgeHub.ensureWorkspace). */
   bridgeFor?: (registration: WorkspaceRegistration) => Promise<BridgeMount>;
 }
+
+/** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
+const SHELL_ENV = ['TERM=xterm-256color', 'COLORTERM=truecolor'];
 
 export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private connection: Promise<EngineConnection> | undefined;
@@ -86,9 +98,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     return (await this.config(folder)).config.peerMessaging;
   }
 
-  async planShell(shell: ShellRequest): Promise<FolderPlan> {
+  async prepareShell(shell: ShellRequest): Promise<PreparedShell> {
     const host = this.deps.host();
     const resolved = await this.config(shell.folder);
+    const warnings: string[] = [];
+    for (const issue of resolved.issues) {
+      const text = formatIssue(issue, host.home);
+      if (issue.severity === 'error') throw new Error(text);
+      warnings.push(text);
+    }
     const config = resolved.config;
     const proximo =
       config.proximo === false ? undefined : await detectProximo({ home: host.home, env: process.env, log: (m) => this.deps.log.info(m) });
@@ -103,14 +121,57 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
       names: this.deps.names,
     };
-    // The bridge is keyed by the container's name, and its mounts are part of the plan.
+    const container = sessionContainerName(request);
+    return {
+      container,
+      title: shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${container}`,
+      warnings,
+      projectFileIgnored: resolved.projectFileIgnored,
+      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, progress, signal),
+    };
+  }
+
+  /** The bridge (keyed by the container's name, its mounts part of the plan), the plan, then the engine. */
+  private async openShell(
+    request: SessionRequest,
+    ownImageBuildArgs: Record<string, string> | undefined,
+    progress: SessionProgress,
+    signal: AbortSignal,
+  ): Promise<ShellSession> {
+    const host = this.deps.host();
+    const name = sessionContainerName(request);
     const bridge =
-      config.bridge === false
-        ? undefined
-        : await this.bridge(sessionContainerName(request), shell.folder, host.home, proximo !== undefined);
-    const { plan, warnings } = planSession({ ...request, bridge }, host);
-    const problems = resolved.issues.map((i) => ({ error: i.severity === 'error', text: formatIssue(i, host.home) }));
-    return { resolved, problems, plan, warnings, ownImageBuildArgs };
+      request.config.bridge === false ? undefined : await this.bridge(name, request.workspace, host.home, request.proximo !== undefined);
+    const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
+    for (const w of planWarnings) this.deps.log.warn(w);
+    const engine = await this.engine();
+    const ctx = { ...engine, log: (line: string) => progress.log(line) };
+    const opened = await openContainer(ctx, plan, {
+      ensureImage: () =>
+        ensureImage(ctx, {
+          ref: plan.create.Image,
+          pull: request.config.pull,
+          ours: ownImageBuildArgs !== undefined,
+          contextRoot: this.deps.extensionPath,
+          buildArgs: ownImageBuildArgs,
+          onLog: (line: string) => progress.log(line),
+          signal,
+          checkedImages: this.checkedImages,
+        }),
+      progress: (message: string) => progress.step(message),
+      signal,
+    });
+    const command: ShellCommand = { cmd: plan.shellCmd, user: plan.create.User, workdir: plan.create.WorkingDir, env: SHELL_ENV };
+    return {
+      id: opened.id,
+      name: opened.name,
+      action: opened.action,
+      peerActive: opened.peerActive,
+      // Drift messages are already among the warnings (the engine picks the one to show).
+      warnings: opened.warnings,
+      command,
+      start: ({ cols, rows }) => startShellExec(engine.docker, opened.id, { ...command, cols, rows }),
+    };
   }
 
   /** The bridge for one container; a bridge that cannot start costs the shell its shims, not the shell. */
@@ -147,39 +208,6 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     if (process.platform === 'linux') dirs.push(HOST.localCaDir);
     const certs = dirs.map((d) => extraCaCerts(d, (line) => this.deps.log.warn(line))).filter((c) => c !== undefined);
     return certs.length ? { ...this.deps.buildArgs, EXTRA_CA_CERTS: certs.join('\n') } : this.deps.buildArgs;
-  }
-
-  async openSession(prepared: FolderPlan, progress: SessionProgress, signal: AbortSignal): Promise<OpenedSession> {
-    const plan = prepared.plan;
-    const engine = await this.engine();
-    const ctx = { ...engine, log: (line: string) => progress.log(line), checkedImages: this.checkedImages };
-    const result = await openSession(ctx, plan, {
-      ensureImage: () =>
-        ensureImage(ctx, {
-          ref: plan.create.Image,
-          pull: prepared.resolved.config.pull,
-          ours: prepared.ownImageBuildArgs !== undefined,
-          contextRoot: this.deps.extensionPath,
-          buildArgs: prepared.ownImageBuildArgs,
-          onLog: (line: string) => progress.log(line),
-          signal,
-        }),
-      progress: (message: string) => progress.step(message),
-      signal,
-    });
-    return {
-      id: result.id,
-      name: result.name,
-      action: result.action,
-      peerActive: result.peerActive,
-      // Drift messages are already among the warnings (the engine picks the one to show).
-      warnings: result.warnings,
-    };
-  }
-
-  async shellStarter(containerId: string): Promise<ShellStarter> {
-    const { docker } = await this.engine();
-    return (options) => startShellExec(docker, containerId, options);
   }
 
   async snapshot(): Promise<Snapshot> {

@@ -72,7 +72,8 @@ async function readConfigFile(file: string, issues: ConfigIssue[]): Promise<Conf
   }
 }
 
-function isFile(p: string): boolean {
+/** A regular file (after symlinks); false for anything that cannot be stat'ed. */
+export function isFile(p: string): boolean {
   try {
     return fs.statSync(p).isFile();
   } catch {

@@ -16,8 +16,13 @@ export function objectNames(prefix: string = NAME_PREFIX): ObjectNames {
     socketVolume: `${prefix}-${OBJECT_SUFFIX.socketVolume}`,
     socketVolumeInit: `${prefix}-${OBJECT_SUFFIX.socketVolumeInit}`,
     isOurs: (name: string) => {
-      const bare = name.startsWith('/') ? name.slice(1) : name;
+      const bare = bareName(name);
       return bare === prefix || bare.startsWith(`${prefix}-`);
     },
   };
+}
+
+/** A container name without the leading `/` the Engine API puts on it. */
+export function bareName(name: string): string {
+  return name.startsWith('/') ? name.slice(1) : name;
 }

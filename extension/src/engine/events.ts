@@ -6,6 +6,7 @@
  */
 import type Docker from 'dockerode';
 import { z } from 'zod';
+import { bareName } from '../contract/objects';
 
 export interface EngineEvent {
   type: 'container' | 'volume';
@@ -65,7 +66,7 @@ export function parseEngineEvent(line: string): EngineEvent | undefined {
     type: Type,
     action: Action,
     id: Actor.ID,
-    name: attrName !== undefined && attrName !== '' ? attrName.replace(/^\//, '') : Type === 'volume' ? Actor.ID : undefined,
+    name: attrName !== undefined && attrName !== '' ? bareName(attrName) : Type === 'volume' ? Actor.ID : undefined,
     time: Number(nanos / 1_000_000n),
     timeNano: nanos.toString(),
   };

@@ -8,13 +8,9 @@ import { randomBytes } from 'node:crypto';
 import type { PullPolicy } from '../config/model';
 import { CONTAINER, SHIMS } from '../contract/constants';
 import { buildRuntimeImage } from './imageBuild';
+import { demux, subscribeWait } from './containers';
+import type { EngineContext } from './context';
 import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
-import { demux, subscribeWait, type SetupContext } from './peer';
-
-export interface ImageContext extends SetupContext {
-  /** Image ids already checked by the preflight, with what each one lacks (empty: fine). */
-  checkedImages?: Map<string, string[]>;
-}
 
 export interface EnsureImageOptions {
   ref: string;
@@ -26,9 +22,11 @@ export interface EnsureImageOptions {
   buildArgs?: Record<string, string>;
   onLog?: (line: string) => void;
   signal?: AbortSignal;
+  /** Image ids already checked by the preflight, with what each one lacks (empty: fine); the caller keeps it. */
+  checkedImages?: Map<string, string[]>;
 }
 
-export async function ensureImage(ctx: ImageContext, opts: EnsureImageOptions): Promise<void> {
+export async function ensureImage(ctx: EngineContext, opts: EnsureImageOptions): Promise<void> {
   const { docker } = ctx;
   const { ref, pull, ours, onLog, signal } = opts;
   throwIfAborted(signal);
@@ -52,7 +50,7 @@ export async function ensureImage(ctx: ImageContext, opts: EnsureImageOptions): 
       throw new Error(`The image ${ref} was pulled but Docker does not list it afterwards. Try again, or pull it yourself.`);
     }
   }
-  await preflightImage(ctx, ref, present, signal);
+  await preflightImage(ctx, ref, present, opts.checkedImages, signal);
 }
 
 /** The image's id, or undefined when the engine has no such image. */
@@ -152,11 +150,17 @@ export function preflightScript(): string {
  * Runs a throwaway container over a custom image, once per image id, and fails with what is
  * missing. Without the shims the bridge routes silently do nothing inside the container.
  */
-async function preflightImage(ctx: ImageContext, ref: string, id: string, signal: AbortSignal | undefined): Promise<void> {
-  let missing = ctx.checkedImages?.get(id);
+async function preflightImage(
+  ctx: EngineContext,
+  ref: string,
+  id: string,
+  checked: Map<string, string[]> | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  let missing = checked?.get(id);
   if (missing === undefined) {
     missing = await runPreflight(ctx, ref, signal);
-    ctx.checkedImages?.set(id, missing);
+    checked?.set(id, missing);
   }
   if (missing.length > 0) {
     throw new Error(
@@ -166,7 +170,7 @@ async function preflightImage(ctx: ImageContext, ref: string, id: string, signal
   }
 }
 
-async function runPreflight(ctx: ImageContext, ref: string, signal: AbortSignal | undefined): Promise<string[]> {
+async function runPreflight(ctx: EngineContext, ref: string, signal: AbortSignal | undefined): Promise<string[]> {
   const { docker, names } = ctx;
   throwIfAborted(signal);
   const container = await docker.createContainer({

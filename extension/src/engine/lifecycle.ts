@@ -5,17 +5,14 @@
  */
 import type Docker from 'dockerode';
 import { LABELS } from '../contract/constants';
+import { bareName } from '../contract/objects';
 import { joinsNamespace } from '../plan/drift';
-import type { ObjectNames } from '../contract/types';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
-import { waitUntilGone } from './peer';
+import { waitUntilGone } from './containers';
+import type { EngineContext } from './context';
 
-export interface EngineContext {
-  docker: Docker;
-  names: ObjectNames;
-}
-
-export interface ContainerSummary {
+/** A toolbox shell container as the engine lists it (the views get a ContainerSummary built from it). */
+export interface ListedContainer {
   id: string;
   name: string;
   /** Docker's state word: `running`, `exited`, `created`, `paused`, … */
@@ -40,10 +37,6 @@ export interface OwnedContainer {
   info: Docker.ContainerInfo;
   pidMode: string;
   detail: Docker.ContainerInspectInfo;
-}
-
-export function bareName(name: string): string {
-  return name.startsWith('/') ? name.slice(1) : name;
 }
 
 /**
@@ -82,7 +75,7 @@ export async function listOwnedContainers(ctx: EngineContext): Promise<OwnedCont
 export async function listToolboxContainers(
   ctx: EngineContext,
   owned: OwnedContainer[] | Promise<OwnedContainer[]> = listOwnedContainers(ctx),
-): Promise<ContainerSummary[]> {
+): Promise<ListedContainer[]> {
   const { names } = ctx;
   const listed = await owned;
   const anchor = { name: names.anchor, id: listed.find((c) => c.name === names.anchor)?.id };

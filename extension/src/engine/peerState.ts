@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { engineMessage, isNotFound } from './errors';
 import { joinsNamespace } from '../plan/drift';
-import { listOwnedContainers, type EngineContext, type OwnedContainer } from './lifecycle';
+import type { EngineContext } from './context';
+import { listOwnedContainers, type OwnedContainer } from './lifecycle';
 
 export interface AnchorState {
   state: 'running' | 'stopped' | 'missing';

@@ -1,14 +1,23 @@
 /**
- * Peer-messaging drift on reattach (upstream `container/peer` checks, design note §8.3): an
- * existing container whose PID namespace or socket volume does not match the plan looks healthy
- * but silently sees no peers — or shares its process table unasked. Pure comparisons over what
- * the engine read from inspect; the engine decides when to ask.
+ * Drift: an existing container that no longer matches what its open asks for. A container in
+ * the wrong PID namespace, or without the socket volume, looks healthy but silently sees no
+ * peers — or shares its process table unasked (docs/decisions/0001-peer-messaging-on-by-default.md).
+ * Pure comparisons over what the engine read from inspect; the engine decides when to ask, and
+ * the open flow, the tree and the status bar all judge drift with `peerDrift` below.
  */
 import { CONTAINER } from '../contract/constants';
 import { objectNames } from '../contract/objects';
 import type { ObjectNames } from '../contract/types';
+import type { SessionPlan } from './types';
 
 export type PeerDriftKind = 'joined-but-planned-off' | 'planned-on-but-outside' | 'missing-socket-volume';
+export type DriftKind = PeerDriftKind | 'missing-port';
+
+export interface Drift {
+  kind: DriftKind;
+  container: string;
+  message: string;
+}
 
 export interface PidModeDrift {
   kind: 'joined-but-planned-off' | 'planned-on-but-outside';
@@ -21,7 +30,16 @@ export interface InspectedMount {
   Destination: string;
 }
 
-const WARNING_PREFIX = 'peer messaging: ';
+/** What the drift rule reads of a container, from inspect (open flow) or the container list (views). */
+export interface ObservedPeerState {
+  /** HostConfig.PidMode as stored; '' for none. */
+  pidMode: string;
+  /** The container mounts this namespace's socket volume at the contract's socket dir. */
+  mountsSocketVolume: boolean;
+}
+
+/** Every peer-messaging warning and log line starts with this. */
+export const PEER_MESSAGE_PREFIX = 'peer messaging: ';
 
 /**
  * Compares the inspected `HostConfig.PidMode` with the plan. Docker rewrites the
@@ -40,6 +58,33 @@ export function pidModeDrift(
     return inspectedPidMode === '' ? undefined : { kind: 'joined-but-planned-off' };
   }
   return joinsNamespace(inspectedPidMode, { name: names.anchor, id: anchorId }) ? undefined : { kind: 'planned-on-but-outside' };
+}
+
+/**
+ * The one peer-drift rule: everything about the container's peer state that differs from the
+ * plan, the namespace first, then (peer on only) the socket volume. Empty when it matches.
+ */
+export function peerDrifts(
+  observed: ObservedPeerState,
+  plannedPeer: boolean,
+  anchorId: string | undefined,
+  names: ObjectNames,
+): PeerDriftKind[] {
+  const found: PeerDriftKind[] = [];
+  const pid = pidModeDrift(observed.pidMode, plannedPeer, anchorId, names);
+  if (pid) found.push(pid.kind);
+  if (plannedPeer && !observed.mountsSocketVolume) found.push('missing-socket-volume');
+  return found;
+}
+
+/** The peer drift to show (one per container, the namespace first); undefined when it matches. */
+export function peerDrift(
+  observed: ObservedPeerState,
+  plannedPeer: boolean,
+  anchorId: string | undefined,
+  names: ObjectNames,
+): PeerDriftKind | undefined {
+  return peerDrifts(observed, plannedPeer, anchorId, names)[0];
 }
 
 /**
@@ -69,34 +114,76 @@ export function driftWarning(kind: PeerDriftKind, containerName: string, names: 
   const fix = ` — stop it with \`toolbox stop ${containerName}\` or the Toolbox: Stop Container command, then open the shell again`;
   switch (kind) {
     case 'joined-but-planned-off':
-      return `${WARNING_PREFIX}${containerName} already runs in the shared PID namespace, so this session can see the process table of every opted-in shell${fix}`;
+      return `${PEER_MESSAGE_PREFIX}${containerName} already runs in the shared PID namespace, so this session can see the process table of every opted-in shell${fix}`;
     case 'planned-on-but-outside':
-      return `${WARNING_PREFIX}${containerName} was created without the shared PID namespace, so this session will see no peers${fix}`;
+      return `${PEER_MESSAGE_PREFIX}${containerName} was created without the shared PID namespace, so this session will see no peers${fix}`;
     case 'missing-socket-volume':
-      return `${WARNING_PREFIX}${containerName} does not mount the ${names.socketVolume} volume at ${CONTAINER.peerSocketDir}, so this session can reach no peer${fix}`;
+      return `${PEER_MESSAGE_PREFIX}${containerName} does not mount the ${names.socketVolume} volume at ${CONTAINER.peerSocketDir}, so this session can reach no peer${fix}`;
   }
-}
-
-/**
- * The one drift warning to show on reattach: the namespace first, then (peer on only) the
- * socket volume. Undefined when the container matches the plan.
- */
-export function peerDriftWarning(
-  inspected: { pidMode: string; mounts: InspectedMount[] | null | undefined },
-  plannedPeer: boolean,
-  anchorId: string | undefined,
-  containerName: string,
-  names: ObjectNames,
-): string | undefined {
-  const pid = pidModeDrift(inspected.pidMode, plannedPeer, anchorId, names);
-  if (pid !== undefined) return driftWarning(pid.kind, containerName, names);
-  if (plannedPeer && missingSocketVolume(inspected.mounts, names)) {
-    return driftWarning('missing-socket-volume', containerName, names);
-  }
-  return undefined;
 }
 
 /** When the anchor or the socket volume cannot be set up: the shell starts without peers. */
 export function peerSetupWarning(reason: string): string {
-  return `${WARNING_PREFIX}${reason} — starting this shell without it`;
+  return `${PEER_MESSAGE_PREFIX}${reason} — starting this shell without it`;
+}
+
+/** The parts of an inspected container the drift check reads. */
+export interface InspectedForDrift {
+  HostConfig: { PidMode?: string; PortBindings?: unknown };
+  Mounts?: InspectedMount[];
+}
+
+/** The peer state of an inspected container, as the drift rule reads it. */
+export function observedPeerState(info: InspectedForDrift, names: ObjectNames): ObservedPeerState {
+  return { pidMode: info.HostConfig.PidMode ?? '', mountsSocketVolume: !missingSocketVolume(info.Mounts, names) };
+}
+
+/** How an inspected container differs from the plan: its peer drift (namespace first), then every missing port. */
+export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, names: ObjectNames, anchorId: string | undefined): Drift[] {
+  const container = plan.name;
+  const drift: Drift[] = [];
+  for (const kind of peerDrifts(observedPeerState(info, names), plan.peer, anchorId, names)) {
+    drift.push({ kind, container, message: driftWarning(kind, container, names) });
+  }
+  const published = (info.HostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string; HostPort?: string }> | null>;
+  for (const p of plannedPorts(plan)) {
+    const bound = (published[p.key] ?? []).some((b) => b.HostPort === String(p.hostPort));
+    if (!bound) {
+      drift.push({
+        kind: 'missing-port',
+        container,
+        message:
+          `${container} does not publish port ${p.hostIp}:${p.hostPort} (container port ${p.key}) that this workspace asks for ` +
+          `— stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
+      });
+    }
+  }
+  return drift;
+}
+
+/** The warnings to show for drift found on an open: one peer warning (the first), then every port one. */
+export function warningsFor(drift: readonly Drift[]): string[] {
+  const peer = drift.find((d) => d.kind !== 'missing-port');
+  return [...(peer ? [peer.message] : []), ...drift.filter((d) => d.kind === 'missing-port').map((d) => d.message)];
+}
+
+export interface PlannedPort {
+  /** `<container port>/<protocol>`, the key of Docker's PortBindings. */
+  key: string;
+  hostIp: string;
+  hostPort: number;
+  protocol: string;
+}
+
+/** The host ports a plan publishes, as the drift check and the port preflight read them. */
+export function plannedPorts(plan: SessionPlan): PlannedPort[] {
+  const out: PlannedPort[] = [];
+  for (const [key, bindings] of Object.entries(plan.create.HostConfig.PortBindings ?? {})) {
+    const protocol = key.split('/')[1] ?? 'tcp';
+    for (const b of bindings) {
+      const hostPort = Number(b.HostPort);
+      if (Number.isInteger(hostPort) && hostPort > 0) out.push({ key, hostIp: b.HostIp || '127.0.0.1', hostPort, protocol });
+    }
+  }
+  return out;
 }

@@ -6,7 +6,7 @@
 import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts } from './mounts';
 import { absoluteWorkspace, cleanPath, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
-import type { HostFacts, PortSpec } from '../contract/types';
+import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
 import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
 import type { ToolboxConfig } from '../config/model';
 
@@ -172,4 +172,18 @@ function portBindings(ports: PortSpec[]):
     (bindings[key] ??= []).push({ HostIp: p.hostIp ?? DEFAULT_PORT_HOST_IP, HostPort: String(p.hostPort) });
   }
   return { exposed, bindings };
+}
+
+/** The create body without the namespace and without the socket-volume bind. */
+export function withoutPeer<T extends SessionPlan['create']>(spec: T, names: ObjectNames): T {
+  const socketBind = `${names.socketVolume}:${CONTAINER.peerSocketDir}`;
+  const { PidMode: _dropped, ...hostConfig } = spec.HostConfig;
+  void _dropped;
+  return {
+    ...spec,
+    HostConfig: {
+      ...hostConfig,
+      Binds: spec.HostConfig.Binds.filter((b) => b !== socketBind && !b.startsWith(`${socketBind}:`)),
+    },
+  };
 }

@@ -4,9 +4,9 @@
  * gateway in ExtraHosts). Only facts here; the planner decides what they mean.
  */
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { isFile } from '../config/files';
 import { HOST } from '../contract/constants';
 import type { ProximoFacts } from '../contract/types';
 import { findProximoBinary, proximoChildPath } from './binary';
@@ -42,14 +42,6 @@ function queryProximo(binary: string, args: string[], opts: DetectProximoOptions
       },
     );
   });
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** `proximo config ca-path` prints the CA path even before it exists; fall back to its default. */

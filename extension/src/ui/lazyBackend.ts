@@ -4,7 +4,7 @@
  */
 import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
-import type { FolderPlan, SessionProgress, ShellRequest, ToolboxBackend } from '../backend/api';
+import type { ShellRequest, ToolboxBackend } from '../backend/api';
 
 export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {
   resetConnection(): void;
@@ -22,17 +22,11 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
     return (this.loaded ??= this.load());
   }
 
-  planShell(request: ShellRequest) {
-    return this.real.planShell(request);
+  prepareShell(request: ShellRequest) {
+    return this.real.prepareShell(request);
   }
   peerWanted(folder: string) {
     return this.real.peerWanted(folder);
-  }
-  openSession(prepared: FolderPlan, progress: SessionProgress, signal: AbortSignal) {
-    return this.real.openSession(prepared, progress, signal);
-  }
-  shellStarter(containerId: string) {
-    return this.real.shellStarter(containerId);
   }
   snapshot() {
     return this.real.snapshot();

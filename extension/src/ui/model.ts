@@ -1,68 +1,19 @@
 /**
- * What the views render: plain data gathered from the engine by the refresh manager. No vscode
- * import and no I/O here, so the derivations below are unit-tested (test/unit/tree-items.test.ts).
+ * What the views render: the backend's snapshot (backend/api.ts) and pure derivations of it. No
+ * vscode import and no I/O here, so they are unit-tested (test/unit/tree-items.test.ts).
  */
-import { driftWarning, pidModeDrift, type PeerDriftKind } from '../plan/drift';
+import { driftWarning, peerDrift, type PeerDriftKind } from '../plan/drift';
+import type { ContainerSummary } from '../backend/api';
 import type { ObjectNames } from '../contract/types';
 
-export type ContainerKind = 'workspace' | 'named' | 'anchor' | 'init' | 'legacy';
-
-export interface ContainerSummary {
-  id: string;
-  name: string;
-  /** Docker's State: running, exited, created, paused, restarting, removing, dead. */
-  state: string;
-  /** Docker's human status, e.g. "Up 3 minutes". */
-  status?: string;
-  image?: string;
-  kind: ContainerKind;
-  /** HostConfig.PidMode as stored (`container:<id>` once Docker has resolved it); '' for none. */
-  pidMode: string;
-  /** Joined the current anchor's PID namespace. */
-  peer: boolean;
-  /** Mounts the peer socket volume at the contract's socket dir. */
-  mountsSocketVolume: boolean;
-  /** Host workspace folder, from the container's TOOLBOX_HOST_WORKSPACE. */
-  workspace?: string;
-  /** Routed proximo hosts pinned in the container (ExtraHosts other than host.docker.internal). */
-  proximoHosts?: string[];
-  /** The proximo CA is mounted. */
-  proximoCa?: boolean;
-}
-
-export interface AnchorSummary {
-  name: string;
-  id?: string;
-  state: 'running' | 'stopped' | 'missing';
-}
-
-export interface SocketVolumeSummary {
-  name: string;
-  exists: boolean;
-  /** `uid:gid` owning the volume root, when known. */
-  owner?: string;
-  /** Octal mode, e.g. `0700`, when known. */
-  mode?: string;
-}
-
-export interface AgentSessionSummary {
-  pid: number;
-  /** Session or agent name as the registry records it. */
-  name?: string;
-  cwd?: string;
-  /** The container whose PID namespace the pid resolves in, when known. */
-  container?: string;
-}
-
-export interface ProximoSummary {
-  installed: boolean;
-  binary?: string;
-  caPath?: string;
-  hosts: string[];
-}
-
-/** Why a container no longer matches its folder's plan (the planner's kinds, namespace first). */
-export type PeerDrift = PeerDriftKind;
+export type {
+  AgentSessionSummary,
+  AnchorSummary,
+  ContainerKind,
+  ContainerSummary,
+  ProximoSummary,
+  SocketVolumeSummary,
+} from '../backend/api';
 
 /** A workspace/named container that belongs to one of this window's folders. */
 export function folderOf(c: ContainerSummary, folders: readonly string[]): string | undefined {
@@ -91,7 +42,7 @@ export function sortForWorkspacesView(list: readonly ContainerSummary[], folders
 export interface DriftFinding {
   container: ContainerSummary;
   folder: string;
-  drift: PeerDrift;
+  drift: PeerDriftKind;
   message: string;
 }
 
@@ -113,8 +64,7 @@ export function findDrift(
     const folder = folderOf(c, folders);
     if (folder === undefined) continue;
     const want = wantPeerByFolder.get(folder) ?? true;
-    const drift =
-      pidModeDrift(c.pidMode, want, anchorId, names)?.kind ?? (want && !c.mountsSocketVolume ? 'missing-socket-volume' : undefined);
+    const drift = peerDrift(c, want, anchorId, names);
     if (drift) findings.push({ container: c, folder, drift, message: driftWarning(drift, c.name, names) });
   }
   return findings;

@@ -2,9 +2,10 @@
  * The model the views and the status bar render, and the one owner of its timers. Docker is
  * only asked while someone looks: a Toolbox view is visible, or this window has opened a shell
  * (the status bar must see drift then). Docker events trigger a debounced refresh; a slow poll
- * is the safety net for a missed event.
+ * is the safety net for a missed event. No runtime vscode import, so it is unit-tested with a
+ * stand-in backend (test/unit/refresh.test.ts).
  */
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { Snapshot, ToolboxBackend } from '../backend/api';
 import { findDrift, type DriftFinding, type ProximoSummary } from './model';
 
@@ -25,9 +26,16 @@ export const EVENT_DEBOUNCE_MS = 100;
 /** Events resume with `since` after a reconnect, so the poll only guards against the unforeseen. */
 export const SAFETY_POLL_MS = 5 * 60_000;
 
+/** The log lines the refresh manager writes (the Toolbox output channel in the extension). */
+export type RefreshLog = Pick<vscode.LogOutputChannel, 'warn' | 'error'>;
+
 export class RefreshManager implements vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<ToolboxState>();
-  readonly onDidChange = this.emitter.event;
+  private readonly listeners = new Set<(state: ToolboxState) => void>();
+  /** Fires with the new state after every refresh (vscode.Event's shape). */
+  readonly onDidChange = (listener: (state: ToolboxState) => void): vscode.Disposable => {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  };
   private current: ToolboxState = { wantPeer: new Map(), findings: [], loading: true, takenAt: 0 };
   private readonly visibleViews = new Set<string>();
   private shellsOpened = false;
@@ -42,7 +50,7 @@ export class RefreshManager implements vscode.Disposable {
   constructor(
     private readonly backend: ToolboxBackend,
     private readonly folders: () => string[],
-    private readonly log: vscode.LogOutputChannel,
+    private readonly log: RefreshLog,
   ) {}
 
   get state(): ToolboxState {
@@ -124,7 +132,7 @@ export class RefreshManager implements vscode.Disposable {
       this.current = { ...this.current, error: message, loading: false };
       this.stopWatching();
     }
-    if (!this.disposed) this.emitter.fire(this.current);
+    if (!this.disposed) for (const listener of [...this.listeners]) listener(this.current);
   }
 
   private startWatching(): void {
@@ -161,6 +169,6 @@ export class RefreshManager implements vscode.Disposable {
     this.disposed = true;
     if (this.debounce) clearTimeout(this.debounce);
     this.stopWatching();
-    this.emitter.dispose();
+    this.listeners.clear();
   }
 }

@@ -1,6 +1,7 @@
 /**
- * Opening a toolbox shell: plan the folder's container, make it exist (with a cancellable
- * progress notification, build log to the output channel), then attach a terminal to it.
+ * Opening a toolbox shell: one call prepares it (config read, container named), then its open()
+ * runs under a cancellable progress notification (build log to the output channel) and hands
+ * back what the terminal needs.
  */
 import * as vscode from 'vscode';
 import type { ToolboxBackend, ShellRequest } from '../backend/api';
@@ -63,31 +64,24 @@ export class ShellLauncher implements vscode.Disposable {
     return { name: prepared.title, pty: prepared.pty, iconPath: new vscode.ThemeIcon('package') };
   }
 
+  /** The one round trip into the backend: prepare (config, name), then open with progress. */
   private async prepare(request: ShellRequest) {
-    const prepared = await this.backend.planShell(request);
-    const { resolved, plan, warnings } = prepared;
-    for (const problem of prepared.problems) {
-      if (problem.error) throw new Error(problem.text);
-      this.log.warn(problem.text);
-    }
-    if (resolved.projectFileIgnored) {
+    const prepared = await this.backend.prepareShell(request);
+    for (const w of prepared.warnings) this.log.warn(w);
+    if (prepared.projectFileIgnored) {
       void vscode.window.showWarningMessage(
         'Toolbox is in limited mode: this workspace is not trusted, so its .toolbox.yaml was ignored. Trust the workspace to use it.',
       );
     }
-    for (const w of warnings) this.log.warn(w);
-    const opened = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Toolbox: ${plan.name}`, cancellable: true },
+    const session = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Toolbox: ${prepared.container}`, cancellable: true },
       async (progress, token) => {
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort());
         try {
-          return await this.backend.openSession(
-            prepared,
+          return await prepared.open(
             {
-              step: (message) => {
-                progress.report({ message });
-              },
+              step: (message) => progress.report({ message }),
               log: (text) => {
                 for (const line of text.split('\n')) if (line.trim()) this.log.info(line.trimEnd());
               },
@@ -102,23 +96,14 @@ export class ShellLauncher implements vscode.Disposable {
         }
       },
     );
-    if (!opened) return undefined;
-    this.log.info(`${opened.action}: ${opened.name} (${opened.id.slice(0, 12)}) for ${request.folder}`);
-    for (const w of opened.warnings) {
+    if (!session) return undefined;
+    this.log.info(`${session.action}: ${session.name} (${session.id.slice(0, 12)}) for ${request.folder}`);
+    for (const w of session.warnings) {
       this.log.warn(w);
       void vscode.window.showWarningMessage(w);
     }
-    const pty = new ToolboxShellPty({
-      container: opened.name,
-      cmd: plan.shellCmd,
-      user: plan.create.User,
-      workdir: plan.create.WorkingDir,
-      env: ['TERM=xterm-256color', 'COLORTERM=truecolor'],
-      start: await this.backend.shellStarter(opened.id),
-      log: this.log,
-    });
-    const title = request.namedShell ? `Toolbox: ${request.namedShell}` : `Toolbox: ${plan.name}`;
-    return { title, pty, info: { container: opened.name, containerId: opened.id, folder: request.folder } };
+    const pty = new ToolboxShellPty({ container: session.name, start: session.start, log: this.log });
+    return { title: prepared.title, pty, info: { container: session.name, containerId: session.id, folder: request.folder } };
   }
 
   /**

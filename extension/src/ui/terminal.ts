@@ -4,19 +4,14 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import * as vscode from 'vscode';
-import type { ShellExec, ShellExecOptions } from '../engine/exec';
-
-/** Starts the exec; the composition root binds it to the engine connection and container. */
-export type ShellStarter = (options: ShellExecOptions) => Promise<ShellExec>;
+import type { ShellSession } from '../backend/api';
+import type { ShellExec } from '../engine/exec';
 
 export interface ShellTerminalOptions {
   /** Container name, for messages. */
   container: string;
-  cmd: string[];
-  user?: string;
-  workdir?: string;
-  env?: string[];
-  start: ShellStarter;
+  /** Starts the shell's exec at the terminal's size (the backend bound it to the container). */
+  start: ShellSession['start'];
   log: vscode.LogOutputChannel;
 }
 
@@ -60,7 +55,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   private async start(cols: number, rows: number): Promise<void> {
     const o = this.options;
     try {
-      this.exec = await o.start({ cmd: o.cmd, user: o.user, workdir: o.workdir, env: o.env, cols, rows });
+      this.exec = await o.start({ cols, rows });
     } catch (err) {
       const message = `Could not start a shell in ${o.container}: ${(err as Error).message}`;
       o.log.error(message);

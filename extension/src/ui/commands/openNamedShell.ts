@@ -20,7 +20,7 @@ export const openNamedShell: ToolboxCommand = {
       name = presetName;
     } else {
       name = await vscode.window.showInputBox({
-        title: 'Open Named Toolbox Shell',
+        title: 'Open Toolbox Shell by Name',
         prompt: 'A name for the shell; it gets its own container (toolbox shell --name).',
         placeHolder: 'infra',
         validateInput: (value) => {

@@ -3,7 +3,8 @@
  * and tooltip. The providers only copy these onto vscode.TreeItems, so every `when` clause in
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
-import type { AgentSessionSummary, AnchorSummary, ContainerSummary, PeerDrift, ProximoSummary, SocketVolumeSummary } from '../model';
+import type { PeerDriftKind } from '../../plan/drift';
+import type { AgentSessionSummary, AnchorSummary, ContainerSummary, ProximoSummary, SocketVolumeSummary } from '../model';
 
 /** A codicon id and an optional theme colour id; the provider turns it into a ThemeIcon. */
 export interface IconSpec {
@@ -13,7 +14,7 @@ export interface IconSpec {
 
 export interface ContainerItemInput {
   container: ContainerSummary;
-  drift?: PeerDrift;
+  drift?: PeerDriftKind;
   /** The container belongs to a folder of this window. */
   inThisWindow: boolean;
 }

@@ -4,9 +4,10 @@ import { statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ensureImage, type ImageContext } from '../../extension/src/engine/image';
+import type { EngineContext } from '../../extension/src/engine/context';
+import { ensureImage } from '../../extension/src/engine/image';
 import { ANCHOR_ENTRYPOINT } from '../../extension/src/engine/peer';
-import { checkDrift, openSession, type OpenContext, type OpenResult } from '../../extension/src/engine/workspace';
+import { checkDrift, openContainer, type OpenResult } from '../../extension/src/engine/open';
 import { CONTAINER } from '../../extension/src/contract/constants';
 import type { SessionPlan } from '../../extension/src/plan/types';
 import { testNamespace, type TestNamespace } from '../support/docker';
@@ -82,7 +83,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe('openSession against the real engine', () => {
+describe('openContainer against the real engine', () => {
   let image: string;
   const spaces: TestNamespace[] = [];
   const servers: Server[] = [];
@@ -103,10 +104,10 @@ describe('openSession against the real engine', () => {
     spaces.push(ns);
     const log: string[] = [];
     const made: string[] = [];
-    const ctx: OpenContext = { docker: ns.docker, names: ns.names, log: (l) => log.push(l) };
+    const ctx: EngineContext = { docker: ns.docker, names: ns.names, log: (l) => log.push(l) };
     const imageCalls: string[] = [];
     const open = (plan: SessionPlan, extra: { volumeInitCommand?: string } = {}): Promise<OpenResult> =>
-      openSession(ctx, plan, { ensureImage: async (ref) => void imageCalls.push(ref), ...extra });
+      openContainer(ctx, plan, { ensureImage: async (ref) => void imageCalls.push(ref), ...extra });
     return { ns, ctx, log, made, imageCalls, open };
   }
 
@@ -216,7 +217,7 @@ describe('openSession against the real engine', () => {
     assert.equal(again.action, 'connect');
     assert.deepEqual(
       again.drift.map((d) => d.kind),
-      ['pid-planned-on-but-outside', 'missing-socket-volume'],
+      ['planned-on-but-outside', 'missing-socket-volume'],
     );
     assert.equal(again.warnings.length, 1, 'only one peer warning, the namespace first');
     assert.equal(
@@ -249,7 +250,7 @@ describe('openSession against the real engine', () => {
     const drift = await checkDrift(ctx, off.name, off);
     assert.deepEqual(drift, [
       {
-        kind: 'pid-joined-but-planned-off',
+        kind: 'joined-but-planned-off',
         container: off.name,
         message:
           `peer messaging: ${off.name} already runs in the shared PID namespace, so this session can see the process table ` +
@@ -268,7 +269,7 @@ describe('openSession against the real engine', () => {
     const drift = await checkDrift(ctx, on.name, on);
     assert.deepEqual(
       drift.map((d) => d.kind),
-      ['pid-planned-on-but-outside', 'missing-socket-volume'],
+      ['planned-on-but-outside', 'missing-socket-volume'],
     );
   });
 
@@ -370,9 +371,10 @@ describe('ensureImage against the real engine', () => {
   function setup() {
     const ns = testNamespace();
     spaces.push(ns);
-    const ctx: ImageContext = { docker: ns.docker, names: ns.names, checkedImages: new Map() };
+    const ctx: EngineContext = { docker: ns.docker, names: ns.names };
+    const checkedImages = new Map<string, string[]>();
     const lines: string[] = [];
-    return { ns, ctx, lines, onLog: (l: string) => lines.push(l) };
+    return { ns, ctx, checkedImages, lines, onLog: (l: string) => lines.push(l) };
   }
 
   it('builds our runtime image when it is missing, streaming the build log', async () => {
@@ -387,13 +389,16 @@ describe('ensureImage against the real engine', () => {
   });
 
   it('accepts a custom image that carries the shims and python3, and checks it once per image id', async () => {
-    const { ns, ctx } = setup();
-    await ensureImage(ctx, { ref: image, pull: 'auto', ours: false, contextRoot: repoRoot() });
+    const { ns, ctx, checkedImages } = setup();
+    await ensureImage(ctx, { ref: image, pull: 'auto', ours: false, contextRoot: repoRoot(), checkedImages });
     const id = (await ns.docker.getImage(image).inspect()).Id;
-    assert.deepEqual(ctx.checkedImages?.get(id), []);
+    assert.deepEqual(checkedImages.get(id), []);
     // The remembered answer is used as is: no second container runs for the same id.
-    ctx.checkedImages?.set(id, ['/remembered']);
-    await assert.rejects(ensureImage(ctx, { ref: image, pull: 'auto', ours: false, contextRoot: repoRoot() }), /lacks \/remembered\./);
+    checkedImages.set(id, ['/remembered']);
+    await assert.rejects(
+      ensureImage(ctx, { ref: image, pull: 'auto', ours: false, contextRoot: repoRoot(), checkedImages }),
+      /lacks \/remembered\./,
+    );
   });
 
   it('fails the open for a custom image without the shims, naming what is missing and the fix', async () => {

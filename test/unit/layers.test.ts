@@ -1,0 +1,80 @@
+/**
+ * The source reads one way down (docs/architecture.md): contract → config → plan → proximo →
+ * engine / bridge → backend → ui → extension.ts. Every import in extension/src is checked
+ * against that order, type-only imports included: a type reaching up is still a dependency a
+ * reader has to follow.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, it } from 'node:test';
+
+const SRC = resolve(__dirname, '../../../extension/src');
+
+/** What each layer may import, besides itself. */
+const ALLOWED: Record<string, readonly string[]> = {
+  contract: [],
+  config: ['contract'],
+  plan: ['contract', 'config'],
+  proximo: ['contract', 'config'],
+  engine: ['contract', 'config', 'plan'],
+  bridge: ['contract', 'config', 'plan', 'proximo'],
+  backend: ['contract', 'config', 'plan', 'proximo', 'engine', 'bridge'],
+  ui: ['contract', 'config', 'plan', 'proximo', 'engine', 'bridge', 'backend'],
+  // The composition root (extension.ts) wires everything.
+  root: ['contract', 'config', 'plan', 'proximo', 'engine', 'bridge', 'backend', 'ui'],
+};
+
+function layerOf(file: string): string {
+  const rel = relative(SRC, file).split(sep);
+  return rel.length === 1 ? 'root' : (rel[0] as string);
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Relative module specifiers of every import, export-from, import() and require() in the text. */
+export function relativeImports(text: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /\bfrom\s+'(\.[^']*)'/g,
+    /\bimport\(\s*'(\.[^']*)'\s*\)/g,
+    /\brequire\(\s*'(\.[^']*)'\s*\)/g,
+    /^import\s+'(\.[^']*)'/gm,
+  ];
+  for (const p of patterns) for (const m of text.matchAll(p)) found.push(m[1] as string);
+  return found;
+}
+
+/** `file → target` for every import that goes against the layer order. */
+export function violations(file: string, text: string): string[] {
+  const from = layerOf(file);
+  const allowed = ALLOWED[from];
+  if (!allowed) return [`${relative(SRC, file)}: unknown layer "${from}" (add it to ALLOWED and to docs/architecture.md)`];
+  return relativeImports(text).flatMap((spec) => {
+    const to = layerOf(resolve(dirname(file), spec));
+    return to === from || allowed.includes(to) ? [] : [`${relative(SRC, file)} (${from}) imports ${spec} (${to})`];
+  });
+}
+
+describe('layering of extension/src', () => {
+  it('has no import against the direction contract → config → plan → proximo → engine/bridge → backend → ui', () => {
+    const files = sourceFiles(SRC);
+    assert.ok(files.length > 40, `found only ${files.length} source files under ${SRC}`);
+    assert.deepEqual(
+      files.flatMap((f) => violations(f, readFileSync(f, 'utf8'))),
+      [],
+    );
+  });
+
+  it('catches an upward import, a type-only one, and one through require()', () => {
+    const planFile = join(SRC, 'plan', 'x.ts');
+    assert.deepEqual(violations(planFile, "import { a } from '../engine/open';"), ['plan/x.ts (plan) imports ../engine/open (engine)']);
+    assert.equal(violations(join(SRC, 'contract', 'x.ts'), "import type { B } from '../config/model';").length, 1);
+    assert.equal(violations(join(SRC, 'engine', 'x.ts'), "const u = require('../ui/terminal');").length, 1);
+    assert.deepEqual(violations(join(SRC, 'ui', 'x.ts'), "import { c } from '../backend/api';\nimport { d } from './model';"), []);
+  });
+});
