@@ -67,7 +67,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   /** One connection per window, retried after a failure (Retry in the tree calls us again). */
-  private async engine(): Promise<EngineContext> {
+  private async connectedEngine(): Promise<EngineContext> {
     if (!this.connection) {
       const setting = vscode.workspace.getConfiguration('toolbox').get<string>('dockerHost') ?? '';
       this.connection = connectEngine({ setting, env: process.env, home: this.deps.host().home });
@@ -85,7 +85,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     this.connection = undefined;
   }
 
-  private async config(folder: string) {
+  private async readConfig(folder: string) {
     const host = this.deps.host();
     const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
     const trusted = vscode.workspace.isTrusted;
@@ -95,12 +95,12 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   async peerWanted(folder: string): Promise<boolean> {
-    return (await this.config(folder)).config.peerMessaging;
+    return (await this.readConfig(folder)).config.peerMessaging;
   }
 
   async prepareShell(shell: ShellRequest): Promise<PreparedShell> {
     const host = this.deps.host();
-    const resolved = await this.config(shell.folder);
+    const resolved = await this.readConfig(shell.folder);
     const warnings: string[] = [];
     for (const issue of resolved.issues) {
       const text = formatIssue(issue, host.home);
@@ -144,7 +144,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       request.config.bridge === false ? undefined : await this.bridge(name, request.workspace, host.home, request.proximo !== undefined);
     const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
     for (const w of planWarnings) this.deps.log.warn(w);
-    const engine = await this.engine();
+    const engine = await this.connectedEngine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
     const opened = await openContainer(ctx, plan, {
       ensureImage: () =>
@@ -211,7 +211,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   async snapshot(): Promise<Snapshot> {
-    const ctx = await this.engine();
+    const ctx = await this.connectedEngine();
     // One list (and one inspect per container) serves both the shells and the peer state.
     const owned = listOwnedContainers(ctx);
     const [listed, peer] = await Promise.all([listToolboxContainers(ctx, owned), inspectPeerState(ctx, owned)]);
@@ -262,15 +262,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   async stopContainer(name: string): Promise<void> {
-    await stopContainer(await this.engine(), name);
+    await stopContainer(await this.connectedEngine(), name);
   }
 
   async stopAll(): Promise<string[]> {
-    return stopAll(await this.engine());
+    return stopAll(await this.connectedEngine());
   }
 
   async watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable> {
-    const { docker } = await this.engine();
+    const { docker } = await this.connectedEngine();
     const names = this.deps.names;
     const watch = watchEngineEvents({
       connect: async () => docker,
