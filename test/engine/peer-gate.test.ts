@@ -1,5 +1,5 @@
 /**
- * The regression gate of ADR peer-messaging, against the real engine and the runtime image: two
+ * The peer-messaging regression gate (docs/decisions/0001-peer-messaging-on-by-default.md), against the real engine and the runtime image: two
  * peer-enabled containers share the socket directory (a real UNIX socket, bound then chmodded,
  * as Claude Code does) and a PID namespace (the first one's pid resolves in the second), and the
  * shared directory is 0700 and owned by the session user. A container outside the namespace is
@@ -67,7 +67,7 @@ async function listenerPid(container: Docker.Container): Promise<number> {
   throw new Error(`The listener never reported ready:\n${await logsOf(container)}`);
 }
 
-describe('peer messaging regression gate (ADR peer-messaging)', () => {
+describe('peer messaging regression gate', () => {
   let ns: TestNamespace;
   let image: string;
   let anchorId: string;

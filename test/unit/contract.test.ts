@@ -26,7 +26,7 @@ import {
 type RouteKey = keyof typeof ROUTES;
 const LIB = 'bridge-lib.sh';
 
-/** The request body each route carries (upstream-toolbox.md §5.2). */
+/** The request body each route carries (upstream's bridge contract). */
 const REQUEST_FIELDS: Partial<Record<RouteKey, readonly string[]>> = {
   open: [FIELDS.url],
   edit: [FIELDS.editor, FIELDS.path],

@@ -5,8 +5,8 @@
  * Why this split: the unix socket has to be per workspace anyway — its directory is bind-mounted
  * into that workspace's container only — so it accepts only its own workspace's token. The TCP
  * port (for engines that cannot mount a host socket) is the same for every container, so one
- * listener multiplexed by token (the lesson of the vsock control plane: one server, token-keyed
- * dispatch) costs one port instead of one per window. A token can only be read from its own
+ * listener that picks the workspace by token (docs/decisions/0002-bridge-per-workspace.md)
+ * costs one port instead of one per window. A token can only be read from its own
  * workspace's state dir, so a container cannot act as another workspace over TCP.
  */
 import { readFileSync } from 'node:fs';

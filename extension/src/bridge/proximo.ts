@@ -1,6 +1,6 @@
 /**
  * /proximo: the container's `proximo` shim runs one of a few verbs of the host's proximo
- * (docs: adr-proximo-bridge.md). The verb is allowlisted, arguments pass except the few that
+ * (docs/decisions/0008-proximo-through-the-bridge.md). The verb is allowlisted, arguments pass except the few that
  * would write host files, and exactly one resolved binary is executed directly with argv.
  */
 import { stat } from 'node:fs/promises';

@@ -5,7 +5,8 @@
  * (test/unit/contract.test.ts) reads the shim files and holds them to these values, so changing
  * one side without the other fails CI.
  *
- * Values here are compatibility facts, not tunables: see ../shared/design/upstream-toolbox.md.
+ * Values here are compatibility facts with the upstream CLI, not tunables (docs/architecture.md,
+ * "Upstream compatibility").
  */
 
 /** Prefix of every toolbox-owned Docker object. Tests substitute their own (see naming.ts). */

@@ -206,7 +206,8 @@ export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineCo
     options.cert = await readFile(join(endpoint.tlsDir, 'cert.pem'));
     options.key = await readFile(join(endpoint.tlsDir, 'key.pem'));
   }
-  // Loaded here, not at the top: requiring dockerode costs ~70 ms (see notes/dockerode.md).
+  // Loaded here, not at the top: requiring dockerode costs ~70 ms
+  // (docs/decisions/0005-lazy-backend-bundle.md).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const DockerCtor = require('dockerode') as typeof Docker;
   const docker = new DockerCtor(options);

@@ -38,7 +38,7 @@ const rw = (name: string, source: string, target: string): DefaultMount => ({
   createIfMissing: true,
 });
 
-/** Upstream's default table, in upstream's order (design note §3). */
+/** Upstream's default mount table (its internal/mountplan), in upstream's order. */
 export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
   rw('claude', '.claude', '.claude'),
   rw('codex', '.codex', '.codex'),
@@ -80,7 +80,7 @@ export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
  * target (keeping its name, so `mounts:` patches still address it). Keys and paths are
  * upstream's catalog (`internal/catalog`, HostAuthMount); the host path must exist.
  *
- * Read-only follows our brief and upstream's catalog comment ("the container reads the host's
+ * Read-only follows upstream's catalog comment ("the container reads the host's
  * auth but must not mutate it"); note a newer upstream mountplan binds these read-write because
  * token refreshes write there.
  */
@@ -429,7 +429,7 @@ export function flattenBinds(mounts: PlannedMount[]): string[] {
 
 /**
  * The host directories behind the container's Claude and Codex homes, for the bridge's
- * `proximo skill` (ADR proximo-bridge): the parent of the `.claude` source (upstream resolves
+ * `proximo skill` (docs/decisions/0008-proximo-through-the-bridge.md): the parent of the `.claude` source (upstream resolves
  * the Claude dir as $HOME/.claude) and the `.codex` source itself. Undefined when not mounted.
  */
 export function agentHomes(mounts: PlannedMount[]): { agentHome?: string; codexHome?: string } {

@@ -116,8 +116,8 @@ function containerName(req: SessionRequest, workspace: string): string {
 }
 
 /**
- * The container env in upstream's order (design note §4). Steps we do not emit are kept as
- * comments so the numbering lines up with upstream when one is added.
+ * The container env in upstream's order (its internal/sessionplan). Steps we do not emit are
+ * kept as comments, so a step upstream adds has an obvious place here.
  */
 function sessionEnv(
   req: SessionRequest,

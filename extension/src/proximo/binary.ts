@@ -1,7 +1,7 @@
 /**
  * Finding the host's proximo binary and the PATH its children see. The bridge runs exactly one
- * resolved binary, directly with an argv array (ADR: "the daemon still resolves exactly one
- * binary and execs it directly with no shell").
+ * resolved binary, directly with an argv array and no shell
+ * (docs/decisions/0008-proximo-through-the-bridge.md).
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
