@@ -20,6 +20,7 @@ import {
   ROUTES,
   SHIM_EXIT,
   SHIM_MAX_TIME_S,
+  SESSION_PROTOCOL,
   SHIMS,
 } from '../../extension/src/contract/constants';
 
@@ -390,5 +391,32 @@ describe('shim contract', () => {
       void _dropped;
       assert.ok(contractMismatches(rest).includes('shim proximo listed in SHIMS is missing from shims/'));
     });
+  });
+});
+
+/** What the session holder's text says of the wire protocol, against SESSION_PROTOCOL. */
+function holderMismatches(text: string): string[] {
+  const out: string[] = [];
+  const magic = /^MAGIC = b"([^"]*)"$/m.exec(text)?.[1]?.replace(/\\n/g, '\n');
+  if (magic !== SESSION_PROTOCOL.magic) out.push(`holder MAGIC is ${JSON.stringify(magic)}`);
+  const maxFrame = /^MAX_FRAME = 1 << (\d+)$/m.exec(text)?.[1];
+  if (maxFrame === undefined || 1 << Number(maxFrame) !== SESSION_PROTOCOL.maxFrame) out.push(`holder MAX_FRAME is 1 << ${maxFrame}`);
+  for (const [name, letter] of Object.entries(SESSION_PROTOCOL.frames)) {
+    if (!text.includes(`b"${letter}"`)) out.push(`holder never uses the ${name} frame (b"${letter}")`);
+  }
+  return out;
+}
+
+describe('session holder contract', () => {
+  const text = readFileSync(join(repoRoot(), 'images', 'runtime', 'toolbox-session'), 'utf8');
+
+  it('speaks the protocol in contract.ts: greeting, frame limit, frame types', () => {
+    assert.deepEqual(holderMismatches(text), []);
+  });
+
+  it('catches a changed greeting, frame limit or frame type', () => {
+    assert.match(holderMismatches(text.replace('TBXSESSION1', 'TBXSESSION2')).join(), /MAGIC/);
+    assert.match(holderMismatches(text.replace('MAX_FRAME = 1 << 20', 'MAX_FRAME = 1 << 24')).join(), /MAX_FRAME/);
+    assert.match(holderMismatches(text.replaceAll('b"Q"', 'b"q"')).join(), /pong/);
   });
 });

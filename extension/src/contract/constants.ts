@@ -55,6 +55,10 @@ export const CONTAINER = {
   bridgeDir: '/home/toolbox/.toolbox/bridge',
   bridgeLegacyDir: '/home/toolbox/.toolbox/browser',
   bridgeRunDir: '/home/toolbox/.toolbox/bridge/run',
+  /** The session holder (images/runtime/toolbox-session): keeps shells alive across windows. */
+  sessionHolder: '/usr/local/lib/toolbox/toolbox-session',
+  /** Where the holder listens when the bridge run dir is not mounted (reached through an exec). */
+  sessionFallbackDir: '/tmp/toolbox-sessions',
   startupDir: '/home/toolbox/.toolbox-startup.d',
   stateDir: '/home/toolbox/.toolbox-state',
 } as const;
@@ -67,6 +71,29 @@ export const BRIDGE_FILES = {
   log: 'log',
   runDir: 'run',
   socket: 'bridge.sock',
+} as const;
+
+/**
+ * The session holder's wire protocol (images/runtime/toolbox-session, engine/sessions.ts). The
+ * holder greets first; a client writes nothing until it has read the greeting, so a socket that
+ * is not a holder never receives a byte from us.
+ */
+export const SESSION_PROTOCOL = {
+  magic: 'TBXSESSION1\n',
+  /** The largest frame payload either side accepts. */
+  maxFrame: 1 << 20,
+  /** The holder's socket, in the bridge run dir (host-reachable) or the fallback dir. */
+  socket: 'sessions.sock',
+  frames: {
+    hello: 'H',
+    data: 'D',
+    resize: 'R',
+    ping: 'P',
+    info: 'I',
+    exit: 'X',
+    error: 'E',
+    pong: 'Q',
+  },
 } as const;
 
 /** Host-side layout under the mounts root (`~/.toolbox` unless `mounts_root` moves it). */
