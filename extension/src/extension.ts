@@ -12,6 +12,7 @@ import { LazyBackend } from './ui/lazyBackend';
 import { windowFolders } from './ui/folders';
 import { readHostFacts } from './backend/hostFacts';
 import { RefreshManager } from './ui/refresh';
+import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { DriftStatusBar } from './ui/statusBar';
 import { pickFolder } from './ui/folders';
@@ -83,7 +84,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       },
     });
   });
-  const shells = new ShellLauncher(backend, log);
+  const sessions = new SessionStore(context.workspaceState);
+  const shells = new ShellLauncher(backend, sessions, log);
   const refresh = new RefreshManager(backend, windowFolders, log);
   const statusBar = new DriftStatusBar();
   context.subscriptions.push(backend, shells, refresh, statusBar);
@@ -141,6 +143,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     }),
   );
 
+  // Held shells of this window come back without a command (the backend loads only when there are any).
+  if (sessions.forFolders(windowFolders()).length > 0 && persistSessions()) void reattachSessions(shells, refresh, log);
+
   return {
     get shells() {
       return shells.shells;
@@ -153,6 +158,41 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     },
     peerWanted: (folder) => backend.peerWanted(folder),
   };
+}
+
+function persistSessions(): boolean {
+  return vscode.workspace.getConfiguration('toolbox').get<boolean>('sessions.persist') ?? true;
+}
+
+/** Reattaches this window's held shells; says once which could not come back and why. */
+async function reattachSessions(shells: ShellLauncher, refresh: RefreshManager, log: vscode.LogOutputChannel): Promise<void> {
+  const started = Date.now();
+  try {
+    const outcome = await shells.reattachAll(windowFolders());
+    if (outcome.reattached > 0) {
+      log.info(`Reattached ${outcome.reattached} Toolbox shell(s) in ${Date.now() - started} ms.`);
+      refresh.noteShellOpened();
+    }
+    for (const line of outcome.gone) log.warn(line);
+    if (outcome.gone.length > 0) {
+      void vscode.window.showInformationMessage(
+        outcome.gone.length === 1 ? outcome.gone[0]! : `${outcome.gone.length} Toolbox shells did not survive: ${outcome.gone.join(' ')}`,
+      );
+    }
+    if (outcome.failed.length > 0) {
+      for (const line of outcome.failed) log.warn(`Could not reattach ${line}`);
+      const retry = 'Retry';
+      const answer = await vscode.window.showWarningMessage(
+        `Toolbox could not reattach ${outcome.failed.length} shell(s); they are still recorded. ${outcome.failed[0]}`,
+        retry,
+        'Show Log',
+      );
+      if (answer === retry) await reattachSessions(shells, refresh, log);
+      else if (answer === 'Show Log') log.show();
+    }
+  } catch (err) {
+    log.error(`Reattaching Toolbox shells failed: ${(err as Error).message}`);
+  }
 }
 
 /** The bridge's /edit: a file opens in a tab, a folder is revealed in the Explorer. */

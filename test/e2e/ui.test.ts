@@ -183,4 +183,55 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
       await shot('drift-fixed');
     }),
   );
+
+  it(
+    'keeps a shell running across a window reload and brings its terminal back without a command; closing the terminal ends it',
+    { timeout: LONG },
+    scenario('sessions', async () => {
+      // Start from no terminals, so this shell is the container's only session.
+      await runCommand('Terminal: Kill All Terminals');
+      await runCommand('Toolbox: Open Toolbox Shell');
+      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      const before = await ask(
+        'i=0; while :; do i=$((i+1)); echo "tick $i pid $$ in $(hostname)"; sleep 0.5; done',
+        /tick ([3-9]|\d\d+) pid (\d+) in (\S+)/,
+      );
+      const text = await terminalText();
+      const [, pid, host] = /tick \d+ pid (\d+) in (\S+)/.exec(text) ?? [];
+      assert.ok(pid && host, `the counter shows its pid: ${text.slice(-300)}`);
+      const n = Number(before);
+
+      await runCommand('Developer: Reload Window');
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      // No command: the terminal comes back by itself, attached to the same shell. (VS Code may
+      // also restore a host terminal of its own into the panel: pick ours by its tab.)
+      const tab = page.locator('.terminal-tabs-entry', { hasText: 'Toolbox:' }).first();
+      await tab.waitFor({ timeout: 60_000 });
+      await tab.click();
+      await page.locator('.terminal-wrapper.active .xterm-rows').first().waitFor({ timeout: 60_000 });
+      let later = 0;
+      for (const end = Date.now() + 30_000; Date.now() < end && later <= n;) {
+        const m = [...(await terminalText()).matchAll(new RegExp(`tick (\\d+) pid ${pid} in ${host}`, 'g'))].pop();
+        later = m ? Number(m[1]) : 0;
+        if (later <= n) await page.waitForTimeout(250);
+      }
+      assert.ok(later > n, `after the reload the same shell (pid ${pid}) counts on: ${n} → ${later}`);
+      await shot('sessions-reattached');
+
+      // Closing the terminal by hand ends the shell, and with its last shell the container goes.
+      await runCommand('Terminal: Kill the Active Terminal Instance');
+      const gone = async () => {
+        const { docker } = await import('../support/docker');
+        const list = await docker().listContainers({ all: true, filters: { name: [prefix] } });
+        return !list.some((c) => c.Names.some((nm) => nm === `/${host}` || nm.includes(`${prefix}-ws-ui-`)));
+      };
+      let removed = false;
+      for (const end = Date.now() + 60_000; Date.now() < end && !removed;) {
+        removed = await gone();
+        if (!removed) await page.waitForTimeout(500);
+      }
+      assert.ok(removed, 'the container was removed with its last shell');
+      await shot('sessions-ended');
+    }),
+  );
 });

@@ -415,7 +415,7 @@ describe('session holder contract', () => {
   });
 
   it('catches a changed greeting, frame limit or frame type', () => {
-    assert.match(holderMismatches(text.replace('TBXSESSION1', 'TBXSESSION2')).join(), /MAGIC/);
+    assert.match(holderMismatches(text.replaceAll('TBXSESSION1', 'TBXSESSION2')).join(), /MAGIC/);
     assert.match(holderMismatches(text.replace('MAX_FRAME = 1 << 20', 'MAX_FRAME = 1 << 24')).join(), /MAX_FRAME/);
     assert.match(holderMismatches(text.replaceAll('b"Q"', 'b"q"')).join(), /pong/);
   });

@@ -30,6 +30,9 @@ function standInBackend() {
   const backend: ToolboxBackend = {
     names,
     prepareShell: () => assert.fail('not used'),
+    reattachShell: () => assert.fail('not used'),
+    endShell: () => assert.fail('not used'),
+    shellEnded: () => assert.fail('not used'),
     peerWanted: async () => true,
     snapshot: async () => {
       calls.snapshot++;

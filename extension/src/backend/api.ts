@@ -5,6 +5,7 @@
 import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
 import type { ShellExec } from '../engine/exec';
+import type { HolderAddress } from '../engine/sessions';
 import type { OpenAction } from '../engine/open';
 
 export interface ShellRequest {
@@ -55,8 +56,49 @@ export interface ShellSession {
   /** Drift and degraded peer setup, as sentences to show. */
   warnings: string[];
   command: ShellCommand;
-  /** Starts one TTY exec of `command` at this size; each call is a new shell in the same container. */
-  start(size: { cols: number; rows: number }): Promise<ShellExec>;
+  /** Whether the shell will outlive this window (held in the container), and if not, why. */
+  persistence: ShellPersistence;
+  /** Starts one shell at this size; each call is a new shell in the same container. */
+  start(size: TerminalSize): Promise<StartedShell>;
+}
+
+export interface TerminalSize {
+  cols: number;
+  rows: number;
+}
+
+export type ShellPersistence = { held: true; transport: 'socket' | 'exec' } | { held: false; reason: string };
+
+/** A running shell: a TTY exec, or a session in the container's holder (then with its record). */
+export interface StartedShell extends ShellExec {
+  /** Present when the shell lives in the session holder and can be attached again. */
+  record?: SessionRecord;
+}
+
+/**
+ * What a window keeps (in its workspace state, never in a container-writable place) to find a
+ * held shell again after a reload: the container, the session, and how to reach its holder.
+ */
+export interface SessionRecord {
+  folder: string;
+  container: string;
+  containerId: string;
+  sessionId: string;
+  title: string;
+  holder: HolderAddress;
+  /** The terminal's last size, so the session can be attached before the terminal exists. */
+  cols: number;
+  rows: number;
+  /** ms since the epoch. */
+  openedAt: number;
+}
+
+/** Why a recorded session cannot be attached again; said once, then the record is dropped. */
+export class SessionGoneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SessionGoneError';
+  }
 }
 
 export interface SessionProgress {
@@ -79,6 +121,12 @@ export interface ToolboxBackend {
   readonly names: ObjectNames;
   /** Reads the folder's config and names its container; throws on a config error. No Docker, no files written. */
   prepareShell(request: ShellRequest): Promise<PreparedShell>;
+  /** Attaches to a recorded held session again (after a reload); SessionGoneError when it cannot. */
+  reattachShell(record: SessionRecord): Promise<StartedShell>;
+  /** Ends a held session (the user closed its terminal), then removes its container when nothing else runs there. */
+  endShell(record: SessionRecord): Promise<void>;
+  /** A shell ended by itself: removes its container when no other shell or session runs there (upstream's rule). */
+  shellEnded(container: { id: string; name: string; holder?: HolderAddress }): Promise<void>;
   /** Whether the folder's settings want peer messaging now. */
   peerWanted(folder: string): Promise<boolean>;
   snapshot(): Promise<Snapshot>;

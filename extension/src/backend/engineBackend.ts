@@ -12,7 +12,19 @@ import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
 import { extraCaCerts, runtimeImageTag } from '../engine/imageBuild';
 import type { EngineContext } from '../engine/context';
-import { listOwnedContainers, listToolboxContainers, stopAll, stopContainer } from '../engine/lifecycle';
+import { listOwnedContainers, listToolboxContainers, removeIfIdle, stopAll, stopContainer } from '../engine/lifecycle';
+import {
+  attachHeldSession,
+  holderAddress,
+  HolderUnavailableError,
+  killHeldSession,
+  listHeldSessions,
+  reachHolder,
+  SessionEndedError,
+  startHeldSession,
+  type HolderAddress,
+  type HolderTransport,
+} from '../engine/sessions';
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
@@ -31,12 +43,16 @@ import type {
   ContainerSummary,
   PreparedShell,
   SessionProgress,
+  SessionRecord,
   ShellCommand,
   ShellRequest,
   ShellSession,
   Snapshot,
+  StartedShell,
+  TerminalSize,
   ToolboxBackend,
 } from './api';
+import { SessionGoneError } from './api';
 
 export interface EngineBackendDeps {
   names: ObjectNames;
@@ -59,6 +75,12 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private connection: Promise<EngineConnection> | undefined;
   /** Custom images the preflight already checked (by image id), for this window's lifetime. */
   private readonly checkedImages = new Map<string, string[]>();
+  /** How each container's session holder was reached (by container id), for this window. */
+  private readonly transports = new Map<string, HolderTransport>();
+  /** Containers whose shells were said to run as plain execs (said once per window). */
+  private readonly plainNoticeGiven = new Set<string>();
+  /** A container's pending "remove it if idle" check (by name): an open waits for it. */
+  private readonly endings = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: EngineBackendDeps) {}
 
@@ -122,12 +144,13 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       names: this.deps.names,
     };
     const container = sessionContainerName(request);
+    const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${container}`;
     return {
       container,
-      title: shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${container}`,
+      title,
       warnings,
       projectFileIgnored: resolved.projectFileIgnored,
-      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, progress, signal),
+      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal),
     };
   }
 
@@ -135,6 +158,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private async openShell(
     request: SessionRequest,
     ownImageBuildArgs: Record<string, string> | undefined,
+    title: string,
     progress: SessionProgress,
     signal: AbortSignal,
   ): Promise<ShellSession> {
@@ -146,6 +170,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     for (const w of planWarnings) this.deps.log.warn(w);
     const engine = await this.connectedEngine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
+    // A shell closed just now may be taking this container with it: open after that, not during.
+    await this.endings.get(name);
     const opened = await openContainer(ctx, plan, {
       ensureImage: () =>
         ensureImage(ctx, {
@@ -162,6 +188,10 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       signal,
     });
     const command: ShellCommand = { cmd: plan.shellCmd, user: plan.create.User, workdir: plan.create.WorkingDir, env: SHELL_ENV };
+    const { docker } = engine;
+    const holder = holderAddress(bridge?.runDir, plan.create.User);
+    const held = await this.heldTransport(opened.id, opened.name, holder, progress);
+    const plain = ({ cols, rows }: TerminalSize) => startShellExec(docker, opened.id, { ...command, cols, rows });
     return {
       id: opened.id,
       name: opened.name,
@@ -170,8 +200,130 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       // Drift messages are already among the warnings (the engine picks the one to show).
       warnings: opened.warnings,
       command,
-      start: ({ cols, rows }) => startShellExec(engine.docker, opened.id, { ...command, cols, rows }),
+      persistence: 'transport' in held ? { held: true, transport: held.transport.kind } : { held: false, reason: held.reason },
+      start:
+        'transport' in held
+          ? async ({ cols, rows }) => {
+              const session = await startHeldSession(held.transport, {
+                cmd: command.cmd,
+                env: command.env,
+                cwd: command.workdir,
+                cols,
+                rows,
+                title,
+                spare: true,
+              });
+              const record: SessionRecord = {
+                folder: request.workspace,
+                container: opened.name,
+                containerId: opened.id,
+                sessionId: session.id,
+                title,
+                holder,
+                cols,
+                rows,
+                openedAt: Date.now(),
+              };
+              return Object.assign(session, { record });
+            }
+          : plain,
     };
+  }
+
+  /**
+   * How this container's shells are held: its holder through the run dir socket or an exec, or
+   * nothing (the setting is off, or the image has no holder: say why once per container).
+   */
+  private async heldTransport(
+    containerId: string,
+    name: string,
+    holder: HolderAddress,
+    progress: SessionProgress,
+  ): Promise<{ transport: HolderTransport } | { reason: string }> {
+    if (!this.persistSessions()) return { reason: 'toolbox.sessions.persist is off' };
+    const cached = this.transports.get(containerId);
+    if (cached) return { transport: cached };
+    try {
+      const transport = await reachHolder((await this.connectedEngine()).docker, containerId, holder);
+      this.transports.set(containerId, transport);
+      return { transport };
+    } catch (err) {
+      const reason = err instanceof HolderUnavailableError ? err.message : `the session holder failed: ${(err as Error).message}`;
+      if (!this.plainNoticeGiven.has(containerId)) {
+        this.plainNoticeGiven.add(containerId);
+        progress.log(`Shells in ${name} run as plain execs and will not survive a window reload (${reason}).`);
+      }
+      return { reason };
+    }
+  }
+
+  private persistSessions(): boolean {
+    return vscode.workspace.getConfiguration('toolbox').get<boolean>('sessions.persist') ?? true;
+  }
+
+  async reattachShell(record: SessionRecord): Promise<StartedShell> {
+    const { docker } = await this.connectedEngine();
+    const running = await docker
+      .getContainer(record.containerId)
+      .inspect()
+      .then((i) => i.State.Running)
+      .catch(() => false);
+    if (!running) throw new SessionGoneError(`${record.container} is no longer running, so the shell "${record.title}" ended with it.`);
+    try {
+      const transport = this.transports.get(record.containerId) ?? (await reachHolder(docker, record.containerId, record.holder));
+      this.transports.set(record.containerId, transport);
+      const session = await attachHeldSession(transport, record.sessionId, { cols: record.cols, rows: record.rows });
+      return Object.assign(session, { record });
+    } catch (err) {
+      if (err instanceof SessionEndedError) {
+        throw new SessionGoneError(
+          `The shell "${record.title}" in ${record.container} ended while the window was closed (exit code ${err.exitCode}).`,
+        );
+      }
+      if (err instanceof HolderUnavailableError && /no session/.test(err.message)) {
+        throw new SessionGoneError(`The shell "${record.title}" in ${record.container} is gone (${err.message}).`);
+      }
+      throw err;
+    }
+  }
+
+  async endShell(record: SessionRecord): Promise<void> {
+    const { docker } = await this.connectedEngine();
+    const ending = (async () => {
+      const transport = this.transports.get(record.containerId) ?? (await reachHolder(docker, record.containerId, record.holder));
+      await killHeldSession(transport, record.sessionId);
+    })();
+    this.endings.set(
+      record.container,
+      ending.catch(() => undefined),
+    );
+    await ending;
+    // SIGHUP first; the holder reaps it within its grace period.
+    await this.shellEnded({ id: record.containerId, name: record.container, holder: record.holder }, 4_000);
+  }
+
+  async shellEnded(container: { id: string; name: string; holder?: HolderAddress }, settleMs = 0): Promise<void> {
+    const ctx = await this.connectedEngine();
+    const transport = this.transports.get(container.id);
+    const live = async () => {
+      if (!transport) return 0;
+      const deadline = Date.now() + settleMs;
+      for (;;) {
+        const n = (await listHeldSessions(transport)).filter((s) => !s.ended).length;
+        if (n === 0 || Date.now() >= deadline) return n;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const ending = removeIfIdle(ctx, container.name, live);
+    this.endings.set(
+      container.name,
+      ending.catch(() => undefined),
+    );
+    const outcome = await ending.finally(() => this.endings.delete(container.name));
+    if (outcome === 'removed') {
+      this.transports.delete(container.id);
+      this.deps.log.info(`${container.name}: its last shell ended, so the container was removed (as the toolbox CLI does).`);
+    }
   }
 
   /** The bridge for one container; a bridge that cannot start costs the shell its shims, not the shell. */

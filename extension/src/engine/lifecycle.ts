@@ -4,7 +4,7 @@
  * touched. The socket volume is never touched here — `toolbox stop --all` leaves it alone.
  */
 import type Docker from 'dockerode';
-import { LABELS } from '../contract/constants';
+import { CONTAINER, LABELS } from '../contract/constants';
 import { bareName } from '../contract/objects';
 import { joinsNamespace } from '../plan/drift';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
@@ -178,4 +178,38 @@ export async function stopAll(ctx: EngineContext, options: StopOptions = {}): Pr
   await stopEach(owned.filter((c) => c.name !== ctx.names.anchor));
   await stopEach(owned.filter((c) => c.name === ctx.names.anchor));
   return stopped.sort();
+}
+
+/**
+ * Upstream's rule for a shell that ended: its container goes away unless something else still
+ * runs there — another exec (a plain shell from this or another window, `docker exec` by hand)
+ * or a live session in the holder, attached or not. The holder's own connect execs (the exec
+ * transport) do not count: they only carry sessions the holder already counts.
+ */
+export async function removeIfIdle(
+  ctx: EngineContext,
+  name: string,
+  liveSessions: () => Promise<number> = async () => 0,
+): Promise<'removed' | 'kept'> {
+  let detail: Docker.ContainerInspectInfo;
+  try {
+    detail = await ctx.docker.getContainer(name).inspect();
+  } catch (err) {
+    if (isNotFound(err)) return 'removed';
+    throw err;
+  }
+  if (!detail.State.Running) return 'kept';
+  if ((await liveSessions()) > 0) return 'kept';
+  const execs = await Promise.all(
+    (detail.ExecIDs ?? []).map((id) =>
+      ctx.docker
+        .getExec(id)
+        .inspect()
+        .catch(() => undefined),
+    ),
+  );
+  const busy = execs.some((e) => e?.Running && !(e.ProcessConfig?.arguments ?? []).includes(CONTAINER.sessionHolder));
+  if (busy) return 'kept';
+  await stopContainer(ctx, name);
+  return 'removed';
 }

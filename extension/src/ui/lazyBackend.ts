@@ -4,7 +4,8 @@
  */
 import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
-import type { ShellRequest, ToolboxBackend } from '../backend/api';
+import type { SessionRecord, ShellRequest, ToolboxBackend } from '../backend/api';
+import type { HolderAddress } from '../engine/sessions';
 
 export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {
   resetConnection(): void;
@@ -24,6 +25,15 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
 
   prepareShell(request: ShellRequest) {
     return this.real.prepareShell(request);
+  }
+  reattachShell(record: SessionRecord) {
+    return this.real.reattachShell(record);
+  }
+  endShell(record: SessionRecord) {
+    return this.real.endShell(record);
+  }
+  shellEnded(container: { id: string; name: string; holder?: HolderAddress }) {
+    return this.real.shellEnded(container);
   }
   peerWanted(folder: string) {
     return this.real.peerWanted(folder);

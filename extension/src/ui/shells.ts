@@ -2,42 +2,69 @@
  * Opening a toolbox shell: one call prepares it (config read, container named), then its open()
  * runs under a cancellable progress notification (build log to the output channel) and hands
  * back what the terminal needs.
+ *
+ * Held shells (the container's session holder keeps them) are recorded in the window's workspace
+ * state: when the window comes back (reload, restart, extension host crash) the launcher attaches
+ * to each again and recreates its terminal, same name and order. Closing a terminal by hand ends
+ * its session; the window going away only detaches.
  */
 import * as vscode from 'vscode';
-import type { ToolboxBackend, ShellRequest } from '../backend/api';
-import { ToolboxShellPty } from './terminal';
+import type { SessionRecord, ShellRequest, StartedShell, ToolboxBackend } from '../backend/api';
+import type { SessionStore } from './sessionStore';
+import { ToolboxShellPty, type ShellEnd } from './terminal';
 
 export interface OpenedShell {
   container: string;
   containerId: string;
   folder: string;
+  /** Undefined until VS Code has created the terminal (profile terminals are made by VS Code). */
   terminal: vscode.Terminal;
   pty: ToolboxShellPty;
   /** When the shell was opened (ms since the epoch). */
   openedAt: number;
+  /** The held session behind the terminal, once started; absent for a plain exec. */
+  record?: SessionRecord;
+}
+
+interface Tracked extends Omit<OpenedShell, 'terminal'> {
+  terminal?: vscode.Terminal;
+  ended: boolean;
+}
+
+export interface ReattachOutcome {
+  reattached: number;
+  /** Sessions that could not come back, one sentence each (said once; their records are dropped). */
+  gone: string[];
+  /** Sessions that could not be reached now (the engine is down): their records are kept. */
+  failed: string[];
 }
 
 export class ShellLauncher implements vscode.Disposable {
-  private readonly opened: OpenedShell[] = [];
+  private readonly tracked: Tracked[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after a container was opened (views and the drift check refresh on it). */
   readonly onDidOpen = this.changed.event;
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** Containers whose shells were said not to survive a reload, in this window. */
+  private readonly plainNoticeShown = new Set<string>();
 
   constructor(
     private readonly backend: ToolboxBackend,
+    private readonly store: SessionStore,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscriptions.push(
-      vscode.window.onDidCloseTerminal((t) => {
-        const i = this.opened.findIndex((o) => o.terminal === t);
-        if (i >= 0) this.opened.splice(i, 1);
+      vscode.window.onDidOpenTerminal((t) => {
+        const pty = (t.creationOptions as vscode.ExtensionTerminalOptions).pty;
+        const entry = this.tracked.find((o) => o.pty === pty);
+        if (entry && !entry.terminal) entry.terminal = t;
       }),
+      vscode.window.onDidCloseTerminal((t) => this.terminalClosed(t)),
     );
   }
 
   get shells(): readonly OpenedShell[] {
-    return this.opened;
+    return this.tracked.filter((o): o is Tracked & OpenedShell => o.terminal !== undefined);
   }
 
   /** Plans and opens the container, then a terminal; undefined when cancelled. */
@@ -50,10 +77,9 @@ export class ShellLauncher implements vscode.Disposable {
       iconPath: new vscode.ThemeIcon('package'),
     });
     terminal.show();
-    const shell: OpenedShell = { ...prepared.info, terminal, pty: prepared.pty, openedAt: Date.now() };
-    this.opened.push(shell);
+    prepared.entry.terminal = terminal;
     this.changed.fire();
-    return shell;
+    return prepared.entry as OpenedShell;
   }
 
   /** For the terminal profile dropdown: VS Code creates the terminal from our options. */
@@ -62,6 +88,120 @@ export class ShellLauncher implements vscode.Disposable {
     if (!prepared) return undefined;
     this.changed.fire();
     return { name: prepared.title, pty: prepared.pty, iconPath: new vscode.ThemeIcon('package') };
+  }
+
+  /**
+   * Brings back this window's held shells after a reload: attaches to all of them side by side,
+   * then recreates their terminals in the recorded order. Sessions that ended or whose container
+   * is gone are reported (once) and forgotten.
+   */
+  async reattachAll(folders: readonly string[]): Promise<ReattachOutcome> {
+    const records = this.store.forFolders(folders);
+    const outcome: ReattachOutcome = { reattached: 0, gone: [], failed: [] };
+    if (records.length === 0) return outcome;
+    const attached = await Promise.allSettled(records.map((r) => this.backend.reattachShell(r)));
+    attached.forEach((result, i) => {
+      const record = records[i]!;
+      if (result.status === 'fulfilled') {
+        this.createTerminal(record, result.value);
+        outcome.reattached++;
+      } else if ((result.reason as Error).name === 'SessionGoneError') {
+        void this.store.remove(record);
+        outcome.gone.push((result.reason as Error).message);
+      } else {
+        outcome.failed.push(`${record.title}: ${(result.reason as Error).message}`);
+      }
+    });
+    if (outcome.reattached > 0) {
+      // The last one opened comes to the front, as it was before the reload (focus stays put).
+      this.tracked.at(-1)?.terminal?.show(true);
+      this.changed.fire();
+    }
+    return outcome;
+  }
+
+  /** Opens a terminal on a held session of a container (the tree's Attach, or a reattach). */
+  async attach(record: SessionRecord): Promise<OpenedShell> {
+    const shell = await this.backend.reattachShell(record);
+    const entry = this.createTerminal(record, shell);
+    entry.terminal?.show();
+    this.changed.fire();
+    return entry as OpenedShell;
+  }
+
+  private createTerminal(record: SessionRecord, shell: StartedShell): Tracked {
+    const pty = this.newPty(record.container, async (size) => {
+      await shell.resize(size.cols, size.rows);
+      return shell;
+    });
+    const entry: Tracked = {
+      container: record.container,
+      containerId: record.containerId,
+      folder: record.folder,
+      pty,
+      openedAt: Date.now(),
+      record,
+      ended: false,
+    };
+    this.track(entry);
+    entry.terminal = vscode.window.createTerminal({ name: record.title, pty, iconPath: new vscode.ThemeIcon('package') });
+    return entry;
+  }
+
+  private newPty(container: string, start: (size: { cols: number; rows: number }) => Promise<StartedShell>, notice?: string) {
+    let pty: ToolboxShellPty | undefined = undefined;
+    pty = new ToolboxShellPty({
+      container,
+      start,
+      notice,
+      log: this.log,
+      reconnect: async () => {
+        const record = this.tracked.find((o) => o.pty === pty)?.record;
+        if (!record) throw new Error('no session to reattach to');
+        return this.backend.reattachShell(record);
+      },
+    });
+    return pty;
+  }
+
+  /** Follows a terminal's shell: records a held session when it starts, forgets it when it ends. */
+  private track(entry: Tracked): void {
+    this.tracked.push(entry);
+    entry.pty.onDidStart((shell) => {
+      if (shell.record && !entry.record) {
+        entry.record = shell.record;
+        void this.store.add(shell.record);
+      }
+    });
+    entry.pty.onDidEnd((how) => this.shellEnded(entry, how));
+    entry.pty.onDidAskReopen(() => void vscode.commands.executeCommand('toolbox.openShell', vscode.Uri.file(entry.folder)));
+  }
+
+  /** The shell ended by itself: forget its session, and apply upstream's rule to its container. */
+  private shellEnded(entry: Tracked, how: ShellEnd): void {
+    entry.ended = true;
+    if (entry.record) void this.store.remove(entry.record);
+    if (how.kind !== 'exited') return;
+    this.backend
+      .shellEnded({ id: entry.containerId, name: entry.container, holder: entry.record?.holder })
+      .catch((err: Error) => this.log.warn(`Could not check whether ${entry.container} is still in use: ${err.message}`));
+  }
+
+  /**
+   * The user closed a terminal: end its held session (and maybe its container). The window
+   * shutting down closes terminals too, with another reason: then the session stays.
+   */
+  private terminalClosed(t: vscode.Terminal): void {
+    const i = this.tracked.findIndex((o) => o.terminal === t);
+    if (i < 0) return;
+    const [entry] = this.tracked.splice(i, 1);
+    if (!entry?.record || entry.ended || t.exitStatus?.reason !== vscode.TerminalExitReason.User) return;
+    const record = entry.record;
+    void this.store.remove(record);
+    this.backend
+      .endShell(record)
+      .then(() => this.log.info(`Ended the shell "${record.title}" in ${record.container} (its terminal was closed).`))
+      .catch((err: Error) => this.log.warn(`Could not end the shell "${record.title}" in ${record.container}: ${err.message}`));
   }
 
   /** The one round trip into the backend: prepare (config, name), then open with progress. */
@@ -102,8 +242,23 @@ export class ShellLauncher implements vscode.Disposable {
       this.log.warn(w);
       void vscode.window.showWarningMessage(w);
     }
-    const pty = new ToolboxShellPty({ container: session.name, start: session.start, log: this.log });
-    return { title: prepared.title, pty, info: { container: session.name, containerId: session.id, folder: request.folder } };
+    let notice: string | undefined;
+    const persistence = session.persistence;
+    if (!persistence.held && !this.plainNoticeShown.has(session.id) && !/persist is off/.test(persistence.reason)) {
+      this.plainNoticeShown.add(session.id);
+      notice = `This shell will not survive a window reload: ${persistence.reason}.`;
+    }
+    const pty = this.newPty(session.name, session.start, notice);
+    const entry: Tracked = {
+      container: session.name,
+      containerId: session.id,
+      folder: request.folder,
+      pty,
+      openedAt: Date.now(),
+      ended: false,
+    };
+    this.track(entry);
+    return { title: prepared.title, pty, entry };
   }
 
   /**
@@ -113,8 +268,19 @@ export class ShellLauncher implements vscode.Disposable {
    * was taken are judged by it.
    */
   closeGone(running: ReadonlySet<string>, takenAt: number): void {
-    for (const shell of this.opened) {
+    for (const shell of this.tracked) {
       if (shell.openedAt < takenAt && !running.has(shell.containerId)) shell.pty.containerStopped();
+    }
+  }
+
+  /** The user stopped these containers: their terminals close (no offer to reopen). */
+  closeTerminalsOf(containers: readonly string[]): void {
+    for (const shell of [...this.tracked]) {
+      if (containers.includes(shell.container)) {
+        shell.ended = true;
+        if (shell.record) void this.store.remove(shell.record);
+        shell.pty.stoppedByUser();
+      }
     }
   }
 

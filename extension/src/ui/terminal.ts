@@ -1,43 +1,67 @@
 /**
- * A VS Code terminal over one TTY exec in a toolbox container. The exec starts in open(), where
- * VS Code first tells us the terminal's size, so the shell's first frame is drawn at that size.
+ * A VS Code terminal over one shell in a toolbox container: a session in the container's holder
+ * (it outlives this window) or a plain TTY exec. The shell starts in open(), where VS Code first
+ * tells us the terminal's size, so its first frame is drawn at that size.
+ *
+ * Closing the terminal only detaches from a held session here; whether that ends the session
+ * (the user closed it) or keeps it (the window is going away) is the launcher's call, which
+ * knows why the terminal closed (ui/shells.ts).
  */
 import { StringDecoder } from 'node:string_decoder';
 import * as vscode from 'vscode';
-import type { ShellSession } from '../backend/api';
-import type { ShellExec } from '../engine/exec';
+import type { StartedShell, TerminalSize } from '../backend/api';
 
 export interface ShellTerminalOptions {
   /** Container name, for messages. */
   container: string;
-  /** Starts the shell's exec at the terminal's size (the backend bound it to the container). */
-  start: ShellSession['start'];
+  /** Starts (or, after a reload, hands over the already attached) shell at the terminal's size. */
+  start: (size: TerminalSize) => Promise<StartedShell>;
+  /** For a held session whose connection dropped: attach again without replaying history. */
+  reconnect?: (size: TerminalSize) => Promise<StartedShell>;
+  /** A line shown before the shell's first output (e.g. that it will not survive a reload). */
+  notice?: string;
   log: vscode.LogOutputChannel;
 }
 
 /** How much recent output a terminal keeps for the test API (not the scrollback). */
 const TRANSCRIPT_LIMIT = 64 * 1024;
+/** How long a lost connection to a held session is retried before the terminal gives up. */
+const RECONNECT_FOR_MS = 60_000;
 
 /** The exit line VS Code users know from tasks; shown whenever a shell ends. */
 export function exitLine(code: number): string {
   return `[process exited with code ${code}]`;
 }
 
+/** How a terminal's shell ended, for the launcher: by itself, or with its container. */
+export type ShellEnd = { kind: 'exited'; code: number } | { kind: 'gone'; reason: string };
+
 export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable {
   private readonly writeEmitter = new vscode.EventEmitter<string>();
   private readonly closeEmitter = new vscode.EventEmitter<number | void>();
+  private readonly startedEmitter = new vscode.EventEmitter<StartedShell>();
+  private readonly endedEmitter = new vscode.EventEmitter<ShellEnd>();
+  private readonly reopenEmitter = new vscode.EventEmitter<void>();
   readonly onDidWrite = this.writeEmitter.event;
   readonly onDidClose = this.closeEmitter.event;
-  private exec: ShellExec | undefined;
-  private pending: vscode.TerminalDimensions | undefined;
-  /** Keystrokes typed before the exec started; written once it has. */
+  /** The shell is running (a held one carries its record). */
+  readonly onDidStart = this.startedEmitter.event;
+  /** The shell ended by itself or with its container (not when the terminal was closed). */
+  readonly onDidEnd = this.endedEmitter.event;
+  /** The user asked for a new shell after this one's container went away. */
+  readonly onDidAskReopen = this.reopenEmitter.event;
+  private exec: StartedShell | undefined;
+  private size: TerminalSize = { cols: 80, rows: 24 };
+  private sized = false;
+  /** Keystrokes typed before the shell started (or while reconnecting); written once it runs. */
   private earlyInput: string[] = [];
   private ended = false;
+  private offerReopen = false;
   private closed = false;
   /** Recent output chunks, newest last, about TRANSCRIPT_LIMIT characters in all. */
   private recent: string[] = [];
   private recentLength = 0;
-  private readonly decoder = new StringDecoder('utf8');
+  private decoder = new StringDecoder('utf8');
 
   constructor(private readonly options: ShellTerminalOptions) {}
 
@@ -46,16 +70,22 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     return this.recent.join('').slice(-TRANSCRIPT_LIMIT);
   }
 
-  open(initialDimensions: vscode.TerminalDimensions | undefined): void {
-    const cols = initialDimensions?.columns ?? 80;
-    const rows = initialDimensions?.rows ?? 24;
-    void this.start(cols, rows);
+  /** The running shell, once started. */
+  get shell(): StartedShell | undefined {
+    return this.exec;
   }
 
-  private async start(cols: number, rows: number): Promise<void> {
+  open(initialDimensions: vscode.TerminalDimensions | undefined): void {
+    if (initialDimensions) this.size = { cols: initialDimensions.columns, rows: initialDimensions.rows };
+    if (this.options.notice) this.show(`\x1b[2m${this.options.notice}\x1b[0m\r\n`);
+    void this.run(this.options.start);
+  }
+
+  private async run(start: (size: TerminalSize) => Promise<StartedShell>): Promise<void> {
     const o = this.options;
+    let exec: StartedShell;
     try {
-      this.exec = await o.start({ cols, rows });
+      exec = await start(this.size);
     } catch (err) {
       const message = `Could not start a shell in ${o.container}: ${(err as Error).message}`;
       o.log.error(message);
@@ -63,14 +93,20 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
       this.ended = true;
       return;
     }
-    const exec = this.exec;
+    if (this.closed) {
+      exec.dispose();
+      return;
+    }
+    this.exec = exec;
     exec.stream.on('data', (chunk: Buffer) => this.show(this.decoder.write(chunk)));
-    if (this.pending) void exec.resize(this.pending.columns, this.pending.rows).catch(() => undefined);
+    // A held session was attached at its recorded size; a plain exec already started at this one.
+    if (this.sized || exec.record) void exec.resize(this.size.cols, this.size.rows).catch(() => undefined);
     for (const data of this.earlyInput) exec.stream.write(data);
     this.earlyInput = [];
+    this.startedEmitter.fire(exec);
     exec.exitCode.then(
       (code) => this.finish(code),
-      (err: unknown) => this.containerGone(err),
+      (err: unknown) => void this.lost(exec, err as Error),
     );
   }
 
@@ -85,9 +121,11 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
 
   /** A clean exit closes the terminal like a local shell; any other code stays until a key. */
   private finish(code: number): void {
+    if (this.closed) return;
     this.ended = true;
     this.show(this.decoder.end());
     this.options.log.info(`Shell in ${this.options.container} exited with code ${code}.`);
+    this.endedEmitter.fire({ kind: 'exited', code });
     if (code === 0) {
       this.end(0);
       return;
@@ -95,23 +133,69 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     this.show(`\r\n${exitLine(code)}\r\nPress any key to close this terminal.\r\n`);
   }
 
-  /** The container list says the container is gone: end this shell even if its stream lingers. */
-  containerStopped(): void {
-    if (this.closed) return;
-    this.containerGone(new Error('the container is no longer running'));
+  /**
+   * The shell's stream ended without an exit code: for a held session the connection dropped
+   * (engine restart, sleep), so attach again for a while; otherwise its container went away.
+   */
+  private async lost(exec: StartedShell, err: Error): Promise<void> {
+    if (this.closed || this.ended || exec !== this.exec) return;
+    const reconnect = this.options.reconnect;
+    if (!exec.record || !reconnect) {
+      this.containerGone(err.message);
+      return;
+    }
+    this.exec = undefined;
+    this.options.log.warn(`Lost the connection to the shell in ${this.options.container} (${err.message}); reattaching.`);
+    this.show(`\r\n\x1b[2m[connection to ${this.options.container} lost; reattaching…]\x1b[0m\r\n`);
+    const deadline = Date.now() + RECONNECT_FOR_MS;
+    for (let delay = 250; !this.closed; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        const again = await reconnect(this.size);
+        this.decoder = new StringDecoder('utf8');
+        this.show(`\x1b[2m[reattached]\x1b[0m\r\n`);
+        await this.run(async () => again);
+        return;
+      } catch (retryErr) {
+        const gone = (retryErr as Error).name === 'SessionGoneError';
+        if (gone || Date.now() + delay > deadline) {
+          this.containerGone((retryErr as Error).message);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
   }
 
-  /** The container was stopped or removed under the shell: say so and close. */
-  private containerGone(err: unknown): void {
+  /** The container list says the container is gone: end this shell even if its stream lingers. */
+  containerStopped(): void {
+    if (this.closed || this.ended) return;
+    this.containerGone('the container is no longer running');
+  }
+
+  /** The user stopped the container (Stop Container, Stop All, a drift fix): close, as a local shell would. */
+  stoppedByUser(): void {
     if (this.closed) return;
+    this.show(`\r\n[${this.options.container} was stopped]\r\n`);
     this.ended = true;
-    this.options.log.info(`Shell in ${this.options.container} ended: ${(err as Error).message}`);
-    this.show(`\r\n[${this.options.container} is gone]\r\n`);
     this.end(undefined);
+  }
+
+  /** The shell's container was stopped or removed: say so once, and offer a new shell. */
+  private containerGone(reason: string): void {
+    if (this.closed || this.ended) return;
+    this.ended = true;
+    this.offerReopen = true;
+    this.exec?.dispose();
+    this.options.log.info(`Shell in ${this.options.container} ended: ${reason}`);
+    this.endedEmitter.fire({ kind: 'gone', reason });
+    this.show(
+      `\r\n[${this.options.container} is gone: ${reason}]\r\nPress Enter to open a new shell, any other key to close this terminal.\r\n`,
+    );
   }
 
   handleInput(data: string): void {
     if (this.ended) {
+      if (this.offerReopen && data === '\r') this.reopenEmitter.fire();
       this.end(undefined);
       return;
     }
@@ -121,11 +205,9 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   }
 
   setDimensions(dimensions: vscode.TerminalDimensions): void {
-    if (!this.exec) {
-      this.pending = dimensions;
-      return;
-    }
-    void this.exec.resize(dimensions.columns, dimensions.rows).catch(() => undefined);
+    this.size = { cols: dimensions.columns, rows: dimensions.rows };
+    this.sized = true;
+    if (this.exec) void this.exec.resize(dimensions.columns, dimensions.rows).catch(() => undefined);
   }
 
   private end(code: number | undefined): void {
@@ -135,7 +217,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     this.dispose();
   }
 
-  /** VS Code calls close() when the user kills the terminal: end our exec with it. */
+  /** VS Code calls close() when the terminal is closed: detach (the launcher decides the rest). */
   close(): void {
     this.closed = true;
     this.dispose();
@@ -145,5 +227,8 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     this.exec?.dispose();
     this.writeEmitter.dispose();
     this.closeEmitter.dispose();
+    this.startedEmitter.dispose();
+    this.endedEmitter.dispose();
+    this.reopenEmitter.dispose();
   }
 }

@@ -8,6 +8,7 @@ export async function stopAndReopen(s: CommandServices, name: string, folder: st
     s.backend.stopContainer(name),
   );
   s.log.info(`Stopped ${name} to recreate it with the current settings.`);
+  s.shells.closeTerminalsOf([name]);
   await s.refresh.refreshNow();
   if (!folder) return undefined;
   const shell = await s.shells.openTerminal({ folder });

@@ -26,6 +26,7 @@ export const stopAllCommand: ToolboxCommand = {
       () => s.backend.stopAll(),
     );
     s.log.info(stopped.length ? `Stopped ${stopped.join(', ')}.` : 'No toolbox containers were running.');
+    s.shells.closeTerminalsOf(stopped);
     await s.refresh.refreshNow();
   },
 };

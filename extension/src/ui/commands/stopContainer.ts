@@ -22,6 +22,7 @@ export const stopContainerCommand: ToolboxCommand = {
       s.backend.stopContainer(target),
     );
     s.log.info(`Stopped ${target}.`);
+    s.shells.closeTerminalsOf([target]);
     await s.refresh.refreshNow();
   },
 };
