@@ -12,6 +12,7 @@ import {
   errorItem,
   proximoWorkspaceDescription,
   socketVolumeItem,
+  sinceText,
 } from '../../extension/src/ui/tree/items';
 import { peerNodes, proximoNodes, workspacesNodes } from '../../extension/src/ui/tree/render';
 
@@ -198,5 +199,56 @@ describe('view contents', () => {
       peer[2]!.children?.map((n) => n.label),
       ['fix-the-bug'],
     );
+  });
+});
+
+describe('held shells under their container', () => {
+  const now = Date.UTC(2026, 11, 2, 12, 0, 0);
+  const holder = { containerSocket: '/run/s.sock', hostSocket: '/tmp/r/s.sock', user: '1000:1000' };
+  const shells = [
+    { id: 's1', pid: 31, command: '/bin/zsh -l', title: 'Toolbox: toolbox-app-1234abcd', started: now - 5 * 60_000, attached: 1 },
+    { id: 's2', pid: 77, command: 'claude', started: now - 3 * 3_600_000, attached: 0 },
+  ];
+  const state = {
+    wantPeer: new Map<string, boolean>(),
+    findings: [],
+    loading: false,
+    takenAt: now,
+    snapshot: {
+      containers: [container({ holder, shells })],
+      anchor: { name: 'toolbox-peer-anchor', id: anchorId, state: 'running' as const },
+      volume: { name: 'toolbox-cc-socks', exists: true },
+      members: [],
+      sessions: [],
+    },
+  };
+
+  it('lists each shell with its state and age, attached ones and detached ones apart', () => {
+    const [node] = workspacesNodes(state, ['/src/app']);
+    assert.deepEqual(
+      node?.children?.map((c) => [c.label, c.description, c.contextValue, c.icon?.id]),
+      [
+        ['toolbox-app-1234abcd', 'attached · started 5 min ago', 'heldShell.attached', 'terminal'],
+        ['claude', 'detached · started 3 h ago', 'heldShell.detached', 'debug-disconnect'],
+      ],
+    );
+  });
+
+  it('attaches on click, carrying the container and the shell for Attach and End', () => {
+    const child = workspacesNodes(state, ['/src/app'])[0]?.children?.[1];
+    assert.equal(child?.command, 'toolbox.attachShell');
+    assert.equal(child?.shell?.id, 's2');
+    assert.equal(child?.container?.holder, holder);
+  });
+
+  it('shows no children for a container without a reachable holder', () => {
+    const plain = { ...state, snapshot: { ...state.snapshot, containers: [container()] } };
+    assert.equal(workspacesNodes(plain, ['/src/app'])[0]?.children, undefined);
+  });
+
+  it('says how long ago a shell started, coarsely', () => {
+    assert.equal(sinceText(now - 10_000, now), 'started just now');
+    assert.equal(sinceText(now - 90 * 60_000, now), 'started 2 h ago');
+    assert.equal(sinceText(now - 72 * 3_600_000, now), 'started 3 days ago');
   });
 });

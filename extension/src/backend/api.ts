@@ -163,6 +163,24 @@ export interface ContainerSummary {
   proximoHosts?: string[];
   /** The proximo CA is mounted. */
   proximoCa?: boolean;
+  /** How to reach the container's session holder (set when the container has one). */
+  holder?: HolderAddress;
+  /** Shells its session holder keeps, attached or not (undefined: no holder reachable from here). */
+  shells?: HeldShellSummary[];
+}
+
+/** A shell the container's session holder keeps, as the tree lists it. */
+export interface HeldShellSummary {
+  id: string;
+  pid: number;
+  /** The command line, as the holder recorded it. */
+  command: string;
+  /** The terminal title it was opened with, when known. */
+  title?: string;
+  /** ms since the epoch (the container's clock). */
+  started: number;
+  /** Terminals attached to it right now, in any window. */
+  attached: number;
 }
 
 export interface AnchorSummary {

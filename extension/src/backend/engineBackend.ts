@@ -21,6 +21,7 @@ import {
   listHeldSessions,
   reachHolder,
   SessionEndedError,
+  socketTransport,
   startHeldSession,
   type HolderAddress,
   type HolderTransport,
@@ -367,7 +368,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     // One list (and one inspect per container) serves both the shells and the peer state.
     const owned = listOwnedContainers(ctx);
     const [listed, peer] = await Promise.all([listToolboxContainers(ctx, owned), inspectPeerState(ctx, owned)]);
-    const containers = listed.map((c) => this.describe(c));
+    const containers = await Promise.all(listed.map((c) => this.withHeldShells(this.describe(c), c.detail)));
     const claudeHome = join(this.deps.host().home, HOST.mountsRoot, '.claude');
     const sessions = await readAgentSessions(claudeHome).catch(() => []);
     return {
@@ -377,6 +378,37 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       members: peer.members,
       sessions: sessions.map((s) => ({ pid: s.pid, name: s.name ?? s.sessionId, cwd: s.cwd })),
     };
+  }
+
+  /**
+   * The shells a running container's holder keeps, when its socket is reachable from this host
+   * (the run dir is mounted and the engine is local). Never starts a holder, never execs: a
+   * refresh stays one list and one inspect per container, plus one local connection each.
+   */
+  private async withHeldShells(
+    summary: ContainerSummary,
+    detail: { Config?: { User?: string }; Mounts?: Array<{ Source?: string; Destination: string }> },
+  ): Promise<ContainerSummary> {
+    if (summary.state !== 'running') return summary;
+    const runDir = (detail.Mounts ?? []).find((m) => m.Destination === CONTAINER.bridgeRunDir)?.Source;
+    if (!runDir) return summary;
+    const holder = holderAddress(runDir, detail.Config?.User ?? '');
+    try {
+      const listed = await listHeldSessions(socketTransport(holder.hostSocket!));
+      const shells = listed
+        .filter((s) => !s.ended)
+        .map((s) => ({
+          id: s.id,
+          pid: s.pid,
+          command: (s.cmd ?? []).join(' '),
+          title: s.title ?? undefined,
+          started: s.started,
+          attached: s.attached,
+        }));
+      return { ...summary, holder, shells };
+    } catch {
+      return summary;
+    }
   }
 
   /** Adds what the list endpoint lacks (mounts, env, extra hosts) from the inspect data. */

@@ -11,6 +11,7 @@ export type {
   AnchorSummary,
   ContainerKind,
   ContainerSummary,
+  HeldShellSummary,
   ProximoSummary,
   SocketVolumeSummary,
 } from '../backend/api';

@@ -273,6 +273,17 @@ export class ShellLauncher implements vscode.Disposable {
     }
   }
 
+  /** A held shell is being ended from the tree: its terminals in this window close first. */
+  closeTerminalsOfSession(record: Pick<SessionRecord, 'containerId' | 'sessionId'>): void {
+    for (const shell of [...this.tracked]) {
+      if (shell.record?.containerId === record.containerId && shell.record.sessionId === record.sessionId) {
+        shell.ended = true;
+        void this.store.remove(shell.record);
+        shell.pty.stoppedByUser();
+      }
+    }
+  }
+
   /** The user stopped these containers: their terminals close (no offer to reopen). */
   closeTerminalsOf(containers: readonly string[]): void {
     for (const shell of [...this.tracked]) {

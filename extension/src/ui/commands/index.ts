@@ -1,6 +1,8 @@
 /** The single registration point of every Toolbox command. */
 import * as vscode from 'vscode';
+import { attachShell } from './attachShell';
 import { driftActions } from './driftActions';
+import { endShell } from './endShell';
 import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
 import { openShellPeerOff } from './openShellPeerOff';
@@ -25,6 +27,8 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   refreshCommand,
   showLog,
   driftActions,
+  attachShell,
+  endShell,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

@@ -4,7 +4,7 @@
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
 import type { PeerDriftKind } from '../../plan/drift';
-import type { AgentSessionSummary, AnchorSummary, ContainerSummary, ProximoSummary, SocketVolumeSummary } from '../model';
+import type { AgentSessionSummary, AnchorSummary, ContainerSummary, HeldShellSummary, ProximoSummary, SocketVolumeSummary } from '../model';
 
 /** A codicon id and an optional theme colour id; the provider turns it into a ThemeIcon. */
 export interface IconSpec {
@@ -177,4 +177,37 @@ export function errorItem(message: string): { label: string; description: string
     contextValue: 'error',
     tooltip: message,
   };
+}
+
+/**
+ * A shell the container's session holder keeps: its title (or command), whether a terminal shows
+ * it now, and since when it runs. Detached ones can be picked up from any window.
+ */
+export function heldShellItem(
+  s: HeldShellSummary,
+  now: number,
+): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  const attached = s.attached > 0;
+  const label = s.title?.replace(/^Toolbox: /, '') || s.command || s.id;
+  return {
+    label,
+    description: `${attached ? 'attached' : 'detached'} · ${sinceText(s.started, now)}`,
+    icon: attached ? { id: 'terminal' } : { id: 'debug-disconnect' },
+    contextValue: attached ? 'heldShell.attached' : 'heldShell.detached',
+    tooltip: [
+      `${s.command || 'shell'} (pid ${s.pid} in the container)`,
+      `Started ${new Date(s.started).toLocaleString()}`,
+      attached ? `Shown in ${s.attached} terminal${s.attached > 1 ? 's' : ''} now.` : 'No terminal shows it: Attach opens one here.',
+      'End stops it (as closing its terminal does).',
+    ].join('\n'),
+  };
+}
+
+/** "started 5 min ago", coarse on purpose: the tree refreshes on events, not on a clock. */
+export function sinceText(started: number, now: number): string {
+  const minutes = Math.max(0, Math.round((now - started) / 60_000));
+  if (minutes < 1) return 'started just now';
+  if (minutes < 60) return `started ${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `started ${hours} h ago` : `started ${Math.round(hours / 24)} days ago`;
 }

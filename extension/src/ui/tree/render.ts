@@ -2,7 +2,7 @@
  * The three views as plain nodes computed from the refresh state: pure, so what each view
  * shows in each state is unit-tested without VS Code.
  */
-import { folderOf, sortForWorkspacesView, type ContainerSummary } from '../model';
+import { folderOf, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
 import type { ToolboxState } from '../refresh';
 import {
   agentSessionItem,
@@ -13,6 +13,7 @@ import {
   containerLabel,
   containerTooltip,
   errorItem,
+  heldShellItem,
   proximoItem,
   proximoWorkspaceDescription,
   socketVolumeItem,
@@ -32,6 +33,8 @@ export interface TreeNode {
   children?: TreeNode[];
   /** The container a node stands for (commands take it from here). */
   container?: ContainerSummary;
+  /** The held shell a node stands for (Attach and End take it from here). */
+  shell?: HeldShellSummary;
 }
 
 function errorNodes(message: string): TreeNode[] {
@@ -64,6 +67,15 @@ export function workspacesNodes(state: ToolboxState, folders: readonly string[])
       contextValue: containerContextValue(input),
       tooltip: containerTooltip(input, finding?.message),
       container: c,
+      children: c.shells?.length
+        ? c.shells.map((s) => ({
+            id: `shell:${c.name}:${s.id}`,
+            ...heldShellItem(s, state.takenAt),
+            command: 'toolbox.attachShell',
+            container: c,
+            shell: s,
+          }))
+        : undefined,
     };
   });
 }
