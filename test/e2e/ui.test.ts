@@ -52,14 +52,14 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
 
   /** Text of the visible terminal (DOM renderer: e2e.sh turns GPU acceleration off). */
   const terminalText = async (): Promise<string> => {
-    const rows = page.locator('.terminal-wrapper.active .xterm-rows');
+    const rows = page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true });
     if ((await rows.count()) === 0) return '';
     return ((await rows.first().innerText()) as string).replace(/\u00a0/g, ' ');
   };
 
   /** Types a command into the focused terminal and returns what `pattern` captured. */
   const ask = async (command: string, pattern: RegExp): Promise<string> => {
-    await page.locator('.terminal-wrapper.active .xterm').first().click();
+    await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().click();
     // zsh's prompt ends in `%` or `#`: wait for it so the line editor is up before typing.
     for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end;) {
       await page.waitForTimeout(200);
@@ -138,7 +138,7 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
     { timeout: LONG },
     scenario('shell', async () => {
       await runCommand('Toolbox: Open Toolbox Shell');
-      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().waitFor({ timeout: LONG });
       const answer = await ask('echo "ANSWER=$((6*7))"', /ANSWER=(\d+)/);
       assert.equal(answer, '42');
       const init = await pid1();
@@ -177,7 +177,7 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
       await shot('drift-actions');
       await fix.click();
       await item.waitFor({ state: 'detached', timeout: LONG });
-      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().waitFor({ timeout: LONG });
       const init = await pid1();
       assert.doesNotMatch(init, /sleep infinity/, `with peer messaging off pid 1 is the container's own init, got "${init}"`);
       await shot('drift-fixed');
@@ -185,13 +185,13 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
   );
 
   it(
-    'keeps a shell running across a window reload and brings its terminal back without a command; closing the terminal ends it',
+    'keeps a shell running across window reloads and brings its terminal back without a command; closing it ends it',
     { timeout: LONG },
     scenario('sessions', async () => {
       // Start from no terminals, so this shell is the container's only session.
       await runCommand('Terminal: Kill All Terminals');
       await runCommand('Toolbox: Open Toolbox Shell');
-      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().waitFor({ timeout: LONG });
       const before = await ask(
         'i=0; while :; do i=$((i+1)); echo "tick $i pid $$ in $(hostname)"; sleep 0.5; done',
         /tick ([3-9]|\d\d+) pid (\d+) in (\S+)/,
@@ -200,15 +200,28 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
       const [, pid, host] = /tick \d+ pid (\d+) in (\S+)/.exec(text) ?? [];
       assert.ok(pid && host, `the counter shows its pid: ${text.slice(-300)}`);
       const n = Number(before);
+      // The tree lists the shell under its container.
+      const row = page.locator('.monaco-list-row', { hasText: `${prefix}-ws-ui-` }).first();
+      await row.waitFor({ timeout: 30_000 });
+      for (const end = Date.now() + 30_000; Date.now() < end && (await row.getAttribute('aria-expanded')) !== 'true';) {
+        if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
+        await page.waitForTimeout(500);
+      }
+      await page.getByText('attached ·', { exact: false }).first().waitFor({ timeout: 30_000 });
+      await shot('sessions-shell-in-tree');
 
-      await runCommand('Developer: Reload Window');
-      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      // No command: the terminal comes back by itself, attached to the same shell. (VS Code may
-      // also restore a host terminal of its own into the panel: pick ours by its tab.)
-      const tab = page.locator('.terminal-tabs-entry', { hasText: 'Toolbox:' }).first();
-      await tab.waitFor({ timeout: 60_000 });
-      await tab.click();
-      await page.locator('.terminal-wrapper.active .xterm-rows').first().waitFor({ timeout: 60_000 });
+      /** Reloads the window and selects our terminal, which must come back without a command. */
+      const reload = async () => {
+        await runCommand('Developer: Reload Window');
+        await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+        // VS Code may also restore a host terminal of its own into the panel: pick ours by its tab.
+        const tab = page.locator('.terminal-tabs-entry', { hasText: 'Toolbox:' }).first();
+        await tab.waitFor({ timeout: 60_000 });
+        await tab.click();
+        await page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true }).first().waitFor({ timeout: 60_000 });
+      };
+
+      await reload();
       let later = 0;
       for (const end = Date.now() + 30_000; Date.now() < end && later <= n;) {
         const m = [...(await terminalText()).matchAll(new RegExp(`tick (\\d+) pid ${pid} in ${host}`, 'g'))].pop();
@@ -218,12 +231,26 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
       assert.ok(later > n, `after the reload the same shell (pid ${pid}) counts on: ${n} → ${later}`);
       await shot('sessions-reattached');
 
+      // A full-screen program is drawn again after a reload, not left blank or garbled.
+      await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().click();
+      await page.waitForTimeout(300);
+      await page.keyboard.press('Control+C');
+      await ask('top -d 1', /load average/);
+      await reload();
+      let screen = '';
+      for (const end = Date.now() + 20_000; Date.now() < end && !/load average[\s\S]*PID/.test(screen);) {
+        screen = await terminalText();
+        if (!/load average[\s\S]*PID/.test(screen)) await page.waitForTimeout(250);
+      }
+      assert.match(screen, /load average[\s\S]*PID/, `top is redrawn after the reload: ${screen.slice(0, 300)}`);
+      await shot('sessions-fullscreen-redrawn');
+
       // Closing the terminal by hand ends the shell, and with its last shell the container goes.
       await runCommand('Terminal: Kill the Active Terminal Instance');
       const gone = async () => {
         const { docker } = await import('../support/docker');
         const list = await docker().listContainers({ all: true, filters: { name: [prefix] } });
-        return !list.some((c) => c.Names.some((nm) => nm === `/${host}` || nm.includes(`${prefix}-ws-ui-`)));
+        return !list.some((c) => c.Names.some((nm) => nm.includes(`${prefix}-ws-ui-`)));
       };
       let removed = false;
       for (const end = Date.now() + 60_000; Date.now() < end && !removed;) {

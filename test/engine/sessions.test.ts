@@ -207,6 +207,31 @@ describe('session holder in the runtime image', () => {
     await second.kill();
   });
 
+  it('replaces a spare of another size instead of handing it over, and keeps serving', async () => {
+    const cmd = ['sh', '-c', 'echo "ready $$"; exec sleep 600'];
+    const first = await startHeldSession(direct, spec(cmd, { spare: true, cols: 100, rows: 30 }));
+    await collect(first).waitFor(/ready \d+/);
+    await new Promise((r) => setTimeout(r, 300));
+    // A terminal of another size: the spare's first screen was drawn for 100x30, so not that one.
+    const second = await startHeldSession(direct, spec(cmd, { spare: true, cols: 90, rows: 20 }));
+    const out = collect(second);
+    await out.waitFor(/ready \d+/);
+    const { stdout } = await execIn(container, ['sh', '-c', `stty -F /proc/${second.pid}/fd/0 size 2>/dev/null || echo unknown`]);
+    assert.match(stdout.trim(), /^(20 90|unknown)$/);
+    await new Promise((r) => setTimeout(r, 4_000)); // the discarded spare is reaped (SIGHUP, then the grace period)
+    const listed = await listHeldSessions(direct);
+    assert.deepEqual(
+      listed
+        .filter((s) => !s.ended)
+        .map((s) => s.id)
+        .sort(),
+      [first.id, second.id].sort(),
+      'the holder still serves, and lists no spare',
+    );
+    await first.kill();
+    await second.kill();
+  });
+
   it('reports a session that ended while detached, with its exit code', async () => {
     const s = await startHeldSession(direct, spec(['sh', '-c', 'sleep 0.3; exit 7']));
     s.dispose();

@@ -42,7 +42,7 @@ export interface ReattachOutcome {
 export class ShellLauncher implements vscode.Disposable {
   private readonly tracked: Tracked[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires after a container was opened (views and the drift check refresh on it). */
+  /** Fires after a container was opened or a shell started or ended (the views refresh on it). */
   readonly onDidOpen = this.changed.event;
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Containers whose shells were said not to survive a reload, in this window. */
@@ -172,6 +172,8 @@ export class ShellLauncher implements vscode.Disposable {
         entry.record = shell.record;
         void this.store.add(shell.record);
       }
+      // The holder's list changed, and no Docker event says so: the views refresh on this.
+      this.changed.fire();
     });
     entry.pty.onDidEnd((how) => this.shellEnded(entry, how));
     entry.pty.onDidAskReopen(() => void vscode.commands.executeCommand('toolbox.openShell', vscode.Uri.file(entry.folder)));
@@ -180,6 +182,7 @@ export class ShellLauncher implements vscode.Disposable {
   /** The shell ended by itself: forget its session, and apply upstream's rule to its container. */
   private shellEnded(entry: Tracked, how: ShellEnd): void {
     entry.ended = true;
+    this.changed.fire();
     if (entry.record) void this.store.remove(entry.record);
     if (how.kind !== 'exited') return;
     this.backend
