@@ -1,20 +1,38 @@
 /**
  * The HTTP handler shared by every bridge listener (a workspace's unix socket, the hub's loopback
- * TCP port). It runs the upstream gate in order — Host, route, method 405, token 401, bucket 429,
- * body 413/400 — then hands the parsed JSON to the route. Error bodies are plain text.
+ * TCP port). It runs the gate in order — connection cap 503, Host 403, browser Origin 403, route
+ * 404, method 405, token 401, Content-Type 415, bucket 429, body 413/400, route concurrency 503 —
+ * then hands the parsed JSON to the route. The token is checked before a byte of the body is
+ * read. Error bodies are plain text.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ROUTES, SERVER_TIMEOUTS_MS } from '../contract/constants';
+import type { Socket } from 'node:net';
+import {
+  BRIDGE_PROBE,
+  CONCURRENCY_LIMITS,
+  CONNECTION_LIMITS,
+  REQUEST_CONTENT_TYPE,
+  ROUTES,
+  SERVER_TIMEOUTS_MS,
+} from '../contract/constants';
 import { credentialRoute } from './credential';
 import { editRoute } from './edit';
 import { bearerToken, isAllowedHostHeader, matchToken } from './gate';
-import { HEALTHZ_BODY } from './healthz';
+import { HEALTHZ_BODY, isChallenge } from './healthz';
 import { openRoute } from './open';
 import { proximoRoute } from './proximo';
 import type { Route, RouteDeps, RouteResult, WorkspaceBinding } from './route';
 
 export const BRIDGE_ROUTES: readonly Route[] = [openRoute, editRoute, proximoRoute, credentialRoute];
 const ROUTE_BY_PATH = new Map(BRIDGE_ROUTES.map((r) => [r.path, r]));
+const CONCURRENCY_BY_PATH = new Map<string, number>([
+  [ROUTES.open, CONCURRENCY_LIMITS.open],
+  [ROUTES.edit, CONCURRENCY_LIMITS.edit],
+  [ROUTES.proximo, CONCURRENCY_LIMITS.proximo],
+  [ROUTES.credential, CONCURRENCY_LIMITS.credential],
+]);
+/** The route name logged for a connection refused before any request was read. */
+export const CONNECTION_ROUTE = '(connection)';
 
 export type Transport = 'unix' | 'tcp';
 
@@ -39,6 +57,8 @@ export interface ListenerScope {
   /** The TCP port (for the Host check); undefined for a unix socket. */
   port(): number | undefined;
   workspaces(): Iterable<WorkspaceBinding>;
+  /** The /healthz proof for a challenge (unix listeners of this hub only, see healthz.ts). */
+  prove?(challenge: string): string;
 }
 
 type BodyRead = { body: Buffer } | { status: 400 | 413; message: string };
@@ -93,13 +113,24 @@ interface Outcome {
   detail?: string;
 }
 
+/** True when the Content-Type header names the JSON media type (parameters such as charset allowed). */
+export function isJsonContentType(header: string | undefined): boolean {
+  return (header ?? '').split(';')[0]?.trim().toLowerCase() === REQUEST_CONTENT_TYPE;
+}
+
 async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerScope, deps: RouteDeps): Promise<Outcome> {
   if (!isAllowedHostHeader(req.headers.host, scope.port())) {
     sendText(res, 403, 'Refused: the Host header is not one the toolbox shims send (DNS rebinding protection).');
     return { status: 403, detail: `host ${JSON.stringify(req.headers.host ?? '')}` };
   }
+  if (req.headers.origin !== undefined) {
+    sendText(res, 403, 'Refused: the request carries a browser Origin header; the bridge only serves the toolbox shims.');
+    return { status: 403, detail: 'browser Origin header' };
+  }
   const path = (req.url ?? '').split('?')[0] as string;
   if (path === ROUTES.healthz) {
+    const challenge = req.headers[BRIDGE_PROBE.challengeHeader];
+    if (scope.prove !== undefined && isChallenge(challenge)) res.setHeader(BRIDGE_PROBE.proofHeader, scope.prove(challenge));
     send(res, 200, HEALTHZ_BODY, 'application/json');
     return { status: 200 };
   }
@@ -119,6 +150,10 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
     return { status: 401 };
   }
   const ws = workspace.key;
+  if (!isJsonContentType(req.headers['content-type'])) {
+    sendText(res, 415, `${route.path} only accepts a JSON body sent with Content-Type: ${REQUEST_CONTENT_TYPE}.`, true);
+    return { status: 415, workspace: ws };
+  }
   if (!workspace.buckets[route.bucket].take()) {
     sendText(res, 429, 'Too many requests; slow down and retry.');
     return { status: 429, workspace: ws };
@@ -137,7 +172,26 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
     sendText(res, 400, 'The request body is not valid JSON.');
     return { status: 400, workspace: ws, detail: 'malformed JSON' };
   }
-  const result: RouteResult = await route.handle(json, workspace, deps);
+  // Held until the route's work (a host process included) has finished, not until the client
+  // hangs up, so the cap bounds what actually runs on the host.
+  const limit = CONCURRENCY_BY_PATH.get(route.path) ?? 1;
+  const running = workspace.inFlight.get(route.path) ?? 0;
+  if (running >= limit) {
+    res.setHeader('Retry-After', '1');
+    sendText(
+      res,
+      503,
+      `Busy: ${route.path} is already handling ${running} requests from this workspace (the limit is ${limit}); wait for one to finish and retry.`,
+    );
+    return { status: 503, workspace: ws, detail: `${route.path} concurrency limit ${limit} reached` };
+  }
+  workspace.inFlight.set(route.path, running + 1);
+  let result: RouteResult;
+  try {
+    result = await route.handle(json, workspace, deps);
+  } finally {
+    workspace.inFlight.set(route.path, (workspace.inFlight.get(route.path) ?? 1) - 1);
+  }
   if (result.status === 204) {
     res.writeHead(204).end();
     return { status: 204, workspace: ws };
@@ -148,6 +202,56 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
   }
   sendText(res, result.status, result.message);
   return { status: result.status, workspace: ws, ...(route.logDetail ? { detail: result.message } : {}) };
+}
+
+/**
+ * Caps the open connections of a listener: a workspace's unix socket as a whole; the shared TCP
+ * port per peer address (each container has its own) and in total. A connection over the cap
+ * gets a one-line 503 and is closed at once, before the HTTP parser sees it, so a flood of idle
+ * connections cannot pile up file descriptors until the header timeout closes them.
+ */
+function capConnections(server: Server, scope: ListenerScope, log: BridgeLog): void {
+  const perPeer = new Map<string, number>();
+  let total = 0;
+  const refusal = (limit: number): Buffer => {
+    const body = `Too many open connections to the bridge (the limit is ${limit}); close some and retry.\n`;
+    return Buffer.from(
+      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Retry-After: 1\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+  server.prependListener('connection', (socket: Socket) => {
+    const peer = scope.transport === 'tcp' ? (socket.remoteAddress ?? '?') : 'unix';
+    const mine = perPeer.get(peer) ?? 0;
+    const limit =
+      mine >= CONNECTION_LIMITS.perWorkspace
+        ? CONNECTION_LIMITS.perWorkspace
+        : total >= CONNECTION_LIMITS.tcpTotal
+          ? CONNECTION_LIMITS.tcpTotal
+          : 0;
+    if (limit > 0) {
+      socket.on('error', () => undefined);
+      socket.write(refusal(limit));
+      socket.destroy();
+      log({
+        kind: 'request',
+        transport: scope.transport,
+        route: CONNECTION_ROUTE,
+        status: 503,
+        durationMs: 0,
+        detail: 'connection limit reached',
+      });
+      return;
+    }
+    perPeer.set(peer, mine + 1);
+    total += 1;
+    socket.once('close', () => {
+      total -= 1;
+      const left = (perPeer.get(peer) ?? 1) - 1;
+      if (left > 0) perPeer.set(peer, left);
+      else perPeer.delete(peer);
+    });
+  });
 }
 
 /** A node:http server with upstream's timeouts; the caller listens on a socket or a port. */
@@ -178,5 +282,6 @@ export function createBridgeServer(scope: ListenerScope, deps: RouteDeps, log: B
   });
   server.headersTimeout = SERVER_TIMEOUTS_MS.header;
   server.keepAliveTimeout = SERVER_TIMEOUTS_MS.idle;
+  capConnections(server, scope, log);
   return server;
 }
