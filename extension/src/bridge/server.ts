@@ -204,22 +204,22 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
   return { status: result.status, workspace: ws, ...(route.logDetail ? { detail: result.message } : {}) };
 }
 
+/** How long a connection over the cap may take to send the request that gets the 503. */
+const REFUSAL_GRACE_MS = 500;
+
 /**
  * Caps the open connections of a listener: a workspace's unix socket as a whole; the shared TCP
- * port per peer address (each container has its own) and in total. A connection over the cap
- * gets a one-line 503 and is closed at once, before the HTTP parser sees it, so a flood of idle
- * connections cannot pile up file descriptors until the header timeout closes them.
+ * port per peer address (each container has its own) and in total. A connection over the cap is
+ * marked: the handler answers its request with a 503 and closes it, and it is destroyed after
+ * REFUSAL_GRACE_MS whatever it sends. Only CONNECTION_LIMITS.refusing such connections are kept
+ * at once; past that they are closed on accept. So a flood of idle connections holds at most
+ * perWorkspace + refusing descriptors, instead of one each until the header timeout.
  */
-function capConnections(server: Server, scope: ListenerScope, log: BridgeLog): void {
+function capConnections(server: Server, scope: ListenerScope, log: BridgeLog): (socket: Socket) => number | undefined {
   const perPeer = new Map<string, number>();
+  const refusedAt = new WeakMap<Socket, number>();
   let total = 0;
-  const refusal = (limit: number): Buffer => {
-    const body = `Too many open connections to the bridge (the limit is ${limit}); close some and retry.\n`;
-    return Buffer.from(
-      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Retry-After: 1\r\nConnection: close\r\n\r\n${body}`,
-    );
-  };
+  let refusing = 0;
   server.prependListener('connection', (socket: Socket) => {
     const peer = scope.transport === 'tcp' ? (socket.remoteAddress ?? '?') : 'unix';
     const mine = perPeer.get(peer) ?? 0;
@@ -231,15 +231,24 @@ function capConnections(server: Server, scope: ListenerScope, log: BridgeLog): v
           : 0;
     if (limit > 0) {
       socket.on('error', () => undefined);
-      socket.write(refusal(limit));
-      socket.destroy();
-      log({
-        kind: 'request',
-        transport: scope.transport,
-        route: CONNECTION_ROUTE,
-        status: 503,
-        durationMs: 0,
-        detail: 'connection limit reached',
+      if (refusing >= CONNECTION_LIMITS.refusing) {
+        socket.destroy();
+        log({
+          kind: 'request',
+          transport: scope.transport,
+          route: CONNECTION_ROUTE,
+          status: 503,
+          durationMs: 0,
+          detail: 'closed on accept',
+        });
+        return;
+      }
+      refusing += 1;
+      refusedAt.set(socket, limit);
+      const grace = setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS).unref();
+      socket.once('close', () => {
+        refusing -= 1;
+        clearTimeout(grace);
       });
       return;
     }
@@ -252,6 +261,7 @@ function capConnections(server: Server, scope: ListenerScope, log: BridgeLog): v
       else perPeer.delete(peer);
     });
   });
+  return (socket) => refusedAt.get(socket);
 }
 
 /** A node:http server with upstream's timeouts; the caller listens on a socket or a port. */
@@ -259,6 +269,13 @@ export function createBridgeServer(scope: ListenerScope, deps: RouteDeps, log: B
   const server = createServer({ connectionsCheckingInterval: 1_000, requestTimeout: SERVER_TIMEOUTS_MS.read }, (req, res) => {
     const started = performance.now();
     const path = (req.url ?? '').split('?')[0]?.slice(0, 100) ?? '';
+    const overCap = connectionRefused(req.socket);
+    if (overCap !== undefined) {
+      res.setHeader('Retry-After', '1');
+      sendText(res, 503, `Too many open connections to the bridge (the limit is ${overCap}); close some and retry.`, true);
+      log({ kind: 'request', transport: scope.transport, route: CONNECTION_ROUTE, status: 503, durationMs: 0, detail: 'connection limit' });
+      return;
+    }
     const route = ROUTE_BY_PATH.get(path);
     // The response must be written by the route's run limit plus the write timeout.
     const deadline = setTimeout(() => res.destroy(), (route?.runLimitMs ?? 0) + SERVER_TIMEOUTS_MS.write);
@@ -282,6 +299,6 @@ export function createBridgeServer(scope: ListenerScope, deps: RouteDeps, log: B
   });
   server.headersTimeout = SERVER_TIMEOUTS_MS.header;
   server.keepAliveTimeout = SERVER_TIMEOUTS_MS.idle;
-  capConnections(server, scope, log);
+  const connectionRefused = capConnections(server, scope, log);
   return server;
 }

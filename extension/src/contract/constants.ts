@@ -182,11 +182,13 @@ export const SERVER_TIMEOUTS_MS = {
 /**
  * Open connections one listener keeps per workspace: a workspace's unix socket, or one peer
  * address on the shared loopback port (which also caps its total). A connection over the cap
- * gets a one-line 503 and is closed at once, so a flood cannot pile up file descriptors.
+ * gets a 503 and is closed within half a second; at most `refusing` of those are kept open at
+ * once (the rest are closed on accept), so a flood cannot pile up file descriptors.
  */
 export const CONNECTION_LIMITS = {
   perWorkspace: 32,
   tcpTotal: 128,
+  refusing: 16,
 } as const;
 
 /**
