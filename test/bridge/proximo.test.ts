@@ -6,19 +6,29 @@ import { call, installFakeProximo, startRig, unixTarget, type Rig } from './supp
 
 type Fake = ReturnType<typeof installFakeProximo>;
 
-/** A rig whose PATH finds the fake proximo first; no fallback dirs, so only that binary can run. */
+/**
+ * A rig whose PATH finds the fake proximo first; no fallback dirs, so only that binary can run.
+ * The workspace's agent homes (what its container mounts) are <root>/agent and <root>/agent/.codex.
+ */
 async function proximoRig(registration: { proximoEnabled?: boolean } = {}): Promise<{ rig: Rig; fake: Fake }> {
   let fake: Fake | undefined;
+  let root = '';
   const rig = await startRig({
-    prepare({ root }) {
+    prepare(dirs) {
+      root = dirs.root;
       fake = installFakeProximo(join(root, 'bin'));
       mkdirSync(join(root, 'agent', '.codex'), { recursive: true });
     },
-    hub: ({ root }) => ({
-      env: { PATH: `${join(root, 'bin')}${delimiter}${process.env.PATH}` },
+    hub: (dirs) => ({
+      env: { PATH: `${join(dirs.root, 'bin')}${delimiter}${process.env.PATH}` },
       proximoFallbackDirs: [],
     }),
     registration,
+  });
+  await rig.hub.ensureWorkspace({
+    ...rig.registration,
+    defaultAgentHome: join(root, 'agent'),
+    defaultCodexHome: join(root, 'agent', '.codex'),
   });
   return { rig, fake: fake as Fake };
 }
@@ -67,7 +77,7 @@ describe('/proximo with the fake host binary', () => {
     assert.match(body.output, /fake proximo stderr line/);
   });
 
-  it('runs skill install at --scope global with HOME and CODEX_HOME set to the sent agent homes, and asks for a restart', async () => {
+  it("runs skill install at --scope global with HOME and CODEX_HOME set to the container's agent homes, and asks for a restart", async () => {
     const reply = await post({ command: 'skill', args: ['install'], home: agentHome, codex_home: codexHome });
     assert.equal(reply.status, 200);
     assert.match((JSON.parse(reply.text) as { output: string }).output, /Restart the agent session/);
@@ -77,12 +87,12 @@ describe('/proximo with the fake host binary', () => {
     assert.equal(run?.env.CODEX_HOME, codexHome);
   });
 
-  it('falls back to the default mounts root when the shim sends neither home', async () => {
+  it("uses the container's agent homes when the shim sends neither", async () => {
     assert.equal((await post({ command: 'skill', args: ['uninstall'] })).status, 200);
     const [run] = newCalls();
     assert.deepEqual(run?.argv, ['skill', 'uninstall', '--scope', 'global']);
-    assert.equal(run?.env.HOME, join(rig.home, '.toolbox'));
-    assert.equal(run?.env.CODEX_HOME, join(rig.home, '.toolbox', '.codex'));
+    assert.equal(run?.env.HOME, agentHome);
+    assert.equal(run?.env.CODEX_HOME, codexHome);
   });
 
   it('adds no scope to a bare skill, keeps an explicit global scope, and puts the scope before a "--"', async () => {
@@ -99,27 +109,40 @@ describe('/proximo with the fake host binary', () => {
     );
   });
 
-  it('refuses skill homes that are not clean absolute paths to existing dirs, or only one of the two', async () => {
+  it('refuses skill homes other than the ones this container mounts (HOME=/root, CODEX_HOME=/etc) and runs nothing', async () => {
     const cases: Array<Record<string, unknown>> = [
+      { home: '/root', codex_home: '/etc' },
+      { home: '/root', codex_home: codexHome },
+      { home: agentHome, codex_home: '/etc' },
+      { home: rig.home, codex_home: codexHome },
       { home: 'agent', codex_home: codexHome },
       { home: `${agentHome}/../agent`, codex_home: codexHome },
-      { home: join(rig.root, 'missing'), codex_home: codexHome },
-      { home: join(rig.root, 'bin', 'proximo'), codex_home: codexHome },
-      { home: agentHome },
-      { codex_home: codexHome },
+      { home: `${agentHome}/`, codex_home: codexHome },
+      { codex_home: join(rig.home, '.toolbox', '.codex') },
     ];
     for (const homes of cases) {
       const reply = await post({ command: 'skill', args: ['install'], ...homes });
       assert.equal(reply.status, 400, JSON.stringify(homes));
-      assert.match(reply.text, /clean absolute path to an existing host directory/);
+      assert.match(reply.text, /is not the agent home this container mounts/);
     }
     assert.deepEqual(newCalls(), []);
+  });
+
+  it('accepts one home sent alone when it is the pinned one', async () => {
+    assert.equal((await post({ command: 'skill', args: ['install'], home: agentHome })).status, 200);
+    assert.equal(newCalls()[0]?.env.CODEX_HOME, codexHome);
   });
 
   it('refuses the argument smuggling cases and runs nothing', async () => {
     const cases: Array<[string, string[], RegExp]> = [
       ['errors', ['dom'], /errors dom is refused/],
       ['errors', ['dom', 'web.test'], /errors dom is refused/],
+      ['errors', ['web.test', 'dom'], /errors dom is refused/],
+      ['errors', ['--since', '1h', 'dom', 'web.test'], /errors dom is refused/],
+      ['skill', ['install', '--scope', 'global', '--scope', 'project'], /"--scope" is given more than once/],
+      ['skill', ['install', '--scope=global', '--scope=project'], /"--scope" is given more than once/],
+      ['skill', ['install', '--scope', 'global', '--scope=project'], /"--scope" is given more than once/],
+      ['skill', ['install', '--force', '--force'], /"--force" is given more than once/],
       ['errors', ['transcript', '--out=/x'], /"--out=\/x" is refused/],
       ['errors', ['transcript', '--out', '/x'], /"--out" is refused/],
       ['errors', ['transcript', '--output=/x'], /"--output=\/x" is refused/],

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BridgeHub } from '../../extension/src/bridge/hub';
-import { BODY_LIMITS, RATE_LIMITS, TOKEN_BYTES } from '../../extension/src/contract/constants';
+import { RATE_LIMITS, TOKEN_BYTES } from '../../extension/src/contract/constants';
 import { call, makeTempRoot, recorder, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
 
 const ok = (url = 'http://a.example/'): { url: string } => ({ url });
@@ -69,13 +69,15 @@ describe('bridge server: transports, files and the gate', () => {
         assert.equal(basic.status, 401);
       });
 
-      it('accepts a body exactly at the route limit and refuses one byte more with 413', async () => {
-        const base = JSON.stringify(ok());
-        const atLimit = base + ' '.repeat(BODY_LIMITS.open - base.length);
-        assert.equal((await call(target(rig), '/open', { token: rig.token, body: atLimit })).status, 204);
-        const over = `${atLimit} `;
-        assert.equal((await call(target(rig), '/open', { token: rig.token, body: over })).status, 413);
-        assert.equal((await call(target(rig), '/open', { token: rig.token, body: over, chunked: true })).status, 413);
+      it('refuses an oversized body with a wrong token with 401, not 413: the token is checked before the body is read', async () => {
+        const wrong = 'f'.repeat(64);
+        const big = JSON.stringify(ok()) + ' '.repeat(1024 * 1024);
+        for (const route of ['/open', '/edit', '/proximo', '/credential']) {
+          for (const chunked of [false, true]) {
+            const reply = await call(target(rig), route, { token: wrong, body: big, chunked });
+            assert.equal(reply.status, 401, `${route}${chunked ? ' chunked' : ''}`);
+          }
+        }
       });
 
       it('refuses malformed JSON, a non-object body and unknown fields with 400 naming the problem', async () => {
@@ -117,10 +119,11 @@ describe('bridge server: transports, files and the gate', () => {
     }
   });
 
-  it('logs every request with route, status and duration', async () => {
-    const before = rig.recorded.events.length;
-    await call(unixTarget(rig), '/open', { token: rig.token, body: { url: 'file:///etc/passwd' } });
-    const entry = rig.recorded.events.slice(before).find((e) => e.kind === 'request');
+  it('logs a request with route, status and duration', async () => {
+    const own = await startRig();
+    after(() => own.cleanup());
+    await call(unixTarget(own), '/open', { token: own.token, body: { url: 'file:///etc/passwd' } });
+    const entry = own.recorded.events.find((e) => e.kind === 'request');
     assert.ok(entry && entry.kind === 'request');
     assert.equal(entry.route, '/open');
     assert.equal(entry.status, 400);
@@ -129,21 +132,20 @@ describe('bridge server: transports, files and the gate', () => {
     assert.match(entry.detail ?? '', /scheme "file"/);
   });
 
-  it('keeps serving after a burst of 200 concurrent authorised requests, answering only 204 or 429', async () => {
-    const burstRig = await startRig({ hub: { rateLimits: RATE_LIMITS } });
+  it('keeps serving after a burst of 200 concurrent authorised requests: exactly the burst passes, the rest is 429 (or 503 over the connection cap)', async () => {
+    // The clock stands still, so the bucket cannot refill during the burst.
+    const burstRig = await startRig({ hub: { rateLimits: RATE_LIMITS, now: () => 1_000 } });
     try {
       const replies = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
           call(i % 2 ? unixTarget(burstRig) : tcpTarget(burstRig), '/open', { token: burstRig.token, body: ok(`http://a.example/${i}`) }),
         ),
       );
-      const statuses = new Set(replies.map((r) => r.status));
-      assert.deepEqual(
-        [...statuses].filter((s) => s !== 204 && s !== 429),
-        [],
-      );
-      assert.ok(statuses.has(429), 'a burst of 200 must exceed the bucket');
-      assert.equal(burstRig.recorded.urls.length, replies.filter((r) => r.status === 204).length);
+      const count = (status: number): number => replies.filter((r) => r.status === status).length;
+      assert.equal(count(204) + count(429) + count(503), 200, JSON.stringify([...new Set(replies.map((r) => r.status))]));
+      assert.equal(count(204), 5, 'the burst of the shared bucket, no more and no less');
+      assert.ok(count(429) > 0);
+      assert.equal(burstRig.recorded.urls.length, 5);
       assert.equal((await call(unixTarget(burstRig), '/healthz')).status, 200);
       assert.equal((await call(tcpTarget(burstRig), '/healthz')).status, 200);
     } finally {
@@ -152,7 +154,66 @@ describe('bridge server: transports, files and the gate', () => {
   });
 });
 
+describe('bridge body limits, pinned in bytes', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig();
+  });
+  after(async () => {
+    await rig.cleanup();
+  });
+
+  // Literal numbers on purpose: a test reading BODY_LIMITS would follow any change to it.
+  const cases: Array<[string, number, unknown, number]> = [
+    ['/open', 9216, ok(), 204],
+    ['/edit', 9216, { editor: 'code', path: '/nowhere' }, 400],
+    ['/proximo', 16384, { command: 'not-a-verb' }, 400],
+    ['/credential', 65536, { op: 'get', input: 'not the protocol' }, 400],
+  ];
+  for (const [route, limit, body, atLimitStatus] of cases) {
+    it(`${route}: a ${limit}-byte body is read, ${limit + 1} bytes are refused with 413`, async () => {
+      const base = JSON.stringify(body);
+      const atLimit = base + ' '.repeat(limit - base.length);
+      assert.equal(Buffer.byteLength(atLimit), limit);
+      assert.equal((await call(unixTarget(rig), route, { token: rig.token, body: atLimit })).status, atLimitStatus);
+      const over = `${atLimit} `;
+      for (const chunked of [false, true]) {
+        const reply = await call(unixTarget(rig), route, { token: rig.token, body: over, chunked });
+        assert.equal(reply.status, 413, `${route}${chunked ? ' chunked' : ''}`);
+        assert.match(reply.text, new RegExp(`over the ${limit}-byte limit`));
+      }
+    });
+  }
+});
+
 describe('bridge rate limits', () => {
+  it('pins the buckets: shared 10/s with a burst of 5, credential 30/s with a burst of 15', () => {
+    assert.deepEqual(RATE_LIMITS, { shared: { perSecond: 10, burst: 5 }, credential: { perSecond: 30, burst: 15 } });
+  });
+
+  it('refills the bucket over time: after the burst, a tenth of a second buys one request and a second the whole burst', async () => {
+    let clock = 1_000;
+    const rig = await startRig({ hub: { rateLimits: RATE_LIMITS, now: () => clock } });
+    try {
+      const open = async (): Promise<number> => (await call(unixTarget(rig), '/open', { token: rig.token, body: ok() })).status;
+      const burst = async (n: number): Promise<number[]> => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) out.push(await open());
+        return out;
+      };
+      assert.deepEqual(await burst(6), [204, 204, 204, 204, 204, 429]);
+      assert.deepEqual(await burst(3), [429, 429, 429], 'no time passed, nothing refilled');
+      clock += 100;
+      assert.deepEqual(await burst(2), [204, 429], '100 ms at 10/s is one request');
+      clock += 1_000;
+      assert.deepEqual(await burst(6), [204, 204, 204, 204, 204, 429], 'a second refills the burst, and no more than the burst');
+      clock += 60_000;
+      assert.deepEqual(await burst(6), [204, 204, 204, 204, 204, 429], 'a long pause still caps at the burst');
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
   it("allows the shared bucket's burst, then answers 429, while /credential has its own bucket", async () => {
     const rig = await startRig({ hub: { rateLimits: RATE_LIMITS, now: () => 1_000 } });
     try {

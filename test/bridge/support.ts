@@ -137,6 +137,7 @@ export interface CallOptions {
   host?: string | null;
   /** Send the body chunked, without Content-Length. */
   chunked?: boolean;
+  /** Extra headers; a Content-Type here replaces the default application/json ('' sends none). */
   headers?: Record<string, string>;
 }
 
@@ -159,7 +160,9 @@ export function call(target: Target, path: string, opts: CallOptions = {}): Prom
   if (host !== null) headers.Host = host;
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   if (data !== undefined) {
-    headers['Content-Type'] = 'application/json';
+    // JSON unless the test names a type; an empty one means no Content-Type header at all.
+    headers['Content-Type'] ??= 'application/json';
+    if (headers['Content-Type'] === '') delete headers['Content-Type'];
     if (!opts.chunked) headers['Content-Length'] = String(data.length);
   }
   return new Promise((resolvePromise, reject) => {

@@ -1,8 +1,8 @@
 /**
  * Holds the shims (shims/*) and the runtime entrypoint to extension/src/contract/constants.ts: every
- * route, JSON field, container path, bridge file name, env name, curl --max-time and exit code
- * they use is extracted from their text with regexes and compared with the contract, in both
- * directions. The checker is a pure function over file texts so the last tests can prove it
+ * route, JSON field, container path, bridge file name, env name, curl --max-time, exit code and
+ * request Content-Type they use is extracted from their text with regexes and compared with the
+ * contract, in both directions. The checker is a pure function over file texts so the last tests can prove it
  * fails on a mutated copy.
  */
 import assert from 'node:assert/strict';
@@ -17,6 +17,7 @@ import {
   FIELDS,
   HOST_DOCKER_INTERNAL,
   PROXIMO_HOST_ONLY,
+  REQUEST_CONTENT_TYPE,
   ROUTES,
   SHIM_EXIT,
   SHIM_MAX_TIME_S,
@@ -240,6 +241,12 @@ export function contractMismatches(files: Record<string, string>, entrypoint?: s
     out.push(`proximo: PROXIMO_HOST_ONLY is '${hostOnly}', contract says '${PROXIMO_HOST_ONLY.join(' ')}'`);
   }
   if (!proximo.includes(`[ ! -f ${CONTAINER.proximoCa} ]`)) out.push(`proximo: does not gate on ${CONTAINER.proximoCa}`);
+  // The bridge refuses a POST without this media type (415) and any request with an Origin.
+  const types = all(/-H '[Cc]ontent-[Tt]ype: ([^']*)'/g, shellCode(lib));
+  if (types.length !== 1 || types[0] !== REQUEST_CONTENT_TYPE) {
+    out.push(`${LIB}: curl sends Content-Type ${JSON.stringify(types)}, the bridge requires "${REQUEST_CONTENT_TYPE}"`);
+  }
+  for (const [name, text] of Object.entries(files)) if (/\bOrigin:/i.test(shellCode(text))) out.push(`${name}: sends an Origin header`);
   if (!(SHIMS as readonly string[]).includes(EDITORS[0])) out.push(`the ${EDITORS[0]} shim is not in SHIMS`);
 
   // The reverse direction: everything the contract defines for the shims is used by one.
@@ -359,6 +366,20 @@ describe('shim contract', () => {
         from: "PROXIMO_HOST_ONLY='install uninstall trust config'",
         to: "PROXIMO_HOST_ONLY='install'",
         expect: /PROXIMO_HOST_ONLY is 'install'/,
+      },
+      {
+        what: 'a dropped Content-Type header',
+        file: LIB,
+        from: " -H 'Content-Type: application/json'",
+        to: '',
+        expect: /curl sends Content-Type \[\], the bridge requires "application\/json"/,
+      },
+      {
+        what: 'a form Content-Type',
+        file: LIB,
+        from: "-H 'Content-Type: application/json'",
+        to: "-H 'Content-Type: application/x-www-form-urlencoded'",
+        expect: /curl sends Content-Type \["application\/x-www-form-urlencoded"\]/,
       },
       {
         what: 'JSON composed with printf',

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_CONFIG, type ToolboxConfig } from '../../extension/src/config/model';
 import { objectNames } from '../../extension/src/contract/objects';
 import { planSession, sessionContainerName } from '../../extension/src/plan/session';
-import { workspaceMirror } from '../../extension/src/plan/mounts';
+import { agentHomes, editRoots, workspaceMirror } from '../../extension/src/plan/mounts';
 import type { HostFacts } from '../../extension/src/contract/types';
 import type { SessionRequest } from '../../extension/src/plan/types';
 
@@ -417,6 +417,31 @@ describe('planSession: switches', () => {
 
   it('refuses a relative workspace path', () => {
     assert.throws(() => planSession(request({ workspace: 'proj' }), hostFacts()), /not absolute/);
+  });
+});
+
+describe("editRoots: what the bridge's /edit may open for a container", () => {
+  it('is the sources of its bind mounts without the bridge state, the run dir and the Docker socket', () => {
+    const { plan } = planSession(
+      request({}, { mounts: [{ name: 'notes', source: '/srv/notes', target: '/notes', readonly: true }] }),
+      hostFacts(['/home/u/.ssh', '/home/u/.gitconfig', '/var/run/docker.sock', '/srv/notes']),
+    );
+    const roots = editRoots(plan.mounts);
+    for (const want of ['/home/u/proj', `${R}/.claude`, `${R}/.codex`, '/home/u/.ssh', '/home/u/.gitconfig', '/srv/notes']) {
+      assert.ok(roots.includes(want), want);
+    }
+    for (const never of [`${R}/toolbox/bridge`, `${R}/toolbox/bridge/run`, '/var/run/docker.sock', R, '/home/u']) {
+      assert.ok(!roots.includes(never), never);
+    }
+    assert.equal(new Set(roots).size, roots.length, 'each root once (the workspace and its mirror share a source)');
+    // Other workspaces' bridge tokens live under <mounts root>/toolbox/vscode: no root covers them.
+    const otherToken = `${R}/toolbox/vscode/toolbox-other-1a2b3c4d/token`;
+    assert.ok(!roots.some((r) => otherToken === r || otherToken.startsWith(`${r}/`)));
+  });
+
+  it("gives the agent homes proximo skill is pinned to: the .claude source's parent and the .codex source", () => {
+    const { plan } = planSession(request({}, { mountsRoot: '/data/tb' }), hostFacts());
+    assert.deepEqual(agentHomes(plan.mounts), { agentHome: '/data/tb', codexHome: '/data/tb/.codex' });
   });
 });
 

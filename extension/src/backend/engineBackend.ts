@@ -31,12 +31,13 @@ import { watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import { missingSocketVolume } from '../plan/drift';
+import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
 import { BridgeHub, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
 import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
-import type { SessionRequest } from '../plan/types';
+import type { PlannedMount, SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
 import { findProximoBinary } from '../proximo/binary';
 import type {
@@ -165,8 +166,18 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   ): Promise<ShellSession> {
     const host = this.deps.host();
     const name = sessionContainerName(request);
+    // What the bridge may open and which agent homes proximo skill may use come from the
+    // container's other mounts: a preview plan (bridge mounts stubbed) tells them before it starts.
     const bridge =
-      request.config.bridge === false ? undefined : await this.bridge(name, request.workspace, host.home, request.proximo !== undefined);
+      request.config.bridge === false
+        ? undefined
+        : await this.bridge(
+            name,
+            request.workspace,
+            host.home,
+            request.proximo !== undefined,
+            planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan.mounts,
+          );
     const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
     for (const w of planWarnings) this.deps.log.warn(w);
     const engine = await this.connectedEngine();
@@ -328,17 +339,24 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   /** The bridge for one container; a bridge that cannot start costs the shell its shims, not the shell. */
-  private async bridge(key: string, folder: string, home: string, proximoEnabled: boolean): Promise<BridgeMount | undefined> {
+  private async bridge(
+    key: string,
+    folder: string,
+    home: string,
+    proximoEnabled: boolean,
+    mounts: PlannedMount[],
+  ): Promise<BridgeMount | undefined> {
     if (!this.deps.bridgeFor) return undefined;
     const root = join(home, HOST.mountsRoot);
+    const homes = agentHomes(mounts);
     try {
       const b = await this.deps.bridgeFor({
         key,
         workspaceFolder: folder,
-        mountsRoots: [root],
+        mountsRoots: editRoots(mounts),
         proximoEnabled,
-        defaultAgentHome: root,
-        defaultCodexHome: join(root, '.codex'),
+        defaultAgentHome: homes.agentHome ?? root,
+        defaultCodexHome: homes.codexHome ?? join(root, '.codex'),
       });
       return { stateDir: b.stateDir, runDir: b.runDir };
     } catch (err) {

@@ -1,13 +1,15 @@
 /**
  * Runs one host command on a container's behalf: argv only (never a shell), bounded in time and
- * output, with stdin fed from the request.
+ * output, with stdin fed from the request. A command that writes more than the output cap is
+ * stopped: nothing a container asks for needs megabytes back, and one that keeps printing must
+ * not keep a host process (and its memory) alive until the deadline.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { HOST_PROCESS_OUTPUT_BYTES } from '../contract/constants';
 
 /** After the deadline kill, how long we wait for pipes held open by grandchildren. */
 const PIPE_DRAIN_MS = 2_000;
-const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 export interface RunArgvOptions {
   file: string;
@@ -18,6 +20,8 @@ export interface RunArgvOptions {
   timeoutMs: number;
   /** true: stdout and stderr interleaved into output; false: stderr dropped. */
   mergeStderr: boolean;
+  /** Output kept before the command is stopped; default HOST_PROCESS_OUTPUT_BYTES. */
+  maxOutputBytes?: number;
 }
 
 export interface RunArgvResult {
@@ -25,6 +29,8 @@ export interface RunArgvResult {
   exit: number;
   output: string;
   timedOut: boolean;
+  /** The command wrote more than the output cap and was stopped; output holds the first bytes. */
+  truncated: boolean;
 }
 
 /** Rejects only when the command could not be started (missing binary, bad cwd). */
@@ -37,11 +43,20 @@ export function runArgv(opts: RunArgvOptions): Promise<RunArgvResult> {
       windowsHide: true,
       stdio: ['pipe', 'pipe', opts.mergeStderr ? 'pipe' : 'ignore'],
     });
+    const maxOutput = opts.maxOutputBytes ?? HOST_PROCESS_OUTPUT_BYTES;
     const chunks: Buffer[] = [];
     let size = 0;
+    let truncated = false;
     const collect = (chunk: Buffer): void => {
-      if (size >= MAX_OUTPUT_BYTES) return;
-      chunks.push(chunk.subarray(0, MAX_OUTPUT_BYTES - size));
+      if (truncated) return;
+      if (size + chunk.length > maxOutput) {
+        chunks.push(chunk.subarray(0, maxOutput - size));
+        size = maxOutput;
+        truncated = true;
+        child.kill('SIGKILL');
+        return;
+      }
+      chunks.push(chunk);
       size += chunk.length;
     };
     child.stdout?.on('data', collect);
@@ -56,7 +71,7 @@ export function runArgv(opts: RunArgvOptions): Promise<RunArgvResult> {
       settled = true;
       clearTimeout(deadline);
       clearTimeout(drainTimer);
-      resolve({ exit: exitCode ?? -1, output: Buffer.concat(chunks).toString('utf8'), timedOut });
+      resolve({ exit: exitCode ?? -1, output: Buffer.concat(chunks).toString('utf8'), timedOut, truncated });
     };
     const deadline = setTimeout(() => {
       timedOut = true;

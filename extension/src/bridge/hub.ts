@@ -9,23 +9,24 @@
  * costs one port instead of one per window. A token can only be read from its own
  * workspace's state dir, so a container cannot act as another workspace over TCP.
  */
-import { readFileSync } from 'node:fs';
-import { chmod } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, RATE_LIMITS } from '../contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PROBE, RATE_LIMITS, REFUSAL_LOG } from '../contract/constants';
 import type { BridgeMount } from '../contract/types';
 import { TokenBucket } from './gate';
-import { probeHealthz } from './healthz';
+import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
+import { aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
 import type { BucketRates, EditorActions, RouteDeps, WorkspaceBinding } from './route';
 import { createBridgeServer, type BridgeLog, type ListenerScope } from './server';
 import {
   assertSocketPathFits,
   chooseRunDir,
+  ensureHubKey,
   ensurePrivateDir,
   ensureToken,
   removePortFile,
-  unlinkSocket,
   workspaceStateDir,
   writePortFile,
 } from './state';
@@ -47,16 +48,23 @@ export interface BridgeHubOptions extends EditorActions {
   now?: () => number;
   /** Dirs searched for proximo after PATH (tests). */
   proximoFallbackDirs?: string[];
+  /** How refused requests are aggregated in the log; default REFUSAL_LOG. */
+  refusalLog?: RefusalLogOptions;
+  /** Bounds of the liveness probe of an existing socket; default BRIDGE_PROBE. */
+  probeLimits?: ProbeLimits;
 }
 
 export interface WorkspaceRegistration {
   /** The container name. */
   key: string;
   workspaceFolder: string;
-  /** Host roots /edit may open besides the workspace folder. */
+  /**
+   * Host paths /edit may open besides the workspace folder: the container's own bind-mount
+   * sources (plan/mounts.ts editRoots), never a whole mounts root.
+   */
   mountsRoots: string[];
   proximoEnabled: boolean;
-  /** Default HOME / CODEX_HOME for `proximo skill` (the mounts root and its .codex). */
+  /** HOME / CODEX_HOME for `proximo skill`: the container's agent homes; no other is accepted. */
   defaultAgentHome: string;
   defaultCodexHome: string;
 }
@@ -72,9 +80,13 @@ export interface WorkspaceBridge extends BridgeMount {
 interface WorkspaceEntry {
   binding?: WorkspaceBinding;
   ready: Promise<WorkspaceBridge>;
+  /** The latest registration (a later ensureWorkspace may update it while the start is pending). */
+  registration: WorkspaceRegistration;
   /** Set once we bound the socket ourselves (so dispose unlinks it). */
   server?: Server;
   socketPath?: string;
+  /** The inode we bound at socketPath: dispose unlinks only that one. */
+  socketIno?: number;
   stateDir?: string;
 }
 
@@ -98,6 +110,31 @@ function listen(server: Server, target: string | number): Promise<void> {
   });
 }
 
+/**
+ * Listens on a fresh socket in `privateDir` (the run dirs' parent, which no container can reach),
+ * sets its mode there, then renames it to `socketPath` in the container-writable run dir. Nothing
+ * is ever chmodded by a path the container could swap for a symlink, and whatever the container
+ * left at `socketPath` is replaced in one step. Returns the bound socket's inode.
+ */
+async function bindInto(server: Server, privateDir: string, socketPath: string, platform: NodeJS.Platform): Promise<number> {
+  const staging = join(privateDir, `.${randomBytes(6).toString('hex')}.sock`);
+  assertSocketPathFits(staging, platform);
+  try {
+    await listen(server, staging);
+    chmodSync(staging, 0o600);
+    renameSync(staging, socketPath);
+  } finally {
+    rmSync(staging, { force: true });
+  }
+  return lstatSync(socketPath).ino;
+}
+
+/** Unlinks the socket we bound, unless something else has taken its place since. */
+function unlinkOwnSocket(socketPath: string, ino: number | undefined): void {
+  const st = lstatSync(socketPath, { throwIfNoEntry: false });
+  if (st !== undefined && st.isSocket() && st.ino === ino) unlinkSync(socketPath);
+}
+
 function readPortFile(stateDir: string): number | undefined {
   try {
     const port = Number(readFileSync(join(stateDir, BRIDGE_FILES.port), 'utf8').trim());
@@ -113,10 +150,12 @@ export class BridgeHub {
   private tcpPort: number | undefined;
   private disposed = false;
   private readonly deps: RouteDeps;
+  private readonly refusals: RefusalLog;
   private readonly log: BridgeLog;
 
   constructor(private readonly options: BridgeHubOptions) {
-    this.log = options.log ?? (() => undefined);
+    this.refusals = aggregateRefusals(options.log ?? (() => undefined), options.refusalLog ?? REFUSAL_LOG);
+    this.log = this.refusals.log;
     this.deps = {
       home: options.home,
       env: options.env ?? process.env,
@@ -136,17 +175,18 @@ export class BridgeHub {
     if (this.disposed) return Promise.reject(new Error('The bridge has been shut down (the extension is deactivating).'));
     const existing = this.workspaces.get(registration.key);
     if (existing !== undefined) {
+      existing.registration = registration;
       if (existing.binding !== undefined) Object.assign(existing.binding, this.settingsOf(registration));
       return existing.ready;
     }
-    const entry = {} as WorkspaceEntry;
+    const entry = { registration } as WorkspaceEntry;
     entry.ready = this.startWorkspace(registration, entry);
     this.workspaces.set(registration.key, entry);
     entry.ready.catch(() => this.workspaces.delete(registration.key));
     return entry.ready;
   }
 
-  private settingsOf(r: WorkspaceRegistration): Omit<WorkspaceBinding, 'key' | 'token' | 'buckets'> {
+  private settingsOf(r: WorkspaceRegistration): Omit<WorkspaceBinding, 'key' | 'token' | 'buckets' | 'inFlight'> {
     return {
       workspaceFolder: r.workspaceFolder,
       mountsRoots: [...r.mountsRoots],
@@ -175,19 +215,28 @@ export class BridgeHub {
     const token = ensureToken(stateDir);
     ensurePrivateDir(choice.parent, uid);
     ensurePrivateDir(choice.runDir, uid);
+    const key = ensureHubKey(choice.parent, uid);
 
-    // Another window, or the toolbox CLI's daemon, may already serve this state dir: use it.
-    for (const socketPath of [choice.socketPath, join(stateDir, BRIDGE_FILES.runDir, BRIDGE_FILES.socket)]) {
-      if (await probeHealthz(socketPath)) {
-        this.log({
-          kind: 'info',
-          message:
-            `A bridge is already serving ${stateDir} on ${socketPath} (another VS Code window or the toolbox ` +
-            `CLI's daemon); workspace ${registration.key} uses it instead of starting a second one.`,
-        });
-        const runDir = join(socketPath, '..');
-        return { stateDir, runDir, socketPath, port: readPortFile(stateDir), reused: true };
-      }
+    // Another window may already serve this workspace: use it, but only once it proved it holds
+    // the hub key. The run dir is writable from the container, so anything else answering there
+    // is the container's (or a crashed window's stale socket) and is replaced below.
+    const found = await probeBridge(choice.socketPath, key, this.options.probeLimits ?? BRIDGE_PROBE);
+    if (found.kind === 'ours') {
+      this.log({
+        kind: 'info',
+        message:
+          `A bridge is already serving ${stateDir} on ${choice.socketPath} (another VS Code window); ` +
+          `workspace ${registration.key} uses it instead of starting a second one.`,
+      });
+      return { stateDir, runDir: choice.runDir, socketPath: choice.socketPath, port: readPortFile(stateDir), reused: true };
+    }
+    if (found.kind === 'foreign') {
+      this.log({
+        kind: 'warn',
+        message:
+          `Something other than a Toolbox bridge listens on ${choice.socketPath} (${found.why}); that directory is ` +
+          `writable from the container, so it is not trusted. The bridge for ${registration.key} replaces it.`,
+      });
     }
 
     const rates = this.options.rateLimits ?? RATE_LIMITS;
@@ -195,21 +244,27 @@ export class BridgeHub {
     const binding: WorkspaceBinding = {
       key: registration.key,
       token,
-      ...this.settingsOf(registration),
+      ...this.settingsOf(entry.registration),
       buckets: { shared: new TokenBucket(rates.shared, now), credential: new TokenBucket(rates.credential, now) },
+      inFlight: new Map(),
     };
 
     assertSocketPathFits(choice.socketPath, platform);
-    unlinkSocket(choice.socketPath); // stale: nothing answered on it
-    const scope: ListenerScope = { transport: 'unix', port: () => undefined, workspaces: () => [binding] };
+    const scope: ListenerScope = {
+      transport: 'unix',
+      port: () => undefined,
+      workspaces: () => [binding],
+      prove: (challenge) => healthzProof(key, choice.socketPath, challenge),
+    };
     const server = createBridgeServer(scope, this.deps, this.log);
+    let socketIno: number;
     try {
-      await listen(server, choice.socketPath);
-      await chmod(choice.socketPath, 0o600);
+      socketIno = await bindInto(server, choice.parent, choice.socketPath, platform);
     } catch (error) {
       await closeServer(server);
       throw new Error(`The bridge could not listen on ${choice.socketPath}: ${(error as Error).message}`, { cause: error });
     }
+    entry.socketIno = socketIno;
     entry.server = server;
     entry.socketPath = choice.socketPath;
     entry.stateDir = stateDir;
@@ -261,7 +316,7 @@ export class BridgeHub {
         if (entry.server === undefined) return;
         await closeServer(entry.server);
         try {
-          if (entry.socketPath !== undefined) unlinkSocket(entry.socketPath);
+          if (entry.socketPath !== undefined) unlinkOwnSocket(entry.socketPath, entry.socketIno);
         } catch (error) {
           this.log({ kind: 'warn', message: (error as Error).message });
         }
@@ -272,5 +327,6 @@ export class BridgeHub {
       const tcp = await this.tcp.catch(() => undefined);
       if (tcp !== undefined) await closeServer(tcp.server);
     }
+    this.refusals.flush();
   }
 }

@@ -1,4 +1,9 @@
-/** /open: a URL from the container opened by the host's browser (through the injected action). */
+/**
+ * /open: a URL from the container opened by the host's browser (through the injected action).
+ * What is forwarded is the URL as the WHATWG parser serialised it, the one that was checked, never
+ * the raw text: `https://good.example\t@evil.example/` is one URL to the checker (tabs are
+ * stripped) and could be another to the next parser that reads the raw string.
+ */
 import { z } from 'zod';
 import { BODY_LIMITS, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../contract/constants';
 import { failed, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
@@ -6,6 +11,15 @@ import { failed, parseBody, refused, withDeadline, type Route, type RouteResult 
 const MAX_URL_CHARS = 8192;
 
 const openRequest = z.strictObject({ url: z.string() });
+
+/** The normalised URL to open, or why it may not be opened. */
+export function checkUrl(url: string): { href: string } | { refusal: string } {
+  const reason = urlRefusal(url);
+  if (reason !== undefined) return { refusal: reason };
+  const href = new URL(url).href;
+  // Percent-encoding can lengthen it.
+  return href.length > MAX_URL_CHARS ? { refusal: `the normalised url is longer than ${MAX_URL_CHARS} characters` } : { href };
+}
 
 /** Why a URL may not be opened, or undefined when it may. */
 export function urlRefusal(url: string): string | undefined {
@@ -34,10 +48,10 @@ export const openRoute: Route = {
   async handle(body, _workspace, deps): Promise<RouteResult> {
     const parsed = parseBody(openRequest, body);
     if ('refusal' in parsed) return parsed.refusal;
-    const reason = urlRefusal(parsed.value.url);
-    if (reason !== undefined) return refused(`Refused to open the URL: ${reason}.`);
+    const checked = checkUrl(parsed.value.url);
+    if ('refusal' in checked) return refused(`Refused to open the URL: ${checked.refusal}.`);
     try {
-      await withDeadline(deps.openExternal(parsed.value.url), RUN_LIMITS_MS.open, 'Opening the URL');
+      await withDeadline(deps.openExternal(checked.href), RUN_LIMITS_MS.open, 'Opening the URL');
     } catch (error) {
       return failed(`The host could not open the URL: ${(error as Error).message}`);
     }

@@ -5,9 +5,16 @@
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { BODY_LIMITS, FIELDS, PROXIMO_HOST_ONLY, PROXIMO_VERBS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
+import {
+  BODY_LIMITS,
+  FIELDS,
+  HOST_PROCESS_OUTPUT_BYTES,
+  PROXIMO_HOST_ONLY,
+  PROXIMO_VERBS,
+  ROUTES,
+  RUN_LIMITS_MS,
+} from '../contract/constants';
 import { findProximoBinary, PROXIMO_INSTALL_HINT, proximoChildPath } from '../proximo/binary';
-import { isCleanAbsolutePath } from './edit';
 import { runArgv } from './hostProcess';
 import { failed, parseBody, refused, type Route, type RouteResult, type WorkspaceBinding } from './route';
 
@@ -31,8 +38,26 @@ function isOutputFlag(arg: string): boolean {
 
 function scopeValue(args: string[]): string | undefined {
   for (const [i, arg] of args.entries()) {
+    if (arg === '--') return undefined;
     if (arg === '--scope') return args[i + 1] ?? '';
     if (arg.startsWith('--scope=')) return arg.slice('--scope='.length);
+  }
+  return undefined;
+}
+
+/**
+ * The first flag given twice (before a `--`), as it was written. The bridge reads a flag's first
+ * value and proximo (cobra/pflag) its last, so `--scope global --scope project` would pass the
+ * check and then act as project: any repeated flag is refused.
+ */
+export function repeatedFlag(args: string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const arg of args) {
+    if (arg === '--') return undefined;
+    if (!arg.startsWith('-') || arg === '-') continue;
+    const name = arg.split('=')[0] as string;
+    if (seen.has(name)) return name;
+    seen.add(name);
   }
   return undefined;
 }
@@ -47,6 +72,10 @@ export function proximoRefusal(command: string, args: string[]): string | undefi
   }
   if (!(PROXIMO_VERBS as readonly string[]).includes(command)) {
     return `proximo ${JSON.stringify(command)} is not allowed through the bridge; allowed: ${PROXIMO_VERBS.join(', ')}.`;
+  }
+  const repeated = repeatedFlag(args);
+  if (repeated !== undefined) {
+    return `The flag ${JSON.stringify(repeated)} is given more than once; give each flag once.`;
   }
   if (command === 'errors' && args.includes('dom')) {
     return 'proximo errors dom is refused: it writes an HTML file on the host, where the container cannot read it.';
@@ -87,34 +116,36 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-/** HOME and CODEX_HOME for `skill`: the request's pair, or the workspace's defaults when neither was sent. */
+/**
+ * HOME and CODEX_HOME for `skill`: the workspace's agent homes (the host directories behind the
+ * container's .claude and .codex mounts). The shim sends them from its environment; a request
+ * naming any other directory is refused, so a container cannot point proximo at /root or /etc.
+ */
 async function skillHomes(
   home: string,
   codexHome: string,
   workspace: WorkspaceBinding,
 ): Promise<{ env: { HOME: string; CODEX_HOME: string } } | { refusal: RouteResult }> {
-  if (home === '' && codexHome === '') {
-    for (const dir of [workspace.defaultAgentHome, workspace.defaultCodexHome]) {
-      if (!(await isDirectory(dir))) {
-        return { refusal: failed(`The default agent home ${dir} does not exist on the host; start the container once so it is created.`) };
-      }
-    }
-    return { env: { HOME: workspace.defaultAgentHome, CODEX_HOME: workspace.defaultCodexHome } };
-  }
-  for (const [field, dir] of [
-    [FIELDS.home, home],
-    [FIELDS.codexHome, codexHome],
-  ] as const) {
-    if (!isCleanAbsolutePath(dir) || !(await isDirectory(dir))) {
+  const pinned = [
+    [FIELDS.home, home, workspace.defaultAgentHome],
+    [FIELDS.codexHome, codexHome, workspace.defaultCodexHome],
+  ] as const;
+  for (const [field, sent, own] of pinned) {
+    if (sent !== '' && sent !== own) {
       return {
         refusal: refused(
-          `Refused proximo skill: ${field} ${JSON.stringify(dir)} is not a clean absolute path to an existing host ` +
-            `directory (send both ${FIELDS.home} and ${FIELDS.codexHome}, or neither).`,
+          `Refused proximo skill: ${field} ${JSON.stringify(sent)} is not the agent home this container mounts ` +
+            `(${JSON.stringify(own)}); send that one, or none.`,
         ),
       };
     }
   }
-  return { env: { HOME: home, CODEX_HOME: codexHome } };
+  for (const dir of [workspace.defaultAgentHome, workspace.defaultCodexHome]) {
+    if (!(await isDirectory(dir))) {
+      return { refusal: failed(`The agent home ${dir} does not exist on the host; start the container once so it is created.`) };
+    }
+  }
+  return { env: { HOME: workspace.defaultAgentHome, CODEX_HOME: workspace.defaultCodexHome } };
 }
 
 export const proximoRoute: Route = {
@@ -163,6 +194,9 @@ export const proximoRoute: Route = {
     }
     if (result.timedOut) return failed(`proximo ${command} did not finish within ${RUN_LIMITS_MS.proximo / 1000} s and was stopped.`);
     let output = result.output;
+    if (result.truncated) {
+      output += `\n[the bridge stopped proximo ${command}: it wrote more than ${HOST_PROCESS_OUTPUT_BYTES} bytes of output]\n`;
+    }
     if (command === 'skill' && args.some((a) => SKILL_LEAVES.has(a)) && result.exit === 0) {
       output = `${output}${output === '' || output.endsWith('\n') ? '' : '\n'}${RESTART_NOTE}\n`;
     }

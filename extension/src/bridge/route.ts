@@ -14,13 +14,15 @@ export interface WorkspaceBinding {
   key: string;
   token: string;
   workspaceFolder: string;
-  /** Host roots besides the workspace folder that /edit may open (the container's other mounts). */
+  /** Host paths besides the workspace folder that /edit may open (the container's bind-mount sources). */
   mountsRoots: string[];
   proximoEnabled: boolean;
-  /** Host dirs proximo skill runs against when the shim sends no home/codex_home. */
+  /** The host dirs behind the container's agent homes: the only HOME/CODEX_HOME proximo skill gets. */
   defaultAgentHome: string;
   defaultCodexHome: string;
   buckets: Record<BucketName, TokenBucket>;
+  /** Requests each route is handling right now, by route path (the server's concurrency cap). */
+  inFlight: Map<string, number>;
 }
 
 /** The editor actions, injected by the UI layer (the bridge never imports vscode). */

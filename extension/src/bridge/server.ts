@@ -1,20 +1,38 @@
 /**
  * The HTTP handler shared by every bridge listener (a workspace's unix socket, the hub's loopback
- * TCP port). It runs the upstream gate in order — Host, route, method 405, token 401, bucket 429,
- * body 413/400 — then hands the parsed JSON to the route. Error bodies are plain text.
+ * TCP port). It runs the gate in order — connection cap 503, Host 403, browser Origin 403, route
+ * 404, method 405, token 401, Content-Type 415, bucket 429, body 413/400, route concurrency 503 —
+ * then hands the parsed JSON to the route. The token is checked before a byte of the body is
+ * read. Error bodies are plain text.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ROUTES, SERVER_TIMEOUTS_MS } from '../contract/constants';
+import type { Socket } from 'node:net';
+import {
+  BRIDGE_PROBE,
+  CONCURRENCY_LIMITS,
+  CONNECTION_LIMITS,
+  REQUEST_CONTENT_TYPE,
+  ROUTES,
+  SERVER_TIMEOUTS_MS,
+} from '../contract/constants';
 import { credentialRoute } from './credential';
 import { editRoute } from './edit';
 import { bearerToken, isAllowedHostHeader, matchToken } from './gate';
-import { HEALTHZ_BODY } from './healthz';
+import { HEALTHZ_BODY, isChallenge } from './healthz';
 import { openRoute } from './open';
 import { proximoRoute } from './proximo';
 import type { Route, RouteDeps, RouteResult, WorkspaceBinding } from './route';
 
 export const BRIDGE_ROUTES: readonly Route[] = [openRoute, editRoute, proximoRoute, credentialRoute];
 const ROUTE_BY_PATH = new Map(BRIDGE_ROUTES.map((r) => [r.path, r]));
+const CONCURRENCY_BY_PATH = new Map<string, number>([
+  [ROUTES.open, CONCURRENCY_LIMITS.open],
+  [ROUTES.edit, CONCURRENCY_LIMITS.edit],
+  [ROUTES.proximo, CONCURRENCY_LIMITS.proximo],
+  [ROUTES.credential, CONCURRENCY_LIMITS.credential],
+]);
+/** The route name logged for a connection refused before any request was read. */
+export const CONNECTION_ROUTE = '(connection)';
 
 export type Transport = 'unix' | 'tcp';
 
@@ -39,6 +57,8 @@ export interface ListenerScope {
   /** The TCP port (for the Host check); undefined for a unix socket. */
   port(): number | undefined;
   workspaces(): Iterable<WorkspaceBinding>;
+  /** The /healthz proof for a challenge (unix listeners of this hub only, see healthz.ts). */
+  prove?(challenge: string): string;
 }
 
 type BodyRead = { body: Buffer } | { status: 400 | 413; message: string };
@@ -93,13 +113,24 @@ interface Outcome {
   detail?: string;
 }
 
+/** True when the Content-Type header names the JSON media type (parameters such as charset allowed). */
+export function isJsonContentType(header: string | undefined): boolean {
+  return (header ?? '').split(';')[0]?.trim().toLowerCase() === REQUEST_CONTENT_TYPE;
+}
+
 async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerScope, deps: RouteDeps): Promise<Outcome> {
   if (!isAllowedHostHeader(req.headers.host, scope.port())) {
     sendText(res, 403, 'Refused: the Host header is not one the toolbox shims send (DNS rebinding protection).');
     return { status: 403, detail: `host ${JSON.stringify(req.headers.host ?? '')}` };
   }
+  if (req.headers.origin !== undefined) {
+    sendText(res, 403, 'Refused: the request carries a browser Origin header; the bridge only serves the toolbox shims.');
+    return { status: 403, detail: 'browser Origin header' };
+  }
   const path = (req.url ?? '').split('?')[0] as string;
   if (path === ROUTES.healthz) {
+    const challenge = req.headers[BRIDGE_PROBE.challengeHeader];
+    if (scope.prove !== undefined && isChallenge(challenge)) res.setHeader(BRIDGE_PROBE.proofHeader, scope.prove(challenge));
     send(res, 200, HEALTHZ_BODY, 'application/json');
     return { status: 200 };
   }
@@ -119,6 +150,10 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
     return { status: 401 };
   }
   const ws = workspace.key;
+  if (!isJsonContentType(req.headers['content-type'])) {
+    sendText(res, 415, `${route.path} only accepts a JSON body sent with Content-Type: ${REQUEST_CONTENT_TYPE}.`, true);
+    return { status: 415, workspace: ws };
+  }
   if (!workspace.buckets[route.bucket].take()) {
     sendText(res, 429, 'Too many requests; slow down and retry.');
     return { status: 429, workspace: ws };
@@ -137,7 +172,26 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
     sendText(res, 400, 'The request body is not valid JSON.');
     return { status: 400, workspace: ws, detail: 'malformed JSON' };
   }
-  const result: RouteResult = await route.handle(json, workspace, deps);
+  // Held until the route's work (a host process included) has finished, not until the client
+  // hangs up, so the cap bounds what actually runs on the host.
+  const limit = CONCURRENCY_BY_PATH.get(route.path) ?? 1;
+  const running = workspace.inFlight.get(route.path) ?? 0;
+  if (running >= limit) {
+    res.setHeader('Retry-After', '1');
+    sendText(
+      res,
+      503,
+      `Busy: ${route.path} is already handling ${running} requests from this workspace (the limit is ${limit}); wait for one to finish and retry.`,
+    );
+    return { status: 503, workspace: ws, detail: `${route.path} concurrency limit ${limit} reached` };
+  }
+  workspace.inFlight.set(route.path, running + 1);
+  let result: RouteResult;
+  try {
+    result = await route.handle(json, workspace, deps);
+  } finally {
+    workspace.inFlight.set(route.path, (workspace.inFlight.get(route.path) ?? 1) - 1);
+  }
   if (result.status === 204) {
     res.writeHead(204).end();
     return { status: 204, workspace: ws };
@@ -150,11 +204,78 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
   return { status: result.status, workspace: ws, ...(route.logDetail ? { detail: result.message } : {}) };
 }
 
+/** How long a connection over the cap may take to send the request that gets the 503. */
+const REFUSAL_GRACE_MS = 500;
+
+/**
+ * Caps the open connections of a listener: a workspace's unix socket as a whole; the shared TCP
+ * port per peer address (each container has its own) and in total. A connection over the cap is
+ * marked: the handler answers its request with a 503 and closes it, and it is destroyed after
+ * REFUSAL_GRACE_MS whatever it sends. Only CONNECTION_LIMITS.refusing such connections are kept
+ * at once; past that they are closed on accept. So a flood of idle connections holds at most
+ * perWorkspace + refusing descriptors, instead of one each until the header timeout.
+ */
+function capConnections(server: Server, scope: ListenerScope, log: BridgeLog): (socket: Socket) => number | undefined {
+  const perPeer = new Map<string, number>();
+  const refusedAt = new WeakMap<Socket, number>();
+  let total = 0;
+  let refusing = 0;
+  server.prependListener('connection', (socket: Socket) => {
+    const peer = scope.transport === 'tcp' ? (socket.remoteAddress ?? '?') : 'unix';
+    const mine = perPeer.get(peer) ?? 0;
+    const limit =
+      mine >= CONNECTION_LIMITS.perWorkspace
+        ? CONNECTION_LIMITS.perWorkspace
+        : total >= CONNECTION_LIMITS.tcpTotal
+          ? CONNECTION_LIMITS.tcpTotal
+          : 0;
+    if (limit > 0) {
+      socket.on('error', () => undefined);
+      if (refusing >= CONNECTION_LIMITS.refusing) {
+        socket.destroy();
+        log({
+          kind: 'request',
+          transport: scope.transport,
+          route: CONNECTION_ROUTE,
+          status: 503,
+          durationMs: 0,
+          detail: 'closed on accept',
+        });
+        return;
+      }
+      refusing += 1;
+      refusedAt.set(socket, limit);
+      const grace = setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS).unref();
+      socket.once('close', () => {
+        refusing -= 1;
+        clearTimeout(grace);
+      });
+      return;
+    }
+    perPeer.set(peer, mine + 1);
+    total += 1;
+    socket.once('close', () => {
+      total -= 1;
+      const left = (perPeer.get(peer) ?? 1) - 1;
+      if (left > 0) perPeer.set(peer, left);
+      else perPeer.delete(peer);
+    });
+  });
+  return (socket) => refusedAt.get(socket);
+}
+
 /** A node:http server with upstream's timeouts; the caller listens on a socket or a port. */
 export function createBridgeServer(scope: ListenerScope, deps: RouteDeps, log: BridgeLog): Server {
   const server = createServer({ connectionsCheckingInterval: 1_000, requestTimeout: SERVER_TIMEOUTS_MS.read }, (req, res) => {
     const started = performance.now();
     const path = (req.url ?? '').split('?')[0]?.slice(0, 100) ?? '';
+    const overCap = connectionRefused(req.socket);
+    if (overCap !== undefined) {
+      res.setHeader('Retry-After', '1');
+      sendText(res, 503, `Too many open connections to the bridge (the limit is ${overCap}); close some and retry.`, true);
+      log({ kind: 'request', transport: scope.transport, route: CONNECTION_ROUTE, status: 503, durationMs: 0, detail: 'connection limit' });
+      return;
+    }
     const route = ROUTE_BY_PATH.get(path);
     // The response must be written by the route's run limit plus the write timeout.
     const deadline = setTimeout(() => res.destroy(), (route?.runLimitMs ?? 0) + SERVER_TIMEOUTS_MS.write);
@@ -178,5 +299,6 @@ export function createBridgeServer(scope: ListenerScope, deps: RouteDeps, log: B
   });
   server.headersTimeout = SERVER_TIMEOUTS_MS.header;
   server.keepAliveTimeout = SERVER_TIMEOUTS_MS.idle;
+  const connectionRefused = capConnections(server, scope, log);
   return server;
 }

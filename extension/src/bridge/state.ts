@@ -5,9 +5,25 @@
  * easily exceeds the AF_UNIX path limit, so it gets its own short per-workspace directory.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants as fsConstants,
+  fchmodSync,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { BRIDGE_FILES, HOST, TOKEN_BYTES } from '../contract/constants';
+import { BRIDGE_FILES, BRIDGE_PROBE, HOST, TOKEN_BYTES } from '../contract/constants';
+
+const { O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_RDONLY, O_TRUNC, O_WRONLY } = fsConstants;
 
 /** Bytes of sun_path including the terminating NUL. */
 const SUN_PATH_BYTES: Partial<Record<NodeJS.Platform, number>> = { linux: 108 };
@@ -84,15 +100,47 @@ export function chooseRunDir(input: RunDirInput): RunDirChoice {
   throw new Error('unreachable');
 }
 
-/** Creates a 0700 directory (and parents) and refuses one that another user could tamper with. */
+/**
+ * Creates a 0700 directory (and parents) and refuses one that another user could tamper with.
+ * The mode is fixed through a descriptor opened with O_NOFOLLOW, never by path, so a symlink
+ * swapped in at `path` cannot redirect the chmod.
+ */
 export function ensurePrivateDir(path: string, uid: number): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
-  const st = lstatSync(path);
-  if (!st.isDirectory()) throw new Error(`${path} is not a directory (a symlink?); remove it and try again.`);
-  if (uid >= 0 && st.uid !== uid) {
-    throw new Error(`${path} belongs to uid ${st.uid}, not to you (uid ${uid}); remove it and try again.`);
+  let fd: number;
+  try {
+    fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTDIR') {
+      throw new Error(`${path} is not a directory (a symlink?); remove it and try again.`, { cause: error });
+    }
+    throw error;
   }
-  if ((st.mode & 0o077) !== 0) chmodSync(path, 0o700);
+  try {
+    const st = fstatSync(fd);
+    if (uid >= 0 && st.uid !== uid) {
+      throw new Error(`${path} belongs to uid ${st.uid}, not to you (uid ${uid}); remove it and try again.`);
+    }
+    if ((st.mode & 0o077) !== 0) fchmodSync(fd, 0o700);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes `text` to a file with exactly `mode`: opened with O_NOFOLLOW (a symlink at `path` fails
+ * instead of being followed), checked to be a regular file, and chmodded through the descriptor.
+ */
+function writeFileNoFollow(path: string, text: string, mode: number, exclusive = false): void {
+  const fd = openSync(path, O_WRONLY | O_CREAT | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC), mode);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file; remove it and try again.`);
+    fchmodSync(fd, mode);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const TOKEN_LINE = new RegExp(`^[0-9a-f]{${TOKEN_BYTES * 2}}\\n?$`);
@@ -110,15 +158,68 @@ export function ensureToken(stateDir: string): string {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const token = randomBytes(TOKEN_BYTES).toString('hex');
-  writeFileSync(path, `${token}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  writeFileNoFollow(path, `${token}\n`, 0o600);
   return token;
 }
 
 export function writePortFile(stateDir: string, port: number): void {
-  const path = join(stateDir, BRIDGE_FILES.port);
-  writeFileSync(path, `${port}\n`, { mode: 0o644 });
-  chmodSync(path, 0o644);
+  writeFileNoFollow(join(stateDir, BRIDGE_FILES.port), `${port}\n`, 0o644);
+}
+
+const HUB_KEY_BYTES = 32;
+
+/** The key in `path`; 'missing' when there is none, 'unusable' when it is not one we wrote. */
+function readHubKey(path: string, uid: number): Buffer | 'missing' | 'unusable' {
+  let fd: number;
+  try {
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ELOOP') return 'unusable';
+    throw error;
+  }
+  try {
+    const st = fstatSync(fd);
+    const usable = st.isFile() && (uid < 0 || st.uid === uid) && (st.mode & 0o077) === 0 && st.size === HUB_KEY_BYTES * 2;
+    if (!usable) return 'unusable';
+    const text = Buffer.alloc(HUB_KEY_BYTES * 2);
+    if (readSync(fd, text, 0, text.length, 0) !== text.length) return 'unusable';
+    const hex = text.toString('latin1');
+    return /^[0-9a-f]+$/.test(hex) ? Buffer.from(hex, 'hex') : 'unusable';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The hub key: a random secret in `parent` (the 0700 parent of the run dirs, which is never
+ * mounted into a container; only each workspace's own run dir below it is). Every window of this
+ * user reads the same key, so a bridge can prove to another window that it is one of ours (see
+ * healthz.ts). The key is written to a temporary file first and linked into place, so no window
+ * ever reads a half-written one; an unusable key (wrong owner, mode or size) is replaced.
+ */
+export function ensureHubKey(parent: string, uid: number): Buffer {
+  const path = join(parent, BRIDGE_PROBE.keyFile);
+  const found = readHubKey(path, uid);
+  if (Buffer.isBuffer(found)) return found;
+  const tmp = join(parent, `.${BRIDGE_PROBE.keyFile}.${randomBytes(6).toString('hex')}`);
+  writeFileNoFollow(tmp, randomBytes(HUB_KEY_BYTES).toString('hex'), 0o600, true);
+  try {
+    if (found === 'unusable') renameSync(tmp, path);
+    else {
+      try {
+        linkSync(tmp, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // another window made it first
+      }
+    }
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  const key = readHubKey(path, uid);
+  if (!Buffer.isBuffer(key)) throw new Error(`The bridge key ${path} could not be created or read; remove it and try again.`);
+  return key;
 }
 
 /** Removes the port file if it still names our port (another server may have rewritten it). */
@@ -128,15 +229,5 @@ export function removePortFile(stateDir: string, port: number): void {
     if (readFileSync(path, 'utf8').trim() === String(port)) unlinkSync(path);
   } catch {
     // already gone
-  }
-}
-
-/** Unlinks a socket file; refuses to remove anything that is not a socket. */
-export function unlinkSocket(socketPath: string): void {
-  try {
-    if (lstatSync(socketPath).isSocket()) unlinkSync(socketPath);
-    else throw new Error(`${socketPath} exists and is not a socket; remove it by hand and try again.`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }

@@ -179,6 +179,61 @@ export const SERVER_TIMEOUTS_MS = {
   idle: 30_000,
 } as const;
 
+/**
+ * Open connections one listener keeps per workspace: a workspace's unix socket, or one peer
+ * address on the shared loopback port (which also caps its total). A connection over the cap
+ * gets a 503 and is closed within half a second; at most `refusing` of those are kept open at
+ * once (the rest are closed on accept), so a flood cannot pile up file descriptors.
+ */
+export const CONNECTION_LIMITS = {
+  perWorkspace: 32,
+  tcpTotal: 128,
+  refusing: 16,
+} as const;
+
+/**
+ * Requests of one workspace a route runs at the same time; the next one is answered 503 (busy)
+ * without starting anything. /proximo and /credential each run a host process per request.
+ */
+export const CONCURRENCY_LIMITS = {
+  open: 4,
+  edit: 4,
+  proximo: 4,
+  credential: 4,
+} as const;
+
+/** Output a host process may write (stdout and stderr together) before it is stopped. */
+export const HOST_PROCESS_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * Refused requests are logged one by one only for the first of each kind (route, status,
+ * transport, workspace) in an interval, and at most `lines` of them; the rest are counted and
+ * logged as one summary line when the interval ends.
+ */
+export const REFUSAL_LOG = {
+  intervalMs: 10_000,
+  lines: 20,
+} as const;
+
+/**
+ * The liveness probe of a socket found at a bridge path. The run dir is writable from the
+ * container, so whatever answers there is untrusted: the probe gives up after `totalMs`, never
+ * reads more than `maxHeaderBytes` of headers and no body, and only a reply carrying the proof
+ * header (an HMAC, keyed by a secret the container cannot read, of the socket path and the
+ * challenge it was sent) counts as one of our bridges.
+ */
+export const BRIDGE_PROBE = {
+  totalMs: 1_000,
+  maxHeaderBytes: 4096,
+  challengeHeader: 'x-toolbox-challenge',
+  proofHeader: 'x-toolbox-proof',
+  /** The host-only secret, in the run dirs' parent (never mounted into a container). */
+  keyFile: 'hub.key',
+} as const;
+
+/** The media type every bridge POST must declare (the shims send it; browsers' simple requests cannot). */
+export const REQUEST_CONTENT_TYPE = 'application/json';
+
 export const EDITORS = ['code', 'codium'] as const;
 export const URL_SCHEMES = ['http', 'https'] as const;
 export const CREDENTIAL_OPS = { get: 'fill', store: 'approve', erase: 'reject' } as const;

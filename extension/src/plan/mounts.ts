@@ -440,3 +440,22 @@ export function agentHomes(mounts: PlannedMount[]): { agentHome?: string; codexH
     codexHome: codex?.source,
   };
 }
+
+/** Container paths whose host sources /edit never opens: the bridge's own state and the Docker socket. */
+const NOT_EDITABLE_TARGETS: readonly string[] = [
+  CONTAINER.bridgeDir,
+  CONTAINER.bridgeLegacyDir,
+  CONTAINER.bridgeRunDir,
+  CONTAINER.dockerSocket,
+];
+
+/**
+ * The host paths the bridge's /edit may open for this container: the sources of its bind mounts
+ * (the workspace among them), without the bridge's own state (tokens) and the Docker socket.
+ * Nothing else on the host — in particular not the rest of the mounts root, where other
+ * workspaces' bridge tokens live.
+ */
+export function editRoots(mounts: PlannedMount[]): string[] {
+  const roots = mounts.filter((m) => m.type === 'bind' && !NOT_EDITABLE_TARGETS.includes(m.target)).map((m) => m.source);
+  return [...new Set(roots)];
+}
