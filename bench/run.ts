@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchBridge } from './bridge';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
+import { benchSessions } from './sessions';
 import { benchShim } from './shim';
 import { benchStartup } from './startup';
 import { benchRefresh, benchScale } from './ui';
@@ -18,6 +19,7 @@ const BENCHES: Bench[] = [
   ['warm-open', benchWarmOpen],
   ['cold-open', benchColdOpen],
   ['throughput', benchThroughput],
+  ['sessions', benchSessions],
   ['bridge', benchBridge],
   ['shim', benchShim],
   ['startup', benchStartup],
