@@ -74,24 +74,36 @@ export function socketTransport(path: string): HolderTransport {
     open: async () => {
       const st = await lstat(path).catch(() => undefined);
       if (!st?.isSocket()) throw new HolderUnavailableError(`no session holder socket at ${path}`);
-      return new Promise<Duplex>((resolve, reject) => {
-        const sock = connect(path);
-        const timer = setTimeout(() => {
-          sock.destroy();
-          reject(new HolderUnavailableError(`the session holder at ${path} did not accept within ${SESSION_TIMEOUTS_MS.connect} ms`));
-        }, SESSION_TIMEOUTS_MS.connect);
-        sock.once('connect', () => {
-          clearTimeout(timer);
-          sock.setNoDelay(true);
-          resolve(sock);
-        });
-        sock.once('error', (err) => {
-          clearTimeout(timer);
-          reject(new HolderUnavailableError(`cannot connect to the session holder at ${path}: ${err.message}`));
-        });
-      });
+      // A full listen backlog answers EAGAIN at once: a burst of clients retries briefly.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await connectOnce(path);
+        } catch (err) {
+          if (!/EAGAIN/.test((err as Error).message) || attempt >= 20) throw err;
+          await new Promise((r) => setTimeout(r, 10 * (attempt + 1)));
+        }
+      }
     },
   };
+}
+
+function connectOnce(path: string): Promise<Duplex> {
+  return new Promise<Duplex>((resolve, reject) => {
+    const sock = connect(path);
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new HolderUnavailableError(`the session holder at ${path} did not accept within ${SESSION_TIMEOUTS_MS.connect} ms`));
+    }, SESSION_TIMEOUTS_MS.connect);
+    sock.once('connect', () => {
+      clearTimeout(timer);
+      sock.setNoDelay(true);
+      resolve(sock);
+    });
+    sock.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new HolderUnavailableError(`cannot connect to the session holder at ${path}: ${err.message}`));
+    });
+  });
 }
 
 /** The same protocol through `toolbox-session connect` in an exec (any engine, any distance). */
