@@ -1,0 +1,277 @@
+/**
+ * Who may have the user's git credentials (issue 11, finding 2): the decision the /credential
+ * route asks before it runs host git. No vscode here; the prompt and the persistent state are
+ * injected (ui/credentialConsent.ts in the extension, plain objects in tests).
+ *
+ * - The hosts of the folder's own git remotes are allowed by default. They are recorded the
+ *   first time the folder is registered with the bridge (GrantState keeps them per folder) and
+ *   never grow by themselves afterwards: `.git/config` is container-writable, so a remote the
+ *   container adds later is an "other host" that needs consent like any other.
+ * - Any other host, for `get`, makes the user decide: Allow once (the requests waiting now),
+ *   Always for this folder (a persisted grant), Deny (refused, and the same host is refused
+ *   without asking again for CREDENTIAL_LIMITS_MS.denyMemory). No answer within the consent
+ *   time is a refusal; an "Always" that comes later still saves the grant.
+ * - `store` and `erase` never prompt: they reach the host's credential store only for an allowed
+ *   host (a remote's or a granted one) and are refused otherwise.
+ * - One prompt at a time: requests for the host being asked about wait for that answer; others
+ *   wait their turn within their own deadline, and a turn that comes after its request stopped
+ *   waiting shows nothing.
+ * Every decision that is not a default allowance is one log line naming the host, never a secret.
+ */
+import { resolve } from 'node:path';
+import { CREDENTIAL_LIMITS_MS, type CREDENTIAL_OPS } from '../contract/constants';
+import { readWorkspaceRemoteHosts, type WorkspaceRemotes } from './gitRemotes';
+
+export type CredentialOp = keyof typeof CREDENTIAL_OPS;
+export type CredentialDecision = 'allow' | 'deny';
+export type ConsentAnswer = 'once' | 'always' | 'deny';
+
+export interface CredentialRequestInfo {
+  /** The container name. */
+  container: string;
+  /** The host workspace folder the container belongs to. */
+  folder: string;
+  op: CredentialOp;
+  /** `host[:port]`, validated and lowercased (gitRemotes.normalizeHost). */
+  host: string;
+}
+
+export interface ConsentQuestion extends CredentialRequestInfo {
+  /** How long the request waits for the answer. */
+  timeoutMs: number;
+}
+
+/**
+ * Shows the question; resolves with the answer, or undefined when the prompt was dismissed.
+ * `signal` aborts when no request waits for this answer any more; the prompt may stay up, and an
+ * answer given later is still used (an "Always" is saved).
+ */
+export type ConsentPrompt = (question: ConsentQuestion, signal: AbortSignal) => Promise<ConsentAnswer | undefined>;
+
+/** A key-value store: vscode.Memento satisfies it (globalState), a Map-backed object in tests. */
+export interface KeyValueState {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): PromiseLike<void> | void;
+}
+
+export interface FolderGrants {
+  folder: string;
+  /** The remote hosts recorded when the folder was first registered; undefined before that. */
+  remoteHosts?: string[];
+  /** Hosts the user allowed with "Always for this folder". */
+  granted: string[];
+}
+
+const STATE_KEY = 'toolbox.credentialGrants';
+
+/** Grants and recorded remote hosts per folder, in one KeyValueState entry. */
+export class GrantState {
+  constructor(private readonly state: KeyValueState = memoryState()) {}
+
+  private all(): Record<string, FolderGrants> {
+    const value = this.state.get<Record<string, FolderGrants>>(STATE_KEY);
+    return value && typeof value === 'object' ? value : {};
+  }
+
+  private async put(folder: string, change: (current: FolderGrants) => FolderGrants | undefined): Promise<void> {
+    const all = { ...this.all() };
+    const key = resolve(folder);
+    const next = change(all[key] ?? { folder: key, granted: [] });
+    if (next === undefined) delete all[key];
+    else all[key] = next;
+    await this.state.update(STATE_KEY, all);
+  }
+
+  get(folder: string): FolderGrants | undefined {
+    return this.all()[resolve(folder)];
+  }
+
+  list(): FolderGrants[] {
+    return Object.values(this.all()).sort((a, b) => a.folder.localeCompare(b.folder));
+  }
+
+  /** True when `host` is one of the folder's recorded remote hosts or granted hosts. */
+  allows(folder: string, host: string): boolean {
+    const entry = this.get(folder);
+    return entry !== undefined && (entry.granted.includes(host) || (entry.remoteHosts ?? []).includes(host));
+  }
+
+  /** Records the remote hosts once; later calls keep the first record. */
+  async recordRemoteHosts(folder: string, hosts: string[]): Promise<void> {
+    if (this.get(folder)?.remoteHosts !== undefined) return;
+    await this.put(folder, (c) => ({ ...c, remoteHosts: [...hosts].sort() }));
+  }
+
+  async grant(folder: string, host: string): Promise<void> {
+    await this.put(folder, (c) => (c.granted.includes(host) ? c : { ...c, granted: [...c.granted, host].sort() }));
+  }
+
+  /** Removes the host from the folder's grants and from its recorded remote hosts. */
+  async revoke(folder: string, host: string): Promise<void> {
+    await this.put(folder, (c) => ({
+      ...c,
+      granted: c.granted.filter((h) => h !== host),
+      ...(c.remoteHosts ? { remoteHosts: c.remoteHosts.filter((h) => h !== host) } : {}),
+    }));
+  }
+}
+
+export function memoryState(): KeyValueState {
+  const map = new Map<string, unknown>();
+  return {
+    get: <T>(key: string) => map.get(key) as T | undefined,
+    update: (key: string, value: unknown) => void map.set(key, structuredClone(value)),
+  };
+}
+
+export interface CredentialAuthorityOptions {
+  grants: GrantState;
+  /** Absent: nothing can be asked, so every other host is refused. */
+  prompt?: ConsentPrompt;
+  log(level: 'info' | 'warn', message: string): void;
+  /** Default CREDENTIAL_LIMITS_MS.consent. */
+  consentTimeoutMs?: number;
+  /** Default CREDENTIAL_LIMITS_MS.denyMemory. */
+  denyMemoryMs?: number;
+  now?: () => number;
+  /** Reads a folder's remote hosts; default readWorkspaceRemoteHosts. */
+  readRemotes?: (folder: string) => Promise<WorkspaceRemotes>;
+}
+
+interface PendingPrompt {
+  answer: Promise<ConsentAnswer | undefined>;
+  waiters: number;
+  controller: AbortController;
+  /** The prompt is (or was) on screen; before that, an aborted one will never show. */
+  shown: boolean;
+}
+
+const answerText = (a: ConsentAnswer | undefined): string =>
+  a === 'deny' ? 'you denied it' : a === undefined ? 'the prompt was dismissed' : a === 'once' ? 'allowed once' : 'allowed always';
+
+export class CredentialAuthority {
+  private readonly pending = new Map<string, PendingPrompt>();
+  private readonly denied = new Map<string, number>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly consentMs: number;
+  private readonly denyMemoryMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: CredentialAuthorityOptions) {
+    this.consentMs = options.consentTimeoutMs ?? CREDENTIAL_LIMITS_MS.consent;
+    this.denyMemoryMs = options.denyMemoryMs ?? CREDENTIAL_LIMITS_MS.denyMemory;
+    this.now = options.now ?? Date.now;
+  }
+
+  get grants(): GrantState {
+    return this.options.grants;
+  }
+
+  /**
+   * Called when a container of this folder is registered with the bridge (before it runs):
+   * records the folder's remote hosts the first time. A folder without a repository records
+   * none, so a remote added later from inside the container is not allowed by default.
+   */
+  async noteWorkspace(folder: string): Promise<void> {
+    if (this.grants.get(folder)?.remoteHosts !== undefined) return;
+    let remotes: WorkspaceRemotes;
+    try {
+      remotes = await (this.options.readRemotes ?? readWorkspaceRemoteHosts)(folder);
+    } catch (error) {
+      this.options.log(
+        'warn',
+        `git credentials: could not read the git remotes of ${folder} (${(error as Error).message}); no host is allowed by default for now.`,
+      );
+      return;
+    }
+    if (remotes.skipped !== undefined) {
+      this.options.log('warn', `git credentials: ${remotes.skipped}, so no remote host of ${folder} is allowed by default.`);
+    }
+    await this.grants.recordRemoteHosts(folder, remotes.hosts);
+    if (remotes.hosts.length > 0) {
+      this.options.log(
+        'info',
+        `git credentials: ${folder} has remote host(s) ${remotes.hosts.join(', ')}; its containers get their credentials without asking.`,
+      );
+    }
+  }
+
+  async authorize(request: CredentialRequestInfo): Promise<CredentialDecision> {
+    const { folder, host, container, op } = request;
+    if (this.grants.allows(folder, host)) return 'allow';
+    const who = `${host} (${op}, container ${container}, folder ${folder})`;
+    const refuse = (why: string): CredentialDecision => {
+      this.options.log('warn', `git credentials: refused ${who}: ${why}.`);
+      return 'deny';
+    };
+    if (op !== 'get')
+      return refuse('store and erase reach the host credential store only for a remote host of the folder or a granted one');
+    const key = `${resolve(folder)}\0${host}`;
+    const until = this.denied.get(key);
+    if (until !== undefined && this.now() < until)
+      return refuse(`you denied it less than ${Math.round(this.denyMemoryMs / 60_000)} min ago`);
+    if (this.options.prompt === undefined) return refuse('it is not a remote host of the folder and there is no one to ask');
+
+    const existing = this.pending.get(key);
+    const pending = existing && (existing.shown || !existing.controller.signal.aborted) ? existing : this.ask(request, key);
+    pending.waiters += 1;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((done) => (timer = setTimeout(() => done('timeout'), this.consentMs)));
+    const answer = await Promise.race([pending.answer, timedOut]);
+    clearTimeout(timer);
+    pending.waiters -= 1;
+    if (answer === 'timeout') {
+      if (pending.waiters === 0) pending.controller.abort();
+      return refuse(`no answer within ${this.consentMs / 1000} s`);
+    }
+    if (answer === 'once' || answer === 'always') {
+      this.options.log('info', `git credentials: ${answerText(answer)} for ${who}.`);
+      return 'allow';
+    }
+    return refuse(answerText(answer));
+  }
+
+  /** One warning line when the host's credential config is container-writable (hostGit.ts says which file). */
+  reportUnsafeConfig(request: CredentialRequestInfo, reason: string): void {
+    this.options.log(
+      'warn',
+      `git credentials: refused ${request.host} (${request.op}, container ${request.container}): ${reason}. The bridge only runs credential helpers from config the container cannot write; move that setting to a file outside the workspace and the container's mounts (or make the mount read-only), then retry.`,
+    );
+  }
+
+  /** Starts (or queues) the one prompt for this folder and host. */
+  private ask(request: CredentialRequestInfo, key: string): PendingPrompt {
+    const controller = new AbortController();
+    const prompt = this.options.prompt as ConsentPrompt;
+    const question: ConsentQuestion = { ...request, timeoutMs: this.consentMs };
+    const turn = this.queue.then(() => {
+      if (controller.signal.aborted) return undefined;
+      pending.shown = true;
+      return prompt(question, controller.signal);
+    });
+    const answer = turn.then(
+      (a) => a,
+      (error: Error) => {
+        this.options.log('warn', `git credentials: the consent prompt failed (${error.message}).`);
+        return undefined;
+      },
+    );
+    this.queue = answer;
+    const pending: PendingPrompt = { answer, waiters: 0, controller, shown: false };
+    this.pending.set(key, pending);
+    void answer.then(async (a) => {
+      if (this.pending.get(key) === pending) this.pending.delete(key);
+      if (a === 'deny') this.denied.set(key, this.now() + this.denyMemoryMs);
+      if (a !== 'always') return;
+      try {
+        await this.grants.grant(request.folder, request.host);
+      } catch (error) {
+        this.options.log('warn', `git credentials: could not save the grant for ${request.host} (${(error as Error).message}).`);
+        return;
+      }
+      const late = controller.signal.aborted ? ' (after the request had stopped waiting; the next request is allowed)' : '';
+      this.options.log('info', `git credentials: granted ${request.host} always for folder ${request.folder}${late}.`);
+    });
+    return pending;
+  }
+}
