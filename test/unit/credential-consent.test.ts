@@ -71,6 +71,7 @@ const req = (host: string, op: CredentialRequestInfo['op'] = 'get', folder = FOL
 });
 
 const tick = () => new Promise((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('CredentialAuthority', () => {
   it("allows the folder's remote hosts for every op without asking, and records them once", async () => {
@@ -203,11 +204,12 @@ describe('CredentialAuthority', () => {
 
   it('never shows a queued prompt whose request stopped waiting', async () => {
     const h = harness({ consentTimeoutMs: 100 });
-    const a = h.authority.authorize(req('a.example'));
+    const a1 = h.authority.authorize(req('a.example'));
+    await sleep(30);
     const b = h.authority.authorize(req('b.example'));
-    assert.deepEqual(await Promise.all([a, b]), ['deny', 'deny']);
-    h.answer(undefined); // the user finally closes the first prompt
-    await tick();
+    await sleep(30);
+    const a2 = h.authority.authorize(req('a.example')); // keeps a's prompt wanted past b's deadline
+    assert.deepEqual(await Promise.all([a1, b, a2]), ['deny', 'deny', 'deny']);
     await tick();
     assert.deepEqual(
       h.asked.map((q) => q.host),
@@ -221,8 +223,25 @@ describe('CredentialAuthority', () => {
       h.asked.map((q) => q.host),
       ['a.example', 'b.example'],
     );
+    h.answer(undefined); // a's prompt, still on screen, closed at last
     h.answer('once');
     assert.equal(await again, 'allow');
+  });
+
+  it('lets the next question through once nobody waits for an open prompt (which may stay on screen)', async () => {
+    const h = harness({ consentTimeoutMs: 100 });
+    const a = h.authority.authorize(req('a.example'));
+    await sleep(50);
+    const b = h.authority.authorize(req('b.example'));
+    assert.equal(await a, 'deny');
+    await tick();
+    assert.deepEqual(
+      h.asked.map((q) => q.host),
+      ['a.example', 'b.example'],
+    );
+    h.answer(undefined); // a's prompt, closed late
+    h.answer('once');
+    assert.equal(await b, 'allow');
   });
 
   it('logs one line per decision with the host, never anything else from the request', async () => {

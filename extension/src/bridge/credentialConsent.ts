@@ -14,7 +14,8 @@
  * - `store` and `erase` never prompt: they reach the host's credential store only for an allowed
  *   host (a remote's or a granted one) and are refused otherwise.
  * - One prompt at a time: requests for the host being asked about wait for that answer; others
- *   wait their turn within their own deadline, and a turn that comes after its request stopped
+ *   wait their turn within their own deadline (a prompt nobody waits for any more no longer holds
+ *   the turn, though it may stay on screen), and a turn that comes after its request stopped
  *   waiting shows nothing.
  * Every decision that is not a default allowance is one log line naming the host, never a secret.
  */
@@ -256,7 +257,10 @@ export class CredentialAuthority {
         return undefined;
       },
     );
-    this.queue = answer;
+    // The next prompt waits for this answer, or until no request waits for it any more: a prompt
+    // left open must not hold back the questions behind it.
+    const aborted = new Promise<void>((done) => controller.signal.addEventListener('abort', () => done(), { once: true }));
+    this.queue = Promise.race([answer, aborted]);
     const pending: PendingPrompt = { answer, waiters: 0, controller, shown: false };
     this.pending.set(key, pending);
     void answer.then(async (a) => {
