@@ -23,8 +23,9 @@ describe('/credential asks before credentials leave (issue 11, finding 2)', () =
   let store: string;
   const state = memoryState();
   const asked: ConsentQuestion[] = [];
-  /** What the next prompt answers; 'never' leaves it open. */
+  /** What the next prompt answers; 'never' leaves it open (closeOpenPrompt closes it). */
   let nextAnswer: ConsentAnswer | undefined | 'never' = 'deny';
+  let closeOpenPrompt: (answer: ConsentAnswer | undefined) => void = () => undefined;
 
   before(async () => {
     rig = await startRig({
@@ -53,7 +54,7 @@ describe('/credential asks before credentials leave (issue 11, finding 2)', () =
           prompt: (question) => {
             asked.push(question);
             const answer = nextAnswer;
-            return answer === 'never' ? new Promise(() => undefined) : Promise.resolve(answer);
+            return answer === 'never' ? new Promise((resolve) => (closeOpenPrompt = resolve)) : Promise.resolve(answer);
           },
         },
       }),
@@ -106,6 +107,16 @@ describe('/credential asks before credentials leave (issue 11, finding 2)', () =
     assert.equal(reply.text.includes(INTERNAL_SECRET), false);
     assert.ok(took >= CONSENT_MS - 20 && took < CONSENT_MS + 1_500, `refused after ${took.toFixed(0)} ms`);
     assert.ok(logLines().some((l) => l.includes(`refused internal.corp:8443`) && l.includes(`no answer within ${CONSENT_MS / 1000} s`)));
+    // The prompt is still on screen: no other question from this folder until it is closed.
+    nextAnswer = 'once';
+    assert.equal((await credential('get', 'protocol=https\nhost=ci.example\n')).status, 403);
+    assert.ok(
+      logLines().some(
+        (l) => l.includes('refused ci.example') && l.includes('a question about internal.corp:8443 for this folder is still open'),
+      ),
+    );
+    closeOpenPrompt(undefined);
+    await new Promise((r) => setImmediate(r));
   });
 
   it('never lets store or erase change the store for a host that is not allowed, and never asks', async () => {

@@ -181,18 +181,46 @@ describe('CredentialAuthority', () => {
     assert.equal(await authority.authorize(req('x.example')), 'allow');
   });
 
-  it('shows one prompt at a time: the same host shares it, another host waits its turn', async () => {
-    const h = harness();
+  it('asks one question per folder: the same host shares it, another host of the folder is refused until it is answered', async () => {
+    const h = harness({ consentTimeoutMs: 100 });
     const a1 = h.authority.authorize(req('a.example'));
     const a2 = h.authority.authorize(req('a.example'));
+    assert.equal(await h.authority.authorize(req('b.example')), 'deny');
+    assert.match(h.logs.at(-1)?.message ?? '', /refused b\.example .*a question about a\.example for this folder is still open/);
+    await tick();
+    assert.deepEqual(
+      h.asked.map((q) => q.host),
+      ['a.example'],
+    );
+    assert.deepEqual(await Promise.all([a1, a2]), ['deny', 'deny']); // nobody answered in time
+    // The unanswered prompt is still on screen: still no second question from this folder.
+    assert.equal(await h.authority.authorize(req('b.example')), 'deny');
+    assert.equal(h.asked.length, 1);
+    h.answer(undefined);
+    await tick();
+    await tick();
     const b = h.authority.authorize(req('b.example'));
+    await tick();
+    await tick();
+    assert.deepEqual(
+      h.asked.map((q) => q.host),
+      ['a.example', 'b.example'],
+    );
+    h.answer('once');
+    assert.equal(await b, 'allow');
+  });
+
+  it('shows one prompt at a time across folders: the next folder waits its turn', async () => {
+    const h = harness();
+    const a = h.authority.authorize(req('a.example', 'get', '/w/one'));
+    const b = h.authority.authorize(req('b.example', 'get', '/w/two'));
     await tick();
     assert.deepEqual(
       h.asked.map((q) => q.host),
       ['a.example'],
     );
     h.answer('once');
-    assert.deepEqual(await Promise.all([a1, a2]), ['allow', 'allow']);
+    assert.equal(await a, 'allow');
     await tick();
     assert.deepEqual(
       h.asked.map((q) => q.host),
@@ -204,11 +232,11 @@ describe('CredentialAuthority', () => {
 
   it('never shows a queued prompt whose request stopped waiting', async () => {
     const h = harness({ consentTimeoutMs: 100 });
-    const a1 = h.authority.authorize(req('a.example'));
+    const a1 = h.authority.authorize(req('a.example', 'get', '/w/one'));
     await sleep(30);
-    const b = h.authority.authorize(req('b.example'));
+    const b = h.authority.authorize(req('b.example', 'get', '/w/two'));
     await sleep(30);
-    const a2 = h.authority.authorize(req('a.example')); // keeps a's prompt wanted past b's deadline
+    const a2 = h.authority.authorize(req('a.example', 'get', '/w/one')); // keeps a's prompt wanted past b's deadline
     assert.deepEqual(await Promise.all([a1, b, a2]), ['deny', 'deny', 'deny']);
     await tick();
     assert.deepEqual(
@@ -216,7 +244,7 @@ describe('CredentialAuthority', () => {
       ['a.example'],
     );
     // b is asked afresh next time, not answered by the dead turn.
-    const again = h.authority.authorize(req('b.example'));
+    const again = h.authority.authorize(req('b.example', 'get', '/w/two'));
     await tick();
     await tick();
     assert.deepEqual(
@@ -230,9 +258,9 @@ describe('CredentialAuthority', () => {
 
   it('lets the next question through once nobody waits for an open prompt (which may stay on screen)', async () => {
     const h = harness({ consentTimeoutMs: 100 });
-    const a = h.authority.authorize(req('a.example'));
+    const a = h.authority.authorize(req('a.example', 'get', '/w/one'));
     await sleep(50);
-    const b = h.authority.authorize(req('b.example'));
+    const b = h.authority.authorize(req('b.example', 'get', '/w/two'));
     assert.equal(await a, 'deny');
     await tick();
     assert.deepEqual(

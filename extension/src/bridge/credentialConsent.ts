@@ -13,10 +13,12 @@
  *   time is a refusal; an "Always" that comes later still saves the grant.
  * - `store` and `erase` never prompt: they reach the host's credential store only for an allowed
  *   host (a remote's or a granted one) and are refused otherwise.
- * - One prompt at a time: requests for the host being asked about wait for that answer; others
- *   wait their turn within their own deadline (a prompt nobody waits for any more no longer holds
- *   the turn, though it may stay on screen), and a turn that comes after its request stopped
- *   waiting shows nothing.
+ * - One question per folder: while one is open (on screen, even after its request gave up, or
+ *   queued), requests for the same host wait for that answer and other hosts of the folder are
+ *   refused, so a container cannot stack prompts. Folders take turns, one prompt at a time: a
+ *   question waits its turn within its own deadline (a prompt nobody waits for any more no longer
+ *   holds the turn, though it may stay on screen), and a turn that comes after its request
+ *   stopped waiting shows nothing.
  * Every decision that is not a default allowance is one log line naming the host, never a secret.
  */
 import { resolve } from 'node:path';
@@ -140,8 +142,14 @@ export class CredentialAuthority {
       return refuse(`you denied it less than ${Math.round(this.denyMemoryMs / 60_000)} min ago`);
     if (this.options.prompt === undefined) return refuse('it is not a remote host of the folder and there is no one to ask');
 
+    const live = (p: PendingPrompt | undefined): p is PendingPrompt => p !== undefined && (p.shown || !p.controller.signal.aborted);
     const existing = this.pending.get(key);
-    const pending = existing && (existing.shown || !existing.controller.signal.aborted) ? existing : this.ask(request, key);
+    const folderPrefix = `${resolve(folder)}\0`;
+    const other = [...this.pending].find(([k, p]) => k !== key && k.startsWith(folderPrefix) && live(p));
+    if (!live(existing) && other !== undefined) {
+      return refuse(`a question about ${other[0].slice(folderPrefix.length)} for this folder is still open; answer it first`);
+    }
+    const pending = live(existing) ? existing : this.ask(request, key);
     pending.waiters += 1;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((done) => (timer = setTimeout(() => done('timeout'), this.consentMs)));
