@@ -90,7 +90,8 @@ describe('/credential asks before credentials leave (issue 11, finding 2)', () =
       [[rig.registration.key, rig.workspace, 'github.com', 'get', CONSENT_MS]],
     );
     assert.equal(storeText(), before);
-    assert.ok(logLines().some((l) => /^git credentials: refused github\.com \(get, .*\): you denied it\.$/.test(l)));
+    assert.match(reply.text, /^The host refused git credentials for github\.com to this container: the user denied it\.\n$/);
+    assert.ok(logLines().some((l) => /^git credentials: refused github\.com \(get, .*\): the user denied it\.$/.test(l)));
     // Denied: not asked again right away.
     assert.equal((await credential('get', 'protocol=https\nhost=github.com\n')).status, 403);
     assert.equal(asked.length, 1);
@@ -106,7 +107,11 @@ describe('/credential asks before credentials leave (issue 11, finding 2)', () =
     assert.equal(reply.status, 403, reply.text);
     assert.equal(reply.text.includes(INTERNAL_SECRET), false);
     assert.ok(took >= CONSENT_MS - 20 && took < CONSENT_MS + 1_500, `refused after ${took.toFixed(0)} ms`);
-    assert.ok(logLines().some((l) => l.includes(`refused internal.corp:8443`) && l.includes(`no answer within ${CONSENT_MS / 1000} s`)));
+    assert.ok(
+      logLines().some(
+        (l) => l.includes(`refused internal.corp:8443`) && l.includes(`the user did not answer within ${CONSENT_MS / 1000} s`),
+      ),
+    );
     // The prompt is still on screen: no other question from this folder until it is closed.
     nextAnswer = 'once';
     assert.equal((await credential('get', 'protocol=https\nhost=ci.example\n')).status, 403);

@@ -218,7 +218,7 @@ describe('shims in the runtime image against the real bridge', () => {
     assert.equal(run.code, 0);
     assert.equal(run.stdout, '');
     // The bridge's refusal, not the shim's own time limit (curl would print nothing and give up at 65 s).
-    assert.match(run.stderr, /did not allow git credentials for unknown\.example/);
+    assert.match(run.stderr, /refused git credentials for unknown\.example to this container: the user did not answer within 30 s/);
     assert.deepEqual(
       asked.map((q) => q.host),
       ['unknown.example'],

@@ -374,7 +374,7 @@ describe('container shims against a stand-in bridge', () => {
     });
 
     it('says why on stderr when the host refuses a get (403), and stays quiet for store and erase', async () => {
-      const why = 'The host did not allow git credentials for evil.example to this container.';
+      const why = 'The host refused git credentials for evil.example to this container: the user denied it.';
       await startBridge({ unix: true, tcp: false, reply: () => ({ status: 403, body: why }) });
       const get = await execIn(withCa, "printf 'protocol=https\\nhost=evil.example\\n' | git-credential-toolbox get");
       assert.deepEqual([get.code, get.stdout], [0, '']);

@@ -166,7 +166,7 @@ describe('CredentialAuthority', () => {
     const took = Date.now() - started;
     assert.ok(took >= 140 && took < 1_000, `refused after ${took} ms`);
     assert.equal(h.signals[0]?.aborted, true, 'the prompt learns nobody waits any more');
-    assert.match(h.logs.at(-1)?.message ?? '', /refused slow\.example .*no answer within 0\.15 s/);
+    assert.match(h.logs.at(-1)?.message ?? '', /refused slow\.example .*the user did not answer within 0\.15 s/);
     h.answer('always');
     await tick();
     await tick();

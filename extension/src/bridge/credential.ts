@@ -82,10 +82,9 @@ export const credentialRoute: Route = {
     const host = credentialHost(parsed.value.input) as string;
     const { op } = parsed.value;
     const request = { container: workspace.key, folder: workspace.workspaceFolder, op, host };
-    if ((await deps.credentials.authorize(request)) !== 'allow') {
-      return forbidden(
-        `The host did not allow git credentials for ${host} to this container: it is not a remote of the workspace and the user denied it, did not answer within ${CREDENTIAL_LIMITS_MS.consent / 1000} s, or (for store and erase) was not asked. The Toolbox log on the host says which.`,
-      );
+    const verdict = await deps.credentials.decide(request);
+    if (verdict.decision !== 'allow') {
+      return forbidden(`The host refused git credentials for ${host} to this container: ${verdict.reason ?? 'not allowed'}.`);
     }
     const input = parsed.value.input.endsWith('\n') ? parsed.value.input : `${parsed.value.input}\n`;
     try {

@@ -30,6 +30,11 @@ export { GrantState, memoryState, type FolderGrants, type KeyValueState } from '
 
 export type CredentialOp = keyof typeof CREDENTIAL_OPS;
 export type CredentialDecision = 'allow' | 'deny';
+/** A decision with the reason for a refusal (said to the container, and logged with the host). */
+export interface CredentialVerdict {
+  decision: CredentialDecision;
+  reason?: string;
+}
 export type ConsentAnswer = 'once' | 'always' | 'deny';
 
 export interface CredentialRequestInfo {
@@ -77,7 +82,7 @@ interface PendingPrompt {
 }
 
 const answerText = (a: ConsentAnswer | undefined): string =>
-  a === 'deny' ? 'you denied it' : a === undefined ? 'the prompt was dismissed' : a === 'once' ? 'allowed once' : 'allowed always';
+  a === 'deny' ? 'the user denied it' : a === undefined ? 'the prompt was dismissed' : a === 'once' ? 'allowed once' : 'allowed always';
 
 export class CredentialAuthority {
   private readonly pending = new Map<string, PendingPrompt>();
@@ -127,27 +132,35 @@ export class CredentialAuthority {
   }
 
   async authorize(request: CredentialRequestInfo): Promise<CredentialDecision> {
+    return (await this.decide(request)).decision;
+  }
+
+  /** authorize(), with the reason for a refusal. */
+  async decide(request: CredentialRequestInfo): Promise<CredentialVerdict> {
     const { folder, host, container, op } = request;
-    if (this.grants.allows(folder, host)) return 'allow';
+    if (this.grants.allows(folder, host)) return { decision: 'allow' };
     const who = `${host} (${op}, container ${container}, folder ${folder})`;
-    const refuse = (why: string): CredentialDecision => {
+    const refuse = (why: string): CredentialVerdict => {
       this.options.log('warn', `git credentials: refused ${who}: ${why}.`);
-      return 'deny';
+      return { decision: 'deny', reason: why };
     };
-    if (op !== 'get')
-      return refuse('store and erase reach the host credential store only for a remote host of the folder or a granted one');
+    if (op !== 'get') {
+      return refuse(
+        `${host} is not allowed for this folder, and store and erase reach the host's credential store only for a remote host of the folder or one the user allowed always`,
+      );
+    }
     const key = `${resolve(folder)}\0${host}`;
     const until = this.denied.get(key);
     if (until !== undefined && this.now() < until)
-      return refuse(`you denied it less than ${Math.round(this.denyMemoryMs / 60_000)} min ago`);
-    if (this.options.prompt === undefined) return refuse('it is not a remote host of the folder and there is no one to ask');
+      return refuse(`the user denied it less than ${Math.round(this.denyMemoryMs / 60_000)} min ago`);
+    if (this.options.prompt === undefined) return refuse('it is not a remote host of the folder, and there is no one to ask');
 
     const live = (p: PendingPrompt | undefined): p is PendingPrompt => p !== undefined && (p.shown || !p.controller.signal.aborted);
     const existing = this.pending.get(key);
     const folderPrefix = `${resolve(folder)}\0`;
     const other = [...this.pending].find(([k, p]) => k !== key && k.startsWith(folderPrefix) && live(p));
     if (!live(existing) && other !== undefined) {
-      return refuse(`a question about ${other[0].slice(folderPrefix.length)} for this folder is still open; answer it first`);
+      return refuse(`a question about ${other[0].slice(folderPrefix.length)} for this folder is still open; it has to be answered first`);
     }
     const pending = live(existing) ? existing : this.ask(request, key);
     pending.waiters += 1;
@@ -158,11 +171,11 @@ export class CredentialAuthority {
     pending.waiters -= 1;
     if (answer === 'timeout') {
       if (pending.waiters === 0) pending.controller.abort();
-      return refuse(`no answer within ${this.consentMs / 1000} s`);
+      return refuse(`the user did not answer within ${this.consentMs / 1000} s`);
     }
     if (answer === 'once' || answer === 'always') {
       this.options.log('info', `git credentials: ${answerText(answer)} for ${who}.`);
-      return 'allow';
+      return { decision: 'allow' };
     }
     return refuse(answerText(answer));
   }

@@ -3,7 +3,7 @@
  * gate (Host, method, token, bucket, body size, JSON) and hands them a parsed body.
  */
 import type { z } from 'zod';
-import type { CredentialDecision, CredentialRequestInfo } from './credentialConsent';
+import type { CredentialRequestInfo, CredentialVerdict } from './credentialConsent';
 import type { BucketRate, TokenBucket } from './gate';
 
 export type BucketName = 'shared' | 'credential';
@@ -40,7 +40,7 @@ export interface EditorActions {
 
 /** What /credential asks before host git runs (credentialConsent.ts's CredentialAuthority). */
 export interface CredentialGate {
-  authorize(request: CredentialRequestInfo): Promise<CredentialDecision>;
+  decide(request: CredentialRequestInfo): Promise<CredentialVerdict>;
   reportUnsafeConfig(request: CredentialRequestInfo, reason: string): void;
 }
 

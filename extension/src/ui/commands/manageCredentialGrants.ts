@@ -16,16 +16,16 @@ export const manageCredentialGrants: ToolboxCommand = {
   run: async (s) => {
     const items: GrantItem[] = [];
     for (const entry of s.credentialGrants.list()) {
+      const row = (host: string, description: string): GrantItem => ({
+        label: host,
+        description,
+        detail: entry.folder,
+        folder: entry.folder,
+        host,
+      });
       const rows: GrantItem[] = [
-        ...entry.granted.map((host) => ({
-          label: host,
-          description: 'you allowed it (Always for this folder)',
-          folder: entry.folder,
-          host,
-        })),
-        ...(entry.remoteHosts ?? [])
-          .filter((host) => !entry.granted.includes(host))
-          .map((host) => ({ label: host, description: 'a git remote of the folder when it was first opened', folder: entry.folder, host })),
+        ...entry.granted.map((host) => row(host, 'allowed by you')),
+        ...(entry.remoteHosts ?? []).filter((host) => !entry.granted.includes(host)).map((host) => row(host, 'a git remote of the folder')),
       ];
       if (rows.length === 0) continue;
       items.push({ label: entry.folder, kind: vscode.QuickPickItemKind.Separator }, ...rows);
@@ -37,8 +37,9 @@ export const manageCredentialGrants: ToolboxCommand = {
       return;
     }
     const picked = await vscode.window.showQuickPick(items, {
-      title: 'Git Credential Grants',
-      placeHolder: 'Hosts whose git credentials toolbox containers get without asking. Select the ones to revoke, then press Enter.',
+      title: 'Git credentials toolbox containers get without asking',
+      placeHolder: 'Select the hosts to revoke, then press Enter',
+      matchOnDetail: true,
       canPickMany: true,
       matchOnDescription: true,
     });
