@@ -281,6 +281,8 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
       assert.match(text, new RegExp(`The container ${prefix}-ws-ui-[0-9a-f]{8} asks for your git credentials for host unknown\\.example`));
       assert.match(text, /Allow once/);
       assert.match(text, /Always for this folder/);
+      // Deny is the default button: an Enter meant for the terminal refuses.
+      assert.equal(((await dialog.locator('.dialog-buttons .monaco-button:not(.secondary)').first().innerText()) as string).trim(), 'Deny');
       await shot('credential-consent');
       await dialog.getByRole('button', { name: 'Deny' }).click();
       assert.equal(await denied, '0/1', 'the shim exits 0 and says the host refused');

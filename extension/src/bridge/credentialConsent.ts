@@ -122,7 +122,13 @@ export class CredentialAuthority {
     if (remotes.skipped !== undefined) {
       this.options.log('warn', `git credentials: ${remotes.skipped}, so no remote host of ${folder} is allowed by default.`);
     }
-    await this.grants.recordRemoteHosts(folder, remotes.hosts);
+    try {
+      await this.grants.recordRemoteHosts(folder, remotes.hosts);
+    } catch (error) {
+      // The bridge still starts; only this session's default allowance is lost.
+      this.options.log('warn', `git credentials: could not record the git remotes of ${folder} (${(error as Error).message}).`);
+      return;
+    }
     if (remotes.hosts.length > 0) {
       this.options.log(
         'info',

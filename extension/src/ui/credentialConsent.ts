@@ -29,14 +29,17 @@ export function consentMessage(question: Pick<ConsentQuestion, 'container' | 'ho
 
 /**
  * A modal dialog: it names the container, the host and the folder, and answers Deny (the default
- * button; Escape too), Allow once or Always for this folder. VS Code cannot close a modal from code, so when
+ * button), Allow once or Always for this folder; Cancel or Escape dismisses it, which refuses the
+ * request without remembering a denial. VS Code cannot close a modal from code, so when
  * the request stopped waiting (`signal`) before the user answered, the answer still counts for
  * later (an Always is saved) and a short note says the request itself was already refused.
  */
 export async function askCredentialConsent(question: ConsentQuestion, signal: AbortSignal): Promise<ConsentAnswer | undefined> {
-  // Deny first: the default button, so an Enter meant for the terminal never gives credentials away.
+  // Deny first: the default button, so an Enter meant for the terminal never gives credentials
+  // away. (Marked as the close affordance it would lose that place; VS Code adds a Cancel button,
+  // which refuses too.)
   const items: ConsentItem[] = [
-    { title: CONSENT_CHOICES.deny, answer: 'deny', isCloseAffordance: true },
+    { title: CONSENT_CHOICES.deny, answer: 'deny' },
     { title: CONSENT_CHOICES.once, answer: 'once' },
     { title: CONSENT_CHOICES.always, answer: 'always' },
   ];

@@ -19,7 +19,6 @@ export const manageCredentialGrants: ToolboxCommand = {
       const row = (host: string, description: string): GrantItem => ({
         label: host,
         description,
-        detail: entry.folder,
         folder: entry.folder,
         host,
       });
@@ -39,7 +38,6 @@ export const manageCredentialGrants: ToolboxCommand = {
     const picked = await vscode.window.showQuickPick(items, {
       title: 'Git credentials toolbox containers get without asking',
       placeHolder: 'Select the hosts to revoke, then press Enter',
-      matchOnDetail: true,
       canPickMany: true,
       matchOnDescription: true,
     });
