@@ -266,9 +266,15 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
     'asks before a container gets git credentials for a host that is not a remote of the folder; Deny refuses, Always is listed and revoked',
     { timeout: LONG },
     scenario('credential-consent', async () => {
-      // The previous test ended the container with its last shell: open one.
+      // The previous test ended the container with its last shell: open one, as the only terminal
+      // (a host terminal VS Code restored after the reload would shadow it).
+      await runCommand('Terminal: Kill All Terminals');
       await runCommand('Toolbox: Open Toolbox Shell');
       await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      // Toasts (a forwarded port, the previous test's) would catch the clicks on the terminal.
+      await runCommand('Notifications: Clear All Notifications');
+      // A round trip first, so the shell's line editor is up before the long command is typed.
+      assert.equal(await ask('echo "READY=$((40+2))"', /READY=(\d+)/), '42');
       const dialog = page.locator('.monaco-dialog-box');
       // The answer to `ask` only appears once the prompt below is answered.
       const denied = ask(
