@@ -308,3 +308,22 @@ describe('GrantState', () => {
     assert.ok(one.allows('/w/a', 'gitlab.example'));
   });
 });
+
+describe('CredentialAuthority refusal log', () => {
+  it('logs refusals one by one up to the limit per interval, then one summary line by host', async () => {
+    const logs: string[] = [];
+    const authority = new CredentialAuthority({
+      grants: new GrantState(),
+      log: (_level, message) => logs.push(message),
+      refusalLog: { intervalMs: 60_000, lines: 3 },
+    });
+    for (let i = 0; i < 50; i++) await authority.authorize(req(i % 2 ? 'a.example' : 'b.example', 'store'));
+    assert.equal(logs.length, 3);
+    authority.flushRefusals();
+    assert.equal(logs.length, 4);
+    assert.equal(logs[3], 'git credentials: 47 more refusals, not logged one by one: 24 × a.example, 23 × b.example.');
+    await authority.authorize(req('c.example', 'store'));
+    assert.equal(logs.length, 5, 'a new interval logs again');
+    authority.flushRefusals();
+  });
+});

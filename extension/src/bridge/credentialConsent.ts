@@ -22,7 +22,7 @@
  * Every decision that is not a default allowance is one log line naming the host, never a secret.
  */
 import { resolve } from 'node:path';
-import { CREDENTIAL_LIMITS_MS, type CREDENTIAL_OPS } from '../contract/constants';
+import { CREDENTIAL_LIMITS_MS, REFUSAL_LOG, type CREDENTIAL_OPS } from '../contract/constants';
 import type { GrantState } from './credentialGrants';
 import { readWorkspaceRemoteHosts, type WorkspaceRemotes } from './gitRemotes';
 
@@ -68,6 +68,8 @@ export interface CredentialAuthorityOptions {
   consentTimeoutMs?: number;
   /** Default CREDENTIAL_LIMITS_MS.denyMemory. */
   denyMemoryMs?: number;
+  /** How many refusal lines per interval are logged one by one; default REFUSAL_LOG. */
+  refusalLog?: { intervalMs: number; lines: number };
   now?: () => number;
   /** Reads a folder's remote hosts; default readWorkspaceRemoteHosts. */
   readRemotes?: (folder: string) => Promise<WorkspaceRemotes>;
@@ -91,11 +93,47 @@ export class CredentialAuthority {
   private readonly consentMs: number;
   private readonly denyMemoryMs: number;
   private readonly now: () => number;
+  /** Refusal lines logged in the current interval, and the ones only counted (by host). */
+  private refusalLines = 0;
+  private readonly unlogged = new Map<string, number>();
+  private refusalTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: CredentialAuthorityOptions) {
     this.consentMs = options.consentTimeoutMs ?? CREDENTIAL_LIMITS_MS.consent;
     this.denyMemoryMs = options.denyMemoryMs ?? CREDENTIAL_LIMITS_MS.denyMemory;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * One line per refusal, up to `refusalLog.lines` per interval (a container can ask 30 times a
+   * second); past that they are counted and summed up, by host, in one line when it ends.
+   */
+  private logRefusal(host: string, line: string): void {
+    const limits = this.options.refusalLog ?? REFUSAL_LOG;
+    if (this.refusalTimer === undefined) {
+      this.refusalTimer = setTimeout(() => this.flushRefusals(), limits.intervalMs);
+      this.refusalTimer.unref?.();
+    }
+    if (this.refusalLines < limits.lines) {
+      this.refusalLines += 1;
+      this.options.log('warn', line);
+      return;
+    }
+    this.unlogged.set(host, (this.unlogged.get(host) ?? 0) + 1);
+  }
+
+  /** Logs the counted refusals now (also when the hub is disposed). */
+  flushRefusals(): void {
+    clearTimeout(this.refusalTimer);
+    this.refusalTimer = undefined;
+    this.refusalLines = 0;
+    if (this.unlogged.size === 0) return;
+    const total = [...this.unlogged.values()].reduce((a, b) => a + b, 0);
+    const hosts = [...this.unlogged.entries()].sort((a, b) => b[1] - a[1]);
+    const named = hosts.slice(0, 8).map(([h, n]) => `${n} × ${h}`);
+    if (hosts.length > 8) named.push(`${hosts.length - 8} other hosts`);
+    this.unlogged.clear();
+    this.options.log('warn', `git credentials: ${total} more refusals, not logged one by one: ${named.join(', ')}.`);
   }
 
   get grants(): GrantState {
@@ -147,7 +185,7 @@ export class CredentialAuthority {
     if (this.grants.allows(folder, host)) return { decision: 'allow' };
     const who = `${host} (${op}, container ${container}, folder ${folder})`;
     const refuse = (why: string): CredentialVerdict => {
-      this.options.log('warn', `git credentials: refused ${who}: ${why}.`);
+      this.logRefusal(host, `git credentials: refused ${who}: ${why}.`);
       return { decision: 'deny', reason: why };
     };
     if (op !== 'get') {

@@ -355,6 +355,7 @@ export class BridgeHub {
       const tcp = await this.tcp.catch(() => undefined);
       if (tcp !== undefined) await closeServer(tcp.server);
     }
+    this.credentials.flushRefusals();
     this.refusals.flush();
   }
 }
