@@ -14,6 +14,7 @@ import { readHostFacts } from './backend/hostFacts';
 import { RefreshManager } from './ui/refresh';
 import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
+import { askCredentialConsent, credentialGrantState } from './ui/credentialConsent';
 import { DriftStatusBar } from './ui/statusBar';
 import { pickFolder } from './ui/folders';
 import { NodeTreeProvider } from './ui/tree/provider';
@@ -65,6 +66,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const { names, buildArgs, imageRepo } = testOverrides(process.env);
   if (names.prefix !== 'toolbox') log.info(`Test mode: object names use the prefix "${names.prefix}".`);
 
+  const credentialGrants = credentialGrantState(context);
   const backend = new LazyBackend(names, () => {
     // Loaded on first use (see lazyBackend.ts), from its own bundle: esbuild leaves a require
     // of a computed path alone, so activation never parses zod, yaml or dockerode.
@@ -82,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
           await vscode.env.openExternal(vscode.Uri.parse(url, true));
         },
       },
+      credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
     });
   });
   const sessions = new SessionStore(context.workspaceState);
@@ -90,7 +93,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const statusBar = new DriftStatusBar();
   context.subscriptions.push(backend, shells, refresh, statusBar);
 
-  const services = { backend, shells, refresh, statusBar, log };
+  const services = { backend, shells, refresh, statusBar, log, credentialGrants };
   context.subscriptions.push(...registerCommands(services));
 
   const views: Array<[string, NodeTreeProvider]> = [

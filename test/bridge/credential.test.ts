@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { call, startRig, tcpTarget, unixTarget, type Rig } from './support';
@@ -11,9 +11,12 @@ describe('/credential against the host git (credential.helper store in a temp HO
   let store: string;
   before(async () => {
     rig = await startRig({
-      prepare({ root, home }) {
+      prepare({ root, home, workspace }) {
         const file = join(root, 'git-credentials');
         writeFileSync(join(home, '.gitconfig'), `[credential]\n\thelper = store --file ${file}\n`);
+        // git.example is the workspace's own remote, so it is allowed without asking.
+        mkdirSync(join(workspace, '.git'));
+        writeFileSync(join(workspace, '.git', 'config'), '[remote "origin"]\n\turl = https://git.example/team/repo.git\n');
       },
       hub: ({ home }) => ({ env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' } }),
     });
@@ -59,7 +62,7 @@ describe('/credential against the host git (credential.helper store in a temp HO
     }
     assert.equal((await credential('list', 'protocol=https\n')).status, 400);
     assert.equal((await call(unixTarget(rig), '/credential', { token: rig.token, body: { op: 'get', input: '', extra: 1 } })).status, 400);
-    const accepted = await credential('get', 'protocol=https\nhost=other.example\ncapability[]=authtype\nwwwauth[]=Basic realm="x"\n');
+    const accepted = await credential('get', 'protocol=https\nhost=git.example\ncapability[]=authtype\nwwwauth[]=Basic realm="x"\n');
     assert.equal(accepted.status, 200);
   });
 

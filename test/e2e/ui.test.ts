@@ -261,4 +261,54 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
       await shot('sessions-ended');
     }),
   );
+
+  it(
+    'asks before a container gets git credentials for a host that is not a remote of the folder; Deny refuses, Always is listed and revoked',
+    { timeout: LONG },
+    scenario('credential-consent', async () => {
+      // The previous test ended the container with its last shell: open one, as the only terminal
+      // (a host terminal VS Code restored after the reload would shadow it).
+      await runCommand('Terminal: Kill All Terminals');
+      await runCommand('Toolbox: Open Toolbox Shell');
+      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      // Toasts (a forwarded port, the previous test's) would catch the clicks on the terminal.
+      await runCommand('Notifications: Clear All Notifications');
+      // A round trip first, so the shell's line editor is up before the long command is typed.
+      assert.equal(await ask('echo "READY=$((40+2))"', /READY=(\d+)/), '42');
+      const dialog = page.locator('.monaco-dialog-box');
+      // The answer to `ask` only appears once the prompt below is answered.
+      const denied = ask(
+        "printf 'protocol=https\\nhost=unknown.example\\n' | git-credential-toolbox get 2>/tmp/cred.err; r=$?; cat /tmp/cred.err; " +
+          'echo "CRED_DONE=$r/$(grep -c \'refused git credentials for unknown.example\' /tmp/cred.err)"',
+        /CRED_DONE=(\d+\/\d+)/,
+      );
+      await dialog.waitFor({ timeout: 30_000 });
+      const text = (await dialog.innerText()) as string;
+      assert.match(text, new RegExp(`The container ${prefix}-ws-ui-[0-9a-f]{8} asks for your git credentials for host unknown\\.example`));
+      assert.match(text, /Allow once/);
+      assert.match(text, /Always for this folder/);
+      // Deny is the default button: an Enter meant for the terminal refuses.
+      assert.equal(((await dialog.locator('.dialog-buttons .monaco-button:not(.secondary)').first().innerText()) as string).trim(), 'Deny');
+      await shot('credential-consent');
+      await dialog.getByRole('button', { name: 'Deny' }).click();
+      assert.equal(await denied, '0/1', 'the shim exits 0 and says the host refused');
+      await shot('credential-denied');
+
+      const granted = ask(
+        'printf \'protocol=https\\nhost=granted.example\\n\' | git-credential-toolbox get >/dev/null 2>&1; echo "CRED_GRANTED=$?"',
+        /CRED_GRANTED=(\d+)/,
+      );
+      await dialog.waitFor({ timeout: 30_000 });
+      await dialog.getByRole('button', { name: 'Always for this folder' }).click();
+      assert.equal(await granted, '0');
+      await runCommand('Toolbox: Manage Git Credential Grants…');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'granted.example' });
+      await row.waitFor({ timeout: 15_000 });
+      await shot('credential-grants');
+      await row.click();
+      await page.keyboard.press('Enter');
+      await page.locator('.notification-toast', { hasText: 'revoked granted.example' }).waitFor({ timeout: 15_000 });
+      await shot('credential-revoked');
+    }),
+  );
 });

@@ -6,10 +6,21 @@
  */
 import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
-import { chownSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { BRIDGE_FILES, CONTAINER, ENV, HOST_DOCKER_INTERNAL, SHIM_EXIT } from '../../extension/src/contract/constants';
+import type { ConsentQuestion } from '../../extension/src/bridge/credentialConsent';
+import {
+  BRIDGE_FILES,
+  CONTAINER,
+  CREDENTIAL_LIMITS_MS,
+  ENV,
+  HOST_DOCKER_INTERNAL,
+  SHIM_EXIT,
+} from '../../extension/src/contract/constants';
+import { objectNames } from '../../extension/src/contract/objects';
+import { planMounts } from '../../extension/src/plan/mounts';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
 import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
@@ -20,6 +31,18 @@ const hostUid = process.getuid?.() ?? 1000;
 const owner = hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: process.getgid?.() ?? hostUid };
 const PASSWORD = 'only-in-the-host-store-7f3a';
 
+/** A loopback port free right now (the container uses host networking, so it is free there too). */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
 type Run = ExecResult;
 
 describe('shims in the runtime image against the real bridge', () => {
@@ -28,6 +51,9 @@ describe('shims in the runtime image against the real bridge', () => {
   let fake: ReturnType<typeof installFakeProximo>;
   let container: Docker.Container;
   let credentialStore: string;
+  let gitPort: number;
+  let marker: string;
+  const asked: ConsentQuestion[] = [];
 
   function execIn(script: string): Promise<Run> {
     return execCommand(container, ['sh', '-c', script], {
@@ -38,23 +64,44 @@ describe('shims in the runtime image against the real bridge', () => {
 
   before(async () => {
     ns = testNamespace();
+    gitPort = await freePort();
     rig = await startRig({
       prepare({ root, home, workspace }) {
         fake = installFakeProximo(join(root, 'bin'));
         writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
         credentialStore = join(root, 'git-credentials');
+        marker = join(root, 'MARKER');
         writeFileSync(join(home, '.gitconfig'), `[credential]\n\thelper = store --file ${credentialStore}\n`);
         writeFileSync(join(root, 'proximo-ca.pem'), 'stand-in CA: the shim only checks that it exists\n');
+        // The git server the clone test starts is the workspace's own remote: allowed by default.
+        mkdirSync(join(workspace, '.git'));
+        writeFileSync(join(workspace, '.git', 'config'), `[remote "origin"]\n\turl = http://127.0.0.1:${gitPort}/repo.git\n`);
       },
       hub: ({ root, home }) => ({
         env: { PATH: `${join(root, 'bin')}${delimiter}${process.env.PATH}`, HOME: home, GIT_CONFIG_NOSYSTEM: '1' },
         proximoFallbackDirs: [],
+        // Nobody answers: any other host is refused when the consent time runs out.
+        credentialConsent: { prompt: (question) => (asked.push(question), new Promise(() => undefined)) },
       }),
     });
     const { stateDir, runDir, socketPath } = rig.bridge;
     for (const p of [stateDir, join(stateDir, BRIDGE_FILES.token), join(stateDir, BRIDGE_FILES.port), runDir, socketPath]) {
       chownSync(p, owner.uid, owner.gid);
     }
+    // The gitconfig mount exactly as the planner makes it when ~/.toolbox/gitconfig is missing:
+    // the host's own ~/.gitconfig, owned by the container's user (container uid = host uid).
+    const planned = planMounts({
+      workspace: rig.workspace,
+      home: rig.home,
+      pathExists: existsSync,
+      userMounts: [],
+      inheritHostAuth: [],
+      peer: false,
+      names: objectNames(ns.names.prefix),
+    }).mounts.find((m) => m.name === 'gitconfig');
+    assert.equal(planned?.source, join(rig.home, '.gitconfig'));
+    chownSync(planned.source, owner.uid, owner.gid);
+    const gitconfigBind = `${planned.source}:${planned.target}${planned.readonly ? ':ro' : ''}`;
     container = await ns.docker.createContainer({
       name: `${ns.names.prefix}-bridge-e2e`,
       Image: await ensureTestRuntimeImage(),
@@ -67,6 +114,7 @@ describe('shims in the runtime image against the real bridge', () => {
           `${rig.workspace}:${CONTAINER.workspace}`,
           `${join(rig.root, 'proximo-ca.pem')}:${CONTAINER.proximoCa}:ro`,
           `${GIT_SERVER}:/opt/git-http-server.py:ro`,
+          gitconfigBind,
         ],
         NetworkMode: 'host',
         ExtraHosts: [`${HOST_DOCKER_INTERNAL}:127.0.0.1`],
@@ -127,14 +175,14 @@ describe('shims in the runtime image against the real bridge', () => {
         'cd /tmp/srv/seed && git init -q -b main && echo secret-repo > README && git add README',
         'git -c user.name=t -c user.email=t@e commit -q -m init',
         'git clone -q --bare /tmp/srv/seed /tmp/srv/repo.git',
-        `nohup python3 /opt/git-http-server.py /tmp/srv alice ${PASSWORD} /tmp/git-port >/tmp/git-server.log 2>&1 &`,
+        `nohup python3 /opt/git-http-server.py /tmp/srv alice ${PASSWORD} /tmp/git-port ${gitPort} >/tmp/git-server.log 2>&1 &`,
         'for i in $(seq 100); do [ -f /tmp/git-port ] && break; sleep 0.1; done',
         'cat /tmp/git-port',
       ].join('\n'),
     );
     assert.equal(setup.code, 0, setup.stderr);
     const port = Number(setup.stdout.trim());
-    assert.ok(port > 0, setup.stdout);
+    assert.equal(port, gitPort, setup.stdout);
 
     // Without the host store's entry, the clone fails: the container has no password of its own.
     const denied = await execIn(`git clone -q http://127.0.0.1:${port}/repo.git /tmp/clone-denied`);
@@ -150,5 +198,33 @@ describe('shims in the runtime image against the real bridge', () => {
     assert.equal(inContainer.stdout.trim(), '', 'the password must not be stored in the container');
     assert.ok(readFileSync(credentialStore, 'utf8').includes(PASSWORD));
     assert.equal(JSON.stringify(rig.recorded.events).includes(PASSWORD), false, 'never logged');
+  });
+
+  it("cannot write the host's ~/.gitconfig to plant a credential helper the host then runs (issue 11, finding 1)", async () => {
+    const helper = `[credential]\n\thelper = "!sh -c 'touch ${marker}'"\n`;
+    const write = await execIn(`printf '%s' '${helper.replace(/'/g, "'\\''")}' >> ~/.gitconfig`);
+    assert.notEqual(write.code, 0, 'the container appended to the host ~/.gitconfig');
+    assert.match(write.stderr, /Read-only file system/);
+    assert.equal(readFileSync(join(rig.home, '.gitconfig'), 'utf8').includes('touch'), false);
+    // The host's git, asked through the bridge, runs nothing the container chose.
+    await execIn(`printf 'protocol=http\\nhost=127.0.0.1:${gitPort}\\nusername=nobody\\n\\n' | git credential fill`);
+    assert.equal(existsSync(marker), false);
+  });
+
+  it('refuses an unknown host when nobody answers the consent prompt, and the shim waits for that answer', async () => {
+    const started = performance.now();
+    const run = await execIn("printf 'protocol=https\\nhost=unknown.example\\n' | git-credential-toolbox get");
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout, '');
+    // The bridge's refusal, not the shim's own time limit (curl would print nothing and give up at 65 s).
+    assert.match(run.stderr, /refused git credentials for unknown\.example to this container: the user did not answer within 30 s/);
+    assert.deepEqual(
+      asked.map((q) => q.host),
+      ['unknown.example'],
+    );
+    const consent = CREDENTIAL_LIMITS_MS.consent / 1000;
+    assert.ok(seconds >= consent && seconds < consent + 5, `refused after ${seconds.toFixed(1)} s`);
+    console.log(`  time to refuse on timeout, through the shim: ${seconds.toFixed(2)} s`);
   });
 });

@@ -373,6 +373,16 @@ describe('container shims against a stand-in bridge', () => {
       assert.equal(bridge?.requests.length, 0);
     });
 
+    it('says why on stderr when the host refuses a get (403), and stays quiet for store and erase', async () => {
+      const why = 'The host refused git credentials for evil.example to this container: the user denied it.';
+      await startBridge({ unix: true, tcp: false, reply: () => ({ status: 403, body: why }) });
+      const get = await execIn(withCa, "printf 'protocol=https\\nhost=evil.example\\n' | git-credential-toolbox get");
+      assert.deepEqual([get.code, get.stdout], [0, '']);
+      assert.equal(get.stderr, `git-credential-toolbox: ${why}\n`);
+      const store = await execIn(withCa, "printf 'protocol=https\\nhost=evil.example\\npassword=x\\n' | git-credential-toolbox store");
+      assert.deepEqual([store.code, store.stdout, store.stderr], [0, '', '']);
+    });
+
     it('prints nothing on a non-2xx answer and still exits 0', async () => {
       await startBridge({ unix: true, tcp: true, reply: () => ({ status: 400, body: 'unknown op' }) });
       const run = await execIn(withCa, "printf 'host=example.test\\n' | git-credential-toolbox capability");

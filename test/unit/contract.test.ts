@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
+import { credentialRoute } from '../../extension/src/bridge/credential';
 import {
   BRIDGE_FILES,
   CONTAINER,
+  CREDENTIAL_LIMITS_MS,
   EDITORS,
   ENV,
   FIELDS,
@@ -19,6 +21,8 @@ import {
   PROXIMO_HOST_ONLY,
   REQUEST_CONTENT_TYPE,
   ROUTES,
+  RUN_LIMITS_MS,
+  SERVER_TIMEOUTS_MS,
   SHIM_EXIT,
   SHIM_MAX_TIME_S,
   SESSION_PROTOCOL,
@@ -439,5 +443,18 @@ describe('session holder contract', () => {
     assert.match(holderMismatches(text.replaceAll('TBXSESSION1', 'TBXSESSION2')).join(), /MAGIC/);
     assert.match(holderMismatches(text.replace('MAX_FRAME = 1 << 20', 'MAX_FRAME = 1 << 24')).join(), /MAX_FRAME/);
     assert.match(holderMismatches(text.replaceAll('b"Q"', 'b"q"')).join(), /pong/);
+  });
+});
+
+describe('contract: /credential time limits (issue 11: the shim must not give up before the bridge answers)', () => {
+  it('budgets the consent prompt and host git inside the route limit, and the shim outlasts the route', () => {
+    assert.deepEqual({ consent: CREDENTIAL_LIMITS_MS.consent, git: CREDENTIAL_LIMITS_MS.git }, { consent: 30_000, git: 20_000 });
+    assert.equal(RUN_LIMITS_MS.credential, CREDENTIAL_LIMITS_MS.consent + CREDENTIAL_LIMITS_MS.git);
+    assert.equal(credentialRoute.runLimitMs, RUN_LIMITS_MS.credential);
+    // The server closes a response at runLimitMs + write timeout; the shim's curl must still be waiting.
+    assert.ok(
+      SHIM_MAX_TIME_S.credential * 1000 > RUN_LIMITS_MS.credential + SERVER_TIMEOUTS_MS.write,
+      `shim --max-time ${SHIM_MAX_TIME_S.credential} s <= route ${RUN_LIMITS_MS.credential} ms + write ${SERVER_TIMEOUTS_MS.write} ms`,
+    );
   });
 });

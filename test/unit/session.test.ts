@@ -46,7 +46,7 @@ function defaultBinds(root: string): string[] {
     `${root}/.codex:${H}/.codex`,
     `${root}/toolbox/state:${H}/.toolbox-state`,
     `/home/u/.ssh:${H}/.ssh:ro`,
-    `/home/u/.gitconfig:${H}/.gitconfig`,
+    `/home/u/.gitconfig:${H}/.gitconfig:ro`,
     `${root}/gh:${H}/.config/gh`,
     `${root}/glab:${H}/.config/glab-cli`,
     `${root}/gcloud:${H}/.config/gcloud`,
@@ -279,6 +279,49 @@ describe('planSession: host paths that must exist', () => {
     const { plan, warnings } = planSession(request(), hostFacts(['/var/run/docker.sock']));
     assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('/.ssh') || b.includes('/.gitconfig')));
     assert.deepEqual(warnings, []);
+  });
+
+  it("binds the host's own ~/.gitconfig read-only, and the mounts root's gitconfig too (issue 11, finding 1)", () => {
+    // A writable host ~/.gitconfig let the container add `[credential] helper = !sh -c …`, which the
+    // host's git (and the bridge's `git credential`) then ran as the user.
+    const fallback = planSession(request(), hostFacts(['/home/u/.gitconfig'])).plan;
+    const git = fallback.mounts.find((m) => m.name === 'gitconfig');
+    assert.deepEqual(git && { source: git.source, target: git.target, readonly: git.readonly }, {
+      source: '/home/u/.gitconfig',
+      target: `${H}/.gitconfig`,
+      readonly: true,
+    });
+    assert.ok(fallback.create.HostConfig.Binds.includes(`/home/u/.gitconfig:${H}/.gitconfig:ro`));
+    // Upstream's ~/.toolbox/gitconfig is a symlink to ~/.gitconfig: read-only as well.
+    const own = planSession(request(), hostFacts([`${R}/gitconfig`, '/home/u/.gitconfig'])).plan;
+    assert.ok(own.create.HostConfig.Binds.includes(`${R}/gitconfig:${H}/.gitconfig:ro`));
+    // Every host-home config the defaults share (ssh, gitconfig) is read-only.
+    const shared = planSession(request(), hostFacts(['/home/u/.gitconfig', '/home/u/.ssh'])).plan.mounts.filter(
+      (m) => m.source.startsWith('/home/u/.') && !m.source.startsWith(R),
+    );
+    assert.deepEqual(
+      shared.map((m) => [m.name, m.readonly]),
+      [
+        ['ssh', true],
+        ['gitconfig', true],
+      ],
+    );
+  });
+
+  it('warns when a mounts: patch makes the host gitconfig or ssh writable, and honours it', () => {
+    const { plan, warnings } = planSession(
+      request({}, { mounts: [{ name: 'gitconfig', readonly: false }] }),
+      hostFacts(['/home/u/.gitconfig', '/var/run/docker.sock']),
+    );
+    assert.ok(plan.create.HostConfig.Binds.includes(`/home/u/.gitconfig:${H}/.gitconfig`));
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /Mount "gitconfig" makes your host's ~\/\.gitconfig writable from the container/);
+    // A patched source is the user's own file, not the host's config: no warning.
+    const moved = planSession(
+      request({}, { mounts: [{ name: 'gitconfig', source: '~/box-gitconfig', readonly: false }] }),
+      hostFacts(['/home/u/box-gitconfig', '/var/run/docker.sock']),
+    );
+    assert.deepEqual(moved.warnings, []);
   });
 
   it('binds an existing ssh source under the mounts root as upstream would', () => {

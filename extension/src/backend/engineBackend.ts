@@ -33,7 +33,7 @@ import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constant
 import { missingSocketVolume } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
-import { BridgeHub, type WorkspaceRegistration } from '../bridge/hub';
+import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
 import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
@@ -83,6 +83,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private readonly plainNoticeGiven = new Set<string>();
   /** A container's pending "remove it if idle" check (by name): an open waits for it. */
   private readonly endings = new Map<string, Promise<unknown>>();
+  /** The bridge registration of each container this window planned, by container name. */
+  private readonly registrations = new Map<string, WorkspaceRegistration>();
 
   constructor(private readonly deps: EngineBackendDeps) {}
 
@@ -179,6 +181,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
             planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan.mounts,
           );
     const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
+    // /credential never runs git config from what the container can write: tell the bridge.
+    await this.updateWritableRoots(
+      plan.name,
+      plan.mounts.filter((m) => m.type === 'bind' && !m.readonly).map((m) => m.source),
+    );
     for (const w of planWarnings) this.deps.log.warn(w);
     const engine = await this.connectedEngine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
@@ -350,14 +357,24 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const root = join(home, HOST.mountsRoot);
     const homes = agentHomes(mounts);
     try {
-      const b = await this.deps.bridgeFor({
+      const registration: WorkspaceRegistration = {
         key,
         workspaceFolder: folder,
         mountsRoots: editRoots(mounts),
+        // Known before the bridge answers: the plan's read-write mounts, and those of a container
+        // that already runs (created by an older plan, or by the CLI), which may have more.
+        writableRoots: [
+          ...new Set([
+            ...mounts.filter((m) => m.type === 'bind' && !m.readonly).map((m) => m.source),
+            ...(await this.existingWritableBinds(key)),
+          ]),
+        ],
         proximoEnabled,
         defaultAgentHome: homes.agentHome ?? root,
         defaultCodexHome: homes.codexHome ?? join(root, '.codex'),
-      });
+      };
+      const b = await this.deps.bridgeFor(registration);
+      this.registrations.set(key, registration);
       return { stateDir: b.stateDir, runDir: b.runDir };
     } catch (err) {
       this.deps.log.warn(
@@ -365,6 +382,29 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       );
       return undefined;
     }
+  }
+
+  /** The host sources of the read-write binds of the container with this name, if it exists. */
+  private async existingWritableBinds(name: string): Promise<string[]> {
+    try {
+      const { docker } = await this.connectedEngine();
+      const info = await docker.getContainer(name).inspect();
+      return (info.Mounts ?? []).filter((m) => m.Type === 'bind' && m.RW).map((m) => m.Source);
+    } catch {
+      return []; // no such container yet (or no engine: then no container runs either)
+    }
+  }
+
+  /**
+   * Adds host paths the container can write to its bridge registration (idempotent: the hub
+   * updates the settings of a served workspace). Paths only accumulate: a reattached container
+   * keeps the read-write mounts it was created with even when the plan no longer has them.
+   */
+  private async updateWritableRoots(key: string, paths: string[]): Promise<void> {
+    const registration = this.registrations.get(key);
+    if (!registration || !this.deps.bridgeFor) return;
+    registration.writableRoots = [...new Set([...(registration.writableRoots ?? []), ...paths])];
+    await this.deps.bridgeFor(registration).catch(() => undefined);
   }
 
   /**
@@ -495,6 +535,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 export interface CreateEngineBackendOptions extends Omit<EngineBackendDeps, 'bridgeFor'> {
   /** The bridge's /edit and /open land in this window. */
   editor: EditorActions;
+  /** Git credential consent: the prompt and where grants persist (ui/credentialConsent.ts). */
+  credentialConsent?: CredentialConsentOptions;
 }
 
 /**
@@ -503,7 +545,7 @@ export interface CreateEngineBackendOptions extends Omit<EngineBackendDeps, 'bri
  */
 export function createEngineBackend(options: CreateEngineBackendOptions): EngineBackend & vscode.Disposable {
   let hub: BridgeHub | undefined;
-  const { editor, ...deps } = options;
+  const { editor, credentialConsent, ...deps } = options;
   const backend = new EngineBackend({
     ...deps,
     bridgeFor: (registration) =>
@@ -515,6 +557,7 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Engine
         },
         openInEditor: editor.openInEditor,
         openExternal: editor.openExternal,
+        credentialConsent,
       })).ensureWorkspace(registration),
   });
   const dispose = backend.dispose.bind(backend);

@@ -15,6 +15,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PROBE, RATE_LIMITS, REFUSAL_LOG } from '../contract/constants';
 import type { BridgeMount } from '../contract/types';
+import { CredentialAuthority, GrantState, type ConsentPrompt, type KeyValueState } from './credentialConsent';
 import { TokenBucket } from './gate';
 import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
 import { aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
@@ -52,6 +53,18 @@ export interface BridgeHubOptions extends EditorActions {
   refusalLog?: RefusalLogOptions;
   /** Bounds of the liveness probe of an existing socket; default BRIDGE_PROBE. */
   probeLimits?: ProbeLimits;
+  /**
+   * Consent for /credential: where grants persist (default: memory, this hub's lifetime) and who
+   * asks the user (default: no one, so only the folder's own remote hosts are served).
+   */
+  credentialConsent?: CredentialConsentOptions;
+}
+
+export interface CredentialConsentOptions {
+  state?: KeyValueState;
+  prompt?: ConsentPrompt;
+  /** Default CREDENTIAL_LIMITS_MS.consent (tests shorten it). */
+  consentTimeoutMs?: number;
 }
 
 export interface WorkspaceRegistration {
@@ -63,6 +76,8 @@ export interface WorkspaceRegistration {
    * sources (plan/mounts.ts editRoots), never a whole mounts root.
    */
   mountsRoots: string[];
+  /** Host paths the container can write (its read-write mount sources), once known. */
+  writableRoots?: string[];
   proximoEnabled: boolean;
   /** HOME / CODEX_HOME for `proximo skill`: the container's agent homes; no other is accepted. */
   defaultAgentHome: string;
@@ -152,11 +167,21 @@ export class BridgeHub {
   private readonly deps: RouteDeps;
   private readonly refusals: RefusalLog;
   private readonly log: BridgeLog;
+  /** Who may have git credentials; shared by every workspace of this hub. */
+  readonly credentials: CredentialAuthority;
 
   constructor(private readonly options: BridgeHubOptions) {
     this.refusals = aggregateRefusals(options.log ?? (() => undefined), options.refusalLog ?? REFUSAL_LOG);
     this.log = this.refusals.log;
+    const consent = options.credentialConsent ?? {};
+    this.credentials = new CredentialAuthority({
+      grants: new GrantState(consent.state),
+      prompt: consent.prompt,
+      consentTimeoutMs: consent.consentTimeoutMs,
+      log: (kind, message) => this.log({ kind, message }),
+    });
     this.deps = {
+      credentials: this.credentials,
       home: options.home,
       env: options.env ?? process.env,
       openInEditor: options.openInEditor,
@@ -190,6 +215,7 @@ export class BridgeHub {
     return {
       workspaceFolder: r.workspaceFolder,
       mountsRoots: [...r.mountsRoots],
+      ...(r.writableRoots !== undefined ? { writableRoots: [...r.writableRoots] } : {}),
       proximoEnabled: r.proximoEnabled,
       defaultAgentHome: r.defaultAgentHome,
       defaultCodexHome: r.defaultCodexHome,
@@ -213,6 +239,8 @@ export class BridgeHub {
     // create that mount point in a read-only bind, so the empty `run/` must exist on the host.
     ensurePrivateDir(join(stateDir, BRIDGE_FILES.runDir), uid);
     const token = ensureToken(stateDir);
+    // Before the container can run: the folder's remote hosts as they are now.
+    await this.credentials.noteWorkspace(registration.workspaceFolder);
     ensurePrivateDir(choice.parent, uid);
     ensurePrivateDir(choice.runDir, uid);
     const key = ensureHubKey(choice.parent, uid);
@@ -327,6 +355,7 @@ export class BridgeHub {
       const tcp = await this.tcp.catch(() => undefined);
       if (tcp !== undefined) await closeServer(tcp.server);
     }
+    this.credentials.flushRefusals();
     this.refusals.flush();
   }
 }

@@ -3,6 +3,7 @@
  * gate (Host, method, token, bucket, body size, JSON) and hands them a parsed body.
  */
 import type { z } from 'zod';
+import type { CredentialRequestInfo, CredentialVerdict } from './credentialConsent';
 import type { BucketRate, TokenBucket } from './gate';
 
 export type BucketName = 'shared' | 'credential';
@@ -16,6 +17,11 @@ export interface WorkspaceBinding {
   workspaceFolder: string;
   /** Host paths besides the workspace folder that /edit may open (the container's bind-mount sources). */
   mountsRoots: string[];
+  /**
+   * Host paths the container can write besides the workspace and mountsRoots (its read-write
+   * mount sources, when known): /credential never runs git config from inside them.
+   */
+  writableRoots?: string[];
   proximoEnabled: boolean;
   /** The host dirs behind the container's agent homes: the only HOME/CODEX_HOME proximo skill gets. */
   defaultAgentHome: string;
@@ -32,7 +38,14 @@ export interface EditorActions {
   openExternal(url: string): Promise<void> | void;
 }
 
+/** What /credential asks before host git runs (credentialConsent.ts's CredentialAuthority). */
+export interface CredentialGate {
+  decide(request: CredentialRequestInfo): Promise<CredentialVerdict>;
+  reportUnsafeConfig(request: CredentialRequestInfo, reason: string): void;
+}
+
 export interface RouteDeps extends EditorActions {
+  credentials: CredentialGate;
   /** The host home (default proximo lookup dirs, cwd of host commands). */
   home: string;
   /** Environment host commands inherit (PATH, HOME, git config). */
@@ -41,7 +54,7 @@ export interface RouteDeps extends EditorActions {
   proximoFallbackDirs?: string[];
 }
 
-export type RouteResult = { status: 200; json: Record<string, unknown> } | { status: 204 } | { status: 400 | 502; message: string };
+export type RouteResult = { status: 200; json: Record<string, unknown> } | { status: 204 } | { status: 400 | 403 | 502; message: string };
 
 export interface Route {
   path: string;
@@ -56,6 +69,8 @@ export interface Route {
 
 export const refused = (message: string): RouteResult => ({ status: 400, message });
 export const failed = (message: string): RouteResult => ({ status: 502, message });
+/** A well-formed request the host will not serve (the user's consent, the host's policy). */
+export const forbidden = (message: string): RouteResult => ({ status: 403, message });
 
 /** One sentence naming the first thing wrong with a request body. */
 function describeIssue(error: z.ZodError): string {

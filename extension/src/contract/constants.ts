@@ -150,12 +150,28 @@ export const BODY_LIMITS = {
   credential: 65536,
 } as const;
 
+/**
+ * /credential's time budget, in milliseconds: how long the user has to answer the consent prompt
+ * for a host that is not allowed yet (no answer is a refusal), and how long host git then has.
+ * The route's run limit is their sum; the shim's --max-time must outlast it plus the server's
+ * write timeout, so the shim never gives up before the bridge answers (test/unit/contract.test.ts).
+ */
+export const CREDENTIAL_LIMITS_MS = {
+  consent: 30_000,
+  git: 20_000,
+  /** After "Deny", the same host is refused without asking again for this long. */
+  denyMemory: 5 * 60_000,
+} as const;
+
+/** A workspace's `.git/config` larger than this is not read for its remotes (it is container-writable). */
+export const GIT_CONFIG_READ_LIMIT = 64 * 1024;
+
 /** How long the host side may run for each route, in milliseconds. */
 export const RUN_LIMITS_MS = {
   open: 5_000,
   edit: 5_000,
   proximo: 120_000,
-  credential: 60_000,
+  credential: CREDENTIAL_LIMITS_MS.consent + CREDENTIAL_LIMITS_MS.git,
 } as const;
 
 /** Client-side (shim) `curl --max-time` per route, in seconds: run limit plus slack. */

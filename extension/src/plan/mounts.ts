@@ -25,7 +25,9 @@ export interface DefaultMount {
   /**
    * Upstream symlinks the source to this path under the host home (`~/.ssh`, `~/.gitconfig`)
    * and skips the mount when it is missing. We bind the host path directly instead of creating
-   * the symlink (no side effects here); Docker sees the same directory either way.
+   * the symlink (no side effects here); Docker sees the same directory either way. Either way
+   * the source is configuration the host's own programs read (ssh, git), so these mounts are
+   * read-only by default and a `mounts:` patch that makes one writable gets a warning.
    */
   hostLink?: string;
 }
@@ -44,7 +46,10 @@ export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
   rw('codex', '.codex', '.codex'),
   rw('state', 'toolbox/state', '.toolbox-state'),
   { name: 'ssh', source: 'ssh', target: '.ssh', readonly: true, createIfMissing: false, hostLink: '.ssh' },
-  { name: 'gitconfig', source: 'gitconfig', target: '.gitconfig', readonly: false, createIfMissing: false, hostLink: '.gitconfig' },
+  // Read-only, unlike upstream (which binds it read-write so `git config` in the container edits
+  // the host's file): a writable host ~/.gitconfig lets the container add a credential helper or
+  // alias that the host's own git, and the bridge's `git credential`, would run as the user.
+  { name: 'gitconfig', source: 'gitconfig', target: '.gitconfig', readonly: true, createIfMissing: false, hostLink: '.gitconfig' },
   rw('gh', 'gh', '.config/gh'),
   rw('glab', 'glab', '.config/glab-cli'),
   rw('gcloud', 'gcloud', '.config/gcloud'),
@@ -205,6 +210,8 @@ interface Entry extends PlannedMount {
   fallback?: string;
   /** Skip silently when missing (the hostLink defaults). */
   optional?: boolean;
+  /** The host-home path (`.gitconfig`, `.ssh`) this mount shares, while its source is not patched. */
+  hostConfig?: string;
 }
 
 function defaultEntries(input: MountPlanInput): Entry[] {
@@ -222,7 +229,7 @@ function defaultEntries(input: MountPlanInput): Entry[] {
       readonly: m.readonly,
       type: 'bind',
       createIfMissing: m.createIfMissing,
-      ...(m.hostLink !== undefined ? { fallback: join(input.home, m.hostLink), optional: true } : {}),
+      ...(m.hostLink !== undefined ? { fallback: join(input.home, m.hostLink), optional: true, hostConfig: m.hostLink } : {}),
     };
   });
 }
@@ -295,6 +302,7 @@ function mergeUserMounts(base: Entry[], user: MountOverride[], input: MountPlanI
       if (u.source !== undefined) {
         e.source = hostSource(u.source, input.home, input.workspace);
         delete e.fallback;
+        delete e.hostConfig;
       }
       if (u.readonly !== undefined) e.readonly = u.readonly;
       if (u.createIfMissing !== undefined) e.createIfMissing = u.createIfMissing;
@@ -348,6 +356,11 @@ function resolveExistence(entries: Entry[], input: MountPlanInput, warnings: str
         );
         continue;
       }
+    }
+    if (e.hostConfig !== undefined && !e.readonly) {
+      warnings.push(
+        `Mount "${e.name}" makes your host's ~/${e.hostConfig} writable from the container (readonly: false in .toolbox.yaml): anything running there can change configuration your host's own programs read, such as a git credential helper or alias that the host's git would run as you. The bridge refuses git credentials while it is writable. Remove readonly: false for "${e.name}" unless you accept that.`,
+      );
     }
     kept.push({
       name: e.name,

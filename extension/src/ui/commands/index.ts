@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { attachShell } from './attachShell';
 import { driftActions } from './driftActions';
 import { endShell } from './endShell';
+import { manageCredentialGrants } from './manageCredentialGrants';
 import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
 import { openShellPeerOff } from './openShellPeerOff';
@@ -29,6 +30,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   driftActions,
   attachShell,
   endShell,
+  manageCredentialGrants,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

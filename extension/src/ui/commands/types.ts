@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { ToolboxBackend } from '../../backend/api';
+import type { GrantState } from '../../bridge/credentialGrants';
 import type { RefreshManager } from '../refresh';
 import type { ShellLauncher } from '../shells';
 import type { DriftStatusBar } from '../statusBar';
@@ -11,6 +12,8 @@ export interface CommandServices {
   refresh: RefreshManager;
   statusBar: DriftStatusBar;
   log: vscode.LogOutputChannel;
+  /** Git credential grants per folder (globalState), for the manage command. */
+  credentialGrants: GrantState;
 }
 
 export interface ToolboxCommand {
