@@ -52,6 +52,7 @@ function standInBackend() {
     },
     proximo: async () => ({ installed: false, hosts: [] }),
     stopContainer: async () => undefined,
+    stopAllTargets: async () => [],
     stopAll: async () => [],
     watchEvents: async (onEvent, onError) => {
       calls.watch++;

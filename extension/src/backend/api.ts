@@ -3,7 +3,7 @@
  * real one (engineBackend.ts); commands, views and terminals only see this, so they stay thin.
  */
 import type * as vscode from 'vscode';
-import type { ObjectNames } from '../contract/types';
+import type { ObjectNames, OwnedContainerKind } from '../contract/types';
 import type { ShellExec } from '../engine/exec';
 import type { HolderAddress } from '../engine/sessions';
 import type { OpenAction } from '../engine/open';
@@ -132,15 +132,20 @@ export interface ToolboxBackend {
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
-  /** Every toolbox container, the anchor last. Returns the names stopped. */
-  stopAll(): Promise<string[]>;
+  /** The names Stop All would stop now (every container of ours, anchor and initialiser included), sorted, the anchor last. */
+  stopAllTargets(): Promise<string[]>;
+  /**
+   * Stops toolbox containers, the anchor last: only the names in `only` (what the user confirmed)
+   * when given, else every one. Returns the names stopped.
+   */
+  stopAll(only?: readonly string[]): Promise<string[]>;
   /** Calls back on every Docker event about our objects until disposed. */
   watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable>;
 }
 
 // What a snapshot holds: plain data the views render (ui/model.ts derives from it).
 
-export type ContainerKind = 'workspace' | 'named' | 'anchor' | 'init' | 'legacy';
+export type ContainerKind = OwnedContainerKind;
 
 export interface ContainerSummary {
   id: string;

@@ -27,7 +27,7 @@ import {
   type HolderTransport,
 } from '../engine/sessions';
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
-import { watchEngineEvents } from '../engine/events';
+import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import { missingSocketVolume } from '../plan/drift';
@@ -414,7 +414,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   /** Adds what the list endpoint lacks (mounts, env, extra hosts) from the inspect data. */
   private describe(c: Awaited<ReturnType<typeof listToolboxContainers>>[number]): ContainerSummary {
     const names = this.deps.names;
-    const kind: ContainerKind = c.name === names.prefix ? 'legacy' : c.name.startsWith(`${names.prefix}-named-`) ? 'named' : 'workspace';
+    const kind: ContainerKind = names.kindOf(c.name) ?? 'workspace';
     const info = c.detail;
     const env = info.Config?.Env ?? [];
     const key = `${ENV.hostWorkspace}=`;
@@ -449,8 +449,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     await stopContainer(await this.connectedEngine(), name);
   }
 
-  async stopAll(): Promise<string[]> {
-    return stopAll(await this.connectedEngine());
+  async stopAllTargets(): Promise<string[]> {
+    const ctx = await this.connectedEngine();
+    const names = (await listOwnedContainers(ctx)).map((c) => c.name);
+    return [...names.filter((n) => n !== ctx.names.anchor).sort(), ...names.filter((n) => n === ctx.names.anchor)];
+  }
+
+  async stopAll(only?: readonly string[]): Promise<string[]> {
+    return stopAll(await this.connectedEngine(), { only: only && new Set(only) });
   }
 
   async watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable> {
@@ -459,7 +465,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const watch = watchEngineEvents({
       connect: async () => docker,
       onEvent: (e) => {
-        if (e.name === undefined || names.isOurs(e.name)) onEvent();
+        if (concernsOurObjects(e, names)) onEvent();
       },
       onStateChange: (state, err) => {
         if (err) onError(err);

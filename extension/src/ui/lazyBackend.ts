@@ -47,8 +47,11 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   stopContainer(name: string) {
     return this.real.stopContainer(name);
   }
-  stopAll() {
-    return this.real.stopAll();
+  stopAllTargets() {
+    return this.real.stopAllTargets();
+  }
+  stopAll(only?: readonly string[]) {
+    return this.real.stopAll(only);
   }
   watchEvents(onEvent: () => void, onError: (err: Error) => void) {
     return this.real.watchEvents(onEvent, onError);
