@@ -28,6 +28,8 @@ export interface PreparedShell {
   title: string;
   /** Config problems that do not stop the open, as sentences for the log. */
   warnings: string[];
+  /** The subset of `warnings` the user should see now: config files that were skipped, and why. */
+  notices: string[];
   /** The workspace is untrusted, so its .toolbox.yaml was ignored (limited mode). */
   projectFileIgnored: boolean;
   /**

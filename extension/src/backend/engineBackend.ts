@@ -125,10 +125,12 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const host = this.deps.host();
     const resolved = await this.readConfig(shell.folder);
     const warnings: string[] = [];
+    const notices: string[] = [];
     for (const issue of resolved.issues) {
       const text = formatIssue(issue, host.home);
       if (issue.severity === 'error') throw new Error(text);
       warnings.push(text);
+      if (issue.fileSkipped) notices.push(text);
     }
     const config = resolved.config;
     const proximo =
@@ -150,6 +152,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       container,
       title,
       warnings,
+      notices,
       projectFileIgnored: resolved.projectFileIgnored,
       open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal),
     };
