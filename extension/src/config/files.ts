@@ -87,7 +87,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   // An untrusted project file is never opened: the resolver only needs its path to say it was ignored.
   const projectFile: ConfigFileText | undefined =
     projectPath === undefined ? undefined : options.trusted ? await read(projectPath) : { path: projectPath, text: '' };
-  const resolved = resolveConfig({ ...rest, userFile, projectFile });
+  const resolved = resolveConfig({ ...rest, home, userFile, projectFile });
   return { ...resolved, issues: [...readIssues, ...resolved.issues] };
 }
 
