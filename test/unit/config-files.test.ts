@@ -9,6 +9,7 @@ import {
   isPrivateGroup,
   loadConfig,
   nodeConfigFs,
+  writeConfigFile,
   type ConfigFs,
   type FileOwner,
   type LoadConfigOptions,
@@ -349,6 +350,50 @@ describe('config files on disk', () => {
         false,
       );
       assert.equal(isPrivateGroup(777, 5000, files(`users:x:100:\n`, `${user}:x:5000:100::/h:/bin/sh\n`)), false);
+    });
+  });
+
+  describe('writeConfigFile', () => {
+    it('replaces the text atomically, keeping the mode', async () => {
+      const file = write('write/keep/.toolbox.yaml', 'image: a\n');
+      fs.chmodSync(file, 0o600);
+      await writeConfigFile(file, 'image: b\n', 'image: a\n');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'image: b\n');
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      assert.deepEqual(
+        fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp')),
+        [],
+        'no temporary file left behind',
+      );
+    });
+
+    it('creates a missing file 0644', async () => {
+      const file = path.join(dir('write/new'), NAME);
+      await writeConfigFile(file, 'mounts: []\n', undefined);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'mounts: []\n');
+      assert.equal(fs.statSync(file).mode & 0o777, 0o644);
+    });
+
+    it('writes through a symlink to the file it points to', async () => {
+      const real = write('write/dotfiles/toolbox.yaml', 'image: a\n');
+      const link = path.join(dir('write/linked'), NAME);
+      fs.symlinkSync(real, link);
+      await writeConfigFile(link, 'image: b\n', 'image: a\n');
+      assert.equal(fs.lstatSync(link).isSymbolicLink(), true);
+      assert.equal(fs.readFileSync(real, 'utf8'), 'image: b\n');
+    });
+
+    it('refuses to overwrite a file that changed since it was read, or appeared', async () => {
+      const file = write('write/changed/.toolbox.yaml', 'image: edited-meanwhile\n');
+      await assert.rejects(writeConfigFile(file, 'image: b\n', 'image: a\n'), /changed while it was being edited; nothing was written/);
+      await assert.rejects(writeConfigFile(file, 'image: b\n', undefined), /changed while it was being edited/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'image: edited-meanwhile\n');
+    });
+
+    it('refuses a file another user owns', { skip: process.getuid?.() !== 0 ? 'chown needs root' : false }, async () => {
+      const file = write('write/theirs/.toolbox.yaml', 'image: a\n');
+      fs.chownSync(file, 12345, 12345);
+      await assert.rejects(writeConfigFile(file, 'image: b\n', 'image: a\n'), /is owned by another user \(uid 12345\)/);
     });
   });
 });

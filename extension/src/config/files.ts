@@ -226,3 +226,32 @@ export function isFile(p: string): boolean {
     return false;
   }
 }
+
+/**
+ * Replaces a config file's text, only if it still reads `expected` (undefined: the file must not
+ * exist yet), so an edit made meanwhile is never overwritten. Atomic (a temporary file in the
+ * same directory, renamed over the real one: through a symlink, the file it points to), with
+ * the old file's mode; a new file gets 0644.
+ */
+export async function writeConfigFile(
+  file: string,
+  text: string,
+  expected: string | undefined,
+  owner: FileOwner = processOwner(),
+): Promise<void> {
+  const current = await nodeConfigFs.read(file, owner);
+  if (current.kind === 'refused') throw new Error(`${file} ${current.why}`);
+  const now = current.kind === 'text' ? current.text : undefined;
+  if (now !== expected) throw new Error(`${file} changed while it was being edited; nothing was written. Try again.`);
+  const real = current.kind === 'text' ? await fs.promises.realpath(file) : file;
+  const mode = current.kind === 'text' ? (await fs.promises.stat(real)).mode & 0o777 : 0o644;
+  const temp = path.join(path.dirname(real), `.${path.basename(real)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  try {
+    await fs.promises.writeFile(temp, text, { flag: 'wx', mode });
+    await fs.promises.chmod(temp, mode); // the umask may have taken bits off
+    await fs.promises.rename(temp, real);
+  } catch (err) {
+    await fs.promises.rm(temp, { force: true });
+    throw err;
+  }
+}
