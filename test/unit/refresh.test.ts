@@ -53,6 +53,9 @@ function standInBackend() {
     proximo: async () => ({ installed: false, hosts: [] }),
     stopContainer: async () => undefined,
     stopAllTargets: async () => [],
+    prepareTurnOff: () => {
+      throw new Error('not used here');
+    },
     stopAll: async () => [],
     watchEvents: async (onEvent, onError) => {
       calls.watch++;

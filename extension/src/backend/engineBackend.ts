@@ -2,10 +2,11 @@
  * The real ToolboxBackend: config → plan → engine, wired to VS Code settings and workspace
  * trust. The engine connection is made on first use, never at activation.
  */
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { loadConfig } from '../config/files';
-import { formatIssue } from '../config/parse';
+import { findProjectConfig, loadConfig, nodeConfigFs, processOwner, writeConfigFile } from '../config/files';
+import { applyTurnOff } from '../config/edit';
+import { formatIssue, parseConfigFile } from '../config/parse';
 import { explicitSetting } from '../config/resolve';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
@@ -32,6 +33,7 @@ import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import { missingSocketVolume } from '../plan/drift';
 import { planSession, sessionContainerName } from '../plan/session';
+import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
@@ -52,6 +54,7 @@ import type {
   StartedShell,
   TerminalSize,
   ToolboxBackend,
+  TurnOffPlan,
 } from './api';
 import { SessionGoneError } from './api';
 
@@ -438,6 +441,44 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       mountsSocketVolume: !missingSocketVolume(info.Mounts, names),
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
       proximoHosts: hosts,
+      reach: hostReach(info.Mounts, this.deps.host().home),
+    };
+  }
+
+  async prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan> {
+    const home = this.deps.host().home;
+    const what = reachTitle(reach, home);
+    if (!vscode.workspace.isTrusted) {
+      throw new Error(
+        `This workspace is not trusted, so its .toolbox.yaml is ignored and cannot turn off the ${what}. Trust the workspace (Workspaces: Manage Workspace Trust), or turn it off for every folder in ~/.toolbox.yaml.`,
+      );
+    }
+    const resolved = await this.readConfig(folder);
+    const broken = resolved.issues.find((i) => i.severity === 'error');
+    if (broken) throw new Error(`Fix the configuration first: ${formatIssue(broken, home)}`);
+    const change = turnOffChange(reach, resolved.config);
+    if (typeof change === 'string') throw new Error(change);
+    const existing = findProjectConfig(folder, home);
+    const file = existing ?? join(folder, HOST.projectConfig);
+    let before: string | undefined;
+    if (existing !== undefined) {
+      const read = await nodeConfigFs.read(existing, processOwner());
+      if (read.kind === 'refused') throw new Error(`${tildePath(existing, home)} ${read.why}`);
+      before = read.kind === 'text' ? read.text : undefined;
+    }
+    const note = `${what} (${tildePath(reach.source, home)}) turned off in the Toolbox view.`;
+    const edit = applyTurnOff(before ?? '', change, resolved.config, note, `~/${HOST.userConfig}`);
+    const check = parseConfigFile(edit.text, file, { home }).issues.find((i) => i.severity === 'error');
+    if (check) throw new Error(`The edit would break ${tildePath(file, home)} (${formatIssue(check, home)}); nothing was written.`);
+    const dir = dirname(file);
+    return {
+      file,
+      creates: before === undefined,
+      sharedWith: dir !== resolve(folder) ? dir : undefined,
+      alreadyOff: edit.alreadyOff,
+      apply: async () => {
+        if (!edit.alreadyOff) await writeConfigFile(file, edit.text, before);
+      },
     };
   }
 

@@ -6,6 +6,7 @@ import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
 import type { SessionRecord, ShellRequest, ToolboxBackend } from '../backend/api';
 import type { HolderAddress } from '../engine/sessions';
+import type { HostReach } from '../plan/posture';
 
 export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {
   resetConnection(): void;
@@ -52,6 +53,9 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   }
   stopAll(only?: readonly string[]) {
     return this.real.stopAll(only);
+  }
+  prepareTurnOff(folder: string, reach: HostReach) {
+    return this.real.prepareTurnOff(folder, reach);
   }
   watchEvents(onEvent: () => void, onError: (err: Error) => void) {
     return this.real.watchEvents(onEvent, onError);

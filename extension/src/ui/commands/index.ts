@@ -13,6 +13,7 @@ import { showLog } from './showLog';
 import { stopAllCommand } from './stopAll';
 import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
+import { turnOffReach } from './turnOffReach';
 import type { CommandServices, ToolboxCommand } from './types';
 
 export const COMMANDS: readonly ToolboxCommand[] = [
@@ -29,6 +30,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   driftActions,
   attachShell,
   endShell,
+  turnOffReach,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {
