@@ -60,6 +60,13 @@ describe('hostReach from a planned container', () => {
     assert.deepEqual(hostReach(planned({}, []), HOME), []);
   });
 
+  it("the bridge's mounts are toolbox's own, wherever their host directories are (XDG_RUNTIME_DIR, /tmp)", () => {
+    const bridge = { stateDir: `${R}/toolbox/vscode/x`, runDir: '/run/user/1000/toolbox-1000/x' };
+    assert.deepEqual(hostReach(planned({}, [], { bridge }), HOME), []);
+    const tmp = { stateDir: '/tmp/toolbox-0/state', runDir: '/tmp/toolbox-0/x' };
+    assert.deepEqual(hostReach(planned({}, [], { bridge: tmp }), HOME), []);
+  });
+
   it('~/.toolbox/ssh (keys meant for the container) is not the host keys', () => {
     const list = hostReach(planned({}, [`${R}/ssh`, `${HOME}/.ssh`]), HOME);
     assert.deepEqual(brief(list), []);

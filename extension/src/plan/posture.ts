@@ -9,7 +9,7 @@
  *   host-auth      a CLI's credential directory from the host home (`inherit_host_auth`);
  *   host-path      any other host path outside the workspace and the toolbox mounts root.
  * The workspace, the toolbox-owned directories (the mounts root and ~/.toolbox, which hold the
- * container's own copies, the bridge state and the certificates), the proximo CA and Docker
+ * container's own copies and the certificates), the bridge's mounts, the proximo CA and Docker
  * volumes are not listed.
  */
 import { CONTAINER, HOST } from '../contract/constants';
@@ -55,6 +55,13 @@ function containerTarget(target: string): string {
 const DEFAULT_BY_TARGET = new Map(DEFAULT_MOUNTS.map((m) => [containerTarget(m.target), m]));
 
 const SOCKET_NAMES = new Set(['docker.sock', 'podman.sock']);
+
+/**
+ * Container paths where toolbox itself mounts its own state, wherever the host keeps it: the
+ * bridge (its run dir may live under XDG_RUNTIME_DIR or /tmp, for the socket path's length) and
+ * the proximo CA (a certificate, read-only).
+ */
+const TOOLBOX_TARGETS = new Set<string>([CONTAINER.bridgeDir, CONTAINER.bridgeLegacyDir, CONTAINER.bridgeRunDir, CONTAINER.proximoCa]);
 
 /**
  * The mounts root the container's default mounts come from: the directory most of them share
@@ -112,7 +119,7 @@ export function hostReach(mounts: readonly InspectedMount[] | null | undefined, 
     }
     if (workspace !== undefined && under(b.source, workspace)) continue;
     if (ownRoots.some((r) => under(b.source, r))) continue;
-    if (b.target === CONTAINER.proximoCa) continue;
+    if (TOOLBOX_TARGETS.has(b.target)) continue;
     found.push({ kind: 'host-path', ...base });
   }
   return found.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || a.target.localeCompare(b.target));
