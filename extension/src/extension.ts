@@ -96,8 +96,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const services = { backend, shells, refresh, statusBar, log, credentialGrants };
   context.subscriptions.push(...registerCommands(services));
 
+  const home = readHostFacts(process.env).home;
   const views: Array<[string, NodeTreeProvider]> = [
-    ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders()))],
+    ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home))],
     ['toolbox.peer', new NodeTreeProvider(peerNodes)],
     ['toolbox.proximo', new NodeTreeProvider((s) => proximoNodes(s, windowFolders()))],
   ];

@@ -61,6 +61,7 @@ describe('parseEngineEvent', () => {
       action: 'start',
       id: 'abc',
       name: 'tbx-one',
+      attributes: { image: 'img', name: 'tbx-one' },
       time: 1764676800123,
       timeNano: '1764676800123456789',
     });

@@ -24,7 +24,7 @@ describe('container lifecycle against the real engine', () => {
   let ns: TestNamespace;
   let image: string;
   const other = `othertbx-${randomBytes(3).toString('hex')}`;
-  let n: { ws: string; plain: string; exited: string };
+  let n: { ws: string; plain: string; exited: string; compose: string; bare: string; composeLookalike: string };
 
   const run = async (
     name: string,
@@ -46,7 +46,17 @@ describe('container lifecycle against the real engine', () => {
     ns = testNamespace();
     image = await ensureTestRuntimeImage();
     const p = ns.names.prefix;
-    n = { ws: `${p}-ws`, plain: `${p}-plain`, exited: `${p}-exited` };
+    // Shells are named as the planners name them (plan/naming.ts): workspace and named shell.
+    n = {
+      ws: `${p}-ws-0123abcd`,
+      plain: `${p}-named-plain`,
+      exited: `${p}-exited-89abcdef`,
+      // Not ours (issue 11, finding 4): a Compose service container and a hand-named container
+      // in our namespace, and a Compose container whose name is in the workspace grammar.
+      compose: `${p}-db-1`,
+      bare: p,
+      composeLookalike: `${p}-api-fedcba98`,
+    };
     await run(ns.names.anchor, { entrypoint: [CONTAINER.tini, '-g', '--', 'sleep', 'infinity'], autoRemove: false });
     await run(ns.names.socketVolumeInit, { autoRemove: false, start: false });
     await run(n.ws, { autoRemove: true, pidMode: `container:${ns.names.anchor}`, labels: { [LABELS.workspace]: '/home/dev/project' } });
@@ -54,6 +64,10 @@ describe('container lifecycle against the real engine', () => {
     const exited = await run(n.exited, { entrypoint: ['true'], autoRemove: false });
     await exited.wait();
     await run(other, { autoRemove: false });
+    const compose = { 'com.docker.compose.project': p, 'com.docker.compose.service': 'db', 'com.docker.compose.container-number': '1' };
+    await run(n.compose, { autoRemove: false, labels: compose });
+    await run(n.bare, { autoRemove: false });
+    await run(n.composeLookalike, { autoRemove: false, labels: { ...compose, 'com.docker.compose.service': 'api' } });
     await ns.docker.createVolume({ Name: ns.names.socketVolume, Labels: { [TEST_LABEL]: p } });
   });
 
@@ -66,6 +80,7 @@ describe('container lifecycle against the real engine', () => {
   });
 
   it('lists the shells that are ours by name, without the anchor, the initialiser or anyone else', async () => {
+    // Also not: the Compose containers and the hand-named one that share our prefix.
     const list = await listToolboxContainers({ docker: ns.docker, names: ns.names });
     assert.deepEqual(
       list.map((c) => c.name),
@@ -90,6 +105,19 @@ describe('container lifecycle against the real engine', () => {
     assert.equal((await ns.docker.getContainer(other).inspect()).State.Running, true);
   });
 
+  it('refuses to stop a Compose container or a hand-named one in our namespace, and leaves them running', async () => {
+    const ctx = { docker: ns.docker, names: ns.names };
+    await assert.rejects(stopContainer(ctx, n.compose), new RegExp(`Refusing to stop "${n.compose}": it is not a toolbox container`));
+    await assert.rejects(stopContainer(ctx, n.bare), new RegExp(`Refusing to stop "${n.bare}": it is not a toolbox container`));
+    await assert.rejects(
+      stopContainer(ctx, n.composeLookalike),
+      /its label com\.docker\.compose\.[a-z-]+ marks it as managed by another tool .*not a toolbox container even though its name looks like one/,
+    );
+    for (const name of [n.compose, n.bare, n.composeLookalike]) {
+      assert.equal((await ns.docker.getContainer(name).inspect()).State.Running, true, `${name} still runs`);
+    }
+  });
+
   it('stops an AutoRemove shell and returns once Docker has removed it', async () => {
     const ctx = { docker: ns.docker, names: ns.names };
     assert.equal(await stopContainer(ctx, n.ws, { graceSeconds: 2 }), 'stopped');
@@ -103,12 +131,24 @@ describe('container lifecycle against the real engine', () => {
     assert.equal(await exists(ns.docker, n.exited), false);
   });
 
+  it('stops only the names it was given (what the user confirmed), not a container of ours that appeared since', async () => {
+    const ctx = { docker: ns.docker, names: ns.names };
+    const late = `${ns.names.prefix}-late-0a0b0c0d`;
+    await run(late, { autoRemove: false });
+    assert.deepEqual(await stopAll(ctx, { graceSeconds: 2, only: new Set([late]) }), [late]);
+    assert.equal(await exists(ns.docker, late), false);
+    assert.equal(await exists(ns.docker, n.plain), true, 'a container of ours that was not confirmed is left alone');
+  });
+
   it('stops everything of ours including the anchor and the initialiser, but not the socket volume or other containers', async () => {
     const ctx = { docker: ns.docker, names: ns.names };
     const stopped = await stopAll(ctx, { graceSeconds: 2 });
     assert.deepEqual(stopped, [ns.names.anchor, ns.names.socketVolumeInit, n.plain].sort());
     for (const name of stopped) assert.equal(await exists(ns.docker, name), false, `${name} is gone`);
     assert.equal((await ns.docker.getContainer(other).inspect()).State.Running, true, 'the non-prefixed container survives');
+    for (const name of [n.compose, n.bare, n.composeLookalike]) {
+      assert.equal((await ns.docker.getContainer(name).inspect()).State.Running, true, `${name} (not ours) survives Stop All`);
+    }
     await ns.docker.getVolume(ns.names.socketVolume).inspect();
     assert.deepEqual(await listToolboxContainers(ctx), []);
   });
@@ -118,9 +158,17 @@ describe('container listing rules (stubbed engine)', () => {
   it('ignores a container Docker is removing and one that vanishes between list and inspect', async () => {
     const names = objectNames('tbxstub');
     const listed = [
-      { Id: 'a', Names: ['/tbxstub-alive'], State: 'running', Status: 'Up', Image: 'img', Labels: {}, Created: 1 },
-      { Id: 'r', Names: ['/tbxstub-removing'], State: 'removing', Status: 'Removal In Progress', Image: 'img', Labels: {}, Created: 1 },
-      { Id: 'g', Names: ['/tbxstub-gone'], State: 'exited', Status: 'Exited', Image: 'img', Labels: {}, Created: 1 },
+      { Id: 'a', Names: ['/tbxstub-alive-0123abcd'], State: 'running', Status: 'Up', Image: 'img', Labels: {}, Created: 1 },
+      {
+        Id: 'r',
+        Names: ['/tbxstub-removing-0123abcd'],
+        State: 'removing',
+        Status: 'Removal In Progress',
+        Image: 'img',
+        Labels: {},
+        Created: 1,
+      },
+      { Id: 'g', Names: ['/tbxstub-gone-0123abcd'], State: 'exited', Status: 'Exited', Image: 'img', Labels: {}, Created: 1 },
       { Id: 'x', Names: ['/tbxstubby'], State: 'running', Status: 'Up', Image: 'img', Labels: {}, Created: 1 },
     ];
     const docker = {
@@ -135,7 +183,7 @@ describe('container listing rules (stubbed engine)', () => {
     const list = await listToolboxContainers({ docker, names });
     assert.deepEqual(
       list.map((c) => c.name),
-      ['tbxstub-alive'],
+      ['tbxstub-alive-0123abcd'],
     );
   });
 });

@@ -332,7 +332,7 @@ describe('openContainer against the real engine', () => {
     // Its own network: this machine's default bridge (docker0) comes and goes.
     const network = await ns.docker.createNetwork({ Name: `${ns.names.prefix}-net` });
     const holder = await ns.docker.createContainer({
-      name: `${ns.names.prefix}-port-holder`,
+      name: `${ns.names.prefix}-named-port-holder`,
       Image: image,
       ExposedPorts: { '80/tcp': {} },
       HostConfig: { NetworkMode: `${ns.names.prefix}-net`, PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: String(port) }] } },
@@ -345,8 +345,8 @@ describe('openContainer against the real engine', () => {
     const plan = planFor(ns, image, { peer: false, ports: [port] });
     await assert.rejects(open(plan), {
       message:
-        `Port 127.0.0.1:${port} is already published by the container ${ns.names.prefix}-port-holder. ` +
-        `Stop it with \`toolbox stop ${ns.names.prefix}-port-holder\`, or choose another port for this workspace.`,
+        `Port 127.0.0.1:${port} is already published by the container ${ns.names.prefix}-named-port-holder. ` +
+        `Stop it with \`toolbox stop ${ns.names.prefix}-named-port-holder\`, or choose another port for this workspace.`,
     });
   });
 });

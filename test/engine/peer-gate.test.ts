@@ -79,7 +79,7 @@ describe('peer messaging regression gate', () => {
 
   const session = async (suffix: string, cmd: string[], peer: boolean) => {
     const c = await ns.docker.createContainer({
-      name: `${ns.names.prefix}-${suffix}`,
+      name: `${ns.names.prefix}-named-${suffix}`,
       Image: image,
       Cmd: cmd,
       User: `${UID}:${GID}`,
@@ -145,7 +145,7 @@ describe('peer messaging regression gate', () => {
     assert.equal(state.volume.owner, `${UID}:${GID}`);
     assert.equal(state.volume.mode, '0700');
     assert.ok(state.volume.mountpoint?.startsWith('/'));
-    assert.deepEqual(state.members, [`${ns.names.prefix}-peer-a`, `${ns.names.prefix}-peer-b`]);
+    assert.deepEqual(state.members, [`${ns.names.prefix}-named-peer-a`, `${ns.names.prefix}-named-peer-b`]);
   });
 
   it('inspectPeerState reports a missing anchor and volume in an empty namespace', async () => {

@@ -201,7 +201,7 @@ describe('peer messaging objects against the real engine', () => {
       });
       await stale.start();
       const member = await ns.docker.createContainer({
-        name: `${ns.names.prefix}-member`,
+        name: `${ns.names.prefix}-named-member`,
         Image: image,
         Entrypoint: ['sleep'],
         Cmd: ['infinity'],

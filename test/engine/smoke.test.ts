@@ -26,7 +26,7 @@ describe('engine smoke test', () => {
   });
 
   it('creates a labelled container under the test prefix, inspects it, removes it and it is gone', async () => {
-    const name = `${ns.names.prefix}-smoke`;
+    const name = `${ns.names.prefix}-named-smoke`;
     const created = await ns.docker.createContainer({
       name,
       Image: BASE_IMAGE,

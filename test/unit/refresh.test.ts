@@ -52,6 +52,10 @@ function standInBackend() {
     },
     proximo: async () => ({ installed: false, hosts: [] }),
     stopContainer: async () => undefined,
+    stopAllTargets: async () => [],
+    prepareTurnOff: () => {
+      throw new Error('not used here');
+    },
     stopAll: async () => [],
     watchEvents: async (onEvent, onError) => {
       calls.watch++;

@@ -169,6 +169,17 @@ describe('planSession: mount roots and profiles', () => {
     assert.throws(() => planSession(request({}, { mountsRoot: '~' }), hostFacts()), /mounts_root "~" is not usable/);
   });
 
+  it('rejects a mounts_root that is HOME or holds it, whatever the config came from', () => {
+    for (const root of ['/', '/home', '/home/u', '/home/u/', '/home/u/x/..']) {
+      assert.throws(
+        () => planSession(request({}, { mountsRoot: root }), hostFacts()),
+        /is your home directory or holds it, so the container would mount your own credentials/,
+        root,
+      );
+    }
+    assert.doesNotThrow(() => planSession(request({}, { mountsRoot: '/home/uv' }), hostFacts()));
+  });
+
   it('gives a profile its own root, keeps shared mounts on the host root, and folds it into the name', () => {
     const { plan } = planSession(request({ profile: 'work', share: ['gh', 'cf'] }), hostFacts());
     const binds = plan.create.HostConfig.Binds;

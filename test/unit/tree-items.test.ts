@@ -11,9 +11,14 @@ import {
   containerTooltip,
   errorItem,
   proximoWorkspaceDescription,
+  reachGroupItem,
+  reachItem,
   socketVolumeItem,
   sinceText,
 } from '../../extension/src/ui/tree/items';
+import type { HostReach } from '../../extension/src/plan/posture';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { peerNodes, proximoNodes, workspacesNodes } from '../../extension/src/ui/tree/render';
 
 const names = objectNames();
@@ -250,5 +255,110 @@ describe('held shells under their container', () => {
     assert.equal(sinceText(now - 10_000, now), 'started just now');
     assert.equal(sinceText(now - 90 * 60_000, now), 'started 2 h ago');
     assert.equal(sinceText(now - 72 * 3_600_000, now), 'started 3 days ago');
+  });
+});
+
+// Issue 11, finding 10: per container, what it can reach on this host, each with "Turn off for this folder".
+describe('"Can reach on this host" under each container', () => {
+  const HOME = '/home/u';
+  const socket: HostReach = {
+    kind: 'docker-socket',
+    source: '/var/run/docker.sock',
+    target: '/var/run/docker.sock',
+    readonly: false,
+    defaultMount: 'docker-sock',
+  };
+  const ssh: HostReach = { kind: 'host-ssh', source: `${HOME}/.ssh`, target: '/home/toolbox/.ssh', readonly: true, defaultMount: 'ssh' };
+  const gh: HostReach = {
+    kind: 'host-auth',
+    source: `${HOME}/.config/gh`,
+    target: '/home/toolbox/.config/gh',
+    readonly: true,
+    defaultMount: 'gh',
+    authKey: 'gh',
+  };
+  const aws: HostReach = { kind: 'host-path', source: `${HOME}/.aws`, target: '/home/toolbox/.aws', readonly: false };
+  const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 0 };
+  const snap = (containers: ContainerSummary[]) => ({
+    containers,
+    anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
+    volume: { name: 'toolbox-cc-socks', exists: false },
+    members: [],
+    sessions: [],
+  });
+
+  it('are a collapsed group under the container, after its held shells, listing each item in order', () => {
+    const c = container({ reach: [socket, ssh, gh, aws] });
+    const [node] = workspacesNodes({ ...base, snapshot: snap([c]) }, ['/src/app'], HOME);
+    assert.equal(node!.folder, '/src/app');
+    const group = node!.children![0]!;
+    assert.equal(group.label, 'Can reach on this host');
+    assert.equal(group.description, '4 things beyond its workspace');
+    assert.equal(group.collapsed, true);
+    const shell = { id: 's1', pid: 3, command: 'zsh', started: 0, attached: 1 };
+    const [withShell] = workspacesNodes({ ...base, snapshot: snap([container({ reach: [socket], shells: [shell] })]) }, ['/src/app'], HOME);
+    assert.deepEqual(
+      withShell!.children!.map((n) => n.id),
+      ['shell:toolbox-app-1234abcd:s1', 'reach:toolbox-app-1234abcd'],
+    );
+    assert.deepEqual(
+      group.children!.map((n) => [n.label, n.description, n.contextValue]),
+      [
+        ['Docker socket', '/var/run/docker.sock · root on this host', 'reach.docker-socket.window'],
+        ['Your SSH keys', '~/.ssh · read-only', 'reach.host-ssh.window'],
+        ['gh credentials', '~/.config/gh · read-only · inherit_host_auth', 'reach.host-auth.window'],
+        ['~/.aws', 'read-write at /home/toolbox/.aws in the container', 'reach.host-path.window'],
+      ],
+    );
+    assert.deepEqual(group.children![0]!.reach, socket, 'the command gets the item');
+    assert.equal(group.children![0]!.folder, '/src/app');
+    assert.equal(group.children![0]!.container, c);
+  });
+
+  it('say so when the container reaches nothing beyond its workspace', () => {
+    const [node] = workspacesNodes({ ...base, snapshot: snap([container({ reach: [] })]) }, ['/src/app'], HOME);
+    const group = node!.children![0]!;
+    assert.equal(group.description, 'nothing beyond its workspace');
+    assert.equal(group.children, undefined);
+    assert.equal(group.icon?.color, undefined);
+  });
+
+  it('have no Turn Off action for a container of another window', () => {
+    const [node] = workspacesNodes({ ...base, snapshot: snap([container({ reach: [socket] })]) }, ['/elsewhere'], HOME);
+    const item = node!.children![0]!.children![0]!;
+    assert.equal(item.contextValue, 'reach.docker-socket');
+    assert.equal(item.folder, undefined);
+    assert.match(item.tooltip!, /Open its folder in a window to turn it off there\./);
+  });
+
+  it('explain each capability and how to turn it off', () => {
+    assert.match(
+      reachItem(socket, HOME, true).tooltip,
+      /start a container that mounts \/ and so has root on this host.*Turn it off for this folder/,
+    );
+    assert.match(
+      reachItem(ssh, HOME, true).tooltip,
+      /because ~\/\.toolbox\/ssh does not exist: the container can read your private keys.*~\/\.toolbox\/ssh instead, or turn it off/,
+    );
+    assert.match(reachItem(gh, HOME, true).tooltip, /inherit_host_auth mounts your own gh credentials \(~\/\.config\/gh\) read-only/);
+    assert.match(reachItem(aws, HOME, true).tooltip, /~\/\.aws on this host is mounted read-write at \/home\/toolbox\/\.aws/);
+    assert.equal(reachItem(socket, HOME, true).icon.color, 'list.errorForeground');
+    assert.equal(reachGroupItem([socket]).description, '1 thing beyond its workspace');
+  });
+
+  it('match the package.json menus: Turn Off inline only on items of this window', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+      contributes: { menus: { 'view/item/context': Array<{ command: string; when: string; group: string }> } };
+    };
+    const entries = pkg.contributes.menus['view/item/context'].filter((m) => m.command === 'toolbox.turnOffReach');
+    const inline = entries.find((m) => m.group.startsWith('inline'));
+    assert.ok(inline, 'an inline button');
+    const re = new RegExp(/viewItem =~ \/(.*)\/$/.exec(inline.when)![1]!);
+    for (const r of [socket, ssh, gh, aws]) {
+      assert.equal(re.test(reachItem(r, HOME, true).contextValue), true);
+      assert.equal(re.test(reachItem(r, HOME, false).contextValue), false);
+    }
+    assert.equal(re.test(reachGroupItem([socket]).contextValue), false);
+    assert.equal(re.test(containerContextValue({ container: container(), inThisWindow: true })), false);
   });
 });

@@ -3,10 +3,11 @@
  * real one (engineBackend.ts); commands, views and terminals only see this, so they stay thin.
  */
 import type * as vscode from 'vscode';
-import type { ObjectNames } from '../contract/types';
+import type { ObjectNames, OwnedContainerKind } from '../contract/types';
 import type { ShellExec } from '../engine/exec';
 import type { HolderAddress } from '../engine/sessions';
 import type { OpenAction } from '../engine/open';
+import type { HostReach } from '../plan/posture';
 
 export interface ShellRequest {
   /** Absolute host path of the workspace folder. */
@@ -28,6 +29,8 @@ export interface PreparedShell {
   title: string;
   /** Config problems that do not stop the open, as sentences for the log. */
   warnings: string[];
+  /** The subset of `warnings` the user should see now: config files that were skipped, and why. */
+  notices: string[];
   /** The workspace is untrusted, so its .toolbox.yaml was ignored (limited mode). */
   projectFileIgnored: boolean;
   /**
@@ -101,6 +104,20 @@ export class SessionGoneError extends Error {
   }
 }
 
+/** A `.toolbox.yaml` edit ready to write (ToolboxBackend.prepareTurnOff). */
+export interface TurnOffPlan {
+  /** The file written: the project file that applies to the folder, or a new one in it. */
+  file: string;
+  /** The file does not exist yet. */
+  creates: boolean;
+  /** The file sits in a parent directory, so the change applies to the other folders under it too. */
+  sharedWith?: string;
+  /** The file already turns it off: the container predates the change. Nothing to write. */
+  alreadyOff: boolean;
+  /** Writes the file, unless it changed since it was read. */
+  apply(): Promise<void>;
+}
+
 export interface SessionProgress {
   /** A short step for the notification ("Building the runtime image"). */
   step(message: string): void;
@@ -132,15 +149,26 @@ export interface ToolboxBackend {
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
-  /** Every toolbox container, the anchor last. Returns the names stopped. */
-  stopAll(): Promise<string[]>;
+  /** The names Stop All would stop now (every container of ours, anchor and initialiser included), sorted, the anchor last. */
+  stopAllTargets(): Promise<string[]>;
+  /**
+   * Stops toolbox containers, the anchor last: only the names in `only` (what the user confirmed)
+   * when given, else every one. Returns the names stopped.
+   */
+  stopAll(only?: readonly string[]): Promise<string[]>;
+  /**
+   * Works out the `.toolbox.yaml` edit that turns one thing the container can reach off for the
+   * folder; nothing is written until `apply()`. Rejects with a sentence (untrusted workspace,
+   * a config file that is not applied, no config entry that adds it).
+   */
+  prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan>;
   /** Calls back on every Docker event about our objects until disposed. */
   watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable>;
 }
 
 // What a snapshot holds: plain data the views render (ui/model.ts derives from it).
 
-export type ContainerKind = 'workspace' | 'named' | 'anchor' | 'init' | 'legacy';
+export type ContainerKind = OwnedContainerKind;
 
 export interface ContainerSummary {
   id: string;
@@ -163,6 +191,8 @@ export interface ContainerSummary {
   proximoHosts?: string[];
   /** The proximo CA is mounted. */
   proximoCa?: boolean;
+  /** What the container can reach on this host beyond its workspace, from its mounts (plan/posture.ts). */
+  reach?: HostReach[];
   /** How to reach the container's session holder (set when the container has one). */
   holder?: HolderAddress;
   /** Shells its session holder keeps, attached or not (undefined: no holder reachable from here). */

@@ -2,10 +2,11 @@
  * The real ToolboxBackend: config → plan → engine, wired to VS Code settings and workspace
  * trust. The engine connection is made on first use, never at activation.
  */
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { loadConfig } from '../config/files';
-import { formatIssue } from '../config/parse';
+import { findProjectConfig, loadConfig, nodeConfigFs, processOwner, writeConfigFile } from '../config/files';
+import { applyTurnOff } from '../config/edit';
+import { formatIssue, parseConfigFile } from '../config/parse';
 import { explicitSetting } from '../config/resolve';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
@@ -27,12 +28,13 @@ import {
   type HolderTransport,
 } from '../engine/sessions';
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
-import { watchEngineEvents } from '../engine/events';
+import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import { missingSocketVolume } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
+import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
@@ -53,6 +55,7 @@ import type {
   StartedShell,
   TerminalSize,
   ToolboxBackend,
+  TurnOffPlan,
 } from './api';
 import { SessionGoneError } from './api';
 
@@ -128,10 +131,12 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const host = this.deps.host();
     const resolved = await this.readConfig(shell.folder);
     const warnings: string[] = [];
+    const notices: string[] = [];
     for (const issue of resolved.issues) {
       const text = formatIssue(issue, host.home);
       if (issue.severity === 'error') throw new Error(text);
       warnings.push(text);
+      if (issue.fileSkipped) notices.push(text);
     }
     const config = resolved.config;
     const proximo =
@@ -153,6 +158,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       container,
       title,
       warnings,
+      notices,
       projectFileIgnored: resolved.projectFileIgnored,
       open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal),
     };
@@ -472,7 +478,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   /** Adds what the list endpoint lacks (mounts, env, extra hosts) from the inspect data. */
   private describe(c: Awaited<ReturnType<typeof listToolboxContainers>>[number]): ContainerSummary {
     const names = this.deps.names;
-    const kind: ContainerKind = c.name === names.prefix ? 'legacy' : c.name.startsWith(`${names.prefix}-named-`) ? 'named' : 'workspace';
+    const kind: ContainerKind = names.kindOf(c.name) ?? 'workspace';
     const info = c.detail;
     const env = info.Config?.Env ?? [];
     const key = `${ENV.hostWorkspace}=`;
@@ -493,6 +499,44 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       mountsSocketVolume: !missingSocketVolume(info.Mounts, names),
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
       proximoHosts: hosts,
+      reach: hostReach(info.Mounts, this.deps.host().home),
+    };
+  }
+
+  async prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan> {
+    const home = this.deps.host().home;
+    const what = reachTitle(reach, home);
+    if (!vscode.workspace.isTrusted) {
+      throw new Error(
+        `This workspace is not trusted, so its .toolbox.yaml is ignored and cannot turn off the ${what}. Trust the workspace (Workspaces: Manage Workspace Trust), or turn it off for every folder in ~/.toolbox.yaml.`,
+      );
+    }
+    const resolved = await this.readConfig(folder);
+    const broken = resolved.issues.find((i) => i.severity === 'error');
+    if (broken) throw new Error(`Fix the configuration first: ${formatIssue(broken, home)}`);
+    const change = turnOffChange(reach, resolved.config);
+    if (typeof change === 'string') throw new Error(change);
+    const existing = findProjectConfig(folder, home);
+    const file = existing ?? join(folder, HOST.projectConfig);
+    let before: string | undefined;
+    if (existing !== undefined) {
+      const read = await nodeConfigFs.read(existing, processOwner());
+      if (read.kind === 'refused') throw new Error(`${tildePath(existing, home)} ${read.why}`);
+      before = read.kind === 'text' ? read.text : undefined;
+    }
+    const note = `${what} (${tildePath(reach.source, home)}) turned off in the Toolbox view.`;
+    const edit = applyTurnOff(before ?? '', change, resolved.config, note, `~/${HOST.userConfig}`);
+    const check = parseConfigFile(edit.text, file, { home }).issues.find((i) => i.severity === 'error');
+    if (check) throw new Error(`The edit would break ${tildePath(file, home)} (${formatIssue(check, home)}); nothing was written.`);
+    const dir = dirname(file);
+    return {
+      file,
+      creates: before === undefined,
+      sharedWith: dir !== resolve(folder) ? dir : undefined,
+      alreadyOff: edit.alreadyOff,
+      apply: async () => {
+        if (!edit.alreadyOff) await writeConfigFile(file, edit.text, before);
+      },
     };
   }
 
@@ -507,8 +551,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     await stopContainer(await this.connectedEngine(), name);
   }
 
-  async stopAll(): Promise<string[]> {
-    return stopAll(await this.connectedEngine());
+  async stopAllTargets(): Promise<string[]> {
+    const ctx = await this.connectedEngine();
+    const names = (await listOwnedContainers(ctx)).map((c) => c.name);
+    return [...names.filter((n) => n !== ctx.names.anchor).sort(), ...names.filter((n) => n === ctx.names.anchor)];
+  }
+
+  async stopAll(only?: readonly string[]): Promise<string[]> {
+    return stopAll(await this.connectedEngine(), { only: only && new Set(only) });
   }
 
   async watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable> {
@@ -517,7 +567,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const watch = watchEngineEvents({
       connect: async () => docker,
       onEvent: (e) => {
-        if (e.name === undefined || names.isOurs(e.name)) onEvent();
+        if (concernsOurObjects(e, names)) onEvent();
       },
       onStateChange: (state, err) => {
         if (err) onError(err);

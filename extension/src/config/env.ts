@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { ConfigIssue, ToolboxConfig } from './model';
 import { explain } from './parse';
-import { imageSchema, mountsRootSchema, pullSchema, registryMirrorSchema } from './schema';
+import { imageSchema, mountsRootProblem, mountsRootSchema, pullSchema, registryMirrorSchema } from './schema';
 
 const BOOL_WORDS: Record<string, boolean> = {
   true: true,
@@ -47,7 +47,10 @@ const ENV_BINDINGS: ReadonlyArray<{ variable: string; key: keyof ToolboxConfig; 
 /** The variables this layer reads, for docs and the UI ("set by TOOLBOX_PULL"). */
 export const ENV_VARIABLES: readonly string[] = ENV_BINDINGS.map((b) => b.variable);
 
-export function parseEnvLayer(env: Record<string, string | undefined>): {
+export function parseEnvLayer(
+  env: Record<string, string | undefined>,
+  home?: string,
+): {
   layer: Partial<ToolboxConfig>;
   issues: ConfigIssue[];
 } {
@@ -57,7 +60,15 @@ export function parseEnvLayer(env: Record<string, string | undefined>): {
     const text = env[variable];
     if (text === undefined || text === '') continue;
     const result = schema.safeParse(text);
-    if (result.success) {
+    const rootProblem = result.success && key === 'mountsRoot' ? mountsRootProblem(text, home) : undefined;
+    if (rootProblem !== undefined) {
+      issues.push({
+        severity: 'error',
+        source: 'environment',
+        key: variable,
+        message: `${rootProblem} This variable is ignored until it is fixed or unset.`,
+      });
+    } else if (result.success) {
       layer[key] = result.data;
     } else {
       const message = `${explain(result.error.issues[0]!, text)}; this variable is ignored until it is fixed or unset`;

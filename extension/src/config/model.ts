@@ -72,6 +72,8 @@ export interface ConfigIssue {
   /** 1-based line in the file, when the source is a file. */
   line?: number;
   message: string;
+  /** The whole file was skipped (not the user's, writable by others): worth telling the user, not just the log. */
+  fileSkipped?: boolean;
 }
 
 export interface ResolvedConfig {

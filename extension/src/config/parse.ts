@@ -6,7 +6,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import type { ConfigIssue, MountOverride, ShellConfig, ToolboxConfig } from './model';
-import { fileSchema, type ToolboxFile } from './schema';
+import { fileSchema, mountsRootProblem, type ToolboxFile } from './schema';
 
 export interface ParsedFile {
   layer: Partial<ToolboxConfig>;
@@ -15,9 +15,14 @@ export interface ParsedFile {
 
 type Path = ReadonlyArray<PropertyKey>;
 
-export function parseConfigFile(text: string, filePath: string): ParsedFile {
+export interface ParseContext {
+  /** The user's home: values that are judged against it (mounts_root) are checked when known. */
+  home?: string;
+}
+
+export function parseConfigFile(text: string, filePath: string, context: ParseContext = {}): ParsedFile {
   try {
-    return parseText(text, filePath);
+    return parseText(text, filePath, context);
   } catch (err) {
     // Belt and braces: nothing below is expected to throw, but a config file must never crash us.
     const message = `could not be read as configuration (${errorText(err)}); fix or remove the file`;
@@ -25,7 +30,7 @@ export function parseConfigFile(text: string, filePath: string): ParsedFile {
   }
 }
 
-function parseText(text: string, filePath: string): ParsedFile {
+function parseText(text: string, filePath: string, context: ParseContext): ParsedFile {
   const lineCounter = new LineCounter();
   // merge: go-yaml v3 (upstream) honours `<<` merge keys.
   const doc = parseDocument(text, { lineCounter, merge: true });
@@ -84,6 +89,10 @@ function parseText(text: string, filePath: string): ParsedFile {
       const issues = result.error.issues.map((i) => error(formatKey(i.path), lineOf(i.path), explain(i, valueAt(raw, i.path))));
       return { layer: {}, issues: byLine([...warnings, ...issues]) };
     }
+  }
+  const rootProblem = result.data.mounts_root === undefined ? undefined : mountsRootProblem(result.data.mounts_root, context.home);
+  if (rootProblem !== undefined) {
+    return { layer: {}, issues: byLine([...warnings, error('mounts_root', lineOf(['mounts_root']), rootProblem)]) };
   }
   if (result.data.browser_bridge !== undefined) {
     const alsoBridge = result.data.bridge !== undefined ? ' (bridge is also set and wins)' : '';

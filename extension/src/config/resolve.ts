@@ -26,6 +26,8 @@ export interface ResolveInput {
   settings: { peerMessaging?: boolean };
   /** VS Code workspace trust. */
   trusted: boolean;
+  /** The user's home, for the checks that depend on it (a mounts_root at or above it is refused). */
+  home?: string;
 }
 
 export const UNTRUSTED_PROJECT_FILE_MESSAGE =
@@ -39,7 +41,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const layers: Array<{ from: ConfigLayer; layer: Partial<ToolboxConfig> }> = [];
 
   const addFile = (from: ConfigLayer, file: ConfigFileText) => {
-    const parsed = parseConfigFile(file.text, file.path);
+    const parsed = parseConfigFile(file.text, file.path, { home: input.home });
     issues.push(...parsed.issues);
     if (parsed.issues.some((i) => i.severity === 'error')) return; // a broken file contributes nothing
     files.push(file.path);
@@ -52,7 +54,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   if (input.projectFile && projectFileIgnored) {
     issues.push({ severity: 'warning', source: input.projectFile.path, key: '', message: UNTRUSTED_PROJECT_FILE_MESSAGE });
   }
-  const env = parseEnvLayer(input.env);
+  const env = parseEnvLayer(input.env, input.home);
   issues.push(...env.issues);
   layers.push({ from: 'env', layer: env.layer });
   if (input.settings.peerMessaging !== undefined) {

@@ -33,6 +33,33 @@ export const mountsRootSchema = z
     error: 'expected an absolute path or ~/sub (a bare "~" would mount your whole home and defeat credential isolation)',
   });
 
+/**
+ * Why a mounts_root cannot be used with this home, or undefined. The mounts root holds the
+ * container's own copies of credentials (claude, gh, ssh, …), kept apart from the user's: a root
+ * that is HOME or contains it (`/`, `/home`) would mount the user's real dot-directories into
+ * the container instead. Without a known home only `/` can be judged.
+ */
+export function mountsRootProblem(raw: string, home: string | undefined): string | undefined {
+  if (raw === '') return undefined;
+  const h = home ? path.posix.resolve(home) : undefined;
+  let root: string | undefined;
+  if (path.posix.isAbsolute(raw)) root = path.posix.resolve(raw);
+  else if (raw.startsWith('~/') && h !== undefined) root = path.posix.resolve(h, raw.slice(2));
+  if (root === undefined) return undefined;
+  const holdsHome = h !== undefined && (root === h || h.startsWith(root === '/' ? '/' : `${root}/`));
+  if (root !== '/' && !holdsHome) return undefined;
+  const what =
+    root === h
+      ? 'is your home directory'
+      : root === '/'
+        ? 'is the filesystem root, which holds your home directory'
+        : `holds your home directory (${h})`;
+  return (
+    `"${raw}" ${what}, so the container would mount your own credentials and keys (~/.ssh, ~/.config/gh, …) ` +
+    'instead of its own copies. Use a directory of its own, such as ~/.toolbox (the default, when mounts_root is unset) or ~/toolbox-state.'
+  );
+}
+
 /** Keys the container env must never take from a file: toolbox sets them itself. */
 export function reservedEnvKeyProblem(key: string): string | undefined {
   if (key.toUpperCase().startsWith('TOOLBOX_')) {

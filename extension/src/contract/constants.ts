@@ -298,6 +298,23 @@ export const LABELS = {
   workspace: 'dev.toolbox.workspace',
 } as const;
 
+/**
+ * Label keys (exact, or prefixes ending in `.`) that another tool sets on the containers it
+ * manages. A container carrying one is that tool's, whatever its name says: Compose names its
+ * containers `<project>-<service>-<n>`, so a Compose project called `toolbox` would otherwise
+ * produce names in our namespace.
+ */
+export const FOREIGN_LABEL_PREFIXES = [
+  'com.docker.compose.',
+  'io.podman.compose.',
+  'com.docker.stack.',
+  'com.docker.swarm.',
+  'io.kubernetes.',
+  'devcontainer.',
+  'dev.containers.',
+  'org.testcontainers',
+] as const;
+
 /** Repository of the runtime image this extension builds; the tag is a hash of its build context. */
 export const RUNTIME_IMAGE_REPO = 'toolbox-vscode/runtime';
 /** Where tests (and the extension under a test name prefix) put the images they build. */

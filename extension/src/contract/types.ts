@@ -16,14 +16,22 @@ export interface HostFacts {
   dockerSocketGid?: number;
 }
 
+/** Which toolbox container a name is (contract/objects.ts has the grammar). */
+export type OwnedContainerKind = 'workspace' | 'named' | 'anchor' | 'init';
+
 /** Object names for one namespace: production uses `toolbox`, tests their own prefix. */
 export interface ObjectNames {
   prefix: string;
   anchor: string;
   socketVolume: string;
   socketVolumeInit: string;
-  /** True when a container/volume name belongs to this namespace (`prefix` or `prefix-…`). */
-  isOurs(name: string): boolean;
+  /** The kind of toolbox container a name (with or without the leading `/`) is, by the exact name grammar; undefined: not ours. */
+  kindOf(name: string): OwnedContainerKind | undefined;
+  /**
+   * True when a container is ours: its name is in the grammar and no label marks it as another
+   * tool's (Compose, Swarm, …). Pass the labels whenever the caller has them.
+   */
+  isOurs(name: string, labels?: Readonly<Record<string, string>> | null): boolean;
 }
 
 /** proximo as seen from the host, decided before planning. */

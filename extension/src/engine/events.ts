@@ -7,6 +7,7 @@
 import type Docker from 'dockerode';
 import { z } from 'zod';
 import { bareName } from '../contract/objects';
+import type { ObjectNames } from '../contract/types';
 
 export interface EngineEvent {
   type: 'container' | 'volume';
@@ -16,6 +17,8 @@ export interface EngineEvent {
   id: string;
   /** Container name (no leading `/`) or volume name, when the engine reports one. */
   name: string | undefined;
+  /** The actor's attributes: for a container, its labels plus `name`, `image` and the like. */
+  attributes: Record<string, string>;
   /** When the engine recorded the event, in milliseconds since the epoch. */
   time: number;
   /** The engine's nanosecond timestamp, as a decimal string (exact; used for `since`). */
@@ -67,9 +70,20 @@ export function parseEngineEvent(line: string): EngineEvent | undefined {
     action: Action,
     id: Actor.ID,
     name: attrName !== undefined && attrName !== '' ? bareName(attrName) : Type === 'volume' ? Actor.ID : undefined,
+    attributes: Actor.Attributes ?? {},
     time: Number(nanos / 1_000_000n),
     timeNano: nanos.toString(),
   };
+}
+
+/**
+ * Whether an event is about one of our objects: the socket volume, or a container that is ours
+ * by name grammar and labels (contract/objects.ts). An event without a name may be about
+ * anything, so it counts (a refresh costs one list).
+ */
+export function concernsOurObjects(e: EngineEvent, names: ObjectNames): boolean {
+  if (e.name === undefined) return true;
+  return e.type === 'volume' ? e.name === names.socketVolume : names.isOurs(e.name, e.attributes);
 }
 
 /** `since` in the engine's `seconds.nanoseconds` form. */

@@ -1,11 +1,12 @@
 /**
- * Listing and stopping toolbox containers. Ownership is by name only, like upstream (which sets
- * no labels): nothing whose name is not `<prefix>` or `<prefix>-…` is ever read as ours or
- * touched. The socket volume is never touched here — `toolbox stop --all` leaves it alone.
+ * Listing and stopping toolbox containers. Ownership is by name, like upstream (which sets no
+ * labels), but by the exact grammar of the names toolbox creates, not by prefix, and never for a
+ * container another tool labels as its own (contract/objects.ts): nothing else is ever read as
+ * ours or touched. The socket volume is never touched here — `toolbox stop --all` leaves it alone.
  */
 import type Docker from 'dockerode';
 import { CONTAINER, LABELS } from '../contract/constants';
-import { bareName } from '../contract/objects';
+import { bareName, foreignLabel, foreignLabelled } from '../contract/objects';
 import { joinsNamespace } from '../plan/drift';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
 import { waitUntilGone } from './containers';
@@ -46,17 +47,17 @@ export interface OwnedContainer {
  */
 export async function listOwnedContainers(ctx: EngineContext): Promise<OwnedContainer[]> {
   const { docker, names } = ctx;
-  // The engine's name filter is a substring match; isOurs is the real test.
+  // The engine's name filter is a substring match; isOurs (name grammar and labels) is the real test.
   const listed = await docker.listContainers({ all: true, filters: { name: [names.prefix] } });
   const ours = listed.flatMap((info) => {
-    const name = info.Names.map(bareName).find((n) => names.isOurs(n));
+    const name = info.Names.map(bareName).find((n) => names.isOurs(n, info.Labels));
     return name !== undefined && info.State !== 'removing' ? [{ info, name }] : [];
   });
   const inspected = await Promise.all(
     ours.map(async ({ info, name }): Promise<OwnedContainer | undefined> => {
       try {
         const detail = await docker.getContainer(info.Id).inspect();
-        if (detail.State.Status === 'removing') return undefined;
+        if (detail.State.Status === 'removing' || foreignLabelled(detail.Config?.Labels)) return undefined;
         return { id: info.Id, name, info, pidMode: detail.HostConfig.PidMode ?? '', detail };
       } catch (err) {
         // Removed between list and inspect: it is gone, which is what the list should say.
@@ -99,6 +100,11 @@ export async function listToolboxContainers(
 export type StopOutcome = 'stopped' | 'already-gone';
 
 export interface StopOptions {
+  /**
+   * Stop All only: stop just these names (what the user confirmed), skipping any container of
+   * ours that appeared since. Undefined: everything of ours.
+   */
+  only?: ReadonlySet<string>;
   /** Seconds Docker waits after SIGTERM before it kills (docker stop -t); default 10. */
   graceSeconds?: number;
   /** How long to wait for the container to disappear after the stop; default 30 s. */
@@ -115,8 +121,9 @@ export async function stopContainer(ctx: EngineContext, name: string, options: S
   const target = bareName(name.trim());
   if (!ctx.names.isOurs(target)) {
     throw new Error(
-      `Refusing to stop "${target}": it is not a toolbox container (its name does not start with ` +
-        `"${ctx.names.prefix}-"). Stop it with Docker directly if you really mean to.`,
+      `Refusing to stop "${target}": it is not a toolbox container (toolbox names its containers ` +
+        `${ctx.names.prefix}-<folder>-<8 hex>, ${ctx.names.prefix}-named-<name> and ${ctx.names.anchor}). ` +
+        `Stop it with Docker directly if you really mean to.`,
     );
   }
   const container = ctx.docker.getContainer(target);
@@ -130,6 +137,12 @@ export async function stopContainer(ctx: EngineContext, name: string, options: S
   // A lookup by name also matches an id prefix: make sure Docker found the container so named.
   if (bareName(detail.Name) !== target) {
     throw new Error(`Refusing to stop "${target}": Docker resolved it to "${bareName(detail.Name)}", not a container with that name.`);
+  }
+  const label = foreignLabel(detail.Config?.Labels);
+  if (label !== undefined) {
+    throw new Error(
+      `Refusing to stop "${target}": its label ${label} marks it as managed by another tool (Docker Compose, Swarm, Dev Containers, …), so it is not a toolbox container even though its name looks like one. Stop it with that tool, or with Docker directly if you really mean to.`,
+    );
   }
   try {
     const s = detail.State;
@@ -161,7 +174,8 @@ function tolerate(...accepted: Array<(err: unknown) => boolean>): (err: unknown)
  * stopped. Never touches the socket volume.
  */
 export async function stopAll(ctx: EngineContext, options: StopOptions = {}): Promise<string[]> {
-  const owned = await listOwnedContainers(ctx);
+  const only = options.only;
+  const owned = (await listOwnedContainers(ctx)).filter((c) => only === undefined || only.has(c.name));
   const stopped: string[] = [];
   const stopEach = async (list: OwnedContainer[]) => {
     const results = await Promise.allSettled(list.map((c) => stopContainer(ctx, c.name, options)));

@@ -65,7 +65,9 @@ async function namespaceHeld(ctx: EngineContext, anchorId: string): Promise<bool
   const { docker, names } = ctx;
   try {
     const listed = await docker.listContainers({ all: true, filters: { name: [names.prefix] } });
-    const candidates = listed.filter((c) => c.Id !== anchorId && !INERT_STATES.has(c.State) && c.Names.some((n) => names.isOurs(n)));
+    const candidates = listed.filter(
+      (c) => c.Id !== anchorId && !INERT_STATES.has(c.State) && c.Names.some((n) => names.isOurs(n, c.Labels)),
+    );
     for (const c of candidates) {
       const detail = await docker.getContainer(c.Id).inspect();
       if (!INERT_STATES.has(detail.State.Status) && detail.HostConfig.PidMode === `container:${anchorId}`) return true;

@@ -25,7 +25,7 @@ export async function checkPortsFree(ctx: EngineContext, plan: SessionPlan): Pro
     if (holder) {
       const holderName = bareName(holder.Names[0] ?? holder.Id);
       if (holderName === plan.name) continue;
-      const stop = ctx.names.isOurs(holderName) ? `\`toolbox stop ${holderName}\`` : `\`docker stop ${holderName}\``;
+      const stop = ctx.names.isOurs(holderName, holder.Labels) ? `\`toolbox stop ${holderName}\`` : `\`docker stop ${holderName}\``;
       throw new Error(
         `Port ${p.hostIp}:${p.hostPort} is already published by the container ${holderName}. ` +
           `Stop it with ${stop}, or choose another port for this workspace.`,

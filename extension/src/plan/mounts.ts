@@ -176,14 +176,22 @@ export function resolveMountsRoot(mountsRoot: string | undefined, profile: strin
     return join(defaultRoot, HOST.profilesDir, profile);
   }
   if (mountsRoot === undefined || mountsRoot === '') return defaultRoot;
-  if (mountsRoot.startsWith('/')) return cleanPath(mountsRoot);
   const sub = mountsRoot.startsWith('~/') ? cleanPath(mountsRoot.slice(2)) : undefined;
-  if (sub === undefined || sub === '.' || sub.startsWith('..')) {
+  if (!mountsRoot.startsWith('/') && (sub === undefined || sub === '.' || sub.startsWith('..'))) {
     throw new Error(
       `mounts_root "${mountsRoot}" is not usable: it must be an absolute path or ~/<sub> (a bare "~" would mount your whole home and defeat credential isolation). Fix mounts_root in .toolbox.yaml.`,
     );
   }
-  return join(home, sub);
+  const root = mountsRoot.startsWith('/') ? cleanPath(mountsRoot) : join(home, sub!);
+  // The config layer refuses this with the file and line (config/schema.ts mountsRootProblem);
+  // the planner refuses it too, whatever the config came from.
+  const h = cleanPath(home);
+  if (root === '/' || root === h || h.startsWith(`${root}/`)) {
+    throw new Error(
+      `mounts_root "${mountsRoot}" is your home directory or holds it, so the container would mount your own credentials and keys instead of its own copies. Use a directory of its own, such as ~/.toolbox (the default). Fix mounts_root in .toolbox.yaml.`,
+    );
+  }
+  return root;
 }
 
 /** A `--share` token keeps a mount on the host root: exact name, or `<token>-` prefix (cf → cf-auth). */

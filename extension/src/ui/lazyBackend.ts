@@ -6,6 +6,7 @@ import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
 import type { SessionRecord, ShellRequest, ToolboxBackend } from '../backend/api';
 import type { HolderAddress } from '../engine/sessions';
+import type { HostReach } from '../plan/posture';
 
 export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {
   resetConnection(): void;
@@ -47,8 +48,14 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   stopContainer(name: string) {
     return this.real.stopContainer(name);
   }
-  stopAll() {
-    return this.real.stopAll();
+  stopAllTargets() {
+    return this.real.stopAllTargets();
+  }
+  stopAll(only?: readonly string[]) {
+    return this.real.stopAll(only);
+  }
+  prepareTurnOff(folder: string, reach: HostReach) {
+    return this.real.prepareTurnOff(folder, reach);
   }
   watchEvents(onEvent: () => void, onError: (err: Error) => void) {
     return this.real.watchEvents(onEvent, onError);

@@ -34,7 +34,7 @@ export function sortForWorkspacesView(list: readonly ContainerSummary[], folders
     return f === undefined ? folders.length : folders.indexOf(f);
   };
   return list
-    .filter((c) => c.kind === 'workspace' || c.kind === 'named' || c.kind === 'legacy')
+    .filter((c) => c.kind === 'workspace' || c.kind === 'named')
     .filter((c) => c.state !== 'removing')
     .slice()
     .sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
@@ -80,5 +80,26 @@ export function driftStatus(findings: readonly DriftFinding[]): { text: string; 
     name: first.container.name,
     text: `$(warning) ${first.container.name} drifted${more}`,
     tooltip: [...findings.map((f) => f.message), '', 'Click to stop it and reopen the shell with the current settings.'].join('\n'),
+  };
+}
+
+/** How many names the Stop All confirmation spells out before it says "and N more". */
+export const STOP_ALL_NAMES_SHOWN = 8;
+
+/**
+ * The Stop All confirmation: what it will stop, by name (the first few, then a count), and the
+ * label of the destructive button, which says how many.
+ */
+export function stopAllConfirmation(targets: readonly string[], anchor: string): { message: string; detail: string; stopLabel: string } {
+  const n = targets.length;
+  const shown = targets.slice(0, STOP_ALL_NAMES_SHOWN).map((t) => (t === anchor ? `${t} (the peer anchor)` : t));
+  const more = n - shown.length;
+  const list = [...shown.map((t) => `• ${t}`), ...(more > 0 ? [`• … and ${more} more`] : [])].join('\n');
+  return {
+    message: `Stop ${n} toolbox container${n === 1 ? '' : 's'}?`,
+    detail:
+      `${list}\n\nShells in these containers end, in every window. Stopped containers are removed; ` +
+      'the socket volume and your files are kept.',
+    stopLabel: `Stop ${n} Container${n === 1 ? '' : 's'}`,
   };
 }

@@ -211,6 +211,7 @@ export class ShellLauncher implements vscode.Disposable {
   private async prepare(request: ShellRequest) {
     const prepared = await this.backend.prepareShell(request);
     for (const w of prepared.warnings) this.log.warn(w);
+    for (const n of prepared.notices) void vscode.window.showWarningMessage(`Toolbox: ${n}`);
     if (prepared.projectFileIgnored) {
       void vscode.window.showWarningMessage(
         'Toolbox is in limited mode: this workspace is not trusted, so its .toolbox.yaml was ignored. Trust the workspace to use it.',

@@ -14,6 +14,7 @@ import { showLog } from './showLog';
 import { stopAllCommand } from './stopAll';
 import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
+import { turnOffReach } from './turnOffReach';
 import type { CommandServices, ToolboxCommand } from './types';
 
 export const COMMANDS: readonly ToolboxCommand[] = [
@@ -31,6 +32,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   attachShell,
   endShell,
   manageCredentialGrants,
+  turnOffReach,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

@@ -1,29 +1,37 @@
 import * as vscode from 'vscode';
+import { stopAllConfirmation } from '../model';
 import type { ToolboxCommand } from './types';
 
 /**
- * `toolbox stop --all`: every toolbox container and the anchor, after a modal confirmation
- * (skipped when called with `{ confirmed: true }`, for keybindings and automation).
+ * `toolbox stop --all`: the toolbox containers listed now, the anchor last, after a modal
+ * confirmation that names them (skipped when called with `{ confirmed: true }`, for keybindings
+ * and automation). Only what was listed is stopped, never a container that appeared since.
+ *
+ * The safe choice is the dialog's default: VS Code focuses the first button that is not the
+ * close affordance, so "Keep Running" comes first and Enter stops nothing; Escape is Cancel.
  */
 export const stopAllCommand: ToolboxCommand = {
   id: 'toolbox.stopAll',
   run: async (s, options) => {
-    const ok = 'Stop All';
     const confirmed = (options as { confirmed?: unknown } | undefined)?.confirmed === true;
+    const targets = await s.backend.stopAllTargets();
+    if (targets.length === 0) {
+      void vscode.window.showInformationMessage('No toolbox containers to stop.');
+      return;
+    }
+    const text = stopAllConfirmation(targets, s.backend.names.anchor);
+    const keep: vscode.MessageItem = { title: 'Keep Running' };
+    const stop: vscode.MessageItem = { title: text.stopLabel };
     const answer = confirmed
-      ? ok
-      : await vscode.window.showWarningMessage(
-          'Stop every toolbox container?',
-          {
-            modal: true,
-            detail: `This stops all shells in every window, and the peer anchor (${s.backend.names.anchor}). The socket volume is kept.`,
-          },
-          ok,
-        );
-    if (answer !== ok) return;
+      ? stop
+      : await vscode.window.showWarningMessage(text.message, { modal: true, detail: text.detail }, keep, stop);
+    if (answer !== stop) return;
     const stopped = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Stopping all toolbox containers…' },
-      () => s.backend.stopAll(),
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Stopping ${targets.length} toolbox container${targets.length === 1 ? '' : 's'}…`,
+      },
+      () => s.backend.stopAll(targets),
     );
     s.log.info(stopped.length ? `Stopped ${stopped.join(', ')}.` : 'No toolbox containers were running.');
     s.shells.closeTerminalsOf(stopped);

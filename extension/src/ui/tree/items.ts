@@ -4,6 +4,7 @@
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
 import type { PeerDriftKind } from '../../plan/drift';
+import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import type { AgentSessionSummary, AnchorSummary, ContainerSummary, HeldShellSummary, ProximoSummary, SocketVolumeSummary } from '../model';
 
 /** A codicon id and an optional theme colour id; the provider turns it into a ThemeIcon. */
@@ -210,4 +211,83 @@ export function sinceText(started: number, now: number): string {
   if (minutes < 60) return `started ${minutes} min ago`;
   const hours = Math.round(minutes / 60);
   return hours < 48 ? `started ${hours} h ago` : `started ${Math.round(hours / 24)} days ago`;
+}
+
+/** The label of the group under each container that lists what it can reach on this host. */
+export const REACH_GROUP_LABEL = 'Can reach on this host';
+
+export function reachGroupItem(reach: readonly HostReach[]): {
+  label: string;
+  description: string;
+  icon: IconSpec;
+  contextValue: string;
+  tooltip: string;
+} {
+  const n = reach.length;
+  return {
+    label: REACH_GROUP_LABEL,
+    description: n === 0 ? 'nothing beyond its workspace' : `${n} thing${n === 1 ? '' : 's'} beyond its workspace`,
+    icon: n === 0 ? { id: 'shield' } : { id: 'shield', color: 'list.warningForeground' },
+    contextValue: 'reachGroup',
+    tooltip:
+      n === 0
+        ? 'Read from its mounts: this container reaches nothing on this host beyond its workspace folder and its own toolbox directories.'
+        : 'Read from its mounts: what this container can use on this host besides its workspace folder and its own toolbox directories. ' +
+          'Turn an item off for this folder with the button on its line; the container keeps it until it is recreated.',
+  };
+}
+
+/**
+ * One thing a container reaches. `actionable`: the container belongs to a folder of this
+ * window, so "Turn off for this folder" can write that folder's .toolbox.yaml.
+ */
+export function reachItem(
+  r: HostReach,
+  home: string,
+  actionable: boolean,
+): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  const src = tildePath(r.source, home);
+  const mode = r.readonly ? 'read-only' : 'read-write';
+  const off = actionable
+    ? 'Turn it off for this folder with the button on this line (it writes the mounts: patch into .toolbox.yaml).'
+    : 'Open its folder in a window to turn it off there.';
+  const contextValue = `reach.${r.kind}${actionable ? '.window' : ''}`;
+  switch (r.kind) {
+    case 'docker-socket':
+      return {
+        label: reachTitle(r, home),
+        description: `${src} · root on this host`,
+        icon: { id: 'server-process', color: 'list.errorForeground' },
+        contextValue,
+        tooltip:
+          `The host's Docker engine (${src}) is mounted: anything in the container can start a container that mounts / and so has root on this host. ` +
+          `Upstream's default, for docker commands inside the container. ${off}`,
+      };
+    case 'host-ssh':
+      return {
+        label: reachTitle(r, home),
+        description: `${src} · ${mode}`,
+        icon: { id: 'key', color: 'list.warningForeground' },
+        contextValue,
+        tooltip:
+          `Your own SSH directory (${src}) is mounted ${mode} at ${r.target} because ~/.toolbox/ssh does not exist: the container can read your private keys and use them wherever they work. ` +
+          `Put keys meant for the container in ~/.toolbox/ssh instead, or ${off.charAt(0).toLowerCase()}${off.slice(1)}`,
+      };
+    case 'host-auth':
+      return {
+        label: reachTitle(r, home),
+        description: `${src} · ${mode} · inherit_host_auth`,
+        icon: { id: 'account', color: 'list.warningForeground' },
+        contextValue,
+        tooltip: `inherit_host_auth mounts your own ${reachTitle(r, home)} (${src}) ${mode} at ${r.target}, instead of the container's own copy under ~/.toolbox. ${off}`,
+      };
+    case 'host-path':
+      return {
+        label: reachTitle(r, home),
+        description: `${mode} at ${r.target} in the container`,
+        icon: { id: 'folder', color: r.readonly ? undefined : 'list.warningForeground' },
+        contextValue,
+        tooltip: `${src} on this host is mounted ${mode} at ${r.target}: it is outside the workspace and the toolbox directories. ${off}`,
+      };
+  }
 }

@@ -22,7 +22,11 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsco
   getTreeItem(node: TreeNode): vscode.TreeItem {
     const item = new vscode.TreeItem(
       node.label,
-      node.children?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+      !node.children?.length
+        ? vscode.TreeItemCollapsibleState.None
+        : node.collapsed
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.Expanded,
     );
     item.id = node.id;
     item.description = node.description;

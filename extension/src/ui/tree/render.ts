@@ -16,9 +16,12 @@ import {
   heldShellItem,
   proximoItem,
   proximoWorkspaceDescription,
+  reachGroupItem,
+  reachItem,
   socketVolumeItem,
   type IconSpec,
 } from './items';
+import type { HostReach } from '../../plan/posture';
 
 export interface TreeNode {
   /** Stable id, so VS Code keeps selection and expansion across refreshes. */
@@ -31,10 +34,16 @@ export interface TreeNode {
   /** Command id run on click, with the node as its argument. */
   command?: string;
   children?: TreeNode[];
+  /** With children: starts collapsed (default: expanded). */
+  collapsed?: boolean;
   /** The container a node stands for (commands take it from here). */
   container?: ContainerSummary;
   /** The held shell a node stands for (Attach and End take it from here). */
   shell?: HeldShellSummary;
+  /** A "Can reach on this host" item: what it is. */
+  reach?: HostReach;
+  /** The window folder the container belongs to, when it does. */
+  folder?: string;
 }
 
 function errorNodes(message: string): TreeNode[] {
@@ -46,19 +55,32 @@ function errorNodes(message: string): TreeNode[] {
   ];
 }
 
-/** Workspaces: this window's folders first. Empty (so the welcome view shows) when nothing exists. */
-export function workspacesNodes(state: ToolboxState, folders: readonly string[]): TreeNode[] {
+/**
+ * Workspaces: this window's folders first. Empty (so the welcome view shows) when nothing exists.
+ * Each container holds its held shells and what it can reach on this host (plan/posture.ts).
+ */
+export function workspacesNodes(state: ToolboxState, folders: readonly string[], home = ''): TreeNode[] {
   if (state.error) return errorNodes(state.error);
   const snap = state.snapshot;
   if (!snap) return [];
   const drifted = new Map(state.findings.map((f) => [f.container.id, f]));
   return sortForWorkspacesView(snap.containers, folders).map((c) => {
     const finding = drifted.get(c.id);
+    const folder = folderOf(c, folders);
     const input = {
       container: c,
       drift: finding?.drift,
-      inThisWindow: folderOf(c, folders) !== undefined,
+      inThisWindow: folder !== undefined,
     };
+    // Its held shells, then what it can reach on this host (a group that starts collapsed).
+    const children: TreeNode[] = (c.shells ?? []).map((s) => ({
+      id: `shell:${c.name}:${s.id}`,
+      ...heldShellItem(s, state.takenAt),
+      command: 'toolbox.attachShell',
+      container: c,
+      shell: s,
+    }));
+    if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder));
     return {
       id: `container:${c.name}`,
       label: containerLabel(c),
@@ -67,17 +89,21 @@ export function workspacesNodes(state: ToolboxState, folders: readonly string[])
       contextValue: containerContextValue(input),
       tooltip: containerTooltip(input, finding?.message),
       container: c,
-      children: c.shells?.length
-        ? c.shells.map((s) => ({
-            id: `shell:${c.name}:${s.id}`,
-            ...heldShellItem(s, state.takenAt),
-            command: 'toolbox.attachShell',
-            container: c,
-            shell: s,
-          }))
-        : undefined,
+      ...(folder !== undefined ? { folder } : {}),
+      children: children.length ? children : undefined,
     };
   });
+}
+
+function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: string, folder: string | undefined): TreeNode {
+  const items = reach.map((r): TreeNode => ({
+    id: `reach:${c.name}:${r.kind}:${r.target}`,
+    ...reachItem(r, home, folder !== undefined),
+    container: c,
+    reach: r,
+    ...(folder !== undefined ? { folder } : {}),
+  }));
+  return { id: `reach:${c.name}`, ...reachGroupItem(reach), container: c, children: items.length ? items : undefined, collapsed: true };
 }
 
 /** Peer Messaging: anchor, socket volume, namespace members, live agent sessions. */

@@ -1,0 +1,168 @@
+/**
+ * What a container can reach on the host beyond its workspace, read from the mounts Docker
+ * reports for it (inspect `Mounts`), so the tree shows what the container really has, whatever
+ * config created it (this extension, the CLI, an older version). Pure: no I/O.
+ *
+ * Four kinds, each something upstream's defaults or the user's config hand the container:
+ *   docker-socket  the host's Docker engine: `docker run -v /:/host` is root on this host;
+ *   host-ssh       the user's own ~/.ssh (bound when ~/.toolbox/ssh does not exist);
+ *   host-auth      a CLI's credential directory from the host home (`inherit_host_auth`);
+ *   host-path      any other host path outside the workspace and the toolbox mounts root.
+ * The workspace, the toolbox-owned directories (the mounts root and ~/.toolbox, which hold the
+ * container's own copies and the certificates), the bridge's mounts, the proximo CA and Docker
+ * volumes are not listed.
+ */
+import { CONTAINER, HOST } from '../contract/constants';
+import type { TurnOff } from '../config/edit';
+import type { ToolboxConfig } from '../config/model';
+import { DEFAULT_MOUNTS, INHERIT_HOST_AUTH } from './mounts';
+import { cleanPath } from './naming';
+
+/** One entry of inspect `Mounts`, as Docker reports it. */
+export interface InspectedMount {
+  Type?: string;
+  Source?: string;
+  Destination?: string;
+  RW?: boolean;
+}
+
+export type ReachKind = 'docker-socket' | 'host-ssh' | 'host-auth' | 'host-path';
+
+export interface HostReach {
+  kind: ReachKind;
+  /** Host path as mounted. */
+  source: string;
+  /** Path inside the container. */
+  target: string;
+  readonly: boolean;
+  /** The default mount at this target (`docker-sock`, `ssh`, `gh`, …), when there is one. */
+  defaultMount?: string;
+  /** host-auth: the `inherit_host_auth` key that bound it. */
+  authKey?: string;
+}
+
+const ORDER: readonly ReachKind[] = ['docker-socket', 'host-ssh', 'host-auth', 'host-path'];
+
+function under(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir === '/' ? '/' : `${dir}/`);
+}
+
+function containerTarget(target: string): string {
+  return target.startsWith('/') ? cleanPath(target) : cleanPath(`${CONTAINER.home}/${target}`);
+}
+
+/** Default mounts by container target, for naming what a target is and inferring the mounts root. */
+const DEFAULT_BY_TARGET = new Map(DEFAULT_MOUNTS.map((m) => [containerTarget(m.target), m]));
+
+const SOCKET_NAMES = new Set(['docker.sock', 'podman.sock']);
+
+/**
+ * Container paths where toolbox itself mounts its own state, wherever the host keeps it: the
+ * bridge (its run dir may live under XDG_RUNTIME_DIR or /tmp, for the socket path's length) and
+ * the proximo CA (a certificate, read-only).
+ */
+const TOOLBOX_TARGETS = new Set<string>([CONTAINER.bridgeDir, CONTAINER.bridgeLegacyDir, CONTAINER.bridgeRunDir, CONTAINER.proximoCa]);
+
+/**
+ * The mounts root the container's default mounts come from: the directory most of them share
+ * (`<root>/<default source>`), or undefined when none does.
+ */
+function inferMountsRoot(binds: Array<{ source: string; target: string }>): string | undefined {
+  const votes = new Map<string, number>();
+  for (const b of binds) {
+    const m = DEFAULT_BY_TARGET.get(b.target);
+    if (!m || m.source.startsWith('/')) continue;
+    const suffix = `/${m.source}`;
+    if (!b.source.endsWith(suffix)) continue;
+    const root = b.source.slice(0, -suffix.length) || '/';
+    votes.set(root, (votes.get(root) ?? 0) + 1);
+  }
+  let best: string | undefined;
+  let most = 1; // one match is a coincidence (a user mount of ~/.config/gh ends in /gh too)
+  for (const [root, n] of votes) {
+    if (n > most) {
+      best = root;
+      most = n;
+    }
+  }
+  return best;
+}
+
+export function hostReach(mounts: readonly InspectedMount[] | null | undefined, home: string): HostReach[] {
+  const h = cleanPath(home);
+  const binds = (mounts ?? [])
+    .filter((m) => (m.Type ?? 'bind') === 'bind' && m.Source && m.Destination)
+    .map((m) => ({ source: cleanPath(m.Source!), target: cleanPath(m.Destination!), readonly: m.RW === false }));
+  const workspace = binds.find((b) => b.target === CONTAINER.workspace)?.source;
+  const ownRoots = [cleanPath(`${h}/${HOST.mountsRoot}`), inferMountsRoot(binds)].filter((r): r is string => r !== undefined && r !== '/');
+  const hostSsh = cleanPath(`${h}/.ssh`);
+
+  const found: HostReach[] = [];
+  for (const b of binds) {
+    const defaultMount = DEFAULT_BY_TARGET.get(b.target)?.name;
+    const base = { source: b.source, target: b.target, readonly: b.readonly, ...(defaultMount ? { defaultMount } : {}) };
+    const basename = b.source.slice(b.source.lastIndexOf('/') + 1);
+    if (b.target === CONTAINER.dockerSocket || SOCKET_NAMES.has(basename)) {
+      found.push({ kind: 'docker-socket', ...base });
+      continue;
+    }
+    if (under(b.source, hostSsh)) {
+      found.push({ kind: 'host-ssh', ...base });
+      continue;
+    }
+    const auth = Object.entries(INHERIT_HOST_AUTH).find(
+      ([, spec]) => containerTarget(spec.target) === b.target && cleanPath(`${h}/${spec.hostPath}`) === b.source,
+    );
+    if (auth) {
+      found.push({ kind: 'host-auth', ...base, authKey: auth[0] });
+      continue;
+    }
+    if (workspace !== undefined && under(b.source, workspace)) continue;
+    if (ownRoots.some((r) => under(b.source, r))) continue;
+    if (TOOLBOX_TARGETS.has(b.target)) continue;
+    found.push({ kind: 'host-path', ...base });
+  }
+  return found.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || a.target.localeCompare(b.target));
+}
+
+/** A short name for what the item gives the container: "Docker socket", "gh credentials", "~/.aws". */
+export function reachTitle(r: HostReach, home: string): string {
+  switch (r.kind) {
+    case 'docker-socket':
+      return 'Docker socket';
+    case 'host-ssh':
+      return 'Your SSH keys';
+    case 'host-auth':
+      return `${r.authKey ?? r.defaultMount ?? 'CLI'} credentials`;
+    case 'host-path':
+      return tildePath(r.source, home);
+  }
+}
+
+/** `/home/u/.aws` as `~/.aws` (paths outside HOME unchanged). */
+export function tildePath(p: string, home: string): string {
+  const h = cleanPath(home);
+  if (h === '/' || !home) return p;
+  return p === h ? '~' : p.startsWith(`${h}/`) ? `~${p.slice(h.length)}` : p;
+}
+
+/**
+ * The config change that turns `r` off for a folder whose effective config is `config`, in
+ * upstream's syntax (config/edit.ts writes it): a host-auth item drops its key from
+ * `inherit_host_auth` when that list has it; otherwise the mount at the item's target is
+ * disabled by name, the user's `mounts:` entry for that target when there is one (the last, as
+ * the planner applies them), else the default mount there. A string explains why there is no
+ * such change (the container was made from another config).
+ */
+export function turnOffChange(r: HostReach, config: Pick<ToolboxConfig, 'mounts' | 'inheritHostAuth'>): TurnOff | string {
+  if (r.kind === 'host-auth' && r.authKey !== undefined && config.inheritHostAuth.includes(r.authKey)) {
+    return { kind: 'drop-inherit-host-auth', key: r.authKey };
+  }
+  const user = [...config.mounts].reverse().find((m) => m.target !== undefined && containerTarget(m.target) === r.target);
+  if (user) return { kind: 'disable-mount', name: user.name };
+  if (r.defaultMount !== undefined) return { kind: 'disable-mount', name: r.defaultMount };
+  return (
+    `No mount in this folder's configuration puts anything at ${r.target}, so there is nothing to turn off here: the container was ` +
+    'created from another configuration (the toolbox CLI, a profile, an edit since). Recreate it, or remove the mount where it was added.'
+  );
+}
