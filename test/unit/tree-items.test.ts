@@ -233,7 +233,7 @@ describe('held shells under their container', () => {
     assert.deepEqual(
       node?.children?.map((c) => [c.label, c.description, c.contextValue, c.icon?.id]),
       [
-        ['toolbox-app-1234abcd', 'attached · started 5 min ago', 'heldShell.attached', 'terminal'],
+        ['zsh -l', 'attached · started 5 min ago', 'heldShell.attached', 'terminal'],
         ['claude', 'detached · started 3 h ago', 'heldShell.detached', 'debug-disconnect'],
       ],
     );

@@ -189,14 +189,17 @@ export function heldShellItem(
   now: number,
 ): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
   const attached = s.attached > 0;
-  const label = s.title?.replace(/^Toolbox: /, '') || s.command || s.id;
+  // What runs in it, as a person would say it ("zsh -l", "claude"): the terminal's title is the
+  // container's name, which the parent row already shows.
+  const [program = '', ...args] = s.command.split(' ');
+  const label = [program.split('/').pop(), ...args].filter(Boolean).join(' ').slice(0, 60) || s.id;
   return {
     label,
     description: `${attached ? 'attached' : 'detached'} · ${sinceText(s.started, now)}`,
     icon: attached ? { id: 'terminal' } : { id: 'debug-disconnect' },
     contextValue: attached ? 'heldShell.attached' : 'heldShell.detached',
     tooltip: [
-      `${s.command || 'shell'} (pid ${s.pid} in the container)`,
+      `${s.command || 'shell'} (pid ${s.pid} in the container)${s.title ? `, opened as "${s.title}"` : ''}`,
       `Started ${new Date(s.started).toLocaleString()}`,
       attached ? `Shown in ${s.attached} terminal${s.attached > 1 ? 's' : ''} now.` : 'No terminal shows it: Attach opens one here.',
       'End stops it (as closing its terminal does).',
