@@ -22,6 +22,8 @@ export NODE_PATH=$TOOLS/pw/node_modules
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/toolbox-e2e.XXXXXX")
 mkdir -p "$RUN/ud/User" "$RUN/xdg" "$RUN/home" "$RUN/ws"
+# A ~/.ssh, so the Workspaces view has host SSH keys to show under "Can reach on this host".
+mkdir -m 700 "$RUN/home/.ssh"
 # The workspace gets a .toolbox.yaml so the activation event is exercised too.
 printf '# demo workspace for the Toolbox e2e tests\n' > "$RUN/ws/.toolbox.yaml"
 printf 'hello from the toolbox e2e workspace\n' > "$RUN/ws/README.md"

@@ -5,6 +5,7 @@
  * without them. Every test saves a screenshot under test-output/e2e/.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { launchBrowser, workbenchUrl, type Browser, type Page } from './browser';
@@ -59,7 +60,12 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
 
   /** Types a command into the focused terminal and returns what `pattern` captured. */
   const ask = async (command: string, pattern: RegExp): Promise<string> => {
-    await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().click();
+    // Top left: notification toasts (bottom right) must not take the click.
+    await page
+      .locator('.terminal-wrapper.active .xterm')
+      .filter({ visible: true })
+      .first()
+      .click({ position: { x: 12, y: 8 } });
     // zsh's prompt ends in `%` or `#`: wait for it so the line editor is up before typing.
     for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end;) {
       await page.waitForTimeout(200);
@@ -309,6 +315,87 @@ describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.s
       await page.keyboard.press('Enter');
       await page.locator('.notification-toast', { hasText: 'revoked granted.example' }).waitFor({ timeout: 15_000 });
       await shot('credential-revoked');
+    }),
+  );
+
+  it(
+    'shows what the container can reach on this host, and turns the Docker socket off for the folder',
+    { timeout: LONG },
+    scenario('posture', async () => {
+      // A shell of this folder's container, whether or not the tests before left one running.
+      await runCommand('Toolbox: Open Toolbox Shell');
+      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      await openToolboxView();
+      const rows = page.locator('.pane-body .monaco-list-row');
+      const row = (text: string | RegExp) => rows.filter({ hasText: text }).first();
+      // Issue 11, finding 10: under the container, "Can reach on this host" (collapsed) lists
+      // what the container can use on this host.
+      const containerRow = row(new RegExp(`^${prefix}-ws-ui-[0-9a-f]{8}`));
+      await containerRow.waitFor({ timeout: 30_000 });
+      if ((await containerRow.getAttribute('aria-expanded')) !== 'true') await containerRow.click();
+      const group = row('Can reach on this host');
+      await group.waitFor({ timeout: 30_000 });
+      const count = async () => Number(/(\d+) things? beyond its workspace/.exec((await group.innerText()) as string)?.[1]);
+      const before = await count();
+      assert.ok(before >= 2, `at least the Docker socket and ~/.ssh: ${(await group.innerText()) as string}`);
+      if ((await group.getAttribute('aria-expanded')) !== 'true') await group.click();
+      const socket = row('Docker socket');
+      await socket.waitFor({ timeout: 15_000 });
+      await row('Your SSH keys').waitFor({ timeout: 15_000 });
+      assert.match((await socket.innerText()) as string, /root on this host/);
+      await socket.hover();
+      await shot('posture');
+
+      const file = join(process.env.E2E_FOLDER!, '.toolbox.yaml');
+      assert.doesNotMatch(readFileSync(file, 'utf8'), /docker-sock/);
+      await socket.locator('.action-label[aria-label="Turn Off for This Folder"]').click();
+      const recreate = page.locator('.notification-toast .monaco-button', { hasText: /^Recreate Now$/ });
+      await recreate.waitFor({ timeout: 30_000 });
+      const text = readFileSync(file, 'utf8');
+      assert.match(text, /^# ui test workspace\n/, 'the file keeps its comment');
+      assert.match(
+        text,
+        /\nmounts:\n {2}# Docker socket \(\/var\/run\/docker\.sock\) turned off in the Toolbox view\.\n {2}- name: docker-sock\n {4}disabled: true\n/,
+      );
+      await shot('posture-turned-off');
+
+      // Recreate: the new container has no Docker socket, and the tree no longer lists it.
+      await recreate.click();
+      await socket.waitFor({ state: 'detached', timeout: LONG });
+      await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
+      const sock = await ask('echo "SOCK=$(test -S /var/run/docker.sock && echo present || echo absent)"', /SOCK=(present|absent)/);
+      assert.equal(sock, 'absent');
+      await containerRow.waitFor({ timeout: 30_000 });
+      if ((await containerRow.getAttribute('aria-expanded')) !== 'true') await containerRow.click();
+      if ((await group.getAttribute('aria-expanded')) !== 'true') await group.click();
+      await row('Your SSH keys').waitFor({ timeout: 30_000 });
+      assert.equal(await count(), before - 1, 'one thing fewer: the Docker socket');
+      await shot('posture-recreated');
+    }),
+  );
+
+  it(
+    'Stop All names what it will stop, and Enter (the default button) keeps it running',
+    { timeout: LONG },
+    scenario('stop-all', async () => {
+      const running = async () => {
+        const { docker } = await import('../support/docker');
+        const list = await docker().listContainers({ filters: { name: [prefix] } });
+        return list.flatMap((c) => c.Names.map((n) => n.slice(1))).filter((n) => n.startsWith(`${prefix}-ws-ui-`));
+      };
+      const before = await running();
+      assert.equal(before.length, 1, `one shell container runs: ${before.join(', ')}`);
+      await runCommand('Toolbox: Stop All Toolbox Containers');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 30_000 });
+      const text = (await dialog.innerText()) as string;
+      assert.match(text, /Stop \d+ toolbox containers?\?/);
+      assert.ok(text.includes(before[0]!), `the dialog names ${before[0]}: ${text}`);
+      await shot('stop-all-confirm');
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ state: 'detached', timeout: 15_000 });
+      await page.waitForTimeout(3000);
+      assert.deepEqual(await running(), before, 'Enter stopped nothing');
     }),
   );
 });
