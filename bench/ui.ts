@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { installVscodeLite, silentLog } from './vscodeLite';
+import { installVscodeLite, silentLog } from '../test/support/vscodeLite';
 import { fmtMs, spreadOf, stats, type ResultRow } from './harness';
 import { docker as testDocker, removeNamespaceObjects } from '../test/support/docker';
 import { ensureTestRuntimeImage } from '../test/support/image';

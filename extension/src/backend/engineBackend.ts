@@ -288,11 +288,16 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   async reattachShell(record: SessionRecord): Promise<StartedShell> {
     const { docker } = await this.connectedEngine();
+    // Only the engine's own answer says the container is gone (404, or not running); an engine
+    // that cannot be asked (restarting, asleep) is an error the terminal retries.
     const running = await docker
       .getContainer(record.containerId)
       .inspect()
       .then((i) => i.State.Running)
-      .catch(() => false);
+      .catch((err: { statusCode?: number }) => {
+        if (err.statusCode === 404) return false;
+        throw err;
+      });
     if (!running) throw new SessionGoneError(`${record.container} is no longer running, so the shell "${record.title}" ended with it.`);
     try {
       const transport = this.transports.get(record.containerId) ?? (await reachHolder(docker, record.containerId, record.holder));

@@ -1,6 +1,6 @@
 /**
  * A small, real stand-in for the `vscode` module so the UI model (RefreshManager, the engine
- * backend) runs in a plain Node benchmark: a working EventEmitter, default settings, a silent
+ * backend) runs in a plain Node benchmark or engine test: a working EventEmitter, default settings, a silent
  * log channel. Installed before anything requires 'vscode'.
  */
 import Module from 'node:module';
