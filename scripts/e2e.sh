@@ -3,7 +3,7 @@
 # playwright-core in Debian's chromium. Two parts, both against the real Docker engine:
 #   1. the extension-host suite (test/suite, mocha), loaded through the workbench `payload`
 #      protocol (code-server rejects --extensionDevelopmentPath);
-#   2. the UI tests (test/e2e/ui.test.ts, node:test), which click, type and take screenshots
+#   2. the UI tests (test/e2e/ui*.test.ts, node:test; test/e2e/workbench.ts), which click, type and take screenshots
 #      into test-output/e2e/.
 # Hermetic: a temp HOME (so ~/.toolbox is temporary), XDG dirs and user-data-dir; every Docker
 # object carries a random test prefix (TOOLBOX_VSCODE_NAME_PREFIX) and is removed at the end.
@@ -64,7 +64,7 @@ for _ in $(seq 1 150); do curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 
 curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { cat "$RUN/code-server.log"; exit 1; }
 t "code-server on 127.0.0.1:$PORT (prefix $TOOLBOX_VSCODE_NAME_PREFIX, run dir $RUN)"
 
-export E2E_BASE_URL=http://127.0.0.1:$PORT E2E_EXT_PATH=$ROOT E2E_FOLDER=$RUN/ws E2E_SHOTS=$SHOTS E2E_LOGS=$RUN/logs
+export E2E_BASE_URL=http://127.0.0.1:$PORT E2E_EXT_PATH=$ROOT E2E_FOLDER=$RUN/ws E2E_SHOTS=$SHOTS E2E_LOGS=$RUN/logs E2E_USER_DATA=$RUN/ud
 suite=0
 if [ "${E2E_ONLY_UI:-}" != 1 ]; then
   t "extension-host suite"
@@ -73,10 +73,17 @@ if [ "${E2E_ONLY_UI:-}" != 1 ]; then
 fi
 ui=0
 if [ "${E2E_ONLY_SUITE:-}" != 1 ]; then
-  # A fresh folder for the UI tests, so they start from an empty Workspaces view.
-  mkdir -p "$RUN/ws-ui" && printf '# ui test workspace\n' > "$RUN/ws-ui/.toolbox.yaml"
-  t "UI tests (screenshots in $SHOTS)"
-  E2E_FOLDER=$RUN/ws-ui node --test --test-concurrency=1 out/test/e2e/ui.test.js || ui=$?
-  t "UI tests exit code $ui"
+  # Every UI test file (E2E_UI_TESTS: a space-separated list instead) gets a fresh folder of
+  # its own, so it starts from an empty Workspaces view: ui.test.js → ws-ui, ui-<x>.test.js → ws-<x>.
+  for file in ${E2E_UI_TESTS:-out/test/e2e/ui*.test.js}; do
+    name=$(basename "$file" .test.js); name=${name#ui-}
+    ws=$RUN/ws-$name
+    mkdir -p "$ws" && printf '# ui test workspace\n' > "$ws/.toolbox.yaml"
+    t "UI tests $file (screenshots in $SHOTS)"
+    rc=0
+    E2E_FOLDER=$ws node --test --test-concurrency=1 "$file" || rc=$?
+    t "UI tests $file exit code $rc"
+    [ "$rc" = 0 ] || ui=$rc
+  done
 fi
 exit $(( suite || ui ))

@@ -1,117 +1,36 @@
 /**
  * UI tests in a real VS Code (code-server) through Chromium: the palette, the terminal, the
- * tree and the status bar, against the real Docker engine. Run by scripts/e2e.sh, which sets
- * E2E_BASE_URL, E2E_EXT_PATH, E2E_FOLDER, E2E_SHOTS and TOOLBOX_VSCODE_NAME_PREFIX; skipped
- * without them. Every test saves a screenshot under test-output/e2e/.
+ * tree and the status bar, against the real Docker engine (see ./workbench.ts for how they run).
+ * Every test saves a screenshot under test-output/e2e/.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { launchBrowser, workbenchUrl, type Browser, type Page } from './browser';
+import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
 
-const base = process.env.E2E_BASE_URL;
-const prefix = process.env.TOOLBOX_VSCODE_NAME_PREFIX ?? '';
-const shots = process.env.E2E_SHOTS ?? 'test-output/e2e';
-const LONG = Number(process.env.E2E_LONG_MS ?? 540_000);
-
-describe('Toolbox in VS Code', { skip: base ? false : 'run through scripts/e2e.sh' }, () => {
-  let browser: Browser;
-  let page: Page;
-  let step = 0;
-
-  const shot = async (name: string) => {
-    await page.waitForTimeout(800); // notifications slide in
-    step += 1;
-    await page.screenshot({ path: join(shots, `${String(step).padStart(2, '0')}-${name}.png`) });
-  };
-
-  /** Runs a test body; on failure saves a screenshot of what the window showed. */
-  const scenario = (name: string, body: () => Promise<void>) => async () => {
-    try {
-      await body();
-    } catch (err) {
-      await page.screenshot({ path: join(shots, `FAIL-${name}.png`) }).catch(() => undefined);
-      throw err;
-    }
-  };
-
-  const runCommand = async (title: string) => {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`>${title}`);
-    // Click the row whose label is exactly the title: Enter would take whatever ranks first.
-    const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-    const row = page
-      .locator('.quick-input-list .monaco-list-row')
-      .filter({ has: page.locator('.label-name', { hasText: exact }) })
-      .first();
-    await row.waitFor();
-    await row.click();
-  };
-
-  /** Text of the visible terminal (DOM renderer: e2e.sh turns GPU acceleration off). */
-  const terminalText = async (): Promise<string> => {
-    const rows = page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true });
-    if ((await rows.count()) === 0) return '';
-    return ((await rows.first().innerText()) as string).replace(/\u00a0/g, ' ');
-  };
-
-  /** Types a command into the focused terminal and returns what `pattern` captured. */
-  const ask = async (command: string, pattern: RegExp): Promise<string> => {
-    // Top left: notification toasts (bottom right) must not take the click.
-    await page
-      .locator('.terminal-wrapper.active .xterm')
-      .filter({ visible: true })
-      .first()
-      .click({ position: { x: 12, y: 8 } });
-    // zsh's prompt ends in `%` or `#`: wait for it so the line editor is up before typing.
-    for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end;) {
-      await page.waitForTimeout(200);
-    }
-    await page.waitForTimeout(500); // let the click settle focus in the terminal
-    await page.keyboard.type(command);
-    await page.keyboard.press('Enter');
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const m = pattern.exec(await terminalText());
-      if (m) return m[1] ?? m[0];
-      if (Date.now() > deadline) throw new Error(`The terminal never showed ${pattern}; it shows:\n${await terminalText()}`);
-      await page.waitForTimeout(200);
-    }
-  };
+describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
+  let wb: Workbench;
+  let page: Workbench['page'];
+  const shot = (name: string) => wb.shot(name);
+  const scenario = (name: string, body: () => Promise<void>) => async () => wb.scenario(name, body)();
+  const runCommand = (title: string) => wb.runCommand(title);
+  const terminalText = () => wb.terminalText();
+  const ask = (command: string, pattern: RegExp) => wb.ask(command, pattern);
+  const openToolboxView = () => wb.openToolboxView();
 
   /** pid 1 of the terminal's PID namespace, as one line. */
   const pid1 = () => ask(`echo "PID1=[$(tr '\\0' ' ' </proc/1/cmdline)]"`, /PID1=\[([^$\]]*)\]/);
 
-  const openToolboxView = async () => {
-    const tab = page.locator('.activitybar').getByRole('tab', { name: /Toolbox/ });
-    await tab.waitFor({ timeout: 60_000 });
-    if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
-  };
-
   const statusItem = () => page.locator('.statusbar-item', { hasText: 'drifted' });
 
   before(async () => {
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
-    page.on('pageerror', (e: Error) => console.log('  [pageerror]', String(e).slice(0, 200)));
-    await page.goto(workbenchUrl(base!, process.env.E2E_FOLDER!, process.env.E2E_EXT_PATH!), { waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await openToolboxView();
-    // A wider side bar, so the screenshots show the tree items' descriptions.
-    const box = await page.locator('.part.sidebar').boundingBox();
-    if (box) {
-      await page.mouse.move(box.x + box.width + 1, box.y + 200);
-      await page.mouse.down();
-      await page.mouse.move(box.x + box.width + 260, box.y + 200, { steps: 5 });
-      await page.mouse.up();
-    }
+    wb = await openWorkbench();
+    page = wb.page;
   });
 
   after(async () => {
-    await browser?.close();
+    await wb?.close();
   });
 
   it(

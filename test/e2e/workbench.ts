@@ -1,0 +1,123 @@
+/**
+ * A VS Code window (code-server through Chromium) for the UI test files, with the steps they
+ * share: run a palette command by its exact title, read and type into the terminal, open the
+ * Toolbox view, take numbered screenshots. scripts/e2e.sh runs every out/test/e2e/ui*.test.js
+ * on a fresh folder of its own and sets E2E_BASE_URL, E2E_EXT_PATH, E2E_FOLDER, E2E_SHOTS and
+ * TOOLBOX_VSCODE_NAME_PREFIX; a UI test file skips itself without them (`uiTestsSkip`).
+ */
+import { join } from 'node:path';
+import { launchBrowser, workbenchUrl, type Browser, type Page } from './browser';
+
+export const base = process.env.E2E_BASE_URL;
+export const prefix = process.env.TOOLBOX_VSCODE_NAME_PREFIX ?? '';
+export const shots = process.env.E2E_SHOTS ?? 'test-output/e2e';
+/** The folder this file's window has open (a fresh one per UI test file). */
+export const folder = process.env.E2E_FOLDER ?? '';
+/** The timeout of a test that may build the runtime image. */
+export const LONG = Number(process.env.E2E_LONG_MS ?? 540_000);
+/** `describe(…, { skip: uiTestsSkip })`: the UI tests only run through scripts/e2e.sh. */
+export const uiTestsSkip: false | string = base ? false : 'run through scripts/e2e.sh';
+
+export interface Workbench {
+  browser: Browser;
+  page: Page;
+  /** Saves `<shotPrefix><NN>-<name>.png` after notifications had time to slide in. */
+  shot(name: string): Promise<void>;
+  /** Wraps a test body: on failure it saves FAIL-<shotPrefix><name>.png of what the window showed. */
+  scenario(name: string, body: () => Promise<void>): () => Promise<void>;
+  /** Runs the palette command whose label is exactly `title` (Enter would take the first hit). */
+  runCommand(title: string): Promise<void>;
+  /** Text of the visible terminal. */
+  terminalText(): Promise<string>;
+  /** Types a command into the active terminal at its prompt; returns what `pattern` captured. */
+  ask(command: string, pattern: RegExp): Promise<string>;
+  /** Shows the Toolbox view in the side bar. */
+  openToolboxView(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens `folder` in a new window with the extension loaded from source, the Toolbox view shown. */
+export async function openWorkbench(shotPrefix = ''): Promise<Workbench> {
+  const browser: Browser = await launchBrowser();
+  const page: Page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+  page.on('pageerror', (e: Error) => console.log('  [pageerror]', String(e).slice(0, 200)));
+  let step = 0;
+
+  const shot = async (name: string) => {
+    await page.waitForTimeout(800); // notifications slide in
+    step += 1;
+    await page.screenshot({ path: join(shots, `${shotPrefix}${String(step).padStart(2, '0')}-${name}.png`) });
+  };
+
+  const scenario = (name: string, body: () => Promise<void>) => async () => {
+    try {
+      await body();
+    } catch (err) {
+      await page.screenshot({ path: join(shots, `FAIL-${shotPrefix}${name}.png`) }).catch(() => undefined);
+      throw err;
+    }
+  };
+
+  const runCommand = async (title: string) => {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${title}`);
+    const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    const row = page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: page.locator('.label-name', { hasText: exact }) })
+      .first();
+    await row.waitFor();
+    await row.click();
+  };
+
+  // DOM renderer: e2e.sh turns GPU acceleration off, so the rows are text.
+  const terminalText = async (): Promise<string> => {
+    const rows = page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true });
+    if ((await rows.count()) === 0) return '';
+    return ((await rows.first().innerText()) as string).replace(/\u00a0/g, ' ');
+  };
+
+  const ask = async (command: string, pattern: RegExp): Promise<string> => {
+    // Top left: notification toasts (bottom right) must not take the click.
+    await page
+      .locator('.terminal-wrapper.active .xterm')
+      .filter({ visible: true })
+      .first()
+      .click({ position: { x: 12, y: 8 } });
+    // zsh's prompt ends in `%` or `#`: wait for it so the line editor is up before typing.
+    for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end;) {
+      await page.waitForTimeout(200);
+    }
+    await page.waitForTimeout(500); // let the click settle focus in the terminal
+    await page.keyboard.type(command);
+    await page.keyboard.press('Enter');
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const m = pattern.exec(await terminalText());
+      if (m) return m[1] ?? m[0];
+      if (Date.now() > deadline) throw new Error(`The terminal never showed ${pattern}; it shows:\n${await terminalText()}`);
+      await page.waitForTimeout(200);
+    }
+  };
+
+  const openToolboxView = async () => {
+    const tab = page.locator('.activitybar').getByRole('tab', { name: /Toolbox/ });
+    await tab.waitFor({ timeout: 60_000 });
+    if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
+  };
+
+  await page.goto(workbenchUrl(base!, folder, process.env.E2E_EXT_PATH!), { waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await openToolboxView();
+  // A wider side bar, so the screenshots show the tree items' descriptions.
+  const box = await page.locator('.part.sidebar').boundingBox();
+  if (box) {
+    await page.mouse.move(box.x + box.width + 1, box.y + 200);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width + 260, box.y + 200, { steps: 5 });
+    await page.mouse.up();
+  }
+  return { browser, page, shot, scenario, runCommand, terminalText, ask, openToolboxView, close: () => browser.close() };
+}
