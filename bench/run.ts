@@ -10,6 +10,7 @@ import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
 import { benchSessions } from './sessions';
 import { benchShim } from './shim';
+import { benchReattach } from './reattach';
 import { benchStartup } from './startup';
 import { benchRefresh, benchScale } from './ui';
 
@@ -20,6 +21,7 @@ const BENCHES: Bench[] = [
   ['cold-open', benchColdOpen],
   ['throughput', benchThroughput],
   ['sessions', benchSessions],
+  ['reattach', benchReattach],
   ['bridge', benchBridge],
   ['shim', benchShim],
   ['startup', benchStartup],

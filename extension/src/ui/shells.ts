@@ -37,7 +37,15 @@ export interface ReattachOutcome {
   gone: string[];
   /** Sessions that could not be reached now (the engine is down): their records are kept. */
   failed: string[];
+  /**
+   * performance.now() when the last reattached terminal showed its first output (its screen),
+   * or undefined when one showed nothing within REATTACH_SCREEN_WAIT_MS.
+   */
+  screensShown: Promise<number | undefined>;
 }
+
+/** How long reattachAll's screensShown waits for every terminal's first output. */
+const REATTACH_SCREEN_WAIT_MS = 10_000;
 
 export class ShellLauncher implements vscode.Disposable {
   private readonly tracked: Tracked[] = [];
@@ -97,13 +105,14 @@ export class ShellLauncher implements vscode.Disposable {
    */
   async reattachAll(folders: readonly string[]): Promise<ReattachOutcome> {
     const records = this.store.forFolders(folders);
-    const outcome: ReattachOutcome = { reattached: 0, gone: [], failed: [] };
+    const outcome: ReattachOutcome = { reattached: 0, gone: [], failed: [], screensShown: Promise.resolve(undefined) };
     if (records.length === 0) return outcome;
     const attached = await Promise.allSettled(records.map((r) => this.backend.reattachShell(r)));
+    const shown: Promise<number>[] = [];
     attached.forEach((result, i) => {
       const record = records[i]!;
       if (result.status === 'fulfilled') {
-        this.createTerminal(record, result.value);
+        shown.push(this.createTerminal(record, result.value).pty.firstOutput);
         outcome.reattached++;
       } else if ((result.reason as Error).name === 'SessionGoneError') {
         void this.store.remove(record);
@@ -112,6 +121,11 @@ export class ShellLauncher implements vscode.Disposable {
         outcome.failed.push(`${record.title}: ${(result.reason as Error).message}`);
       }
     });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), REATTACH_SCREEN_WAIT_MS)));
+    outcome.screensShown = Promise.race([Promise.all(shown).then((times) => Math.max(...times)), timeout]).finally(() =>
+      clearTimeout(timer),
+    );
     if (outcome.reattached > 0) {
       // The last one opened comes to the front, as it was before the reload (focus stays put).
       this.tracked.at(-1)?.terminal?.show(true);

@@ -62,6 +62,12 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   private recent: string[] = [];
   private recentLength = 0;
   private decoder = new StringDecoder('utf8');
+  private shownFirst!: () => void;
+  /**
+   * Settles when the shell's first output reached the terminal (for a reattached session: its
+   * current screen, which the holder sends first), at that moment's performance.now().
+   */
+  readonly firstOutput = new Promise<number>((resolve) => (this.shownFirst = () => resolve(performance.now())));
 
   constructor(private readonly options: ShellTerminalOptions) {}
 
@@ -98,6 +104,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
       return;
     }
     this.exec = exec;
+    exec.stream.once('data', () => this.shownFirst());
     exec.stream.on('data', (chunk: Buffer) => this.show(this.decoder.write(chunk)));
     // A held session was attached at its recorded size; a plain exec already started at this one.
     if (this.sized || exec.record) void exec.resize(this.size.cols, this.size.rows).catch(() => undefined);
