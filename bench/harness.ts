@@ -67,13 +67,12 @@ export function spreadOf(s: Stats): string {
   return `p10 ${fmtMs(s.p10)} – p90 ${fmtMs(s.p90)} (n=${s.n})`;
 }
 
-export function markdownTable(rows: ResultRow[]): string {
+/** The results as a markdown table; `before`: rows already rendered, kept ahead of these. */
+export function markdownTable(rows: ResultRow[], before: string[] = []): string {
   const head = '| benchmark | measure | result | spread | goal | met |\n|---|---|---|---|---|---|';
-  const body = rows
-    .map(
-      (r) =>
-        `| ${r.benchmark} | ${r.measure} | ${r.value} | ${r.spread} | ${r.goal} | ${r.met === undefined ? '–' : r.met ? 'yes' : '**no**'} |`,
-    )
-    .join('\n');
-  return `${head}\n${body}`;
+  const body = rows.map(
+    (r) =>
+      `| ${r.benchmark} | ${r.measure} | ${r.value} | ${r.spread} | ${r.goal} | ${r.met === undefined ? '–' : r.met ? 'yes' : '**no**'} |`,
+  );
+  return [head, ...before, ...body].join('\n');
 }

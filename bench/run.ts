@@ -2,7 +2,7 @@
  * `npm run bench`: runs every benchmark against the real engine, prints the table and writes
  * bench/RESULTS.md. Exits non-zero only when a benchmark errors, never for a missed goal.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchBridge } from './bridge';
@@ -59,13 +59,37 @@ async function main(): Promise<void> {
     '',
     '',
   ].join('\n');
-  const table = markdownTable(rows);
-  console.log(`\n${table}`);
-  writeFileSync(
-    join(__dirname, '../../bench/RESULTS.md'),
-    `${header}${table}\n${failures.length ? `\nFailed: ${failures.join(', ')}\n` : ''}`,
-  );
+  console.log(`\n${markdownTable(rows)}`);
+  const file = join(__dirname, '../../bench/RESULTS.md');
+  // A run of some benchmarks updates their rows in the last full run's table and says so.
+  const kept = only.length && existsSync(file) ? keptRows(readFileSync(file, 'utf8'), rows) : undefined;
+  const text = kept
+    ? `${kept.header.trimEnd()}\n\nRows of ${only.join(', ')} updated ${new Date().toISOString()}.\n\n${markdownTable(rows, kept.rows)}`
+    : `${header}${markdownTable(rows)}`;
+  writeFileSync(file, `${text}\n${failures.length ? `\nFailed: ${failures.join(', ')}\n` : ''}`);
   if (failures.length) process.exit(1);
+}
+
+/**
+ * The last run's header (up to its table, without earlier "updated" lines) and its table rows
+ * other than those of the benchmarks just run (matched by the benchmark column).
+ */
+function keptRows(previous: string, fresh: ResultRow[]): { header: string; rows: string[] } | undefined {
+  const start = previous.indexOf('| benchmark |');
+  if (start < 0) return undefined;
+  const header = previous
+    .slice(0, start)
+    .split('\n')
+    .filter((line) => !line.startsWith('Rows of '))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n');
+  const names = new Set(fresh.map((r) => r.benchmark));
+  const rows = previous
+    .slice(start)
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.startsWith('| ') && !names.has(line.split(' | ')[0]!.slice(2)));
+  return { header, rows };
 }
 
 async function engineVersion(): Promise<string> {

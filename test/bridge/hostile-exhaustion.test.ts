@@ -99,10 +99,12 @@ describe('connection flood (issue 11, finding 6)', () => {
         t.diagnostic(
           `${name}: ${JSON.stringify(report)}; the server holds ${accepted}; extension-host fds ${fds0} before, peak ${peakFds}, ${fds} after 3 s of a flood of 2000 idle connections`,
         );
-        assert.equal(accepted, 32, 'the per-workspace cap (32) is held by the server, no more');
-        // Over TCP the flooder may also count SYN-cookie connections the server never accepted.
-        if (port === undefined) assert.equal(report.held, 32, 'the client holds no more than the cap');
-        else assert.ok(report.held >= 32, `the client sees ${report.held} open connections`);
+        // Held: the cap, plus connections over it that the server accepted late (a loaded machine
+        // drains the accept queue slowly) and is still refusing, at most 16, each for at most
+        // 500 ms. Over TCP the flooder may also count SYN-cookie connections never accepted, so
+        // there the server's own count is the one that matters.
+        assert.ok(accepted >= 32 && accepted <= 32 + 16, `${accepted} connections are held: the cap (32) and at most 16 being refused`);
+        assert.ok(report.held >= 32, `the client sees ${report.held} open connections`);
         assert.equal(report.held + report.refused + report.closed + report.failed, 2_000, 'every other connection was closed');
         // 32 held + at most 16 being refused (+ slack for the test's own handles).
         assert.ok(peakFds - fds0 <= 32 + 16 + 8, `fds grew by ${peakFds - fds0} at the peak`);
