@@ -11,18 +11,20 @@ import { after, before, describe, it } from 'node:test';
 import { LONG, openWorkbench, uiTestsSkip, type Workbench } from '../test/e2e/workbench';
 
 const RELOADS = Number(process.env.BENCH_RELOADS ?? 4);
-const LINE = /Reattached (\d+) Toolbox shell\(s\) in (\d+) ms; every screen shown (\d+) ms after activation\./g;
+const LINE =
+  /Reattached (\d+) Toolbox shell\(s\): engine and holders answered (\d+) ms after activation, terminals opened at (\d+) ms, every screen shown (\d+) ms after activation\./g;
 
 /** Every reattach line in the window's logs so far, oldest first (one log dir per extension host). */
-function reattachLines(): { shells: number; ms: number }[] {
-  const found: { at: number; shells: number; ms: number }[] = [];
+function reattachLines(): { shells: number; ms: number; line: string }[] {
+  const found: { at: number; shells: number; ms: number; line: string }[] = [];
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       const st = statSync(path);
       if (st.isDirectory()) walk(path);
       else if (name.endsWith('.log')) {
-        for (const m of readFileSync(path, 'utf8').matchAll(LINE)) found.push({ at: st.mtimeMs, shells: Number(m[1]), ms: Number(m[3]) });
+        for (const m of readFileSync(path, 'utf8').matchAll(LINE))
+          found.push({ at: st.mtimeMs, shells: Number(m[1]), ms: Number(m[4]), line: m[0] });
       }
     }
   };
@@ -71,6 +73,7 @@ describe('reattach after a window reload (benchmark)', { skip: uiTestsSkip }, ()
         if (lines.length > seen) {
           const last = lines.at(-1)!;
           assert.equal(last.shells, shells, `reattached ${last.shells} shells, expected ${shells}`);
+          console.log(`# ${last.line}`);
           return last.ms;
         }
         await page.waitForTimeout(250);

@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
 import type { HostFacts } from '../../extension/src/contract/types';
+import type { SessionRecord } from '../../extension/src/backend/api';
 import { docker as mainDocker, TEST_LABEL } from '../support/docker';
 import { ensureTestRuntimeImage, TEST_BUILD_ARGS, repoRoot } from '../support/image';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
@@ -85,6 +86,7 @@ describe('a held shell across a restart of its engine (private second dockerd)',
   const savedDockerHost = process.env.DOCKER_HOST;
   let backend: ReturnType<typeof createEngineBackend> | undefined;
   const ptys: Pty[] = [];
+  const backends: ReturnType<typeof createEngineBackend>[] = [];
 
   before(async () => {
     const image = await ensureTestRuntimeImage();
@@ -97,8 +99,13 @@ describe('a held shell across a restart of its engine (private second dockerd)',
     writeFileSync(join(folder, '.toolbox.yaml'), `image: ${image}\n`);
     // The backend finds its engine the way a user's DOCKER_HOST would point it there.
     process.env.DOCKER_HOST = `unix://${engine.socketPath}`;
+    backend = newBackend();
+  });
+
+  /** A backend as a window (or a reloaded one) creates it. */
+  function newBackend(): ReturnType<typeof createEngineBackend> {
     const host: HostFacts = { uid: process.getuid!(), gid: process.getgid!(), home, platform: process.platform, pathExists: () => false };
-    backend = createEngineBackend({
+    const b = createEngineBackend({
       names,
       host: () => host,
       extensionPath: repoRoot(),
@@ -107,11 +114,13 @@ describe('a held shell across a restart of its engine (private second dockerd)',
       log: silentLog as never,
       editor: { openInEditor: () => undefined, openExternal: () => undefined },
     });
-  });
+    backends.push(b);
+    return b;
+  }
 
   after(async () => {
     for (const p of ptys) p.close();
-    backend?.dispose();
+    for (const b of backends) b.dispose();
     if (savedDockerHost === undefined) delete process.env.DOCKER_HOST;
     else process.env.DOCKER_HOST = savedDockerHost;
     await engine?.dispose();
@@ -119,7 +128,7 @@ describe('a held shell across a restart of its engine (private second dockerd)',
   });
 
   /** Opens a Toolbox shell in the folder as the launcher does, and a terminal on it. */
-  async function openTerminal(): Promise<{ pty: Pty; out: ReturnType<typeof screen>; container: string }> {
+  async function openTerminal(): Promise<{ pty: Pty; out: ReturnType<typeof screen>; container: string; record(): SessionRecord }> {
     const prepared = await backend!.prepareShell({ folder, peer: false });
     const session = await prepared.open({ log: () => undefined, step: () => undefined }, new AbortController().signal);
     assert.deepEqual(session.persistence, { held: true, transport: 'socket' }, 'the shell is held, reached over the socket');
@@ -133,7 +142,7 @@ describe('a held shell across a restart of its engine (private second dockerd)',
     ptys.push(pty);
     const out = screen(pty);
     pty.open({ columns: 100, rows: 30 });
-    return { pty, out, container: session.name };
+    return { pty, out, container: session.name, record: () => started!.record! };
   }
 
   it('works on while the engine is down, says the container went with the restart, and Reopen gives a working shell', async () => {
@@ -178,5 +187,47 @@ describe('a held shell across a restart of its engine (private second dockerd)',
       .then((i) => i.State.Running);
     assert.equal(again.container, container, 'the same container');
     assert.ok(state, 'running again on the restarted engine');
+  });
+
+  it('a reloaded window reattaches through the holder socket with the engine down; once the container is gone it says so', async () => {
+    const e = engine!;
+    const { pty, out, record } = await openTerminal();
+    await new Promise((r) => setTimeout(r, 500)); // the shell's prompt
+    pty.handleInput('echo "pid $$ here"\r');
+    const [, pid] = await out.waitFor(/pid (\d+) here/);
+    pty.close(); // the window went away: detached, the session lives on
+
+    // A new window's backend has no engine connection yet; with the engine down it can only
+    // have reached the shell through the holder's socket in the run dir.
+    await e.stop('SIGKILL');
+    const reloaded = newBackend();
+    const shell = await reloaded.reattachShell(record());
+    const back = new ToolboxShellPty({ container: record().container, start: () => Promise.resolve(shell), log: silentLog as never });
+    ptys.push(back);
+    const screenBack = screen(back);
+    back.open({ columns: 100, rows: 30 });
+    back.handleInput('echo "still $$"\r');
+    await screenBack.waitFor(new RegExp(`still ${pid}`));
+    back.close();
+
+    // Restarted without live-restore, the engine stops the container: the next window is told
+    // the session is gone (not an engine error it would retry).
+    await e.start();
+    const later = newBackend();
+    for (const end = Date.now() + 60_000; ;) {
+      const running = await e
+        .client()
+        .getContainer(record().containerId)
+        .inspect()
+        .then((i) => i.State.Running)
+        .catch(() => false); // removed with its last shell, as upstream does
+      if (!running) break;
+      assert.ok(Date.now() < end, 'the restarted engine stops the container');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await assert.rejects(
+      later.reattachShell(record()),
+      (err: Error) => err.name === 'SessionGoneError' && /no longer running/.test(err.message),
+    );
   });
 });

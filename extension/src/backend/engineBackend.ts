@@ -76,6 +76,18 @@ export interface EngineBackendDeps {
 /** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
 const SHELL_ENV = ['TERM=xterm-256color', 'COLORTERM=truecolor'];
 
+/** The holder's answer that the session is over, as the SessionGoneError the UI reports once. */
+function throwIfSessionGone(err: Error, record: SessionRecord): void {
+  if (err instanceof SessionEndedError) {
+    throw new SessionGoneError(
+      `The shell "${record.title}" in ${record.container} ended while the window was closed (exit code ${err.exitCode}).`,
+    );
+  }
+  if (err instanceof HolderUnavailableError && /no session/.test(err.message)) {
+    throw new SessionGoneError(`The shell "${record.title}" in ${record.container} is gone (${err.message}).`);
+  }
+}
+
 export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private connection: Promise<EngineConnection> | undefined;
   /** Custom images the preflight already checked (by image id), for this window's lifetime. */
@@ -287,6 +299,23 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   async reattachShell(record: SessionRecord): Promise<StartedShell> {
+    // A holder that answers on its run-dir socket is alive, and so is its container: attach with
+    // no engine call at all (after a reload the engine connection is not even made yet).
+    const direct = record.holder.hostSocket ? socketTransport(record.holder.hostSocket) : undefined;
+    if (direct && !this.transports.has(record.containerId)) {
+      const session = await attachHeldSession(direct, record.sessionId, { cols: record.cols, rows: record.rows }).catch((err: Error) => {
+        throwIfSessionGone(err, record);
+        return undefined; // nobody listens there: the engine says whether the container is gone
+      });
+      if (session) {
+        this.transports.set(record.containerId, direct);
+        return Object.assign(session, { record });
+      }
+    }
+    return this.reattachThroughEngine(record);
+  }
+
+  private async reattachThroughEngine(record: SessionRecord): Promise<StartedShell> {
     const { docker } = await this.connectedEngine();
     // Only the engine's own answer says the container is gone (404, or not running); an engine
     // that cannot be asked (restarting, asleep) is an error the terminal retries.
@@ -305,14 +334,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       const session = await attachHeldSession(transport, record.sessionId, { cols: record.cols, rows: record.rows });
       return Object.assign(session, { record });
     } catch (err) {
-      if (err instanceof SessionEndedError) {
-        throw new SessionGoneError(
-          `The shell "${record.title}" in ${record.container} ended while the window was closed (exit code ${err.exitCode}).`,
-        );
-      }
-      if (err instanceof HolderUnavailableError && /no session/.test(err.message)) {
-        throw new SessionGoneError(`The shell "${record.title}" in ${record.container} is gone (${err.message}).`);
-      }
+      throwIfSessionGone(err as Error, record);
       throw err;
     }
   }

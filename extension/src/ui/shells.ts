@@ -38,10 +38,10 @@ export interface ReattachOutcome {
   /** Sessions that could not be reached now (the engine is down): their records are kept. */
   failed: string[];
   /**
-   * performance.now() when the last reattached terminal showed its first output (its screen),
-   * or undefined when one showed nothing within REATTACH_SCREEN_WAIT_MS.
+   * When the last reattached terminal was opened by VS Code and showed its first output (its
+   * screen), as performance.now(); undefined when one showed nothing within REATTACH_SCREEN_WAIT_MS.
    */
-  screensShown: Promise<number | undefined>;
+  screensShown: Promise<{ opened: number; shown: number } | undefined>;
 }
 
 /** How long reattachAll's screensShown waits for every terminal's first output. */
@@ -99,22 +99,32 @@ export class ShellLauncher implements vscode.Disposable {
   }
 
   /**
-   * Brings back this window's held shells after a reload: attaches to all of them side by side,
-   * then recreates their terminals in the recorded order. Sessions that ended or whose container
-   * is gone are reported (once) and forgotten.
+   * Brings back this window's held shells after a reload. The terminals are created at once, in
+   * the recorded order, so VS Code makes them while the backend loads and the holders answer;
+   * each shows its screen as soon as its session is attached. A session that ended or whose
+   * container is gone is reported (once) and forgotten, and its terminal closes unseen.
    */
   async reattachAll(folders: readonly string[]): Promise<ReattachOutcome> {
     const records = this.store.forFolders(folders);
     const outcome: ReattachOutcome = { reattached: 0, gone: [], failed: [], screensShown: Promise.resolve(undefined) };
     if (records.length === 0) return outcome;
-    const attached = await Promise.allSettled(records.map((r) => this.backend.reattachShell(r)));
-    const shown: Promise<number>[] = [];
+    const attaching = records.map((r) => this.backend.reattachShell(r));
+    const entries = records.map((record, i) => this.createTerminal(record, attaching[i]!));
+    const attached = await Promise.allSettled(attaching);
+    const ptys: ToolboxShellPty[] = [];
     attached.forEach((result, i) => {
       const record = records[i]!;
+      const entry = entries[i]!;
       if (result.status === 'fulfilled') {
-        shown.push(this.createTerminal(record, result.value).pty.firstOutput);
+        ptys.push(entry.pty);
         outcome.reattached++;
-      } else if ((result.reason as Error).name === 'SessionGoneError') {
+        return;
+      }
+      // Not a shell the user closed: forget the terminal before it goes, so its session is kept.
+      this.tracked.splice(this.tracked.indexOf(entry), 1);
+      entry.pty.discard();
+      entry.terminal?.dispose();
+      if ((result.reason as Error).name === 'SessionGoneError') {
         void this.store.remove(record);
         outcome.gone.push((result.reason as Error).message);
       } else {
@@ -123,9 +133,11 @@ export class ShellLauncher implements vscode.Disposable {
     });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), REATTACH_SCREEN_WAIT_MS)));
-    outcome.screensShown = Promise.race([Promise.all(shown).then((times) => Math.max(...times)), timeout]).finally(() =>
-      clearTimeout(timer),
-    );
+    const allShown = Promise.all(ptys.map((p) => p.firstOutput)).then((times) => ({
+      opened: Math.max(...ptys.map((p) => p.openedAt ?? Number.NaN)),
+      shown: Math.max(...times),
+    }));
+    outcome.screensShown = Promise.race([allShown, timeout]).finally(() => clearTimeout(timer));
     if (outcome.reattached > 0) {
       // The last one opened comes to the front, as it was before the reload (focus stays put).
       this.tracked.at(-1)?.terminal?.show(true);
@@ -143,8 +155,10 @@ export class ShellLauncher implements vscode.Disposable {
     return entry as OpenedShell;
   }
 
-  private createTerminal(record: SessionRecord, shell: StartedShell): Tracked {
+  /** A terminal on a held session; `shell` may still be attaching (its terminal waits for it). */
+  private createTerminal(record: SessionRecord, attaching: StartedShell | Promise<StartedShell>): Tracked {
     const pty = this.newPty(record.container, async (size) => {
+      const shell = await attaching;
       await shell.resize(size.cols, size.rows);
       return shell;
     });

@@ -68,6 +68,8 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
    * current screen, which the holder sends first), at that moment's performance.now().
    */
   readonly firstOutput = new Promise<number>((resolve) => (this.shownFirst = () => resolve(performance.now())));
+  /** performance.now() when VS Code opened the terminal (called open()). */
+  openedAt: number | undefined;
 
   constructor(private readonly options: ShellTerminalOptions) {}
 
@@ -82,6 +84,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   }
 
   open(initialDimensions: vscode.TerminalDimensions | undefined): void {
+    this.openedAt = performance.now();
     if (initialDimensions) this.size = { cols: initialDimensions.columns, rows: initialDimensions.rows };
     if (this.options.notice) this.show(`\x1b[2m${this.options.notice}\x1b[0m\r\n`);
     void this.run(this.options.start);
@@ -93,6 +96,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     try {
       exec = await start(this.size);
     } catch (err) {
+      if (this.closed) return; // discarded or closed while it was starting: nobody to tell
       const message = `Could not start a shell in ${o.container}: ${(err as Error).message}`;
       o.log.error(message);
       this.show(`\r\n${message}\r\nPress any key to close this terminal.\r\n`);
@@ -222,6 +226,11 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     this.closed = true;
     this.closeEmitter.fire(code);
     this.dispose();
+  }
+
+  /** Closes the terminal without a word: its shell never came (a reattach found it gone). */
+  discard(): void {
+    this.end(undefined);
   }
 
   /** VS Code calls close() when the terminal is closed: detach (the launcher decides the rest). */
