@@ -611,6 +611,7 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Engine
           deps.log[level](text);
         },
         openInEditor: editor.openInEditor,
+        openUntitled: editor.openUntitled,
         openExternal: editor.openExternal,
         credentialConsent,
       })).ensureWorkspace(registration),

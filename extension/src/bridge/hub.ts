@@ -185,6 +185,7 @@ export class BridgeHub {
       home: options.home,
       env: options.env ?? process.env,
       openInEditor: options.openInEditor,
+      openUntitled: options.openUntitled,
       openExternal: options.openExternal,
       proximoFallbackDirs: options.proximoFallbackDirs,
     };
