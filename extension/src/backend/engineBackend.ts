@@ -76,6 +76,15 @@ export interface EngineBackendDeps {
 /** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
 const SHELL_ENV = ['TERM=xterm-256color', 'COLORTERM=truecolor'];
 
+/**
+ * The shell's environment: the terminal type, and the plan's SHELL again, so that a shell in a
+ * container created before the plan set SHELL (or by the CLI, which sets none) has it too.
+ */
+function shellEnv(create: { Env: string[] }): string[] {
+  const shell = create.Env.find((e) => e.startsWith(`${ENV.shell}=`));
+  return shell === undefined ? SHELL_ENV : [...SHELL_ENV, shell];
+}
+
 export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private connection: Promise<EngineConnection> | undefined;
   /** Custom images the preflight already checked (by image id), for this window's lifetime. */
@@ -212,7 +221,12 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       progress: (message: string) => progress.step(message),
       signal,
     });
-    const command: ShellCommand = { cmd: plan.shellCmd, user: plan.create.User, workdir: plan.create.WorkingDir, env: SHELL_ENV };
+    const command: ShellCommand = {
+      cmd: plan.shellCmd,
+      user: plan.create.User,
+      workdir: plan.create.WorkingDir,
+      env: shellEnv(plan.create),
+    };
     const { docker } = engine;
     const holder = holderAddress(bridge?.runDir, plan.create.User);
     const held = await this.heldTransport(opened.id, opened.name, holder, progress);

@@ -283,6 +283,8 @@ export const ENV = {
   gitCredentialBridge: 'GIT_CREDENTIAL_BRIDGE',
   cliVersion: 'TOOLBOX_CLI_VERSION',
   managedStatusline: 'TOOLBOX_MANAGED_STATUSLINE',
+  /** The user's shell, for programs that start one (the container's own command, /bin/zsh). */
+  shell: 'SHELL',
 } as const;
 
 /**
