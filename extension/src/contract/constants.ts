@@ -258,6 +258,17 @@ export const BRIDGE_PROBE = {
   keyFile: 'hub.key',
 } as const;
 
+/**
+ * The sweep of stale bridge sockets when a hub starts: a window that exited without shutting its
+ * bridge down leaves `bridge.sock` in its run dir. At most `maxRunDirs` run dirs are looked at,
+ * and a socket counts as stale only when connecting to it is refused; one that accepts, or does
+ * not answer within `connectMs`, is left alone.
+ */
+export const BRIDGE_SWEEP = {
+  maxRunDirs: 256,
+  connectMs: 1_000,
+} as const;
+
 /** The media type every bridge POST must declare (the shims send it; browsers' simple requests cannot). */
 export const REQUEST_CONTENT_TYPE = 'application/json';
 
