@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DeadlineError, withDeadline } from '../../extension/src/bridge/route';
 import { call, startRig, tcpTarget, unixTarget, type Rig } from './support';
 
 describe('/open', () => {
@@ -89,6 +90,15 @@ describe('/open', () => {
     } finally {
       await waiting.cleanup();
     }
+  });
+
+  it('gives up on an answer that never comes with a DeadlineError, which /open reports as nobody answering', async () => {
+    await assert.rejects(withDeadline(new Promise(() => undefined), 50, 'Opening the URL'), (error: Error) => {
+      assert.ok(error instanceof DeadlineError);
+      assert.equal(error.message, 'Opening the URL did not finish within 0.05 s');
+      return true;
+    });
+    assert.equal(await withDeadline(Promise.resolve(false), 50, 'Opening the URL'), false, 'a Cancel is an answer, not a time-out');
   });
 
   it('answers 502 when the host cannot open the URL', async () => {
