@@ -47,7 +47,7 @@ function backendFor(names: ObjectNames, home: string) {
     buildArgs: { INSTALL_AGENTS: '0' },
     imageRepo: RUNTIME_IMAGE_TEST_REPO,
     log: silentLog as never,
-    editor: { openInEditor: () => undefined, openExternal: () => undefined },
+    editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: () => undefined },
   });
 }
 
@@ -162,7 +162,14 @@ export async function benchScale(): Promise<ResultRow[]> {
     const heap0 = settle();
     const { BridgeHub } = await import('../extension/src/bridge/hub');
     const tmpRoot = mkdtempSync('/tmp/tbxbm-');
-    const hub = new BridgeHub({ home, tmpRoot, port: 0, openInEditor: () => undefined, openExternal: () => undefined });
+    const hub = new BridgeHub({
+      home,
+      tmpRoot,
+      port: 0,
+      openInEditor: () => undefined,
+      openUntitled: () => undefined,
+      openExternal: () => undefined,
+    });
     for (let w = 0; w < 20; w++) {
       const ws = join(home, `ws${w}`);
       mkdirSync(ws, { recursive: true });

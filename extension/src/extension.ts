@@ -84,9 +84,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       log,
       editor: {
         openInEditor,
-        openExternal: async (url) => {
-          await vscode.env.openExternal(vscode.Uri.parse(url, true));
-        },
+        openUntitled,
+        // False when the user cancels VS Code's "open the external website?" question.
+        openExternal: async (url) => vscode.env.openExternal(vscode.Uri.parse(url, true)),
       },
       credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
     });
@@ -217,6 +217,15 @@ async function openInEditor(hostPath: string, isDirectory: boolean): Promise<voi
   const uri = vscode.Uri.file(hostPath);
   if (isDirectory) await vscode.commands.executeCommand('revealInExplorer', uri);
   else await vscode.window.showTextDocument(uri, { preview: false });
+}
+
+/**
+ * The bridge's /edit for a file that does not exist yet: an untitled editor bound to that path,
+ * as desktop `code new.txt` does. Nothing is written until the user saves.
+ */
+async function openUntitled(hostPath: string): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(hostPath).with({ scheme: 'untitled' }));
+  await vscode.window.showTextDocument(document, { preview: false });
 }
 
 export function deactivate(): void {

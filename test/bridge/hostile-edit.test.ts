@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
@@ -22,7 +22,8 @@ function isInside(root: string, candidate: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-const GENERIC = /^Refused to open ".*": it is not an existing file or folder inside the workspace folder or the container's mounts\.\n$/s;
+const GENERIC =
+  /^Refused to open ".*": it is neither an existing file or folder inside the workspace folder or the container's mounts, nor a new file in an existing folder of the workspace\.\n$/s;
 
 describe('/edit symlink flip between check and open (issue 11, finding 7)', () => {
   it('never lets the editor land outside the roots while the container flips a symlink', async (t) => {
@@ -214,5 +215,70 @@ describe("/edit roots are this container's mounts, not all of ~/.toolbox (issue 
     // workspace's token opened. The roots are what closes it.
     await rig.hub.ensureWorkspace({ ...rig.registration, mountsRoots: [join(rig.home, '.toolbox')] });
     assert.equal((await edit(otherToken)).status, 204);
+  });
+});
+
+describe('/edit of a file that does not exist yet opens a new, unsaved editor (issue 13, item 3)', () => {
+  let rig: Rig;
+  let mounts: string;
+  before(async () => {
+    rig = await startRig({
+      prepare({ root, workspace }) {
+        mkdirSync(join(workspace, 'sub'));
+        mkdirSync(join(root, 'outside-dir'));
+        symlinkSync(join(root, 'outside-dir'), join(workspace, 'out'));
+        symlinkSync(join(root, 'not-there.txt'), join(workspace, 'dangling'));
+        symlinkSync('sub', join(workspace, 'inner-dir'));
+        mkdirSync(join(root, 'mounts'));
+      },
+    });
+    mounts = join(rig.root, 'mounts');
+    await rig.hub.ensureWorkspace({ ...rig.registration, mountsRoots: [mounts] });
+  });
+  after(async () => {
+    await rig.cleanup();
+  });
+  const edit = (path: string) => call(unixTarget(rig), '/edit', { token: rig.token, body: { editor: 'code', path } });
+  const real = (path: string) => join(realpathSync(rig.workspace), path);
+
+  it('opens a missing file of the workspace as an untitled editor bound to its resolved path, writing nothing', async () => {
+    for (const [path, opened] of [
+      [join(rig.workspace, 'brand-new.txt'), real('brand-new.txt')],
+      [join(rig.workspace, 'sub', 'new.ts'), real('sub/new.ts')],
+      [join(rig.workspace, 'inner-dir', 'via-link.md'), real('sub/via-link.md')],
+      [join(rig.workspace, 'a'.repeat(255)), real('a'.repeat(255))],
+    ]) {
+      const reply = await edit(path);
+      assert.equal(reply.status, 204, `${path}: ${reply.text}`);
+      assert.deepEqual(rig.recorded.edits.at(-1), { path: opened, isDirectory: false, untitled: true });
+      assert.equal(existsSync(path), false, `${path} was created on the host`);
+    }
+  });
+
+  it('refuses ../, a symlinked folder leading out, a dangling symlink, a missing folder, long names, control characters and the mounts', async () => {
+    const before = rig.recorded.edits.length;
+    const cases = [
+      `${rig.workspace}/../outside-new.txt`,
+      `${rig.workspace}/sub/../../outside-new.txt`,
+      join(rig.workspace, 'out', 'new.txt'),
+      join(rig.workspace, 'dangling'),
+      join(rig.workspace, 'no-such-dir', 'new.txt'),
+      join(rig.workspace, 'a'.repeat(256)),
+      join(rig.workspace, `${'é'.repeat(128)}`),
+      join(rig.workspace, 'new\nfile.txt'),
+      join(rig.workspace, 'tab\there.txt'),
+      join(rig.workspace, 'esc\u001b[31m.txt'),
+      join(mounts, 'new.md'),
+      join(rig.root, 'outside-new.txt'),
+    ];
+    for (const path of cases) {
+      const reply = await edit(path);
+      assert.equal(reply.status, 400, JSON.stringify(path));
+      assert.match(reply.text, path.includes('..') ? /absolute and clean/ : GENERIC, JSON.stringify(path));
+      assert.ok(!reply.text.includes(join(rig.root, 'outside-dir')), `the refusal says where ${path} resolves`);
+    }
+    assert.equal(rig.recorded.edits.length, before, 'nothing was opened');
+    assert.deepEqual(readdirSync(join(rig.root, 'outside-dir')), [], 'nothing was written outside');
+    assert.equal(existsSync(join(rig.root, 'not-there.txt')), false, 'nothing was written through the dangling symlink');
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DeadlineError, withDeadline } from '../../extension/src/bridge/route';
 import { call, startRig, tcpTarget, unixTarget, type Rig } from './support';
 
 describe('/open', () => {
@@ -42,6 +43,62 @@ describe('/open', () => {
       assert.match(reply.text, reason, url);
     }
     assert.equal(rig.recorded.urls.length, before);
+  });
+
+  it("answers 403 'Cancelled in VS Code' when the user cancels VS Code's question (openExternal resolves false)", async () => {
+    const cancelling = await startRig({ hub: { openExternal: async () => false } });
+    try {
+      const reply = await call(unixTarget(cancelling), '/open', { token: cancelling.token, body: { url: 'https://example.com/' } });
+      assert.equal(reply.status, 403);
+      assert.match(reply.text, /^Cancelled in VS Code: the user chose not to open the URL\.\n$/);
+    } finally {
+      await cancelling.cleanup();
+    }
+  });
+
+  it('waits for the user longer than the old 5 s limit, and runs one /open at a time (issue 13, item 2)', async () => {
+    let answer: (opened: boolean) => void = () => undefined;
+    const asked: string[] = [];
+    const waiting = await startRig({
+      hub: {
+        openExternal: (url) => {
+          asked.push(url);
+          return new Promise<boolean>((resolve) => (answer = resolve));
+        },
+      },
+    });
+    try {
+      const first = call(unixTarget(waiting), '/open', { token: waiting.token, body: { url: 'https://first.example/' } });
+      while (asked.length === 0) await new Promise((r) => setTimeout(r, 20));
+      // A second URL while VS Code is still asking: busy, and no second dialog.
+      const second = await call(tcpTarget(waiting), '/open', { token: waiting.token, body: { url: 'https://second.example/' } });
+      assert.equal(second.status, 503);
+      assert.match(
+        second.text,
+        /^Busy: \/open is already handling 1 request from this workspace \(the limit is 1\); wait for it to finish/,
+      );
+      assert.deepEqual(asked, ['https://first.example/']);
+      await new Promise((r) => setTimeout(r, 6_000));
+      answer(true);
+      assert.equal((await first).status, 204, 'the answer after 6 s still counts');
+      waiting.recorded.events.length = 0;
+      const third = call(unixTarget(waiting), '/open', { token: waiting.token, body: { url: 'https://third.example/' } });
+      while (asked.length < 2) await new Promise((r) => setTimeout(r, 20));
+      answer(false);
+      assert.equal((await third).status, 403);
+      assert.deepEqual(asked, ['https://first.example/', 'https://third.example/']);
+    } finally {
+      await waiting.cleanup();
+    }
+  });
+
+  it('gives up on an answer that never comes with a DeadlineError, which /open reports as nobody answering', async () => {
+    await assert.rejects(withDeadline(new Promise(() => undefined), 50, 'Opening the URL'), (error: Error) => {
+      assert.ok(error instanceof DeadlineError);
+      assert.equal(error.message, 'Opening the URL did not finish within 0.05 s');
+      return true;
+    });
+    assert.equal(await withDeadline(Promise.resolve(false), 50, 'Opening the URL'), false, 'a Cancel is an answer, not a time-out');
   });
 
   it('answers 502 when the host cannot open the URL', async () => {
@@ -99,9 +156,9 @@ describe('/edit', () => {
     assert.deepEqual(rig.recorded.edits.at(-1), { path: join(mounts, 'notes.md'), isDirectory: false });
   });
 
-  it('refuses traversal, unclean, relative, missing and outside paths, and symlinks pointing out', async () => {
+  it('refuses traversal, unclean, relative and outside paths, and symlinks pointing out', async () => {
     const before = rig.recorded.edits.length;
-    const notOpenable = /it is not an existing file or folder inside the workspace folder or the container's mounts/;
+    const notOpenable = /it is neither an existing file or folder inside the workspace folder or the container's mounts, nor a new file/;
     const cases: Array<[string, RegExp]> = [
       [`${rig.workspace}/../../etc/passwd`, /absolute and clean/],
       [`${rig.workspace}/sub/../a.txt`, /absolute and clean/],
@@ -109,7 +166,6 @@ describe('/edit', () => {
       [`${rig.workspace}/./a.txt`, /absolute and clean/],
       [`${rig.workspace}/sub/`, /absolute and clean/],
       ['ws/a.txt', /absolute and clean/],
-      [join(rig.workspace, 'missing.txt'), notOpenable],
       ['/etc/passwd', notOpenable],
       [join(rig.root, 'outside.txt'), notOpenable],
       [join(rig.workspace, 'escape', 'passwd'), notOpenable],

@@ -15,7 +15,8 @@ export const FAKE_PROXIMO_SOURCE = resolve(__dirname, '../../../test/fixtures/fa
 export const NO_RATE_LIMIT = { shared: { perSecond: 1e9, burst: 1e9 }, credential: { perSecond: 1e9, burst: 1e9 } };
 
 export interface Recorded {
-  edits: Array<{ path: string; isDirectory: boolean }>;
+  /** Opened paths; a new file (an untitled editor bound to the path) has `untitled: true`. */
+  edits: Array<{ path: string; isDirectory: boolean; untitled?: true }>;
   urls: string[];
   events: BridgeEvent[];
 }
@@ -54,11 +55,12 @@ export function makeTempRoot(): string {
   return mkdtempSync('/tmp/tbb-');
 }
 
-export function recorder(): Recorded & Pick<BridgeHubOptions, 'openInEditor' | 'openExternal' | 'log'> {
+export function recorder(): Recorded & Pick<BridgeHubOptions, 'openInEditor' | 'openUntitled' | 'openExternal' | 'log'> {
   const recorded: Recorded = { edits: [], urls: [], events: [] };
   return {
     ...recorded,
     openInEditor: (path, isDirectory) => void recorded.edits.push({ path, isDirectory }),
+    openUntitled: (path) => void recorded.edits.push({ path, isDirectory: false, untitled: true }),
     openExternal: (url) => void recorded.urls.push(url),
     log: (event) => void recorded.events.push(event),
   };
@@ -80,6 +82,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     port: 0,
     rateLimits: NO_RATE_LIMIT,
     openInEditor: rec.openInEditor,
+    openUntitled: rec.openUntitled,
     openExternal: rec.openExternal,
     log: rec.log,
     ...hubOptions,

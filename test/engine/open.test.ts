@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type Docker from 'dockerode';
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,6 +9,9 @@ import { ensureImage } from '../../extension/src/engine/image';
 import { ANCHOR_ENTRYPOINT } from '../../extension/src/engine/peer';
 import { checkDrift, openContainer, type OpenResult } from '../../extension/src/engine/open';
 import { CONTAINER } from '../../extension/src/contract/constants';
+import { DEFAULT_CONFIG } from '../../extension/src/config/model';
+import { containerHostname } from '../../extension/src/plan/naming';
+import { planSession } from '../../extension/src/plan/session';
 import type { SessionPlan } from '../../extension/src/plan/types';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot, TEST_BUILD_ARGS, TEST_RUNTIME_IMAGE_REPO } from '../support/image';
@@ -51,6 +54,7 @@ function planFor(ns: TestNamespace, image: string, opts: PlanOptions): SessionPl
     shellCmd: [CONTAINER.shell],
     create: {
       name,
+      Hostname: containerHostname(name),
       Image: image,
       Cmd: [CONTAINER.shell],
       Env: [],
@@ -137,6 +141,23 @@ describe('openContainer against the real engine', () => {
     assert.equal(await execOut(ns.docker, result.id, ['stat', '-c', '%u:%g %a', CONTAINER.peerSocketDir]), `${UID}:${GID} 700`);
     // The host directory the plan asked for exists, private.
     assert.equal(statSync(dir).mode & 0o777, 0o700);
+  });
+
+  it("gives the planner's container a host name from its name and SHELL, as a shell inside sees them (issue 13, item 10)", async () => {
+    const { ns, open } = setup();
+    const workspace = join(ns.home, 'My Project');
+    mkdirSync(workspace);
+    const { plan } = planSession(
+      { workspace, config: DEFAULT_CONFIG, peer: false, image, names: ns.names },
+      { uid: UID, gid: GID, home: ns.home, platform: 'linux', pathExists: () => false },
+    );
+    const result = await open(plan);
+    const hostname = await execOut(ns.docker, result.id, ['hostname']);
+    assert.equal(hostname, plan.name, 'a workspace container name is a valid host name as it is');
+    assert.match(hostname, /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
+    // What the prompt shows (zsh's %m), and the shell a program would start.
+    assert.equal(await execOut(ns.docker, result.id, [CONTAINER.shell, '-fc', 'print -P %m']), hostname);
+    assert.equal(await execOut(ns.docker, result.id, ['sh', '-c', 'printf %s "$SHELL"']), CONTAINER.shell);
   });
 
   it('connects to the running container on the next open, without drift or image work', async () => {

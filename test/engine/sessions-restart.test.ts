@@ -112,7 +112,7 @@ describe('a held shell across a restart of its engine (private second dockerd)',
       buildArgs: TEST_BUILD_ARGS,
       imageRepo: RUNTIME_IMAGE_TEST_REPO,
       log: silentLog as never,
-      editor: { openInEditor: () => undefined, openExternal: () => undefined },
+      editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: () => undefined },
     });
     backends.push(b);
     return b;

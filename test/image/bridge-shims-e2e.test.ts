@@ -6,7 +6,7 @@
  */
 import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
-import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -54,6 +54,9 @@ describe('shims in the runtime image against the real bridge', () => {
   let gitPort: number;
   let marker: string;
   const asked: ConsentQuestion[] = [];
+  /** What VS Code's openExternal answers in the next test: true (opened) unless a test says otherwise. */
+  let openAnswer: (url: string) => Promise<boolean> = async () => true;
+  const openedUrls: string[] = [];
 
   function execIn(script: string): Promise<Run> {
     return execCommand(container, ['sh', '-c', script], {
@@ -69,6 +72,8 @@ describe('shims in the runtime image against the real bridge', () => {
       prepare({ root, home, workspace }) {
         fake = installFakeProximo(join(root, 'bin'));
         writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
+        mkdirSync(join(root, 'outside-dir'));
+        symlinkSync(join(root, 'outside-dir'), join(workspace, 'out'));
         credentialStore = join(root, 'git-credentials');
         marker = join(root, 'MARKER');
         writeFileSync(join(home, '.gitconfig'), `[credential]\n\thelper = store --file ${credentialStore}\n`);
@@ -80,6 +85,7 @@ describe('shims in the runtime image against the real bridge', () => {
       hub: ({ root, home }) => ({
         env: { PATH: `${join(root, 'bin')}${delimiter}${process.env.PATH}`, HOME: home, GIT_CONFIG_NOSYSTEM: '1' },
         proximoFallbackDirs: [],
+        openExternal: (url: string) => (openedUrls.push(url), openAnswer(url)),
         // Nobody answers: any other host is refused when the consent time runs out.
         credentialConsent: { prompt: (question) => (asked.push(question), new Promise(() => undefined)) },
       }),
@@ -139,6 +145,45 @@ describe('shims in the runtime image against the real bridge', () => {
     const run = await execIn('code /workspace/hello.txt');
     assert.equal(run.code, SHIM_EXIT.ok, run.stderr);
     assert.deepEqual(rig.recorded.edits.at(-1), { path: join(rig.workspace, 'hello.txt'), isDirectory: false });
+  });
+
+  it('`code brand-new.txt` opens an untitled editor bound to the host path and writes nothing (issue 13, item 3)', async () => {
+    const run = await execIn('code brand-new.txt');
+    assert.equal(run.code, SHIM_EXIT.ok, run.stderr);
+    assert.equal(run.stderr, '');
+    assert.deepEqual(rig.recorded.edits.at(-1), {
+      path: join(realpathSync(rig.workspace), 'brand-new.txt'),
+      isDirectory: false,
+      untitled: true,
+    });
+    assert.equal(existsSync(join(rig.workspace, 'brand-new.txt')), false);
+    // The host path of a folder symlinked out of the workspace: the shim cannot see where it
+    // leads (it is not a path in the container), the bridge resolves it and refuses.
+    const edits = rig.recorded.edits.length;
+    const outside = await execIn(`code "$${ENV.hostWorkspace}/out/new.conf"`);
+    assert.equal(outside.code, SHIM_EXIT.refused);
+    assert.match(outside.stderr, /^code: the host refused to open .*\/out\/new\.conf \(HTTP 400: Refused to open/);
+    assert.equal(rig.recorded.edits.length, edits);
+    assert.equal(existsSync(join(rig.root, 'outside-dir', 'new.conf')), false);
+  });
+
+  it('`xdg-open` waits for the answer in VS Code; Cancel exits 77 with "cancelled in VS Code" (issue 13, item 2)', async () => {
+    openAnswer = () => new Promise((resolve) => setTimeout(() => resolve(false), 2_500));
+    try {
+      const run = await execIn('xdg-open https://example.test/login');
+      assert.equal(run.code, SHIM_EXIT.refused, run.stderr);
+      assert.equal(
+        run.stderr,
+        'xdg-open: Waiting for confirmation in VS Code…\nxdg-open: cancelled in VS Code; the URL was not opened: https://example.test/login\n',
+      );
+      assert.equal(openedUrls.at(-1), 'https://example.test/login');
+      openAnswer = () => new Promise((resolve) => setTimeout(() => resolve(true), 6_000));
+      const later = await execIn('xdg-open https://example.test/later');
+      assert.equal(later.code, SHIM_EXIT.ok, later.stderr);
+      assert.equal(later.stderr, 'xdg-open: Waiting for confirmation in VS Code…\n');
+    } finally {
+      openAnswer = async () => true;
+    }
   });
 
   it('`proximo status` runs the host binary and passes its output and exit code through', async () => {

@@ -133,6 +133,7 @@ describe('container shims against a stand-in bridge', () => {
       await startBridge({ unix: true, tcp: true });
       const run = await execIn(withCa, 'xdg-open https://example.test/login?x=1');
       assert.equal(run.code, SHIM_EXIT.ok, run.stderr);
+      assert.equal(run.stderr, '', 'a URL that opens at once says nothing about waiting');
       assert.deepEqual(onlyRequest('unix', '/open'), { url: 'https://example.test/login?x=1' });
     });
 
@@ -161,10 +162,10 @@ describe('container shims against a stand-in bridge', () => {
 
     it('does not retry over TCP when the socket took the request but never answered', async () => {
       await startBridge({ unix: true, tcp: true, reply: () => ({ status: 0, hang: true }) });
-      const run = await execIn(withCa, 'xdg-open https://example.test/slow');
-      assert.equal(run.code, 0);
+      const run = await execIn(withCa, 'code /workspace/slow');
+      assert.equal(run.code, SHIM_EXIT.unavailable);
       assert.match(run.stderr, /no answer within the time limit; the command may still be running on the host/);
-      onlyRequest('unix', '/open');
+      onlyRequest('unix', '/edit');
     });
 
     it('reports every shim as unavailable when neither socket nor TCP answers', async () => {
@@ -202,6 +203,26 @@ describe('container shims against a stand-in bridge', () => {
         'xdg-open: the host did not open the URL (HTTP 400: scheme must be http or https) — open it by hand: file:///etc/passwd\n',
       );
       assert.deepEqual(onlyRequest('unix', '/open'), { url: 'file:///etc/passwd' });
+    });
+  });
+
+  describe('xdg-open while VS Code asks the user (issue 13, item 2)', () => {
+    it('says it is waiting for confirmation in VS Code, and exits 77 with "cancelled in VS Code" on Cancel', async () => {
+      await startBridge({ unix: true, tcp: true, reply: () => ({ status: 403, body: 'Cancelled in VS Code.', delayMs: 2_500 }) });
+      const run = await execIn(withCa, 'xdg-open https://example.test/login');
+      assert.equal(run.code, SHIM_EXIT.refused);
+      assert.equal(
+        run.stderr,
+        'xdg-open: Waiting for confirmation in VS Code…\nxdg-open: cancelled in VS Code; the URL was not opened: https://example.test/login\n',
+      );
+      onlyRequest('unix', '/open');
+    });
+
+    it('exits 0 once the user says Open, however long that takes within the limit', async () => {
+      await startBridge({ unix: true, tcp: true, reply: () => ({ status: 204, delayMs: 7_000 }) });
+      const run = await execIn(withCa, 'xdg-open https://example.test/later');
+      assert.equal(run.code, SHIM_EXIT.ok, run.stderr);
+      assert.equal(run.stderr, 'xdg-open: Waiting for confirmation in VS Code…\n');
     });
   });
 

@@ -98,7 +98,8 @@ describe('Toolbox extension', () => {
     assert.ok(shell.container.startsWith(`${prefix}-`), `container ${shell.container} carries the test prefix`);
     const info = await docker().getContainer(shell.containerId).inspect();
     assert.equal(info.State.Running, true);
-    assert.equal(info.Config.Hostname, shell.containerId.slice(0, 12));
+    // The host name is the container's name, not its id (docs/decisions/0012-container-host-name-and-shell.md).
+    assert.equal(info.Config.Hostname, shell.container);
 
     shell.terminal.sendText('echo "host=$(uname -n)"');
     const transcript = () => `The terminal shows:\n${shell.pty.transcript}`;

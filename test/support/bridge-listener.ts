@@ -24,6 +24,8 @@ export interface BridgeReply {
   body?: unknown;
   /** Never answer (the connection stays open until the listener closes). */
   hang?: boolean;
+  /** Answer after this many milliseconds (a user who takes a while to decide). */
+  delayMs?: number;
 }
 
 export interface BridgeListenerOptions {
@@ -53,7 +55,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function serve(transport: Transport, options: BridgeListenerOptions, requests: RecordedRequest[]): Server {
   return createServer((req, res) => {
-    void readBody(req).then((body) => {
+    void readBody(req).then(async (body) => {
       const recorded: RecordedRequest = {
         transport,
         method: req.method ?? '',
@@ -65,6 +67,7 @@ function serve(transport: Transport, options: BridgeListenerOptions, requests: R
       requests.push(recorded);
       const reply = options.reply(recorded);
       if (reply.hang) return;
+      if (reply.delayMs !== undefined) await new Promise((r) => setTimeout(r, reply.delayMs));
       if (reply.body === undefined) {
         res.writeHead(reply.status).end();
       } else if (typeof reply.body === 'string') {

@@ -10,14 +10,17 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { credentialRoute } from '../../extension/src/bridge/credential';
+import { openRoute } from '../../extension/src/bridge/open';
 import {
   BRIDGE_FILES,
+  CONCURRENCY_LIMITS,
   CONTAINER,
   CREDENTIAL_LIMITS_MS,
   EDITORS,
   ENV,
   FIELDS,
   HOST_DOCKER_INTERNAL,
+  OPEN_LIMITS_MS,
   PROXIMO_HOST_ONLY,
   REQUEST_CONTENT_TYPE,
   ROUTES,
@@ -388,8 +391,8 @@ describe('shim contract', () => {
       {
         what: 'JSON composed with printf',
         file: 'xdg-open',
-        from: 'bridge_post /open "$body" 5',
-        to: 'body=$(printf \'{"url":"%s"}\' "$url")\nbridge_post /open "$body" 5',
+        from: 'bridge_post /open "$body" 195',
+        to: 'body=$(printf \'{"url":"%s"}\' "$url")\nbridge_post /open "$body" 195',
         expect: /builds JSON with printf/,
       },
     ];
@@ -456,5 +459,21 @@ describe('contract: /credential time limits (issue 11: the shim must not give up
       SHIM_MAX_TIME_S.credential * 1000 > RUN_LIMITS_MS.credential + SERVER_TIMEOUTS_MS.write,
       `shim --max-time ${SHIM_MAX_TIME_S.credential} s <= route ${RUN_LIMITS_MS.credential} ms + write ${SERVER_TIMEOUTS_MS.write} ms`,
     );
+  });
+});
+
+describe("contract: /open waits for the user's answer in VS Code (issue 13, item 2)", () => {
+  it('gives the user minutes, not seconds, and the shim outlasts the route', () => {
+    assert.equal(RUN_LIMITS_MS.open, OPEN_LIMITS_MS.confirm);
+    assert.ok(OPEN_LIMITS_MS.confirm >= 60_000, `${OPEN_LIMITS_MS.confirm} ms is too short to read a dialog and decide`);
+    assert.equal(openRoute.runLimitMs, RUN_LIMITS_MS.open);
+    assert.ok(
+      SHIM_MAX_TIME_S.open * 1000 > RUN_LIMITS_MS.open + SERVER_TIMEOUTS_MS.write,
+      `shim --max-time ${SHIM_MAX_TIME_S.open} s <= route ${RUN_LIMITS_MS.open} ms + write ${SERVER_TIMEOUTS_MS.write} ms`,
+    );
+  });
+
+  it('runs one /open per workspace at a time, so a container cannot stack up dialogs', () => {
+    assert.equal(CONCURRENCY_LIMITS.open, 1);
   });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
   cleanPath,
+  containerHostname,
   namedShellName,
   sanitizeShellName,
   workspaceContainerName,
@@ -228,4 +229,21 @@ describe('cleanPath follows Go filepath.Clean', () => {
   for (const [input, want] of cases) {
     it(`cleans "${input}" to "${want}"`, () => assert.equal(cleanPath(input), want));
   }
+});
+
+describe('containerHostname (issue 13, item 10)', () => {
+  const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+  it('keeps a container name that already is one DNS label', () => {
+    assert.equal(containerHostname('toolbox-proj-0a1b2c3d'), 'toolbox-proj-0a1b2c3d');
+  });
+  it('folds dots, underscores and capitals, trims hyphens at the ends, and caps the label at 63 characters', () => {
+    assert.equal(containerHostname('toolbox-named-infra.peer'), 'toolbox-named-infra-peer');
+    assert.equal(containerHostname('Tbx_Test.Named'), 'tbx-test-named');
+    assert.equal(containerHostname(`toolbox-${'a'.repeat(54)}-b-c`), `toolbox-${'a'.repeat(54)}`);
+    for (const name of ['-x-', `${'y'.repeat(62)}.z`, '___', 'a..b', `toolbox-named-${'q'.repeat(49)}.peer`]) {
+      assert.match(containerHostname(name), label, name);
+      assert.ok(containerHostname(name).length <= 63);
+    }
+    assert.equal(containerHostname('___'), 'toolbox');
+  });
 });

@@ -86,6 +86,7 @@ describe('planSession: a typical workspace', () => {
   it('produces the exact create spec the engine sends', () => {
     assert.deepEqual(plan.create, {
       name: `toolbox-proj-${h8('/home/u/proj\x00profile=\x00peer=1')}`,
+      Hostname: `toolbox-proj-${h8('/home/u/proj\x00profile=\x00peer=1')}`,
       Image: 'toolbox-runtime:test',
       Cmd: ['/bin/zsh'],
       Env: [
@@ -94,6 +95,7 @@ describe('planSession: a typical workspace', () => {
         'CLAUDE_REMOTE_CONTROL_SESSION_NAME_PREFIX=proj',
         'TOOLBOX_HOST_AGENT_HOME=/home/u/.toolbox',
         'TOOLBOX_HOST_CODEX_HOME=/home/u/.toolbox/.codex',
+        'SHELL=/bin/zsh',
         'ALPHA=a',
         'ZED=1',
       ],
@@ -430,6 +432,7 @@ describe('planSession: switches', () => {
       'TOOLBOX_PROXIMO_CA=/etc/ssl/proximo-ca.pem',
       'TOOLBOX_HOST_AGENT_HOME=/home/u/.toolbox',
       'TOOLBOX_HOST_CODEX_HOME=/home/u/.toolbox/.codex',
+      'SHELL=/bin/zsh',
       'A=1',
     ]);
     assert.deepEqual(plan.create.HostConfig.ExtraHosts, [
@@ -467,6 +470,27 @@ describe('planSession: switches', () => {
     );
     assert.equal(plan.name, 'toolbox-named-infra.peer');
     assert.deepEqual(plan.create.Env.slice(-3), ['A=top', 'B=shell', 'C=shell']);
+  });
+
+  it("names the host after the container, as one RFC 1123 label: a named shell's .peer becomes -peer (issue 13, item 10)", () => {
+    const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+    const named = planSession(request({ namedShell: 'Infra' }), hostFacts()).plan;
+    assert.equal(named.create.Hostname, 'toolbox-named-infra-peer');
+    const long = planSession(request({ namedShell: 'x'.repeat(49) }), hostFacts()).plan;
+    assert.ok(long.name.length > 63, long.name);
+    assert.equal(long.create.Hostname, long.name.slice(0, 63).replace(/[.]/g, '-').replace(/-+$/, ''));
+    for (const plan of [named, long, planSession(request({ workspace: '/home/u/Ünïcode Proj' }), hostFacts()).plan]) {
+      assert.match(plan.create.Hostname, label, plan.create.Hostname);
+    }
+  });
+
+  it('sets SHELL to the shell it runs, unless the user env sets its own', () => {
+    assert.ok(planSession(request({}), hostFacts()).plan.create.Env.includes('SHELL=/bin/zsh'));
+    const own = planSession(request({}, { env: { SHELL: '/bin/bash' } }), hostFacts()).plan.create.Env;
+    assert.deepEqual(
+      own.filter((e) => e.startsWith('SHELL=')),
+      ['SHELL=/bin/bash'],
+    );
   });
 
   it('refuses a relative workspace path', () => {

@@ -88,6 +88,15 @@ function throwIfSessionGone(err: Error, record: SessionRecord): void {
   }
 }
 
+/**
+ * The shell's environment: the terminal type, and the plan's SHELL again, so that a shell in a
+ * container created before the plan set SHELL (or by the CLI, which sets none) has it too.
+ */
+function shellEnv(create: { Env: string[] }): string[] {
+  const shell = create.Env.find((e) => e.startsWith(`${ENV.shell}=`));
+  return shell === undefined ? SHELL_ENV : [...SHELL_ENV, shell];
+}
+
 export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private connection: Promise<EngineConnection> | undefined;
   /** Custom images the preflight already checked (by image id), for this window's lifetime. */
@@ -224,7 +233,12 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       progress: (message: string) => progress.step(message),
       signal,
     });
-    const command: ShellCommand = { cmd: plan.shellCmd, user: plan.create.User, workdir: plan.create.WorkingDir, env: SHELL_ENV };
+    const command: ShellCommand = {
+      cmd: plan.shellCmd,
+      user: plan.create.User,
+      workdir: plan.create.WorkingDir,
+      env: shellEnv(plan.create),
+    };
     const { docker } = engine;
     const holder = holderAddress(bridge?.runDir, plan.create.User);
     const held = await this.heldTransport(opened.id, opened.name, holder, progress);
@@ -633,6 +647,7 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Engine
           deps.log[level](text);
         },
         openInEditor: editor.openInEditor,
+        openUntitled: editor.openUntitled,
         openExternal: editor.openExternal,
         credentialConsent,
       })).ensureWorkspace(registration),

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PROBE, RATE_LIMITS, REFUSAL_LOG } from '../contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PROBE, BRIDGE_SWEEP, RATE_LIMITS, REFUSAL_LOG } from '../contract/constants';
 import type { BridgeMount } from '../contract/types';
 import { CredentialAuthority, GrantState, type ConsentPrompt, type KeyValueState } from './credentialConsent';
 import { TokenBucket } from './gate';
@@ -21,6 +21,7 @@ import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
 import { aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
 import type { BucketRates, EditorActions, RouteDeps, WorkspaceBinding } from './route';
 import { createBridgeServer, type BridgeLog, type ListenerScope } from './server';
+import { sweepStaleSockets, type SweepLimits } from './sweep';
 import {
   assertSocketPathFits,
   chooseRunDir,
@@ -53,6 +54,8 @@ export interface BridgeHubOptions extends EditorActions {
   refusalLog?: RefusalLogOptions;
   /** Bounds of the liveness probe of an existing socket; default BRIDGE_PROBE. */
   probeLimits?: ProbeLimits;
+  /** Bounds of the sweep of stale sockets at start (sweep.ts); default BRIDGE_SWEEP. */
+  sweepLimits?: SweepLimits;
   /**
    * Consent for /credential: where grants persist (default: memory, this hub's lifetime) and who
    * asks the user (default: no one, so only the folder's own remote hosts are served).
@@ -164,6 +167,8 @@ export class BridgeHub {
   private tcp?: Promise<{ server: Server; port: number }>;
   private tcpPort: number | undefined;
   private disposed = false;
+  /** The sweep of stale sockets, once per run-dir parent (sweep.ts). */
+  private readonly sweeps = new Map<string, Promise<void>>();
   private readonly deps: RouteDeps;
   private readonly refusals: RefusalLog;
   private readonly log: BridgeLog;
@@ -185,6 +190,7 @@ export class BridgeHub {
       home: options.home,
       env: options.env ?? process.env,
       openInEditor: options.openInEditor,
+      openUntitled: options.openUntitled,
       openExternal: options.openExternal,
       proximoFallbackDirs: options.proximoFallbackDirs,
     };
@@ -244,6 +250,7 @@ export class BridgeHub {
     ensurePrivateDir(choice.parent, uid);
     ensurePrivateDir(choice.runDir, uid);
     const key = ensureHubKey(choice.parent, uid);
+    await this.sweepOnce(choice.parent);
 
     // Another window may already serve this workspace: use it, but only once it proved it holds
     // the hub key. The run dir is writable from the container, so anything else answering there
@@ -329,26 +336,58 @@ export class BridgeHub {
     return this.tcp.then((t) => t.port);
   }
 
+  /** Removes the sockets that windows gone without shutting down left under `parent`, once. */
+  private sweepOnce(parent: string): Promise<void> {
+    let sweep = this.sweeps.get(parent);
+    if (sweep === undefined) {
+      sweep = sweepStaleSockets(parent, this.options.sweepLimits ?? BRIDGE_SWEEP).then(
+        (removed) => {
+          if (removed.length > 0) {
+            this.log({
+              kind: 'info',
+              message: `Removed ${removed.length} stale bridge socket(s) that no window listens on any more: ${removed.join(', ')}.`,
+            });
+          }
+        },
+        (error: Error) => this.log({ kind: 'warn', message: `Could not sweep stale bridge sockets in ${parent}: ${error.message}` }),
+      );
+      this.sweeps.set(parent, sweep);
+    }
+    return sweep;
+  }
+
+  /** Unlinks the socket this hub bound for `entry` and its port file, if they are still ours. */
+  private releaseFiles(entry: WorkspaceEntry): void {
+    try {
+      if (entry.socketPath !== undefined && entry.socketIno !== undefined) unlinkOwnSocket(entry.socketPath, entry.socketIno);
+    } catch (error) {
+      this.log({ kind: 'warn', message: (error as Error).message });
+    }
+    if (entry.stateDir !== undefined && this.tcpPort !== undefined) removePortFile(entry.stateDir, this.tcpPort);
+  }
+
   private *boundWorkspaces(): Iterable<WorkspaceBinding> {
     for (const entry of this.workspaces.values()) if (entry.binding !== undefined) yield entry.binding;
   }
 
-  /** Closes every listener, unlinks our sockets and port files. Tokens stay (never rotated). */
+  /**
+   * Closes every listener, unlinks our sockets and port files. Tokens stay (never rotated). The
+   * files go first, synchronously, before anything is awaited: the extension host may be killed
+   * before a shutdown that waits finishes, and a socket left behind looks like a bridge to the
+   * shims (the next hub sweeps such leftovers, sweep.ts).
+   */
   async dispose(): Promise<void> {
     this.disposed = true;
     const entries = [...this.workspaces.values()];
     this.workspaces.clear();
+    for (const entry of entries) this.releaseFiles(entry);
     await Promise.all(entries.map((e) => e.ready.catch(() => undefined)));
     await Promise.all(
       entries.map(async (entry) => {
         if (entry.server === undefined) return;
         await closeServer(entry.server);
-        try {
-          if (entry.socketPath !== undefined) unlinkOwnSocket(entry.socketPath, entry.socketIno);
-        } catch (error) {
-          this.log({ kind: 'warn', message: (error as Error).message });
-        }
-        if (entry.stateDir !== undefined && this.tcpPort !== undefined) removePortFile(entry.stateDir, this.tcpPort);
+        // A start that was still running above has bound its socket since.
+        this.releaseFiles(entry);
       }),
     );
     if (this.tcp !== undefined) {

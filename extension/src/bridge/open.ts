@@ -1,12 +1,17 @@
 /**
  * /open: a URL from the container opened by the host's browser (through the injected action).
+ * VS Code may first ask the user whether to open the site; the route waits for that answer (up to
+ * OPEN_LIMITS_MS.confirm) and answers 204 when the URL was opened, 403 when the user cancelled
+ * (the shim exits non-zero with "cancelled in VS Code"), 502 when the host failed or nobody
+ * answered in time. One request per workspace at a time (CONCURRENCY_LIMITS.open), so a
+ * container cannot stack up dialogs.
  * What is forwarded is the URL as the WHATWG parser serialised it, the one that was checked, never
  * the raw text: `https://good.example\t@evil.example/` is one URL to the checker (tabs are
  * stripped) and could be another to the next parser that reads the raw string.
  */
 import { z } from 'zod';
 import { BODY_LIMITS, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../contract/constants';
-import { failed, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
+import { DeadlineError, failed, forbidden, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
 
 const MAX_URL_CHARS = 8192;
 
@@ -50,11 +55,18 @@ export const openRoute: Route = {
     if ('refusal' in parsed) return parsed.refusal;
     const checked = checkUrl(parsed.value.url);
     if ('refusal' in checked) return refused(`Refused to open the URL: ${checked.refusal}.`);
+    let opened;
     try {
-      await withDeadline(deps.openExternal(checked.href), RUN_LIMITS_MS.open, 'Opening the URL');
+      opened = await withDeadline(deps.openExternal(checked.href), RUN_LIMITS_MS.open, 'Opening the URL');
     } catch (error) {
+      if (error instanceof DeadlineError) {
+        return failed(
+          `Nobody answered VS Code's question about opening the URL within ${RUN_LIMITS_MS.open / 1000} s, so it was not opened from here.`,
+        );
+      }
       return failed(`The host could not open the URL: ${(error as Error).message}`);
     }
+    if (opened === false) return forbidden('Cancelled in VS Code: the user chose not to open the URL.');
     return { status: 204 };
   },
 };

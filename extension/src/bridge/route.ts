@@ -35,7 +35,16 @@ export interface WorkspaceBinding {
 export interface EditorActions {
   /** Opens a file in an editor tab, or reveals a folder, in this window. */
   openInEditor(hostPath: string, isDirectory: boolean): Promise<void> | void;
-  openExternal(url: string): Promise<void> | void;
+  /**
+   * Opens a new, unsaved editor bound to `hostPath`, a file that does not exist yet (an untitled
+   * document with that path): nothing is written until the user saves.
+   */
+  openUntitled(hostPath: string): Promise<void> | void;
+  /**
+   * Opens a URL in the host's browser. May wait for the user (VS Code asks before opening a site
+   * it does not trust); `false` means the user cancelled, anything else that it was opened.
+   */
+  openExternal(url: string): Promise<boolean | void> | boolean | void;
 }
 
 /** What /credential asks before host git runs (credentialConsent.ts's CredentialAuthority). */
@@ -90,11 +99,14 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): { value: T } 
   return result.success ? { value: result.data } : { refusal: refused(describeIssue(result.error)) };
 }
 
-/** Awaits an injected callback, failing with a timeout error after `ms`. */
+/** What withDeadline rejects with when the time is up (the work itself may still finish later). */
+export class DeadlineError extends Error {}
+
+/** Awaits an injected callback, failing with a DeadlineError after `ms`. */
 export async function withDeadline<T>(work: Promise<T> | T, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
+    timer = setTimeout(() => reject(new DeadlineError(`${what} did not finish within ${ms / 1000} s`)), ms);
   });
   try {
     return await Promise.race([Promise.resolve(work), timeout]);

@@ -181,7 +181,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
     sendText(
       res,
       503,
-      `Busy: ${route.path} is already handling ${running} requests from this workspace (the limit is ${limit}); wait for one to finish and retry.`,
+      `Busy: ${route.path} is already handling ${running} ${running === 1 ? 'request' : 'requests'} from this workspace (the limit is ${limit}); wait for ${running === 1 ? 'it' : 'one'} to finish and retry.`,
     );
     return { status: 503, workspace: ws, detail: `${route.path} concurrency limit ${limit} reached` };
   }

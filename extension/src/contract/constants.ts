@@ -163,12 +163,22 @@ export const CREDENTIAL_LIMITS_MS = {
   denyMemory: 5 * 60_000,
 } as const;
 
+/**
+ * /open's time budget, in milliseconds. VS Code may ask the user whether to open the site (its
+ * link protection dialog); the route waits for that answer this long, and the shim's --max-time
+ * outlasts it plus the server's write timeout, so the shim reports the user's answer, not a
+ * time-out of its own (test/unit/contract.test.ts). Past it, the shim says nobody answered.
+ */
+export const OPEN_LIMITS_MS = {
+  confirm: 180_000,
+} as const;
+
 /** A workspace's `.git/config` larger than this is not read for its remotes (it is container-writable). */
 export const GIT_CONFIG_READ_LIMIT = 64 * 1024;
 
 /** How long the host side may run for each route, in milliseconds. */
 export const RUN_LIMITS_MS = {
-  open: 5_000,
+  open: OPEN_LIMITS_MS.confirm,
   edit: 5_000,
   proximo: 120_000,
   credential: CREDENTIAL_LIMITS_MS.consent + CREDENTIAL_LIMITS_MS.git,
@@ -176,7 +186,7 @@ export const RUN_LIMITS_MS = {
 
 /** Client-side (shim) `curl --max-time` per route, in seconds: run limit plus slack. */
 export const SHIM_MAX_TIME_S = {
-  open: 5,
+  open: 195,
   edit: 5,
   proximo: 135,
   credential: 65,
@@ -209,10 +219,11 @@ export const CONNECTION_LIMITS = {
 
 /**
  * Requests of one workspace a route runs at the same time; the next one is answered 503 (busy)
- * without starting anything. /proximo and /credential each run a host process per request.
+ * without starting anything. /proximo and /credential each run a host process per request;
+ * /open runs one at a time, so a container cannot stack up VS Code's "open this website?" dialogs.
  */
 export const CONCURRENCY_LIMITS = {
-  open: 4,
+  open: 1,
   edit: 4,
   proximo: 4,
   credential: 4,
@@ -247,6 +258,17 @@ export const BRIDGE_PROBE = {
   keyFile: 'hub.key',
 } as const;
 
+/**
+ * The sweep of stale bridge sockets when a hub starts: a window that exited without shutting its
+ * bridge down leaves `bridge.sock` in its run dir. At most `maxRunDirs` run dirs are looked at,
+ * and a socket counts as stale only when connecting to it is refused; one that accepts, or does
+ * not answer within `connectMs`, is left alone.
+ */
+export const BRIDGE_SWEEP = {
+  maxRunDirs: 256,
+  connectMs: 1_000,
+} as const;
+
 /** The media type every bridge POST must declare (the shims send it; browsers' simple requests cannot). */
 export const REQUEST_CONTENT_TYPE = 'application/json';
 
@@ -272,6 +294,8 @@ export const ENV = {
   gitCredentialBridge: 'GIT_CREDENTIAL_BRIDGE',
   cliVersion: 'TOOLBOX_CLI_VERSION',
   managedStatusline: 'TOOLBOX_MANAGED_STATUSLINE',
+  /** The user's shell, for programs that start one (the container's own command, /bin/zsh). */
+  shell: 'SHELL',
 } as const;
 
 /**

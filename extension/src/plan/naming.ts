@@ -10,7 +10,7 @@
  * prefix exercises exactly the slug production would compute.
  */
 import { createHash } from 'node:crypto';
-import { NAMING, OBJECT_SUFFIX } from '../contract/constants';
+import { NAME_PREFIX, NAMING, OBJECT_SUFFIX } from '../contract/constants';
 import type { ObjectNames } from '../contract/types';
 
 export interface WorkspaceNameOptions {
@@ -180,4 +180,21 @@ export function absoluteWorkspace(p: string): string {
     );
   }
   return cleanPath(p);
+}
+
+/** The longest DNS label (RFC 1123): a container's host name is one label. */
+export const MAX_HOSTNAME_CHARS = 63;
+
+/**
+ * The container's host name, from its name (the prompt shows it instead of a container id): one
+ * RFC 1123 label, lower case letters, digits and inner hyphens, at most 63 characters. A named
+ * shell's `.peer` becomes `-peer`: a dot would split the name into a host and a domain.
+ */
+export function containerHostname(containerName: string): string {
+  const label = containerName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, MAX_HOSTNAME_CHARS)
+    .replace(/^-+|-+$/g, '');
+  return label === '' ? NAME_PREFIX : label;
 }

@@ -5,7 +5,7 @@
  */
 import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts } from './mounts';
-import { absoluteWorkspace, cleanPath, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
+import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
 import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
 import type { ToolboxConfig } from '../config/model';
@@ -45,9 +45,11 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
 
   const create: ContainerCreateSpec = {
     name,
+    // Upstream sets none, so its prompt shows the container id (docs/decisions/0012-container-host-name-and-shell.md).
+    Hostname: containerHostname(name),
     Image: req.image,
     Cmd: shellCmd,
-    Env: sessionEnv(req, workspace, mp.workingDir, agentHomes(mp.mounts)),
+    Env: sessionEnv(req, workspace, mp.workingDir, agentHomes(mp.mounts), shellCmd),
     User: `${host.uid}:${host.gid}`,
     WorkingDir: mp.workingDir,
     Tty: true,
@@ -124,6 +126,7 @@ function sessionEnv(
   workspace: string,
   workingDir: string,
   homes: { agentHome?: string; codexHome?: string },
+  shellCmd: string[],
 ): string[] {
   const env = [`${ENV.hostWorkspace}=${workspace}`, `${ENV.pwd}=${workingDir}`, `${ENV.remoteControlPrefix}=${workspaceSlug(workspace)}`];
   // 2. SDD vars (TOOLBOX_SDD_*): not emitted — the extension has no `sdd:` support yet.
@@ -138,6 +141,9 @@ function sessionEnv(
   if (homes.codexHome !== undefined) env.push(`${ENV.hostCodexHome}=${homes.codexHome}`);
 
   const user: Record<string, string> = { ...req.config.env, ...namedShellEnv(req) };
+  // Not upstream's: docker exec sets no SHELL, and programs that start "the user's shell" (an
+  // agent's shell tool, tmux, vim's :shell) need it. The user's own `env: SHELL` wins.
+  if (!(ENV.shell in user)) env.push(`${ENV.shell}=${shellCmd[0]}`);
   for (const key of Object.keys(user).sort()) env.push(`${key}=${user[key]}`);
   return env;
 }

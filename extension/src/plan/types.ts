@@ -41,6 +41,8 @@ export interface PlannedMount {
 /** The Docker ContainerCreate body (the subset we set), exactly as the engine will send it. */
 export interface ContainerCreateSpec {
   name: string;
+  /** The container's host name (the prompt shows it): the name as one DNS label. */
+  Hostname: string;
   Image: string;
   Cmd: string[];
   Env: string[];
