@@ -304,7 +304,7 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       };
       const before = await running();
       assert.equal(before.length, 1, `one shell container runs: ${before.join(', ')}`);
-      await runCommand('Toolbox: Stop All Toolbox Containers');
+      await runCommand('Toolbox: Stop Every Container…');
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor({ timeout: 30_000 });
       const text = (await dialog.innerText()) as string;

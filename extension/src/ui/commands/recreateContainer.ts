@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { TreeNode } from '../tree/render';
+import { confirmDestructive, isConfirmed } from './confirm';
 import type { CommandServices, ToolboxCommand } from './types';
 
 /** Stops a drifted container and opens its folder's shell again with the current settings. */
@@ -17,9 +18,10 @@ export async function stopAndReopen(s: CommandServices, name: string, folder: st
   return shell;
 }
 
+/** Recreate Drifted Container…: asks first (Enter keeps it running) unless given `{ confirmed: true }`. */
 export const recreateContainer: ToolboxCommand = {
   id: 'toolbox.recreateContainer',
-  run: async (s, arg) => {
+  run: async (s, arg, options) => {
     const node = arg as TreeNode | undefined;
     const finding = node?.container
       ? s.refresh.state.findings.find((f) => f.container.id === node.container?.id)
@@ -28,6 +30,15 @@ export const recreateContainer: ToolboxCommand = {
     if (!container) {
       void vscode.window.showInformationMessage('No drifted toolbox container in this window.');
       return undefined;
+    }
+    if (!isConfirmed(options)) {
+      const ok = await confirmDestructive(
+        `Restart ${container.name} with this folder's settings?`,
+        'Toolbox stops it, which closes its open shells and ends the programs running in them, in every window, ' +
+          'then opens a new shell in a new container. The files in your folder are kept.',
+        'Restart',
+      );
+      if (!ok) return undefined;
     }
     return stopAndReopen(s, container.name, finding?.folder ?? container.workspace);
   },
