@@ -3,8 +3,11 @@ import type { TreeNode } from '../tree/render';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { CommandServices, ToolboxCommand } from './types';
 
-/** Stops a drifted container and opens its folder's shell again with the current settings. */
-export async function stopAndReopen(s: CommandServices, name: string, folder: string | undefined) {
+/**
+ * Stops a drifted container and opens its folder's shell again: with the current settings, or
+ * with `peer` as a per-run choice (a container that was opened that way).
+ */
+export async function stopAndReopen(s: CommandServices, name: string, folder: string | undefined, peer?: boolean) {
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Stopping ${name}…` }, () =>
     s.backend.stopContainer(name),
   );
@@ -12,7 +15,7 @@ export async function stopAndReopen(s: CommandServices, name: string, folder: st
   s.shells.closeTerminalsOf([name]);
   await s.refresh.refreshNow();
   if (!folder) return undefined;
-  const shell = await s.shells.openTerminal({ folder });
+  const shell = await s.shells.openTerminal(peer === undefined ? { folder } : { folder, peer });
   if (shell) s.refresh.noteShellOpened();
   await s.refresh.refreshNow();
   return shell;
@@ -40,6 +43,6 @@ export const recreateContainer: ToolboxCommand = {
       );
       if (!ok) return undefined;
     }
-    return stopAndReopen(s, container.name, finding?.folder ?? container.workspace);
+    return stopAndReopen(s, container.name, finding?.folder ?? container.workspace, container.peerRun);
   },
 };

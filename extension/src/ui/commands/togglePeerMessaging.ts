@@ -1,19 +1,77 @@
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { readHostFacts } from '../../backend/hostFacts';
+import { tildePath } from '../../plan/posture';
 import { pickFolder } from '../folders';
+import { settingScopeText } from '../model';
 import type { ToolboxCommand } from './types';
 
-/** Flips the folder-scoped toolbox.peerMessaging; it applies to the next shell. */
+/**
+ * Turns peer messaging the other way for a folder, after asking where to write it: the folder's
+ * .vscode/settings.json (toolbox.peerMessaging, VS Code only) or the project's .toolbox.yaml
+ * (peer_messaging:, which the toolbox CLI reads too). Says where it wrote. It applies to the
+ * next shell; a running container with the other setting is then shown as drifted.
+ */
 export const togglePeerMessaging: ToolboxCommand = {
   id: 'toolbox.togglePeerMessaging',
   run: async (s, arg) => {
     const folder = await pickFolder(arg);
     if (!folder) return;
-    const current = await s.backend.peerWanted(folder);
+    const setting = await s.backend.peerSetting(folder);
+    const next = !setting.on;
+    const word = next ? 'on' : 'off';
+    if (!setting.projectFileUsable) {
+      throw new Error(
+        'This workspace is not trusted, so Toolbox ignores its .vscode/settings.json and .toolbox.yaml. Trust the workspace (Workspaces: Manage Workspace Trust), or set toolbox.peerMessaging in your user settings.',
+      );
+    }
+    const home = readHostFacts(process.env).home;
+    const settingsFile = join(folder, '.vscode', 'settings.json');
+    const projectFile = setting.projectFile ?? join(folder, '.toolbox.yaml');
+    const shown = (file: string) => vscode.workspace.asRelativePath(file, false);
+    // A setting in the user or workspace settings wins over .toolbox.yaml: writing there would change nothing.
+    const overridden = setting.source.from === 'setting' && setting.source.scope !== 'folder' ? setting.source.scope : undefined;
+    const inSettings: vscode.QuickPickItem = {
+      label: `$(settings-gear) ${shown(settingsFile)}`,
+      description: 'VS Code only',
+      detail: `Sets "toolbox.peerMessaging": ${next} in this folder's settings. The toolbox CLI does not read it.`,
+    };
+    const inYaml: vscode.QuickPickItem = {
+      label: `$(file) ${tildePath(shown(projectFile), home)}`,
+      description: 'VS Code and the toolbox CLI',
+      detail:
+        `Sets peer_messaging: ${next} in ${setting.projectFile ? 'this file' : 'a new file in the folder'}, which you can commit to share it` +
+        (setting.source.from === 'setting'
+          ? ", and removes the toolbox.peerMessaging setting from this folder's settings, which would win over it."
+          : '.'),
+    };
+    const picked = await vscode.window.showQuickPick(overridden ? [inSettings] : [inSettings, inYaml], {
+      title: `Turn peer messaging ${word} for this folder`,
+      placeHolder: overridden
+        ? `Where to write it (${settingScopeText(overridden)} set toolbox.peerMessaging, which wins over .toolbox.yaml)`
+        : 'Where to write it? It applies to the next shell.',
+    });
+    if (!picked) return;
     const config = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
-    await config.update('peerMessaging', !current, vscode.ConfigurationTarget.WorkspaceFolder);
-    s.log.info(`Peer messaging ${!current ? 'on' : 'off'} for ${folder}; it applies to the next shell.`);
-    void vscode.window.showInformationMessage(
-      `Toolbox: peer messaging is now ${!current ? 'on' : 'off'} for this folder. It applies to the next shell; a running container with the other setting is marked as drifted.`,
+    let written: string;
+    if (picked === inYaml) {
+      written = await s.backend.writeProjectPeerMessaging(folder, next);
+      if (setting.source.from === 'setting') {
+        await config.update('peerMessaging', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+        if (!vscode.workspace.workspaceFile) await config.update('peerMessaging', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+    } else {
+      await config.update('peerMessaging', next, vscode.ConfigurationTarget.WorkspaceFolder);
+      written = settingsFile;
+    }
+    s.log.info(`Peer messaging ${word} for ${folder}: written to ${written}; it applies to the next shell.`);
+    await s.refresh.refreshNow();
+    const open = 'Open File';
+    const answer = await vscode.window.showInformationMessage(
+      `Peer messaging is now ${word} for this folder (written to ${shown(written)}). It applies to the next shell; ` +
+        'a running container with the other setting is marked in the status bar.',
+      open,
     );
+    if (answer === open) await vscode.window.showTextDocument(vscode.Uri.file(written));
   },
 };
