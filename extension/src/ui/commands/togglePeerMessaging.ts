@@ -34,16 +34,15 @@ export const togglePeerMessaging: ToolboxCommand = {
     const inSettings: vscode.QuickPickItem = {
       label: `$(settings-gear) ${shown(settingsFile)}`,
       description: 'VS Code only',
-      detail: `Sets "toolbox.peerMessaging": ${next} in this folder's settings. The toolbox CLI does not read it.`,
+      detail: `Sets "toolbox.peerMessaging": ${next} for this folder. The toolbox CLI ignores it.`,
     };
     const inYaml: vscode.QuickPickItem = {
       label: `$(file) ${tildePath(shown(projectFile), home)}`,
       description: 'VS Code and the toolbox CLI',
       detail:
-        `Sets peer_messaging: ${next} in ${setting.projectFile ? 'this file' : 'a new file in the folder'}, which you can commit to share it` +
-        (setting.source.from === 'setting'
-          ? ", and removes the toolbox.peerMessaging setting from this folder's settings, which would win over it."
-          : '.'),
+        setting.source.from === 'setting'
+          ? `Sets peer_messaging: ${next} there and removes the folder's toolbox.peerMessaging setting, which would win.`
+          : `Sets peer_messaging: ${next} ${setting.projectFile ? 'in this file' : 'in a new file'}; commit it to share it.`,
     };
     const picked = await vscode.window.showQuickPick(overridden ? [inSettings] : [inSettings, inYaml], {
       title: `Turn peer messaging ${word} for this folder`,
