@@ -13,7 +13,8 @@ export const endShell: ToolboxCommand = {
     if (!isConfirmed(options)) {
       const ok = await confirmDestructive(
         `End the shell "${node?.label}" in ${record.container}?`,
-        `Its processes get SIGHUP, as when its terminal is closed${node?.shell?.attached ? ' (terminals showing it close)' : ''}. When it is the container's last shell, the container is removed too.`,
+        `The programs running in it end, as when its terminal is closed${node?.shell?.attached ? ' (terminals showing it close)' : ''}. ` +
+          "When it is the container's last shell, the container is removed too; the files in your folder are kept.",
         'End Shell',
         'Keep Shell',
       );
