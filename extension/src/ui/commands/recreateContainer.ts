@@ -35,12 +35,14 @@ export const recreateContainer: ToolboxCommand = {
       return undefined;
     }
     if (!isConfirmed(options)) {
-      const ok = await confirmDestructive(
-        `Restart ${container.name} with this folder's settings?`,
-        'Toolbox stops it, which closes its open shells and ends the programs running in them, in every window, ' +
-          'then opens a new shell in a new container. The files in your folder are kept.',
-        'Restart',
-      );
+      const ok = finding
+        ? await confirmDestructive(finding.notice.message, finding.notice.detail, 'Restart')
+        : await confirmDestructive(
+            `Restart ${container.name}?`,
+            'Toolbox stops it, which closes its open shells and ends the programs running in them, in every window, ' +
+              'then opens a new shell in a new container. The files in your folder are kept.',
+            'Restart',
+          );
       if (!ok) return undefined;
     }
     return stopAndReopen(s, container.name, finding?.folder ?? container.workspace, container.peerRun);

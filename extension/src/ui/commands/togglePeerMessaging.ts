@@ -29,8 +29,14 @@ export const togglePeerMessaging: ToolboxCommand = {
     const settingsFile = join(folder, '.vscode', 'settings.json');
     const projectFile = setting.projectFile ?? join(folder, '.toolbox.yaml');
     const shown = (file: string) => vscode.workspace.asRelativePath(file, false);
-    // A setting in the user or workspace settings wins over .toolbox.yaml: writing there would change nothing.
-    const overridden = setting.source.from === 'setting' && setting.source.scope !== 'folder' ? setting.source.scope : undefined;
+    // A setting in the user or workspace settings, or TOOLBOX_PEER_MESSAGING, wins over .toolbox.yaml:
+    // writing there would change nothing (config/resolve.ts has the order).
+    const overridden =
+      setting.source.from === 'env'
+        ? `the ${setting.source.variable} environment variable is set`
+        : setting.source.from === 'setting' && setting.source.scope !== 'folder'
+          ? `${settingScopeText(setting.source.scope)} set toolbox.peerMessaging`
+          : undefined;
     const inSettings: vscode.QuickPickItem = {
       label: `$(settings-gear) ${shown(settingsFile)}`,
       description: 'VS Code only',
@@ -47,7 +53,7 @@ export const togglePeerMessaging: ToolboxCommand = {
     const picked = await vscode.window.showQuickPick(overridden ? [inSettings] : [inSettings, inYaml], {
       title: `Turn peer messaging ${word} for this folder`,
       placeHolder: overridden
-        ? `Where to write it (${settingScopeText(overridden)} set toolbox.peerMessaging, which wins over .toolbox.yaml)`
+        ? `Where to write it (${overridden}, which wins over .toolbox.yaml)`
         : 'Where to write it? It applies to the next shell.',
     });
     if (!picked) return;
