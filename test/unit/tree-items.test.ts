@@ -224,7 +224,17 @@ describe('the folder row of the Peer Messaging view (issue 13, item 6)', () => {
     const item = folderPeerItem('/src/app', off, '', false);
     assert.deepEqual([item.label, item.description, item.contextValue], ['This folder: off', 'from .toolbox.yaml', 'folderPeer.off']);
     const set = folderPeerItem('/src/app', { on: false, source: { from: 'setting', scope: 'folder' }, projectFileUsable: true }, '', false);
-    assert.equal(set.description, "from the toolbox.peerMessaging setting in this folder's .vscode/settings.json");
+    assert.equal(set.description, 'from .vscode/settings.json');
+    assert.match(set.tooltip, /Set by the toolbox\.peerMessaging setting in this folder's \.vscode\/settings\.json\./);
+    const user = folderPeerItem('/src/app', { on: false, source: { from: 'setting', scope: 'user' }, projectFileUsable: true }, '', false);
+    assert.equal(user.description, 'from user settings');
+    const env = folderPeerItem(
+      '/src/app',
+      { on: false, source: { from: 'env', variable: 'TOOLBOX_PEER_MESSAGING' }, projectFileUsable: true },
+      '',
+      false,
+    );
+    assert.equal(env.description, 'from TOOLBOX_PEER_MESSAGING');
     assert.match(set.tooltip, /Toggle Peer Messaging for This Folder… asks where to write/);
     assert.match(set.tooltip, /\.toolbox\.yaml \(peer_messaging:, read by the toolbox CLI too/);
   });

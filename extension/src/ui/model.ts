@@ -119,6 +119,13 @@ export function peerSourceText(source: PeerSettingSource, folder: string, home: 
   }
 }
 
+/** `peerSourceText` short enough for a tree row: "from .vscode/settings.json", "from user settings". */
+export function peerSourceShort(source: PeerSettingSource, folder: string, home: string): string {
+  if (source.from === 'env') return `from ${source.variable}`;
+  if (source.from !== 'setting') return peerSourceText(source, folder, home);
+  return source.scope === 'folder' ? 'from .vscode/settings.json' : `from ${source.scope} settings`;
+}
+
 /** Where a VS Code setting of that scope is kept, in words. */
 export function settingScopeText(scope: 'folder' | 'workspace' | 'user'): string {
   switch (scope) {

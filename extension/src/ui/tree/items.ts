@@ -6,6 +6,7 @@
 import type { PeerDriftKind } from '../../plan/drift';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import {
+  peerSourceShort,
   peerSourceText,
   settingScopeText,
   type AgentSessionSummary,
@@ -108,6 +109,7 @@ export function folderPeerItem(
 ): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
   const name = several ? folder.split(/[\\/]/).filter(Boolean).pop() || folder : 'This folder';
   const source = peerSourceText(setting.source, folder, home);
+  const short = peerSourceShort(setting.source, folder, home);
   const where =
     setting.source.from === 'setting'
       ? `Set by the toolbox.peerMessaging setting in ${settingScopeText(setting.source.scope)}.`
@@ -120,7 +122,7 @@ export function folderPeerItem(
     'The toolbox.peerMessaging setting wins over .toolbox.yaml.';
   return {
     label: `${name}: ${setting.on ? 'on' : 'off'}`,
-    description: source,
+    description: short,
     icon: { id: setting.on ? 'broadcast' : 'circle-slash' },
     contextValue: `folderPeer.${setting.on ? 'on' : 'off'}`,
     tooltip: [`Peer messaging for ${folder}: ${setting.on ? 'on' : 'off'}.`, where, 'It applies to the next shell.', '', toggle].join('\n'),
