@@ -166,7 +166,7 @@ describe('Toolbox extension', () => {
     assert.ok(toolbox.shells.some((sh) => sh.containerId === named.containerId));
   });
 
-  it('Stop All Toolbox Containers stops every shell and the anchor, and keeps the socket volume', async () => {
+  it('Stop Every Container… stops every shell and the anchor, and keeps the socket volume', async () => {
     await api();
     const names = objectNames(prefix);
     await vscode.commands.executeCommand('toolbox.openShell');
