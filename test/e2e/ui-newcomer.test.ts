@@ -172,8 +172,12 @@ describe('Toolbox for a newcomer (issue 13)', { skip: uiTestsSkip }, () => {
       await item.click();
       await toast.locator('.monaco-button', { hasText: /^Restart$/ }).click();
       await item.waitFor({ state: 'detached', timeout: LONG });
+      // The old container goes first, then the new shell opens: wait for the new container.
+      let after = await running();
+      for (const end = Date.now() + LONG; Date.now() < end && (after.length !== 1 || after[0] === name); after = await running()) {
+        await page.waitForTimeout(500);
+      }
       await activeTerminal().waitFor({ timeout: LONG });
-      const after = await running();
       assert.equal(after.length, 1, `one container again: ${after.join(', ')}`);
       assert.notEqual(after[0], name, 'peer messaging is part of the name, so it is a new container');
       await shot('drift-restarted');
