@@ -6,6 +6,7 @@ import {
   driftStatus,
   findDrift,
   folderOf,
+  projectFileOverriddenBy,
   sortForWorkspacesView,
   type ContainerSummary,
   type PeerSetting,
@@ -272,6 +273,21 @@ describe('the folder row of the Peer Messaging view (issue 13, item 6)', () => {
     const re = /viewItem =~ \/(.*)\/$/.exec(inline.when)![1]!;
     assert.match('folderPeer.off', new RegExp(re));
     assert.doesNotMatch('anchor.running', new RegExp(re));
+  });
+});
+
+describe('where Toggle may write (issue 13, item 6)', () => {
+  it('offers .toolbox.yaml unless something that wins over it decides', () => {
+    assert.equal(projectFileOverriddenBy({ from: 'default' }), undefined);
+    assert.equal(projectFileOverriddenBy({ from: 'project-file', file: '/src/app/.toolbox.yaml' }), undefined);
+    assert.equal(projectFileOverriddenBy({ from: 'user-file', file: '/home/u/.toolbox.yaml' }), undefined);
+    assert.equal(projectFileOverriddenBy({ from: 'setting', scope: 'folder' }), undefined, 'the toggle removes the folder setting');
+    assert.equal(projectFileOverriddenBy({ from: 'setting', scope: 'user' }), 'your user settings set toolbox.peerMessaging');
+    assert.equal(projectFileOverriddenBy({ from: 'setting', scope: 'workspace' }), 'the workspace settings set toolbox.peerMessaging');
+    assert.equal(
+      projectFileOverriddenBy({ from: 'env', variable: 'TOOLBOX_PEER_MESSAGING' }),
+      'the TOOLBOX_PEER_MESSAGING environment variable is set',
+    );
   });
 });
 

@@ -126,6 +126,17 @@ export function peerSourceShort(source: PeerSettingSource, folder: string, home:
   return source.scope === 'folder' ? 'from .vscode/settings.json' : `from ${source.scope} settings`;
 }
 
+/**
+ * Why a toggle written to .toolbox.yaml would change nothing for the folder, or undefined when it
+ * would work: TOOLBOX_PEER_MESSAGING or a user/workspace setting wins over the project file
+ * (config/resolve.ts has the order). A folder setting does not count: the toggle removes it.
+ */
+export function projectFileOverriddenBy(source: PeerSettingSource): string | undefined {
+  if (source.from === 'env') return `the ${source.variable} environment variable is set`;
+  if (source.from === 'setting' && source.scope !== 'folder') return `${settingScopeText(source.scope)} set toolbox.peerMessaging`;
+  return undefined;
+}
+
 /** Where a VS Code setting of that scope is kept, in words. */
 export function settingScopeText(scope: 'folder' | 'workspace' | 'user'): string {
   switch (scope) {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { readHostFacts } from '../../backend/hostFacts';
 import { tildePath } from '../../plan/posture';
 import { pickFolder } from '../folders';
-import { settingScopeText } from '../model';
+import { projectFileOverriddenBy } from '../model';
 import type { ToolboxCommand } from './types';
 
 /**
@@ -29,14 +29,8 @@ export const togglePeerMessaging: ToolboxCommand = {
     const settingsFile = join(folder, '.vscode', 'settings.json');
     const projectFile = setting.projectFile ?? join(folder, '.toolbox.yaml');
     const shown = (file: string) => vscode.workspace.asRelativePath(file, false);
-    // A setting in the user or workspace settings, or TOOLBOX_PEER_MESSAGING, wins over .toolbox.yaml:
-    // writing there would change nothing (config/resolve.ts has the order).
-    const overridden =
-      setting.source.from === 'env'
-        ? `the ${setting.source.variable} environment variable is set`
-        : setting.source.from === 'setting' && setting.source.scope !== 'folder'
-          ? `${settingScopeText(setting.source.scope)} set toolbox.peerMessaging`
-          : undefined;
+    // Writing .toolbox.yaml would change nothing when something above it decides: not offered then.
+    const overridden = projectFileOverriddenBy(setting.source);
     const inSettings: vscode.QuickPickItem = {
       label: `$(settings-gear) ${shown(settingsFile)}`,
       description: 'VS Code only',
