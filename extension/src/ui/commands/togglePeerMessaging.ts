@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { readHostFacts } from '../../backend/hostFacts';
 import { tildePath } from '../../plan/posture';
@@ -42,7 +42,9 @@ export const togglePeerMessaging: ToolboxCommand = {
       detail:
         setting.source.from === 'setting'
           ? `Sets peer_messaging: ${next} there and removes the folder's toolbox.peerMessaging setting, which would win.`
-          : `Sets peer_messaging: ${next} ${setting.projectFile ? 'in this file' : 'in a new file'}; commit it to share it.`,
+          : setting.projectFile && dirname(setting.projectFile) !== resolve(folder)
+            ? `Sets peer_messaging: ${next} there, for every folder under ${tildePath(dirname(setting.projectFile), home)}.`
+            : `Sets peer_messaging: ${next} ${setting.projectFile ? 'in this file' : 'in a new file'}; commit it to share it.`,
     };
     const picked = await vscode.window.showQuickPick(overridden ? [inSettings] : [inSettings, inYaml], {
       title: `Turn peer messaging ${word} for this folder`,
