@@ -93,7 +93,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   });
   const sessions = new SessionStore(context.workspaceState);
   const shells = new ShellLauncher(backend, sessions, log);
-  const refresh = new RefreshManager(backend, windowFolders, log);
+  const refresh = new RefreshManager(backend, windowFolders, log, readHostFacts(process.env).home);
   const statusBar = new DriftStatusBar();
   context.subscriptions.push(backend, shells, refresh, statusBar);
 
@@ -103,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const home = readHostFacts(process.env).home;
   const views: Array<[string, NodeTreeProvider]> = [
     ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home))],
-    ['toolbox.peer', new NodeTreeProvider(peerNodes)],
+    ['toolbox.peer', new NodeTreeProvider((s) => peerNodes(s, home))],
     ['toolbox.proximo', new NodeTreeProvider((s) => proximoNodes(s, windowFolders()))],
   ];
   const treeViews: vscode.TreeView<unknown>[] = [];

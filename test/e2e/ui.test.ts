@@ -89,7 +89,11 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
     'warns in the status bar when the setting no longer matches the running container, and fixes it',
     { timeout: LONG },
     scenario('drift', async () => {
-      await runCommand('Toolbox: Toggle Peer Messaging for This Folder');
+      await runCommand('Toolbox: Toggle Peer Messaging for This Folder…');
+      // It asks where to write: this folder's .vscode/settings.json is the first choice.
+      const where = page.locator('.quick-input-list .monaco-list-row', { hasText: 'settings.json' });
+      await where.waitFor({ timeout: 15_000 });
+      await where.click();
       const item = statusItem();
       await item.waitFor({ timeout: 30_000 });
       const text = (await item.innerText()) as string;
@@ -97,7 +101,7 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       await shot('drift-warning');
 
       await item.click();
-      const fix = page.locator('.notification-toast .monaco-button', { hasText: /^Stop .* and reopen$/ });
+      const fix = page.locator('.notification-toast .monaco-button', { hasText: /^Restart$/ });
       await fix.waitFor({ timeout: 15_000 });
       await shot('drift-actions');
       await fix.click();
@@ -304,7 +308,7 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       };
       const before = await running();
       assert.equal(before.length, 1, `one shell container runs: ${before.join(', ')}`);
-      await runCommand('Toolbox: Stop All Toolbox Containers');
+      await runCommand('Toolbox: Stop Every Container…');
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor({ timeout: 30_000 });
       const text = (await dialog.innerText()) as string;

@@ -137,7 +137,7 @@ describe('Toolbox extension', () => {
     const closed = new Set<vscode.Terminal>();
     const sub = vscode.window.onDidCloseTerminal((t) => closed.add(t));
     try {
-      await vscode.commands.executeCommand('toolbox.stopContainer', first.container);
+      await vscode.commands.executeCommand('toolbox.stopContainer', first.container, { confirmed: true });
       await waitFor('both terminals to close', () => closed.has(first.terminal) && closed.has(second.terminal));
       assert.ok(!toolbox.shells.some((s) => s.containerId === first.containerId), 'closed shells are no longer listed');
     } finally {
@@ -167,7 +167,7 @@ describe('Toolbox extension', () => {
     assert.ok(toolbox.shells.some((sh) => sh.containerId === named.containerId));
   });
 
-  it('Stop All Toolbox Containers stops every shell and the anchor, and keeps the socket volume', async () => {
+  it('Stop Every Container… stops every shell and the anchor, and keeps the socket volume', async () => {
     await api();
     const names = objectNames(prefix);
     await vscode.commands.executeCommand('toolbox.openShell');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyTurnOff, type EffectiveLists } from '../../extension/src/config/edit';
+import { applyTurnOff, setPeerMessaging, type EffectiveLists } from '../../extension/src/config/edit';
+import { parseConfigFile } from '../../extension/src/config/parse';
 import { resolveConfig } from '../../extension/src/config/resolve';
 import { objectNames } from '../../extension/src/contract/objects';
 import { planMounts } from '../../extension/src/plan/mounts';
@@ -116,5 +117,32 @@ describe('applyTurnOff', () => {
   it('refuses a file that is not a mapping or not YAML', () => {
     assert.throws(() => applyTurnOff('- a\n- b\n', off('ssh'), none, NOTE, USER), /its top level is not a mapping/);
     assert.throws(() => applyTurnOff('a: [\n', off('ssh'), none, NOTE, USER), /not valid YAML/);
+  });
+});
+
+describe('setPeerMessaging (issue 13, item 6)', () => {
+  const note = 'Set in the Toolbox view.';
+  const peerOf = (text: string) => parseConfigFile(text, '/p/.toolbox.yaml').layer.peerMessaging;
+
+  it('adds peer_messaging with a comment and keeps the rest of the file', () => {
+    const before = '# my project\nimage: ghcr.io/me/img:1 # pinned\n';
+    const after = setPeerMessaging(before, false, note);
+    assert.equal(after, '# my project\nimage: ghcr.io/me/img:1 # pinned\n# Set in the Toolbox view.\npeer_messaging: false\n');
+    assert.equal(peerOf(after), false);
+  });
+
+  it('changes an existing value in place, its comments kept', () => {
+    const after = setPeerMessaging('peer_messaging: true # team default\nproximo: false\n', false, note);
+    assert.equal(after, 'peer_messaging: false # team default\nproximo: false\n');
+    assert.equal(peerOf(setPeerMessaging(after, true, note)), true);
+  });
+
+  it('creates the content of an empty or missing file', () => {
+    assert.equal(setPeerMessaging('', true, note), '# Set in the Toolbox view.\npeer_messaging: true\n');
+  });
+
+  it('refuses a file that is not a mapping or not YAML, rather than overwrite it', () => {
+    assert.throws(() => setPeerMessaging('- a\n- b\n', false, note), /top level is not a mapping/);
+    assert.throws(() => setPeerMessaging('a: [\n', false, note), /not valid YAML/);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
-import { explicitSetting, resolveConfig, type ResolveInput } from '../../extension/src/config/resolve';
+import { explicitSetting, explicitSettingScope, resolveConfig, type ResolveInput } from '../../extension/src/config/resolve';
 
 const USER = '/home/u/.toolbox.yaml';
 const PROJECT = '/home/u/proj/.toolbox.yaml';
@@ -174,5 +174,19 @@ describe('explicitSetting', () => {
   it('honours only the user value in an untrusted workspace', () => {
     assert.equal(explicitSetting({ workspaceFolderValue: false, workspaceValue: false }, false), undefined);
     assert.equal(explicitSetting({ globalValue: true, workspaceFolderValue: false }, false), true);
+  });
+});
+
+describe('explicitSettingScope', () => {
+  it('names the scope of the value explicitSetting takes', () => {
+    assert.equal(explicitSettingScope({ globalValue: true, workspaceValue: true, workspaceFolderValue: false }, true), 'folder');
+    assert.equal(explicitSettingScope({ globalValue: true, workspaceValue: false }, true), 'workspace');
+    assert.equal(explicitSettingScope({ globalValue: false }, true), 'user');
+    assert.equal(explicitSettingScope({}, true), undefined);
+  });
+
+  it('ignores the folder and workspace values in an untrusted workspace, as explicitSetting does', () => {
+    assert.equal(explicitSettingScope({ globalValue: true, workspaceFolderValue: false }, false), 'user');
+    assert.equal(explicitSettingScope({ workspaceFolderValue: false }, false), undefined);
   });
 });

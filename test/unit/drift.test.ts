@@ -1,6 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  driftAgainstPlan,
+  openDriftNotice,
+  peerRunOf,
   driftWarning,
   missingSocketVolume,
   peerDrift,
@@ -128,6 +131,47 @@ describe('drift warnings', () => {
     assert.equal(
       peerSetupWarning('the anchor could not start'),
       'peer messaging: the anchor could not start — starting this shell without it',
+    );
+  });
+});
+
+describe('peerRunOf: the per-run label as read from the engine', () => {
+  it('takes only the two exact values', () => {
+    assert.equal(peerRunOf({ 'dev.toolbox.peer-run': 'on' }), true);
+    assert.equal(peerRunOf({ 'dev.toolbox.peer-run': 'off' }), false);
+    for (const odd of ['ON', 'true', '1', ' on', '', 'on\n']) assert.equal(peerRunOf({ 'dev.toolbox.peer-run': odd }), undefined, odd);
+    assert.equal(peerRunOf({ 'dev.toolbox.peer-run': 1 as unknown as string }), undefined);
+    assert.equal(peerRunOf(undefined), undefined);
+    assert.equal(peerRunOf(null), undefined);
+    assert.equal(peerRunOf({ 'dev.toolbox.workspace': '/src' }), undefined);
+  });
+});
+
+describe('openDriftNotice: what an open shows the user (issue 13, item 4)', () => {
+  it('says what differs and the fix in a sentence, without backticks or the CLI', () => {
+    const kinds = ['joined-but-planned-off', 'planned-on-but-outside', 'missing-socket-volume', 'missing-port'] as const;
+    for (const kind of kinds) {
+      const text = openDriftNotice({ kind, container: 'toolbox-proj-1234abcd', port: '127.0.0.1:8080 (container port 80/tcp)' }, names);
+      assert.match(text, /^The container toolbox-proj-1234abcd /);
+      assert.match(
+        text,
+        /To fix it, stop the container \(Toolbox: Stop Container…\) and open the shell again; its open shells will close\.$/,
+      );
+      assert.doesNotMatch(text, /`|toolbox stop/);
+    }
+  });
+
+  it('names the missing port, which driftAgainstPlan records', () => {
+    const plan = {
+      name: 'toolbox-proj-1234abcd',
+      peer: false,
+      create: { HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }] } } },
+    } as unknown as Parameters<typeof driftAgainstPlan>[1];
+    const [d] = driftAgainstPlan({ HostConfig: { PidMode: '' } }, plan, names, undefined);
+    assert.equal(d?.port, '127.0.0.1:8080 (container port 80/tcp)');
+    assert.match(
+      openDriftNotice(d!, names),
+      /does not publish port 127\.0\.0\.1:8080 \(container port 80\/tcp\) that this folder asks for/,
     );
   });
 });

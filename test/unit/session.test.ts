@@ -387,6 +387,20 @@ describe('planSession: the workspace mirror', () => {
   }
 });
 
+describe('planSession: a per-run peer override (issue 13, item 5)', () => {
+  it('labels the container with what that open asked for', () => {
+    assert.deepEqual(planSession(request({ peer: true, peerOverride: true }), hostFacts()).plan.create.Labels, {
+      'dev.toolbox.workspace': '/home/u/proj',
+      'dev.toolbox.peer-run': 'on',
+    });
+    assert.equal(planSession(request({ peer: false, peerOverride: true }), hostFacts()).plan.create.Labels['dev.toolbox.peer-run'], 'off');
+  });
+
+  it('sets no label when the folder setting decided', () => {
+    assert.deepEqual(Object.keys(planSession(request({ peer: false }), hostFacts()).plan.create.Labels), ['dev.toolbox.workspace']);
+  });
+});
+
 describe('planSession: switches', () => {
   it('peer off: bare-path name, no PidMode and no socket volume', () => {
     const { plan } = planSession(request({ peer: false }), hostFacts());

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { driftWarning } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
-import { driftStatus, findDrift, folderOf, sortForWorkspacesView, type ContainerSummary } from '../../extension/src/ui/model';
+import {
+  driftStatus,
+  findDrift,
+  folderOf,
+  projectFileOverriddenBy,
+  sortForWorkspacesView,
+  type ContainerSummary,
+  type PeerSetting,
+  type PeerSettingSource,
+} from '../../extension/src/ui/model';
 import {
   anchorItem,
   containerContextValue,
@@ -10,6 +19,7 @@ import {
   containerIcon,
   containerTooltip,
   errorItem,
+  folderPeerItem,
   proximoWorkspaceDescription,
   reachGroupItem,
   reachItem,
@@ -110,6 +120,177 @@ describe('drift findings for this window', () => {
   });
 });
 
+describe('per-run containers (issue 13, item 5)', () => {
+  const folderOff = new Map([['/src/app', false]]);
+
+  it('are not drift when they match what their own open asked for, whatever the folder says', () => {
+    // Opened with "with Peer Messaging (this run)" while the folder is set to off: in the namespace, as asked.
+    const perRunOn = container({ name: 'toolbox-app-run', peerRun: true });
+    assert.deepEqual(findDrift([perRunOn], anchorId, folderOff, names), []);
+    // Opened "without Peer Messaging (this run)" while the folder wants peers: outside, as asked.
+    const perRunOff = container({ name: 'toolbox-app-solo', peerRun: false, pidMode: '', peer: false, mountsSocketVolume: false });
+    assert.deepEqual(findDrift([perRunOff], anchorId, new Map([['/src/app', true]]), names), []);
+  });
+
+  it('the same container without the label (opened with the setting) is drift once the folder says otherwise', () => {
+    const found = findDrift([container({ name: 'toolbox-app-run' })], anchorId, folderOff, names);
+    assert.deepEqual(
+      found.map((f) => [f.container.name, f.drift, f.perRun]),
+      [['toolbox-app-run', 'joined-but-planned-off', false]],
+    );
+  });
+
+  it('are drift when they no longer match their own request (the anchor was restarted)', () => {
+    const stale = container({ name: 'toolbox-app-run', peerRun: true, pidMode: 'container:0ldanch0r000', peer: false });
+    const [f] = findDrift([stale], anchorId, folderOff, names);
+    assert.equal(f?.drift, 'planned-on-but-outside');
+    assert.equal(f?.perRun, true);
+    assert.equal(f?.want, true, 'the fix reopens it with peer messaging on, as that run asked');
+    assert.match(
+      f?.notice.message ?? '',
+      /was opened with peer messaging on for that run, but it is no longer in the shared namespace \(the peer anchor was restarted\)/,
+    );
+  });
+
+  it('are shown as such in the tree', () => {
+    assert.equal(containerDescription({ container: container({ peerRun: true }), inThisWindow: true }), 'running · peer on (this run)');
+    assert.equal(
+      containerDescription({ container: container({ peerRun: false, peer: false }), inThisWindow: true }),
+      'running · peer off (this run)',
+    );
+    assert.match(containerTooltip({ container: container({ peerRun: true }), inThisWindow: true }), /for that run only/);
+  });
+});
+
+describe('drift notices (issue 13, item 4)', () => {
+  const setting = (from: PeerSettingSource, on = false): PeerSetting => ({ on, source: from, projectFileUsable: true });
+  const noticeFor = (s: PeerSetting, c = container()) => findDrift([c], anchorId, new Map([['/src/app', s]]), names, '/home/u')[0]!.notice;
+
+  it('read as sentences a newcomer understands: a capital first, no backticks, no CLI, the question the fix answers', () => {
+    const cases = [
+      noticeFor(setting({ from: 'setting', scope: 'folder' })),
+      noticeFor(setting({ from: 'default' }, true), container({ pidMode: '', peer: false })),
+      noticeFor(setting({ from: 'default' }, true), container({ mountsSocketVolume: false })),
+      noticeFor(setting({ from: 'default' }, true), container({ pidMode: 'container:0ldanch0r000', peer: false })),
+    ];
+    for (const n of cases) {
+      assert.match(n.message, /^[A-Z]/);
+      assert.doesNotMatch(n.message + n.detail, /`|toolbox stop|^peer messaging: /);
+      assert.match(n.message, /Restart it\? Its open shells will close\.$/);
+    }
+    assert.equal(
+      cases[0]!.message,
+      'The container toolbox-app-1234abcd still has peer messaging on; this folder is now set to off. Restart it? Its open shells will close.',
+    );
+    assert.equal(
+      cases[1]!.message,
+      'The container toolbox-app-1234abcd still has peer messaging off; this folder is now set to on. Restart it? Its open shells will close.',
+    );
+  });
+
+  it('details add which setting, set where, what the container has now and what a restart does', () => {
+    const d = noticeFor(setting({ from: 'setting', scope: 'folder' })).detail;
+    assert.match(
+      d,
+      /This folder's peer messaging is off \(from the toolbox\.peerMessaging setting in this folder's \.vscode\/settings\.json\)\./,
+    );
+    assert.match(d, /It runs in the shared PID namespace of the peer anchor and mounts the shared inbox volume toolbox-cc-socks\./);
+    assert.match(
+      d,
+      /Restart stops toolbox-app-1234abcd, which closes its open shells and ends the programs running in them, in every window, then opens a new shell with peer messaging off\./,
+    );
+    assert.match(noticeFor(setting({ from: 'project-file', file: '/src/app/.toolbox.yaml' })).detail, /\(from \.toolbox\.yaml\)/);
+    assert.match(
+      noticeFor(setting({ from: 'project-file', file: '/home/u/src/.toolbox.yaml' })).detail,
+      /\(from ~\/src\/\.toolbox\.yaml\)/,
+    );
+    assert.match(noticeFor(setting({ from: 'user-file', file: '/home/u/.toolbox.yaml' })).detail, /\(from ~\/\.toolbox\.yaml\)/);
+    assert.match(
+      noticeFor(setting({ from: 'env', variable: 'TOOLBOX_PEER_MESSAGING' })).detail,
+      /from the TOOLBOX_PEER_MESSAGING environment variable/,
+    );
+    assert.match(noticeFor(setting({ from: 'setting', scope: 'user' })).detail, /setting in your user settings/);
+  });
+});
+
+describe('the folder row of the Peer Messaging view (issue 13, item 6)', () => {
+  const on: PeerSetting = { on: true, source: { from: 'default' }, projectFileUsable: true };
+  const off: PeerSetting = { on: false, source: { from: 'project-file', file: '/src/app/.toolbox.yaml' }, projectFileUsable: true };
+
+  it("shows this folder's setting and where it comes from", () => {
+    assert.deepEqual(
+      [folderPeerItem('/src/app', on, '', false).label, folderPeerItem('/src/app', on, '', false).description],
+      ['This folder: on', 'default'],
+    );
+    const item = folderPeerItem('/src/app', off, '', false);
+    assert.deepEqual([item.label, item.description, item.contextValue], ['This folder: off', 'from .toolbox.yaml', 'folderPeer.off']);
+    const set = folderPeerItem('/src/app', { on: false, source: { from: 'setting', scope: 'folder' }, projectFileUsable: true }, '', false);
+    assert.equal(set.description, 'from .vscode/settings.json');
+    assert.match(set.tooltip, /Set by the toolbox\.peerMessaging setting in this folder's \.vscode\/settings\.json\./);
+    const user = folderPeerItem('/src/app', { on: false, source: { from: 'setting', scope: 'user' }, projectFileUsable: true }, '', false);
+    assert.equal(user.description, 'from user settings');
+    const env = folderPeerItem(
+      '/src/app',
+      { on: false, source: { from: 'env', variable: 'TOOLBOX_PEER_MESSAGING' }, projectFileUsable: true },
+      '',
+      false,
+    );
+    assert.equal(env.description, 'from TOOLBOX_PEER_MESSAGING');
+    assert.match(set.tooltip, /Toggle Peer Messaging for This Folder… asks where to write/);
+    assert.match(set.tooltip, /\.toolbox\.yaml \(peer_messaging:, read by the toolbox CLI too/);
+  });
+
+  it('names the folder when the window has several, and comes first in the view', () => {
+    assert.equal(folderPeerItem('/src/app', on, '', true).label, 'app: on');
+    const snapshot = {
+      containers: [],
+      anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
+      volume: { name: 'toolbox-cc-socks', exists: false },
+      members: [],
+      sessions: [],
+    };
+    const nodes = peerNodes({
+      snapshot,
+      wantPeer: new Map(),
+      peerSettings: new Map([['/src/app', off]]),
+      findings: [],
+      loading: false,
+      takenAt: 0,
+    });
+    assert.equal(nodes[0]?.label, 'This folder: off');
+    assert.equal(nodes[0]?.folder, '/src/app', 'Toggle takes the folder from the row');
+    assert.equal(nodes[1]?.id, 'anchor');
+  });
+
+  it('has the toggle on its line in package.json', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+      contributes: { menus: Record<string, Array<{ command: string; when?: string; group?: string }>> };
+    };
+    const inline = pkg.contributes.menus['view/item/context']!.find(
+      (m) => m.command === 'toolbox.togglePeerMessaging' && m.group?.startsWith('inline'),
+    );
+    assert.ok(inline?.when);
+    const re = /viewItem =~ \/(.*)\/$/.exec(inline.when)![1]!;
+    assert.match('folderPeer.off', new RegExp(re));
+    assert.doesNotMatch('anchor.running', new RegExp(re));
+  });
+});
+
+describe('where Toggle may write (issue 13, item 6)', () => {
+  it('offers .toolbox.yaml unless something that wins over it decides', () => {
+    assert.equal(projectFileOverriddenBy({ from: 'default' }), undefined);
+    assert.equal(projectFileOverriddenBy({ from: 'project-file', file: '/src/app/.toolbox.yaml' }), undefined);
+    assert.equal(projectFileOverriddenBy({ from: 'user-file', file: '/home/u/.toolbox.yaml' }), undefined);
+    assert.equal(projectFileOverriddenBy({ from: 'setting', scope: 'folder' }), undefined, 'the toggle removes the folder setting');
+    assert.equal(projectFileOverriddenBy({ from: 'setting', scope: 'user' }), 'your user settings set toolbox.peerMessaging');
+    assert.equal(projectFileOverriddenBy({ from: 'setting', scope: 'workspace' }), 'the workspace settings set toolbox.peerMessaging');
+    assert.equal(
+      projectFileOverriddenBy({ from: 'env', variable: 'TOOLBOX_PEER_MESSAGING' }),
+      'the TOOLBOX_PEER_MESSAGING environment variable is set',
+    );
+  });
+});
+
 describe('workspaces view ordering', () => {
   it('lists this window folders first, hides infrastructure and containers being removed', () => {
     const list = [
@@ -152,7 +333,7 @@ describe('status bar drift warning', () => {
     const list = [container({ name: 'toolbox-app-1' }), container({ name: 'toolbox-app-2', id: 'other' })];
     const status = driftStatus(findDrift(list, anchorId, new Map([['/src/app', false]]), names));
     assert.equal(status?.text, '$(warning) toolbox-app-1 drifted +1');
-    assert.match(status?.tooltip ?? '', /toolbox stop toolbox-app-1/);
+    assert.match(status?.tooltip ?? '', /^The container toolbox-app-1 still has peer messaging on; this folder is now set to off\./);
   });
 
   it('disappears when nothing drifted', () => {

@@ -8,6 +8,7 @@ import type { ShellExec } from '../engine/exec';
 import type { HolderAddress } from '../engine/sessions';
 import type { OpenAction } from '../engine/open';
 import type { HostReach } from '../plan/posture';
+import type { SettingScope } from '../config/resolve';
 
 export interface ShellRequest {
   /** Absolute host path of the workspace folder. */
@@ -134,6 +135,24 @@ export interface Snapshot {
   sessions: AgentSessionSummary[];
 }
 
+/** Where a folder's peer-messaging choice comes from (the highest layer that sets it, config/resolve.ts). */
+export type PeerSettingSource =
+  | { from: 'default' }
+  | { from: 'user-file'; file: string }
+  | { from: 'project-file'; file: string }
+  | { from: 'env'; variable: string }
+  | { from: 'setting'; scope: SettingScope };
+
+/** A folder's peer-messaging choice now, and where it comes from. */
+export interface PeerSetting {
+  on: boolean;
+  source: PeerSettingSource;
+  /** The project .toolbox.yaml that applies to the folder (maybe in a parent directory), if any. */
+  projectFile?: string;
+  /** A project .toolbox.yaml can be read and written (the workspace is trusted). */
+  projectFileUsable: boolean;
+}
+
 export interface ToolboxBackend {
   readonly names: ObjectNames;
   /** Reads the folder's config and names its container; throws on a config error. No Docker, no files written. */
@@ -146,6 +165,13 @@ export interface ToolboxBackend {
   shellEnded(container: { id: string; name: string; holder?: HolderAddress }): Promise<void>;
   /** Whether the folder's settings want peer messaging now. */
   peerWanted(folder: string): Promise<boolean>;
+  /** The same choice, with where it comes from (for the Peer Messaging view and the toggle). */
+  peerSetting(folder: string): Promise<PeerSetting>;
+  /**
+   * Writes `peer_messaging: <on>` into the folder's project .toolbox.yaml (the one that applies,
+   * or a new one in the folder), keeping its comments. Returns the file written.
+   */
+  writeProjectPeerMessaging(folder: string, on: boolean): Promise<string>;
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
@@ -183,6 +209,11 @@ export interface ContainerSummary {
   pidMode: string;
   /** Joined the current anchor's PID namespace. */
   peer: boolean;
+  /**
+   * What a per-run override asked for when this container was opened (LABELS.peerRun); undefined
+   * when it was opened with the folder's setting (or by the CLI, which sets no label).
+   */
+  peerRun?: boolean;
   /** Mounts the peer socket volume at the contract's socket dir. */
   mountsSocketVolume: boolean;
   /** Host workspace folder, from the container's TOOLBOX_HOST_WORKSPACE. */

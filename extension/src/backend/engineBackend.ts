@@ -5,9 +5,10 @@
 import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { findProjectConfig, loadConfig, nodeConfigFs, processOwner, writeConfigFile } from '../config/files';
-import { applyTurnOff } from '../config/edit';
+import { applyTurnOff, setPeerMessaging } from '../config/edit';
 import { formatIssue, parseConfigFile } from '../config/parse';
-import { explicitSetting } from '../config/resolve';
+import { explicitSetting, explicitSettingScope } from '../config/resolve';
+import { PEER_MESSAGING_ENV } from '../config/env';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
@@ -31,7 +32,7 @@ import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
-import { missingSocketVolume } from '../plan/drift';
+import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
@@ -45,6 +46,8 @@ import { findProximoBinary } from '../proximo/binary';
 import type {
   ContainerKind,
   ContainerSummary,
+  PeerSetting,
+  PeerSettingSource,
   PreparedShell,
   SessionProgress,
   SessionRecord,
@@ -148,6 +151,64 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     return (await this.readConfig(folder)).config.peerMessaging;
   }
 
+  async peerSetting(folder: string): Promise<PeerSetting> {
+    const home = this.deps.host().home;
+    const resolved = await this.readConfig(folder);
+    const trusted = vscode.workspace.isTrusted;
+    const projectFile = findProjectConfig(folder, home);
+    let source: PeerSettingSource;
+    switch (resolved.peerMessagingFrom) {
+      case 'default':
+        source = { from: 'default' };
+        break;
+      case 'user-file':
+        source = { from: 'user-file', file: join(home, HOST.userConfig) };
+        break;
+      case 'project-file':
+        source = { from: 'project-file', file: projectFile ?? join(folder, HOST.projectConfig) };
+        break;
+      case 'env':
+        source = { from: 'env', variable: PEER_MESSAGING_ENV };
+        break;
+      case 'setting': {
+        const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
+        const scope = explicitSettingScope(scoped.inspect<boolean>('peerMessaging'), trusted) ?? 'user';
+        // In a single-folder window the workspace settings are the folder's .vscode/settings.json.
+        source = { from: 'setting', scope: scope === 'workspace' && !vscode.workspace.workspaceFile ? 'folder' : scope };
+        break;
+      }
+    }
+    return { on: resolved.config.peerMessaging, source, ...(projectFile ? { projectFile } : {}), projectFileUsable: trusted };
+  }
+
+  async writeProjectPeerMessaging(folder: string, on: boolean): Promise<string> {
+    const home = this.deps.host().home;
+    if (!vscode.workspace.isTrusted) {
+      throw new Error(
+        'This workspace is not trusted, so its .toolbox.yaml is ignored. Trust the workspace first (Workspaces: Manage Workspace Trust).',
+      );
+    }
+    const existing = findProjectConfig(folder, home);
+    const file = existing ?? join(folder, HOST.projectConfig);
+    let before: string | undefined;
+    if (existing !== undefined) {
+      const read = await nodeConfigFs.read(existing, processOwner());
+      if (read.kind === 'refused') throw new Error(`${tildePath(existing, home)} ${read.why}`);
+      before = read.kind === 'text' ? read.text : undefined;
+    }
+    let text: string;
+    try {
+      text = setPeerMessaging(before ?? '', on, 'Peer messaging for this folder, set in the Toolbox view (the toolbox CLI reads it too).');
+    } catch (err) {
+      throw new Error(`${tildePath(file, home)} was not changed: ${(err as Error).message}.`, { cause: err });
+    }
+    const check = parseConfigFile(text, file, { home }).issues.find((i) => i.severity === 'error');
+    if (check) throw new Error(`The edit would break ${tildePath(file, home)} (${formatIssue(check, home)}); nothing was written.`);
+    await writeConfigFile(file, text, before);
+    this.deps.log.info(`Peer messaging ${on ? 'on' : 'off'} for ${folder}: wrote peer_messaging: ${on} into ${file}.`);
+    return file;
+  }
+
   async prepareShell(shell: ShellRequest): Promise<PreparedShell> {
     const host = this.deps.host();
     const resolved = await this.readConfig(shell.folder);
@@ -168,6 +229,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       workspace: shell.folder,
       config,
       peer: shell.peer ?? config.peerMessaging,
+      peerOverride: shell.peer !== undefined,
       namedShell: shell.namedShell,
       proximo,
       image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
@@ -248,8 +310,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       name: opened.name,
       action: opened.action,
       peerActive: opened.peerActive,
-      // Drift messages are already among the warnings (the engine picks the one to show).
-      warnings: opened.warnings,
+      // Drift messages are already among the warnings (the engine picks the one to show): the
+      // log keeps upstream's words, the user reads what differs and the fix.
+      warnings: opened.warnings.map((w) => {
+        const drift = opened.drift.find((d) => d.message === w);
+        if (!drift) return w;
+        this.deps.log.warn(w);
+        return openDriftNotice(drift, this.deps.names);
+      }),
       command,
       persistence: 'transport' in held ? { held: true, transport: held.transport.kind } : { held: false, reason: held.reason },
       start:
@@ -527,6 +595,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const hosts = ((info.HostConfig?.ExtraHosts ?? []) as string[])
       .map((h: string) => h.split(':')[0] ?? h)
       .filter((h) => h !== HOST_DOCKER_INTERNAL);
+    const peerRun = peerRunOf(info.Config?.Labels);
     return {
       id: c.id,
       name: c.name,
@@ -536,6 +605,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       kind,
       pidMode: c.pidMode,
       peer: c.peer,
+      ...(peerRun !== undefined ? { peerRun } : {}),
       workspace: c.workspace ?? ws,
       mountsSocketVolume: !missingSocketVolume(info.Mounts, names),
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),

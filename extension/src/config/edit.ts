@@ -116,3 +116,28 @@ function toFileEntry(m: MountOverride): Record<string, unknown> {
   if (m.disabled !== undefined) out.disabled = m.disabled;
   return out;
 }
+
+/**
+ * `text` with the top-level `peer_messaging:` set to `on` (upstream's key; the CLI reads it too),
+ * the rest of the file as it was. A new key gets `note` as a comment above it. Throws when the
+ * file is not valid YAML or its top level is not a mapping.
+ */
+export function setPeerMessaging(text: string, on: boolean, note: string): string {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new Error(`it is not valid YAML (${doc.errors[0]!.message.split('\n')[0]})`);
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+    doc.contents = doc.createNode({}) as unknown as typeof doc.contents;
+  }
+  if (!isMap(doc.contents)) throw new Error('its top level is not a mapping of configuration keys');
+  const map = doc.contents as YAMLMap;
+  const pair = map.items.find((p) => isScalar(p.key) && p.key.value === 'peer_messaging');
+  if (pair) {
+    if (isScalar(pair.value)) pair.value.value = on;
+    else pair.value = doc.createNode(on);
+    return doc.toString();
+  }
+  const key = doc.createNode('peer_messaging');
+  key.commentBefore = comment(note);
+  map.set(key, doc.createNode(on));
+  return doc.toString();
+}

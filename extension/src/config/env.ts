@@ -33,6 +33,9 @@ const envBoolSchema = z.string().transform((s, ctx) => {
   return value;
 });
 
+/** The variable that sets peer messaging (named in the Peer Messaging view when it decides). */
+export const PEER_MESSAGING_ENV = 'TOOLBOX_PEER_MESSAGING';
+
 /** Variable name → model key and the schema its text must pass. */
 const ENV_BINDINGS: ReadonlyArray<{ variable: string; key: keyof ToolboxConfig; schema: z.ZodType }> = [
   { variable: 'TOOLBOX_IMAGE', key: 'image', schema: imageSchema },
@@ -41,7 +44,7 @@ const ENV_BINDINGS: ReadonlyArray<{ variable: string; key: keyof ToolboxConfig; 
   { variable: 'TOOLBOX_MOUNTS_ROOT', key: 'mountsRoot', schema: mountsRootSchema },
   { variable: 'TOOLBOX_BRIDGE', key: 'bridge', schema: envBoolSchema },
   { variable: 'TOOLBOX_PROXIMO', key: 'proximo', schema: envBoolSchema },
-  { variable: 'TOOLBOX_PEER_MESSAGING', key: 'peerMessaging', schema: envBoolSchema },
+  { variable: PEER_MESSAGING_ENV, key: 'peerMessaging', schema: envBoolSchema },
 ];
 
 /** The variables this layer reads, for docs and the UI ("set by TOOLBOX_PULL"). */

@@ -89,6 +89,17 @@ export function explicitSetting<T>(inspected: InspectedSetting<T> | undefined, t
   return inspected.globalValue;
 }
 
+/** Where the value `explicitSetting` returns was set: VS Code's settings scopes, most specific first. */
+export type SettingScope = 'folder' | 'workspace' | 'user';
+
+/** The scope of the value `explicitSetting` picks (same order and trust rule); undefined when none. */
+export function explicitSettingScope<T>(inspected: InspectedSetting<T> | undefined, trusted: boolean): SettingScope | undefined {
+  if (!inspected) return undefined;
+  if (trusted && inspected.workspaceFolderValue !== undefined) return 'folder';
+  if (trusted && inspected.workspaceValue !== undefined) return 'workspace';
+  return inspected.globalValue !== undefined ? 'user' : undefined;
+}
+
 /** Plain objects merge key by key; anything else (lists, scalars) in `over` replaces `base`. */
 function deepMerge<T extends object>(base: T, over: Partial<T>): T {
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };

@@ -320,7 +320,17 @@ export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-crede
  */
 export const LABELS = {
   workspace: 'dev.toolbox.workspace',
+  /**
+   * Set only on a container opened with a per-run peer override (Open Toolbox Shell with or
+   * without Peer Messaging (this run), the CLI's `--peer` / `--peer=false`): `on` or `off`, what
+   * that open asked for. Drift judges such a container against it, not against the folder's
+   * setting (docs/decisions/0014-per-run-peer-is-not-drift.md).
+   */
+  peerRun: 'dev.toolbox.peer-run',
 } as const;
+
+/** The values of LABELS.peerRun; anything else on a container is ignored. */
+export const PEER_RUN_LABEL_VALUES = { on: 'on', off: 'off' } as const;
 
 /**
  * Label keys (exact, or prefixes ending in `.`) that another tool sets on the containers it

@@ -5,7 +5,7 @@
  * Pure comparisons over what the engine read from inspect; the engine decides when to ask, and
  * the open flow, the tree and the status bar all judge drift with `peerDrift` below.
  */
-import { CONTAINER } from '../contract/constants';
+import { CONTAINER, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
 import { objectNames } from '../contract/objects';
 import type { ObjectNames } from '../contract/types';
 import type { SessionPlan } from './types';
@@ -16,7 +16,10 @@ export type DriftKind = PeerDriftKind | 'missing-port';
 export interface Drift {
   kind: DriftKind;
   container: string;
+  /** Upstream's warning shape (driftWarning), for the log. */
   message: string;
+  /** missing-port: the port the open asks for, as `127.0.0.1:8080 (container port 80/tcp)`. */
+  port?: string;
 }
 
 export interface PidModeDrift {
@@ -36,6 +39,18 @@ export interface ObservedPeerState {
   pidMode: string;
   /** The container mounts this namespace's socket volume at the contract's socket dir. */
   mountsSocketVolume: boolean;
+}
+
+/**
+ * What a per-run override asked for when the container was opened, from its labels
+ * (LABELS.peerRun): true for `on`, false for `off`; undefined for no label or any other value
+ * (labels are read from the engine: only the two exact values count).
+ */
+export function peerRunOf(labels: Readonly<Record<string, unknown>> | null | undefined): boolean | undefined {
+  const value = labels?.[LABELS.peerRun];
+  if (value === PEER_RUN_LABEL_VALUES.on) return true;
+  if (value === PEER_RUN_LABEL_VALUES.off) return false;
+  return undefined;
 }
 
 /** Every peer-messaging warning and log line starts with this. */
@@ -122,6 +137,25 @@ export function driftWarning(kind: PeerDriftKind, containerName: string, names: 
   }
 }
 
+/**
+ * What the user reads when an open reattaches to a container that differs from what this open
+ * asks for: what differs, what it means for the shell, and the fix (which closes its shells).
+ * The log keeps upstream's shape (driftWarning).
+ */
+export function openDriftNotice(d: Pick<Drift, 'kind' | 'container' | 'port'>, names: ObjectNames = objectNames()): string {
+  const fix = 'To fix it, stop the container (Toolbox: Stop Container…) and open the shell again; its open shells will close.';
+  switch (d.kind) {
+    case 'joined-but-planned-off':
+      return `The container ${d.container} runs in the shared namespace although this shell asked for peer messaging off, so other toolbox containers can see its processes. ${fix}`;
+    case 'planned-on-but-outside':
+      return `The container ${d.container} is not in the shared namespace (it was created without it, or the peer anchor was restarted), so agents in this shell see no peers. ${fix}`;
+    case 'missing-socket-volume':
+      return `The container ${d.container} does not mount the shared inbox volume ${names.socketVolume}, so agents in this shell cannot reach any peer. ${fix}`;
+    case 'missing-port':
+      return `The container ${d.container} does not publish ${d.port ? `port ${d.port}` : 'a port'} that this folder asks for. ${fix}`;
+  }
+}
+
 /** When the anchor or the socket volume cannot be set up: the shell starts without peers. */
 export function peerSetupWarning(reason: string): string {
   return `${PEER_MESSAGE_PREFIX}${reason} — starting this shell without it`;
@@ -152,6 +186,7 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
       drift.push({
         kind: 'missing-port',
         container,
+        port: `${p.hostIp}:${p.hostPort} (container port ${p.key})`,
         message:
           `${container} does not publish port ${p.hostIp}:${p.hostPort} (container port ${p.key}) that this workspace asks for ` +
           `— stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,

@@ -3,7 +3,7 @@
  * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
-import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS } from '../contract/constants';
+import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts } from './mounts';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
@@ -58,7 +58,12 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     AttachStdin: false,
     // Upstream sets no labels and identity stays by name; this one is informational only (the
     // tree shows which folder a container belongs to). Nothing looks containers up by it.
-    Labels: { [LABELS.workspace]: workspace },
+    // LABELS.peerRun records a per-run peer override, so drift judges the container by what its
+    // own open asked for (plan/drift.ts, ui/model.ts findDrift).
+    Labels: {
+      [LABELS.workspace]: workspace,
+      ...(req.peerOverride ? { [LABELS.peerRun]: req.peer ? PEER_RUN_LABEL_VALUES.on : PEER_RUN_LABEL_VALUES.off } : {}),
+    },
     ...(ports ? { ExposedPorts: ports.exposed } : {}),
     HostConfig: {
       Binds: flattenBinds(mp.mounts),

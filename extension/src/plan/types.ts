@@ -11,6 +11,8 @@ export interface SessionRequest {
   config: ToolboxConfig;
   /** Peer messaging for this run, after settings and the per-run override. */
   peer: boolean;
+  /** `peer` came from a per-run override, not the folder's settings: the container records it (LABELS.peerRun). */
+  peerOverride?: boolean;
   /** A named shell (`toolbox shell --name`), else the workspace container. */
   namedShell?: string;
   profile?: string;

@@ -5,6 +5,7 @@ import type { TreeNode } from './tree/render';
 export async function pickFolder(arg?: unknown): Promise<string | undefined> {
   if (arg instanceof vscode.Uri) return vscode.workspace.getWorkspaceFolder(arg)?.uri.fsPath ?? arg.fsPath;
   const node = arg as TreeNode | undefined;
+  if (node?.folder) return node.folder;
   if (node?.container?.workspace) return node.container.workspace;
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file' || f.uri.scheme === 'vscode-remote');
   if (folders.length === 0) {

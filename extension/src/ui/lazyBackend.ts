@@ -39,6 +39,12 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   peerWanted(folder: string) {
     return this.real.peerWanted(folder);
   }
+  peerSetting(folder: string) {
+    return this.real.peerSetting(folder);
+  }
+  writeProjectPeerMessaging(folder: string, on: boolean) {
+    return this.real.writeProjectPeerMessaging(folder, on);
+  }
   snapshot() {
     return this.real.snapshot();
   }

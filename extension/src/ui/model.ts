@@ -2,8 +2,10 @@
  * What the views render: the backend's snapshot (backend/api.ts) and pure derivations of it. No
  * vscode import and no I/O here, so they are unit-tested (test/unit/tree-items.test.ts).
  */
+import { basename, dirname } from 'node:path';
 import { driftWarning, peerDrift, type PeerDriftKind } from '../plan/drift';
-import type { ContainerSummary } from '../backend/api';
+import { tildePath } from '../plan/posture';
+import type { ContainerSummary, PeerSetting, PeerSettingSource } from '../backend/api';
 import type { ObjectNames } from '../contract/types';
 
 export type {
@@ -12,6 +14,8 @@ export type {
   ContainerKind,
   ContainerSummary,
   HeldShellSummary,
+  PeerSetting,
+  PeerSettingSource,
   ProximoSummary,
   SocketVolumeSummary,
 } from '../backend/api';
@@ -44,31 +48,155 @@ export interface DriftFinding {
   container: ContainerSummary;
   folder: string;
   drift: PeerDriftKind;
+  /** Upstream's warning shape, for the log (plan/drift.ts driftWarning). */
   message: string;
+  /** What the container's own open asked for: its per-run override, else the folder's setting now. */
+  want: boolean;
+  /** The container was opened with a per-run override (LABELS.peerRun), so the folder's setting does not apply to it. */
+  perRun: boolean;
+  /** The folder's setting and its source, when the finding is judged against it. */
+  setting?: PeerSetting;
+  /** What the user reads: a sentence that ends in the question the fix answers, and details that add to it. */
+  notice: DriftNotice;
 }
 
+export interface DriftNotice {
+  message: string;
+  detail: string;
+}
+
+/** The folder's setting when a refresh could not read it: on, the default. */
+const DEFAULT_SETTING: PeerSetting = { on: true, source: { from: 'default' }, projectFileUsable: false };
+
 /**
- * Running containers of this window's folders whose peer state no longer matches the folder's
- * setting now: the planner's drift rules, applied to every container of the folder (the setting
- * is folded into the name, so after a toggle the running container is the old one).
+ * Running containers of this window's folders whose peer state differs from what their own open
+ * asked for: a container opened with a per-run override (Open Toolbox Shell with or without Peer
+ * Messaging (this run)) is judged against that override, any other against the folder's setting
+ * now (the planner's drift rules, plan/drift.ts). A per-run container whose state matches its
+ * own request is never drift, whatever the folder says (docs/decisions/0014-per-run-peer-is-not-drift.md).
  */
 export function findDrift(
   list: readonly ContainerSummary[],
   anchorId: string | undefined,
-  wantPeerByFolder: ReadonlyMap<string, boolean>,
+  settings: ReadonlyMap<string, PeerSetting | boolean>,
   names: ObjectNames,
+  home = '',
 ): DriftFinding[] {
   const findings: DriftFinding[] = [];
-  const folders = [...wantPeerByFolder.keys()];
+  const folders = [...settings.keys()];
   for (const c of list) {
     if (c.state !== 'running' || (c.kind !== 'workspace' && c.kind !== 'named')) continue;
     const folder = folderOf(c, folders);
     if (folder === undefined) continue;
-    const want = wantPeerByFolder.get(folder) ?? true;
+    const raw = settings.get(folder);
+    const setting = raw === undefined ? DEFAULT_SETTING : typeof raw === 'boolean' ? { ...DEFAULT_SETTING, on: raw } : raw;
+    const perRun = c.peerRun !== undefined;
+    const want = c.peerRun ?? setting.on;
     const drift = peerDrift(c, want, anchorId, names);
-    if (drift) findings.push({ container: c, folder, drift, message: driftWarning(drift, c.name, names) });
+    if (!drift) continue;
+    const finding = { container: c, folder, drift, want, perRun, ...(perRun ? {} : { setting }) };
+    findings.push({ ...finding, message: driftWarning(drift, c.name, names), notice: driftNotice(finding, names, home) });
   }
   return findings;
+}
+
+/**
+ * Where a folder's peer-messaging choice comes from, as the words after "on" or "off":
+ * "default", "from .toolbox.yaml", "from the toolbox.peerMessaging setting in your user settings".
+ */
+export function peerSourceText(source: PeerSettingSource, folder: string, home: string): string {
+  switch (source.from) {
+    case 'default':
+      return 'default';
+    case 'user-file':
+      return `from ${tildePath(source.file, home)}`;
+    case 'project-file':
+      return `from ${dirname(source.file) === folder.replace(/\/+$/, '') ? basename(source.file) : tildePath(source.file, home)}`;
+    case 'env':
+      return `from the ${source.variable} environment variable`;
+    case 'setting':
+      return `from the toolbox.peerMessaging setting in ${settingScopeText(source.scope)}`;
+  }
+}
+
+/** `peerSourceText` short enough for a tree row: "from .vscode/settings.json", "from user settings". */
+export function peerSourceShort(source: PeerSettingSource, folder: string, home: string): string {
+  if (source.from === 'env') return `from ${source.variable}`;
+  if (source.from !== 'setting') return peerSourceText(source, folder, home);
+  return source.scope === 'folder' ? 'from .vscode/settings.json' : `from ${source.scope} settings`;
+}
+
+/**
+ * Why a toggle written to .toolbox.yaml would change nothing for the folder, or undefined when it
+ * would work: TOOLBOX_PEER_MESSAGING or a user/workspace setting wins over the project file
+ * (config/resolve.ts has the order). A folder setting does not count: the toggle removes it.
+ */
+export function projectFileOverriddenBy(source: PeerSettingSource): string | undefined {
+  if (source.from === 'env') return `the ${source.variable} environment variable is set`;
+  if (source.from === 'setting' && source.scope !== 'folder') return `${settingScopeText(source.scope)} set toolbox.peerMessaging`;
+  return undefined;
+}
+
+/** Where a VS Code setting of that scope is kept, in words. */
+export function settingScopeText(scope: 'folder' | 'workspace' | 'user'): string {
+  switch (scope) {
+    case 'folder':
+      return "this folder's .vscode/settings.json";
+    case 'workspace':
+      return 'the workspace settings';
+    case 'user':
+      return 'your user settings';
+  }
+}
+
+const onOff = (on: boolean) => (on ? 'on' : 'off');
+const RESTART = 'Restart it? Its open shells will close.';
+
+/**
+ * The drift notification's sentence and its details. The sentence says what differs in words a
+ * newcomer understands and asks the question the Restart button answers; the details add which
+ * setting (and where it is set), what the container has now, and what a restart does.
+ */
+export function driftNotice(
+  f: Pick<DriftFinding, 'container' | 'folder' | 'drift' | 'want' | 'perRun' | 'setting'>,
+  names: ObjectNames,
+  home = '',
+): DriftNotice {
+  const c = f.container;
+  const name = c.name;
+  const staleNamespace = c.pidMode !== '' && !c.peer;
+  let message: string;
+  if (f.drift === 'missing-socket-volume') {
+    message = `The container ${name} has peer messaging on but no shared inbox volume (${names.socketVolume}), so its agents cannot reach any peer. ${RESTART}`;
+  } else if (f.perRun) {
+    message =
+      f.drift === 'planned-on-but-outside'
+        ? `The container ${name} was opened with peer messaging on for that run, but it is no longer in the shared namespace${staleNamespace ? ' (the peer anchor was restarted)' : ''}, so its agents see no peers. ${RESTART}`
+        : `The container ${name} was opened with peer messaging off for that run, but it runs in the shared namespace, so its processes are visible to other toolbox containers. ${RESTART}`;
+  } else if (f.drift === 'planned-on-but-outside' && staleNamespace) {
+    message = `The container ${name} lost peer messaging: the shared namespace it joined is gone (the peer anchor was restarted). ${RESTART}`;
+  } else {
+    message = `The container ${name} still has peer messaging ${onOff(!f.want)}; this folder is now set to ${onOff(f.want)}. ${RESTART}`;
+  }
+  const has = [
+    c.peer
+      ? 'It runs in the shared PID namespace of the peer anchor'
+      : staleNamespace
+        ? 'It runs in the PID namespace of a peer anchor that is gone'
+        : 'It runs in a PID namespace of its own',
+    c.mountsSocketVolume
+      ? `and mounts the shared inbox volume ${names.socketVolume}.`
+      : `and does not mount the shared inbox volume ${names.socketVolume}.`,
+  ].join(' ');
+  const asked = f.perRun
+    ? `It was opened with peer messaging ${onOff(f.want)} for that run only (Open Toolbox Shell ${f.want ? 'with' : 'without'} Peer Messaging), so the folder's setting does not apply to it.`
+    : f.setting
+      ? `This folder's peer messaging is ${onOff(f.setting.on)} (${peerSourceText(f.setting.source, f.folder, home)}).`
+      : `This folder's peer messaging is ${onOff(f.want)}.`;
+  const restart =
+    `Restart stops ${name}, which closes its open shells and ends the programs running in them, in every window, ` +
+    `then opens a new shell with peer messaging ${onOff(f.want)}. The files in your folder are kept.`;
+  return { message, detail: [asked, has, restart].join('\n\n') };
 }
 
 /** The status bar warning for the findings: names the first container; undefined hides it. */
@@ -79,7 +207,11 @@ export function driftStatus(findings: readonly DriftFinding[]): { text: string; 
   return {
     name: first.container.name,
     text: `$(warning) ${first.container.name} drifted${more}`,
-    tooltip: [...findings.map((f) => f.message), '', 'Click to stop it and reopen the shell with the current settings.'].join('\n'),
+    tooltip: [
+      ...findings.map((f) => f.notice.message),
+      '',
+      'Click to restart it with the settings it should have, see why, or dismiss.',
+    ].join('\n'),
   };
 }
 

@@ -6,7 +6,7 @@
  * stand-in backend (test/unit/refresh.test.ts).
  */
 import type * as vscode from 'vscode';
-import type { Snapshot, ToolboxBackend } from '../backend/api';
+import type { PeerSetting, Snapshot, ToolboxBackend } from '../backend/api';
 import { findDrift, type DriftFinding, type ProximoSummary } from './model';
 
 export interface ToolboxState {
@@ -15,6 +15,8 @@ export interface ToolboxState {
   error?: string;
   /** Window folders and whether each wants peer messaging now. */
   wantPeer: Map<string, boolean>;
+  /** Window folders' peer-messaging setting and where it comes from (the Peer Messaging view shows it). */
+  peerSettings?: Map<string, PeerSetting>;
   findings: DriftFinding[];
   /** True until the first refresh finished. */
   loading: boolean;
@@ -36,7 +38,7 @@ export class RefreshManager implements vscode.Disposable {
     this.listeners.add(listener);
     return { dispose: () => void this.listeners.delete(listener) };
   };
-  private current: ToolboxState = { wantPeer: new Map(), findings: [], loading: true, takenAt: 0 };
+  private current: ToolboxState = { wantPeer: new Map(), peerSettings: new Map(), findings: [], loading: true, takenAt: 0 };
   private readonly visibleViews = new Set<string>();
   private shellsOpened = false;
   private debounce: NodeJS.Timeout | undefined;
@@ -51,6 +53,8 @@ export class RefreshManager implements vscode.Disposable {
     private readonly backend: ToolboxBackend,
     private readonly folders: () => string[],
     private readonly log: RefreshLog,
+    /** The user's home, to shorten paths in drift details. */
+    private readonly home = '',
   ) {}
 
   get state(): ToolboxState {
@@ -121,11 +125,19 @@ export class RefreshManager implements vscode.Disposable {
       const [snapshot, proximo, wants] = await Promise.all([
         this.backend.snapshot(),
         this.backend.proximo().catch(() => undefined),
-        Promise.all(folders.map(async (f) => [f, await this.backend.peerWanted(f).catch(() => true)] as const)),
+        Promise.all(folders.map(async (f) => [f, await this.backend.peerSetting(f).catch(() => undefined)] as const)),
       ]);
-      const wantPeer = new Map(wants);
-      const findings = findDrift(snapshot.containers, snapshot.anchor.id, wantPeer, this.backend.names);
-      this.current = { snapshot, proximo, wantPeer, findings, loading: false, takenAt };
+      // A folder whose config cannot be read is judged by the default (on), as before.
+      const peerSettings = new Map(wants.flatMap(([f, s]) => (s ? [[f, s] as const] : [])));
+      const wantPeer = new Map(wants.map(([f, s]) => [f, s?.on ?? true] as const));
+      const findings = findDrift(
+        snapshot.containers,
+        snapshot.anchor.id,
+        new Map(wants.map(([f, s]) => [f, s ?? true] as const)),
+        this.backend.names,
+        this.home,
+      );
+      this.current = { snapshot, proximo, wantPeer, peerSettings, findings, loading: false, takenAt };
     } catch (err) {
       const message = (err as Error).message;
       this.log.error(`Refreshing Toolbox failed: ${message}`);

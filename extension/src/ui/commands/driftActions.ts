@@ -1,23 +1,29 @@
+import { confirmDestructive } from './confirm';
 import * as vscode from 'vscode';
 import { stopAndReopen } from './recreateContainer';
 import type { ToolboxCommand } from './types';
 
-/** The status bar warning's click: fix the one drifted container, explain, or dismiss. */
+/**
+ * The status bar warning's click: a sentence that says what differs and asks whether to restart
+ * the one drifted container (short buttons), details that add which setting and what a restart
+ * does, or dismiss. Restart reopens the shell the way the container was opened: with the folder's
+ * setting, or with the same per-run choice.
+ */
 export const driftActions: ToolboxCommand = {
   id: 'toolbox.driftActions',
   run: async (s) => {
     const finding = s.statusBar.current[0];
     if (!finding) return undefined;
     const name = finding.container.name;
-    const fix = `Stop ${name} and reopen`;
-    const details = 'Show details';
+    const restart = 'Restart';
+    const details = 'Details…';
     const dismiss = 'Dismiss';
-    const answer = await vscode.window.showWarningMessage(finding.message, fix, details, dismiss);
-    if (answer === fix) return stopAndReopen(s, name, finding.folder);
+    s.log.warn(finding.message);
+    let answer = await vscode.window.showWarningMessage(finding.notice.message, restart, details, dismiss);
     if (answer === details) {
-      s.log.warn(finding.message);
-      s.log.show(true);
+      answer = (await confirmDestructive(finding.notice.message, finding.notice.detail, restart)) ? restart : undefined;
     }
+    if (answer === restart) return stopAndReopen(s, name, finding.folder, finding.perRun ? finding.want : undefined);
     if (answer === dismiss) s.statusBar.dismiss(finding.container.id);
     return undefined;
   },

@@ -1,9 +1,13 @@
 import * as vscode from 'vscode';
 import type { TreeNode } from '../tree/render';
+import { confirmDestructive, isConfirmed } from './confirm';
 import type { CommandServices, ToolboxCommand } from './types';
 
-/** Stops a drifted container and opens its folder's shell again with the current settings. */
-export async function stopAndReopen(s: CommandServices, name: string, folder: string | undefined) {
+/**
+ * Stops a drifted container and opens its folder's shell again: with the current settings, or
+ * with `peer` as a per-run choice (a container that was opened that way).
+ */
+export async function stopAndReopen(s: CommandServices, name: string, folder: string | undefined, peer?: boolean) {
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Stopping ${name}…` }, () =>
     s.backend.stopContainer(name),
   );
@@ -11,15 +15,16 @@ export async function stopAndReopen(s: CommandServices, name: string, folder: st
   s.shells.closeTerminalsOf([name]);
   await s.refresh.refreshNow();
   if (!folder) return undefined;
-  const shell = await s.shells.openTerminal({ folder });
+  const shell = await s.shells.openTerminal(peer === undefined ? { folder } : { folder, peer });
   if (shell) s.refresh.noteShellOpened();
   await s.refresh.refreshNow();
   return shell;
 }
 
+/** Recreate Drifted Container…: asks first (Enter keeps it running) unless given `{ confirmed: true }`. */
 export const recreateContainer: ToolboxCommand = {
   id: 'toolbox.recreateContainer',
-  run: async (s, arg) => {
+  run: async (s, arg, options) => {
     const node = arg as TreeNode | undefined;
     const finding = node?.container
       ? s.refresh.state.findings.find((f) => f.container.id === node.container?.id)
@@ -29,6 +34,17 @@ export const recreateContainer: ToolboxCommand = {
       void vscode.window.showInformationMessage('No drifted toolbox container in this window.');
       return undefined;
     }
-    return stopAndReopen(s, container.name, finding?.folder ?? container.workspace);
+    if (!isConfirmed(options)) {
+      const ok = finding
+        ? await confirmDestructive(finding.notice.message, finding.notice.detail, 'Restart')
+        : await confirmDestructive(
+            `Restart ${container.name}?`,
+            'Toolbox stops it, which closes its open shells and ends the programs running in them, in every window, ' +
+              'then opens a new shell in a new container. The files in your folder are kept.',
+            'Restart',
+          );
+      if (!ok) return undefined;
+    }
+    return stopAndReopen(s, container.name, finding?.folder ?? container.workspace, container.peerRun);
   },
 };

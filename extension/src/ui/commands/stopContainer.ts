@@ -1,11 +1,16 @@
 import * as vscode from 'vscode';
 import type { TreeNode } from '../tree/render';
+import { confirmDestructive, isConfirmed } from './confirm';
 import type { ToolboxCommand } from './types';
 
-/** Stops one container: the tree item's, or one picked from the running list. */
+/**
+ * Stops one container: the tree item's, one named by a string argument, or one picked from the
+ * list, after a modal confirmation whose default keeps it running (skipped with
+ * `{ confirmed: true }` as the second argument).
+ */
 export const stopContainerCommand: ToolboxCommand = {
   id: 'toolbox.stopContainer',
-  run: async (s, arg) => {
+  run: async (s, arg, options) => {
     let name = (arg as TreeNode | undefined)?.container?.name ?? (typeof arg === 'string' ? arg : undefined);
     if (!name) {
       const snap = await s.backend.snapshot();
@@ -18,6 +23,15 @@ export const stopContainerCommand: ToolboxCommand = {
       if (!name) return;
     }
     const target = name;
+    if (!isConfirmed(options)) {
+      const ok = await confirmDestructive(
+        `Stop ${target}?`,
+        'Its open shells close and the programs running in them end, in every window. The container is removed; ' +
+          'the files in your folder are kept, and the next Open Toolbox Shell creates a new container.',
+        'Stop Container',
+      );
+      if (!ok) return;
+    }
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Stopping ${target}…` }, () =>
       s.backend.stopContainer(target),
     );

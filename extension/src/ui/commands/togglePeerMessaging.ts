@@ -1,19 +1,78 @@
+import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
+import { readHostFacts } from '../../backend/hostFacts';
+import { tildePath } from '../../plan/posture';
 import { pickFolder } from '../folders';
+import { projectFileOverriddenBy } from '../model';
 import type { ToolboxCommand } from './types';
 
-/** Flips the folder-scoped toolbox.peerMessaging; it applies to the next shell. */
+/**
+ * Turns peer messaging the other way for a folder, after asking where to write it: the folder's
+ * .vscode/settings.json (toolbox.peerMessaging, VS Code only) or the project's .toolbox.yaml
+ * (peer_messaging:, which the toolbox CLI reads too). Says where it wrote. It applies to the
+ * next shell; a running container with the other setting is then shown as drifted.
+ */
 export const togglePeerMessaging: ToolboxCommand = {
   id: 'toolbox.togglePeerMessaging',
   run: async (s, arg) => {
     const folder = await pickFolder(arg);
     if (!folder) return;
-    const current = await s.backend.peerWanted(folder);
+    const setting = await s.backend.peerSetting(folder);
+    const next = !setting.on;
+    const word = next ? 'on' : 'off';
+    if (!setting.projectFileUsable) {
+      throw new Error(
+        'This workspace is not trusted, so Toolbox ignores its .vscode/settings.json and .toolbox.yaml. Trust the workspace (Workspaces: Manage Workspace Trust), or set toolbox.peerMessaging in your user settings.',
+      );
+    }
+    const home = readHostFacts(process.env).home;
+    const settingsFile = join(folder, '.vscode', 'settings.json');
+    const projectFile = setting.projectFile ?? join(folder, '.toolbox.yaml');
+    const shown = (file: string) => vscode.workspace.asRelativePath(file, false);
+    // Writing .toolbox.yaml would change nothing when something above it decides: not offered then.
+    const overridden = projectFileOverriddenBy(setting.source);
+    const inSettings: vscode.QuickPickItem = {
+      label: `$(settings-gear) ${shown(settingsFile)}`,
+      description: 'VS Code only',
+      detail: `Sets "toolbox.peerMessaging": ${next} for this folder. The toolbox CLI ignores it.`,
+    };
+    const inYaml: vscode.QuickPickItem = {
+      label: `$(file) ${tildePath(shown(projectFile), home)}`,
+      description: 'VS Code and the toolbox CLI',
+      detail:
+        setting.source.from === 'setting'
+          ? `Sets peer_messaging: ${next} there and removes the folder's toolbox.peerMessaging setting, which would win.`
+          : setting.projectFile && dirname(setting.projectFile) !== resolve(folder)
+            ? `Sets peer_messaging: ${next} there, for every folder under ${tildePath(dirname(setting.projectFile), home)}.`
+            : `Sets peer_messaging: ${next} ${setting.projectFile ? 'in this file' : 'in a new file'}; commit it to share it.`,
+    };
+    const picked = await vscode.window.showQuickPick(overridden ? [inSettings] : [inSettings, inYaml], {
+      title: `Turn peer messaging ${word} for this folder`,
+      placeHolder: overridden
+        ? `Where to write it (${overridden}, which wins over .toolbox.yaml)`
+        : 'Where to write it? It applies to the next shell.',
+    });
+    if (!picked) return;
     const config = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
-    await config.update('peerMessaging', !current, vscode.ConfigurationTarget.WorkspaceFolder);
-    s.log.info(`Peer messaging ${!current ? 'on' : 'off'} for ${folder}; it applies to the next shell.`);
-    void vscode.window.showInformationMessage(
-      `Toolbox: peer messaging is now ${!current ? 'on' : 'off'} for this folder. It applies to the next shell; a running container with the other setting is marked as drifted.`,
+    let written: string;
+    if (picked === inYaml) {
+      written = await s.backend.writeProjectPeerMessaging(folder, next);
+      if (setting.source.from === 'setting') {
+        await config.update('peerMessaging', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+        if (!vscode.workspace.workspaceFile) await config.update('peerMessaging', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+    } else {
+      await config.update('peerMessaging', next, vscode.ConfigurationTarget.WorkspaceFolder);
+      written = settingsFile;
+    }
+    s.log.info(`Peer messaging ${word} for ${folder}: written to ${written}; it applies to the next shell.`);
+    await s.refresh.refreshNow();
+    const open = 'Open File';
+    const answer = await vscode.window.showInformationMessage(
+      `Peer messaging is now ${word} for this folder (written to ${shown(written)}). It applies to the next shell; ` +
+        'a running container with the other setting is marked in the status bar.',
+      open,
     );
+    if (answer === open) await vscode.window.showTextDocument(vscode.Uri.file(written));
   },
 };

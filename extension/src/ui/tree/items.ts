@@ -5,7 +5,18 @@
  */
 import type { PeerDriftKind } from '../../plan/drift';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
-import type { AgentSessionSummary, AnchorSummary, ContainerSummary, HeldShellSummary, ProximoSummary, SocketVolumeSummary } from '../model';
+import {
+  peerSourceShort,
+  peerSourceText,
+  settingScopeText,
+  type AgentSessionSummary,
+  type AnchorSummary,
+  type ContainerSummary,
+  type HeldShellSummary,
+  type PeerSetting,
+  type ProximoSummary,
+  type SocketVolumeSummary,
+} from '../model';
 
 /** A codicon id and an optional theme colour id; the provider turns it into a ThemeIcon. */
 export interface IconSpec {
@@ -39,7 +50,9 @@ export function stateWord(state: string): string {
 }
 
 export function containerDescription(i: ContainerItemInput): string {
-  const parts = [stateWord(i.container.state), i.container.peer ? 'peer on' : 'peer off'];
+  // A container opened with a per-run override says so: the folder's setting does not apply to it.
+  const run = i.container.peerRun !== undefined ? ' (this run)' : '';
+  const parts = [stateWord(i.container.state), `${i.container.peer ? 'peer on' : 'peer off'}${run}`];
   if (i.drift) parts.push('drifted');
   return parts.join(' · ');
 }
@@ -76,8 +89,44 @@ export function containerTooltip(i: ContainerItemInput, driftMessage?: string): 
   if (c.workspace) lines.push(`Folder: ${c.workspace}`);
   if (c.image) lines.push(`Image: ${c.image}`);
   lines.push(`Peer messaging: ${i.container.peer ? 'shares the PID namespace' : 'not in the shared PID namespace'}`);
+  if (c.peerRun !== undefined) {
+    lines.push(`Opened with peer messaging ${c.peerRun ? 'on' : 'off'} for that run only: the folder's setting does not apply to it.`);
+  }
   if (driftMessage) lines.push('', driftMessage);
   return lines.join('\n');
+}
+
+/**
+ * A window folder's peer-messaging choice in the Peer Messaging view: "This folder: on" with
+ * where it comes from, and a tooltip that says where Toggle writes (or why it cannot win) and the
+ * .toolbox.yaml alternative. `label` names the folder when the window has several.
+ */
+export function folderPeerItem(
+  folder: string,
+  setting: PeerSetting,
+  home: string,
+  several: boolean,
+): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  const name = several ? folder.split(/[\\/]/).filter(Boolean).pop() || folder : 'This folder';
+  const source = peerSourceText(setting.source, folder, home);
+  const short = peerSourceShort(setting.source, folder, home);
+  const where =
+    setting.source.from === 'setting'
+      ? `Set by the toolbox.peerMessaging setting in ${settingScopeText(setting.source.scope)}.`
+      : setting.source.from === 'default'
+        ? 'Nothing sets it, so the default applies (on).'
+        : `Set ${source}.`;
+  const toggle =
+    "Toggle Peer Messaging for This Folder… asks where to write: this folder's .vscode/settings.json (VS Code only), " +
+    "or the project's .toolbox.yaml (peer_messaging:, read by the toolbox CLI too, and can be committed). " +
+    'The toolbox.peerMessaging setting wins over .toolbox.yaml.';
+  return {
+    label: `${name}: ${setting.on ? 'on' : 'off'}`,
+    description: short,
+    icon: { id: setting.on ? 'broadcast' : 'circle-slash' },
+    contextValue: `folderPeer.${setting.on ? 'on' : 'off'}`,
+    tooltip: [`Peer messaging for ${folder}: ${setting.on ? 'on' : 'off'}.`, where, 'It applies to the next shell.', '', toggle].join('\n'),
+  };
 }
 
 export function anchorItem(a: AnchorSummary): {

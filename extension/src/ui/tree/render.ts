@@ -13,6 +13,7 @@ import {
   containerLabel,
   containerTooltip,
   errorItem,
+  folderPeerItem,
   heldShellItem,
   proximoItem,
   proximoWorkspaceDescription,
@@ -87,7 +88,7 @@ export function workspacesNodes(state: ToolboxState, folders: readonly string[],
       description: containerDescription(input),
       icon: containerIcon(input),
       contextValue: containerContextValue(input),
-      tooltip: containerTooltip(input, finding?.message),
+      tooltip: containerTooltip(input, finding?.notice.message),
       container: c,
       ...(folder !== undefined ? { folder } : {}),
       children: children.length ? children : undefined,
@@ -106,15 +107,22 @@ function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: 
   return { id: `reach:${c.name}`, ...reachGroupItem(reach), container: c, children: items.length ? items : undefined, collapsed: true };
 }
 
-/** Peer Messaging: anchor, socket volume, namespace members, live agent sessions. */
-export function peerNodes(state: ToolboxState): TreeNode[] {
+/** Peer Messaging: each window folder's setting and its source, anchor, socket volume, namespace members, live agent sessions. */
+export function peerNodes(state: ToolboxState, home = ''): TreeNode[] {
   if (state.error) return errorNodes(state.error);
   const snap = state.snapshot;
   if (!snap) return [];
+  const settings = [...(state.peerSettings ?? new Map())];
+  const folderNodes = settings.map(([folder, setting]): TreeNode => ({
+    id: `folderPeer:${folder}`,
+    ...folderPeerItem(folder, setting, home, settings.length > 1),
+    folder,
+  }));
   const anchor = anchorItem(snap.anchor);
   const members = snap.members.map((m) => ({ id: `member:${m}`, label: m, icon: { id: 'vm' }, contextValue: 'member' }));
   const sessions = snap.sessions.map((s) => ({ id: `session:${s.pid}`, ...agentSessionItem(s) }));
   return [
+    ...folderNodes,
     { id: 'anchor', ...anchor, children: members.length ? members : undefined },
     { id: 'volume', ...socketVolumeItem(snap.volume) },
     {
