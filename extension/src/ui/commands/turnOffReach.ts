@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { confirmDestructive } from './confirm';
 import { readHostFacts } from '../../backend/hostFacts';
 import { reachTitle } from '../../plan/posture';
 import type { TreeNode } from '../tree/render';
@@ -30,15 +31,14 @@ export const turnOffReach: ToolboxCommand = {
     const file = vscode.workspace.asRelativePath(plan.file, true);
     if (plan.sharedWith && !plan.alreadyOff) {
       const turnOff = 'Turn Off There';
-      const answer = await vscode.window.showWarningMessage(
+      // The file applies to other folders too: Enter leaves it as it is.
+      const confirmed = await confirmDestructive(
         `Turn off the ${what} in ${plan.file}?`,
-        {
-          modal: true,
-          detail: `${basename(folder)} takes its settings from ${plan.file}, which also applies to every other folder under ${plan.sharedWith}. To keep it to this folder, give the folder its own .toolbox.yaml first.`,
-        },
+        `${basename(folder)} takes its settings from ${plan.file}, which also applies to every other folder under ${plan.sharedWith}. To keep it to this folder, give the folder its own .toolbox.yaml first.`,
         turnOff,
+        'Leave It On',
       );
-      if (answer !== turnOff) return undefined;
+      if (!confirmed) return undefined;
     }
     await plan.apply();
     if (!plan.alreadyOff) s.log.info(`Turned off the ${what} for ${folder}: ${plan.creates ? 'created' : 'updated'} ${plan.file}.`);
