@@ -44,6 +44,7 @@ function defaultBinds(root: string): string[] {
   return [
     `${root}/.claude:${H}/.claude`,
     `${root}/.codex:${H}/.codex`,
+    `${root}/.pi:${H}/.pi`,
     `${root}/toolbox/state:${H}/.toolbox-state`,
     `/home/u/.ssh:${H}/.ssh:ro`,
     `/home/u/.gitconfig:${H}/.gitconfig:ro`,
@@ -68,9 +69,18 @@ function defaultBinds(root: string): string[] {
     `${root}/certs:/etc/toolbox/certs:ro`,
     `${root}/npm-global:${H}/.npm-global`,
     `${root}/bun:${H}/.bun`,
+    `${root}/pnpm:${H}/.local/share/pnpm`,
+    `${root}/uv:${H}/.local/share/uv`,
     `${root}/go:${H}/go`,
     `${root}/herdr/config:${H}/.config/herdr`,
     `${root}/herdr/state:${H}/.local/state/herdr`,
+    `${root}/go-build:${H}/.cache/go-build`,
+    `${root}/golangci-cache:${H}/.cache/golangci-lint`,
+    `${root}/uv-cache:${H}/.cache/uv`,
+    `${root}/npm-cache:${H}/.npm`,
+    `${root}/pip-cache:${H}/.cache/pip`,
+    `${root}/android-sdk:${H}/.android-sdk`,
+    `${root}/gradle-cache:${H}/.gradle`,
   ];
 }
 
@@ -141,8 +151,8 @@ describe('planSession: a typical workspace', () => {
       assert.ok(!plan.ensureDirs.includes(absent), absent);
     }
     assert.equal(new Set(plan.ensureDirs).size, plan.ensureDirs.length);
-    // 27 created defaults (all but ssh, gitconfig, docker-sock) + the two bridge dirs.
-    assert.equal(plan.ensureDirs.length, 27 + 2);
+    // 37 created defaults (all but ssh, gitconfig, docker-sock) + the two bridge dirs.
+    assert.equal(plan.ensureDirs.length, 37 + 2);
   });
 
   it('gives the same plan for the same inputs', () => {
@@ -155,8 +165,9 @@ describe('planSession: mount roots and profiles', () => {
   it('moves the default sources to mounts_root but keeps the bridge mounts on the host root', () => {
     const { plan } = planSession(request({}, { mountsRoot: '~/alt' }), hostFacts());
     const binds = plan.create.HostConfig.Binds;
-    assert.deepEqual(binds.slice(0, 29), defaultBinds('/home/u/alt'));
-    assert.deepEqual(binds.slice(29, 32), BRIDGE_BINDS);
+    const defaults = defaultBinds('/home/u/alt');
+    assert.deepEqual(binds.slice(0, defaults.length), defaults);
+    assert.deepEqual(binds.slice(defaults.length, defaults.length + 3), BRIDGE_BINDS);
     assert.ok(plan.create.Env.includes('TOOLBOX_HOST_AGENT_HOME=/home/u/alt'));
     assert.ok(plan.create.Env.includes('TOOLBOX_HOST_CODEX_HOME=/home/u/alt/.codex'));
     assert.ok(plan.ensureDirs.includes('/home/u/alt/gh'));
@@ -265,8 +276,20 @@ describe('planSession: user mounts', () => {
     assert.equal(plan.create.HostConfig.GroupAdd, undefined);
   });
 
-  it('refuses a patch of an unknown mount name', () => {
-    assert.throws(() => binds({ mounts: [{ name: 'nope', readonly: true }] }), /unknown mount name\(s\) nope/);
+  it('ignores a patch of an unknown mount name with a warning naming it, and plans the rest', () => {
+    const plain = binds({}).plan.create.HostConfig.Binds;
+    const { plan, warnings } = binds({
+      mounts: [
+        { name: 'nope', readonly: true },
+        { name: 'kube', disabled: true },
+      ],
+    });
+    assert.deepEqual(
+      plan.create.HostConfig.Binds,
+      plain.filter((b) => !b.endsWith(`:${H}/.kube`)),
+    );
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /named nope, but the container has no default mount by that name, so that entry is ignored/);
   });
 
   it('refuses a target without a source', () => {

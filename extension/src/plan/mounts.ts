@@ -40,10 +40,15 @@ const rw = (name: string, source: string, target: string): DefaultMount => ({
   createIfMissing: true,
 });
 
-/** Upstream's default mount table (its internal/mountplan), in upstream's order. */
+/**
+ * Upstream's default mount table (its internal/mountplan), in upstream's order. Every name a
+ * `mounts:` patch can address in the CLI is here, so the same patch means the same in both;
+ * test/unit/parity.test.ts holds the table to upstream's.
+ */
 export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
   rw('claude', '.claude', '.claude'),
   rw('codex', '.codex', '.codex'),
+  rw('pi', '.pi', '.pi'),
   rw('state', 'toolbox/state', '.toolbox-state'),
   { name: 'ssh', source: 'ssh', target: '.ssh', readonly: true, createIfMissing: false, hostLink: '.ssh' },
   // Read-only, unlike upstream (which binds it read-write so `git config` in the container edits
@@ -71,9 +76,20 @@ export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
   { name: 'certs', source: 'certs', target: CONTAINER.certsDir, readonly: true, createIfMissing: true },
   rw('npm-global', 'npm-global', '.npm-global'),
   rw('bun', 'bun', '.bun'),
+  rw('pnpm', 'pnpm', '.local/share/pnpm'),
+  rw('uv', 'uv', '.local/share/uv'),
   rw('go', 'go', 'go'),
   rw('herdr', 'herdr/config', '.config/herdr'),
   rw('herdr-state', 'herdr/state', '.local/state/herdr'),
+  // Tool caches, one bind per tool so each can be disabled by name (upstream's tool-cache rows).
+  rw('go-build', 'go-build', '.cache/go-build'),
+  rw('golangci-cache', 'golangci-cache', '.cache/golangci-lint'),
+  rw('uv-cache', 'uv-cache', '.cache/uv'),
+  rw('npm-cache', 'npm-cache', '.npm'),
+  rw('pip-cache', 'pip-cache', '.cache/pip'),
+  // Android builds: the SDK (filled on demand inside the container) and Gradle's cache.
+  rw('android-sdk', 'android-sdk', '.android-sdk'),
+  rw('gradle-cache', 'gradle-cache', '.gradle'),
   // The bridge mounts (bridge, bridge-legacy, bridge-run) go here; their sources come from
   // SessionRequest.bridge, never from the mounts root.
   { name: 'docker-sock', source: HOST.dockerSocket, target: CONTAINER.dockerSocket, readonly: false, createIfMissing: false },
@@ -294,9 +310,12 @@ function bridgeEntries(bridge: BridgeMount): Entry[] {
  * User `mounts:` (upstream mergeMounts): a known name without target patches that mount; a name
  * with a target replaces the mount of that name or is appended; `disabled` drops it. Unlike
  * upstream, an explicit `readonly: false` / `create_if_missing: false` in a patch is honoured
- * (upstream's decoder cannot tell false from unset, so it only flips them on).
+ * (upstream's decoder cannot tell false from unset, so it only flips them on). Also unlike
+ * upstream, a patch naming no default mount is ignored with a warning instead of refusing the
+ * whole config: the CLI may know a default this extension does not have yet
+ * (docs/decisions/0017-unknown-mount-patch-is-a-warning.md).
  */
-function mergeUserMounts(base: Entry[], user: MountOverride[], input: MountPlanInput): Entry[] {
+function mergeUserMounts(base: Entry[], user: MountOverride[], input: MountPlanInput, warnings: string[]): Entry[] {
   const out = [...base];
   const unknown: string[] = [];
   for (const u of user) {
@@ -336,8 +355,9 @@ function mergeUserMounts(base: Entry[], user: MountOverride[], input: MountPlanI
     else out.push(e);
   }
   if (unknown.length > 0) {
-    throw new Error(
-      `mounts: patch for unknown mount name(s) ${unknown.sort().join(', ')}. A patch (no target:) must name a default mount such as claude, gh or docker-sock; to add a new mount give it a source: and a target:.`,
+    const names = [...new Set(unknown)].sort();
+    warnings.push(
+      `The mounts: list in .toolbox.yaml changes ${names.length === 1 ? 'a mount' : 'mounts'} named ${names.join(', ')}, but the container has no default mount by ${names.length === 1 ? 'that name' : 'those names'}, so ${names.length === 1 ? 'that entry is' : 'those entries are'} ignored. Check the spelling (defaults include claude, gh and docker-sock), or give the entry a source: and a target: to add a new mount.`,
     );
   }
   return out.filter((e) => !e.disabled);
@@ -411,7 +431,7 @@ export function planMounts(input: MountPlanInput): MountPlan {
       createIfMissing: false,
     });
   }
-  entries = mergeUserMounts(entries, input.userMounts, input);
+  entries = mergeUserMounts(entries, input.userMounts, input, warnings);
   const mounts = resolveExistence(entries, input, warnings);
 
   // Session mounts: not patchable by `mounts:` (upstream appends them after the merge).
