@@ -128,7 +128,7 @@ describe('planSession: a typical workspace', () => {
         SecurityOpt: ['seccomp=unconfined'],
         PidMode: 'container:toolbox-peer-anchor',
         AutoRemove: true,
-        GroupAdd: ['998'],
+        GroupAdd: ['0', '998'],
       },
     });
     assert.deepEqual(warnings, []);
@@ -373,8 +373,19 @@ describe('planSession: host paths that must exist', () => {
     assert.match(warnings[0], /Docker socket \/var\/run\/docker.sock does not exist/);
   });
 
-  it('adds no group when the socket group is unknown', () => {
-    assert.equal(planSession(request(), hostFacts()).plan.create.HostConfig.GroupAdd, undefined);
+  it('adds only the root group when the socket group is unknown or root (Docker Desktop)', () => {
+    assert.deepEqual(planSession(request(), hostFacts()).plan.create.HostConfig.GroupAdd, ['0']);
+    const desktop = hostFacts(undefined, 0);
+    assert.deepEqual(planSession(request(), desktop).plan.create.HostConfig.GroupAdd, ['0']);
+  });
+
+  it('adds the root group and the socket group when the socket is mounted under another source', () => {
+    const { plan } = planSession(
+      request({}, { mounts: [{ name: 'docker-sock', source: '/run/user/1000/docker.sock' }] }),
+      hostFacts(['/run/user/1000/docker.sock'], 999),
+    );
+    assert.ok(plan.create.HostConfig.Binds.includes('/run/user/1000/docker.sock:/var/run/docker.sock'));
+    assert.deepEqual(plan.create.HostConfig.GroupAdd, ['0', '999']);
   });
 });
 

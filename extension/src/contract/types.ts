@@ -12,7 +12,7 @@ export interface HostFacts {
   platform: NodeJS.Platform;
   /** Whether a host path exists (the adapter answers from the filesystem; tests from a set). */
   pathExists(path: string): boolean;
-  /** Group id owning the Docker socket, added to GroupAdd when the socket is mounted. */
+  /** Group id owning the host's Docker socket; with "0", the container's GroupAdd when the socket is mounted. */
   dockerSocketGid?: number;
 }
 

@@ -73,7 +73,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
       ...(req.peer ? { PidMode: `container:${req.names.anchor}` } : {}),
       ...(ports ? { PortBindings: ports.bindings } : {}),
       AutoRemove: true,
-      ...(dockerSocketMounted && host.dockerSocketGid !== undefined ? { GroupAdd: [String(host.dockerSocketGid)] } : {}),
+      ...(dockerSocketMounted ? { GroupAdd: dockerSocketGroups(host.dockerSocketGid) } : {}),
     },
   };
 
@@ -89,6 +89,16 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     },
     warnings: mp.warnings,
   };
+}
+
+/**
+ * The groups that let the container user reach a mounted Docker socket, as upstream
+ * (`dockeridentity`): "0", because Docker Desktop shows the socket as root:root inside the
+ * container whatever the host's ownership, then the host socket's own group (Linux: docker) when
+ * it is known and not root.
+ */
+export function dockerSocketGroups(socketGid: number | undefined): string[] {
+  return socketGid === undefined || socketGid === 0 ? ['0'] : ['0', String(socketGid)];
 }
 
 /** `/bin/<shell>`; a zsh shell with tools.zsh off is incoherent (upstream ShellMismatchError). */
