@@ -389,6 +389,21 @@ describe('planSession: host paths that must exist', () => {
   });
 });
 
+describe('planSession: paths Docker cannot bind', () => {
+  it('refuses a folder path with ":" before naming or planning anything, with upstream\'s reason', () => {
+    for (const ws of ['/home/u/a:b', '/home/u/proj:ro', '/srv/x:/y']) {
+      const req = request({ workspace: ws });
+      assert.throws(() => planSession(req, hostFacts()), /contains ":", which Docker's bind-mount format uses as a separator/, ws);
+      assert.throws(() => sessionContainerName(req), /contains ":"/, ws);
+    }
+  });
+
+  it('refuses a mount whose source has ":" instead of sending a bind that means something else', () => {
+    const req = request({}, { mounts: [{ name: 'data', source: '/srv/a:b', target: '/data' }] });
+    assert.throws(() => planSession(req, hostFacts(['/srv/a:b'])), /Mount "data" binds \/srv\/a:b at \/data/);
+  });
+});
+
 describe('planSession: the workspace mirror', () => {
   const cases: Array<[string, string | undefined]> = [
     ['/', undefined],

@@ -463,9 +463,33 @@ export function planMounts(input: MountPlanInput): MountPlan {
   return { mounts, ensureDirs, workingDir: mirror ?? CONTAINER.workspace, warnings };
 }
 
-/** Docker `HostConfig.Binds` strings: `src:dst` or `src:dst:ro`, in plan order. */
+/**
+ * Refuses a workspace path Docker's bind format cannot carry, with upstream's reason
+ * (`workspace.Validate`): `:` separates the fields of a bind, so `/a:b/proj` would bind `/a` at
+ * `b/proj`.
+ */
+export function validateWorkspaceBindPath(workspace: string): void {
+  if (workspace.includes(':')) {
+    throw new Error(
+      `The folder path "${workspace}" contains ":", which Docker's bind-mount format uses as a separator, so the folder cannot be mounted. Rename the folder, or open one whose path has no ":".`,
+    );
+  }
+}
+
+/**
+ * Docker `HostConfig.Binds` strings: `src:dst` or `src:dst:ro`, in plan order. A `:` in a path
+ * would be read as a field separator and bind something else, so such a mount is refused here
+ * whatever its origin (the workspace is refused earlier, with upstream's words).
+ */
 export function flattenBinds(mounts: PlannedMount[]): string[] {
-  return mounts.map((m) => `${m.source}:${m.target}${m.readonly ? ':ro' : ''}`);
+  return mounts.map((m) => {
+    if (m.source.includes(':') || m.target.includes(':')) {
+      throw new Error(
+        `Mount "${m.name}" binds ${m.source} at ${m.target}, and a ":" in either path would be read as Docker's bind-mount separator. Rename the path, or change this mount in .toolbox.yaml.`,
+      );
+    }
+    return `${m.source}:${m.target}${m.readonly ? ':ro' : ''}`;
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
 import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
-import { agentHomes, flattenBinds, planMounts } from './mounts';
+import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
 import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
@@ -20,7 +20,7 @@ export interface PlannedSession {
 }
 
 export function planSession(req: SessionRequest, host: HostFacts): PlannedSession {
-  const workspace = absoluteWorkspace(req.workspace);
+  const workspace = sessionWorkspace(req.workspace);
   const profile = profileOf(req);
   const shellCmd = shellCommand(req.config);
   const name = containerName({ ...req, profile }, workspace);
@@ -117,7 +117,14 @@ function shellCommand(config: ToolboxConfig): string[] {
  * something by it first (the bridge) ask this, then plan once.
  */
 export function sessionContainerName(req: SessionRequest): string {
-  return containerName({ ...req, profile: profileOf(req) }, absoluteWorkspace(req.workspace));
+  return containerName({ ...req, profile: profileOf(req) }, sessionWorkspace(req.workspace));
+}
+
+/** The clean absolute folder path, refused when Docker could not bind it (upstream workspace.Resolve). */
+function sessionWorkspace(p: string): string {
+  const workspace = absoluteWorkspace(p);
+  validateWorkspaceBindPath(workspace);
+  return workspace;
 }
 
 /** An empty profile means none (the CLI never passes one); anything else is validated. */
