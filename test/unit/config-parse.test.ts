@@ -33,7 +33,6 @@ describe('parseConfigFile: valid files', () => {
         '  - {name: data, source: ~/data, target: /data, readonly: true, create_if_missing: true}',
         'inherit_host_auth: [gh, gcloud]',
         'worktree: {seed: [.env, config/local.yaml]}',
-        'tools: {codex: false}',
       ),
       FILE,
     );
@@ -58,7 +57,6 @@ describe('parseConfigFile: valid files', () => {
       ],
       inheritHostAuth: ['gh', 'gcloud'],
       worktreeSeed: ['.env', 'config/local.yaml'],
-      tools: { codex: false },
     });
   });
 
@@ -174,7 +172,6 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
       ['shell: bash', 'shell', /expected zsh .*got "bash"/],
       ['pull: sometimes', 'pull', /expected auto, always or never, got "sometimes"/],
       ['worktree: {seed: [../secrets]}', 'worktree.seed[0]', /relative to the repository/],
-      ['tools: {codex: "no"}', 'tools.codex', /expected true or false, got "no"/],
       ['mounts: {name: x}', 'mounts', /expected a list of mounts, got a mapping/],
     ];
     for (const [text, key, message] of cases) {
@@ -345,6 +342,21 @@ describe('formatIssue', () => {
   });
 });
 
+describe('parseConfigFile: the removed tools: block', () => {
+  it('is a warning with its line, in any shape, and the rest of the file applies', () => {
+    for (const block of ['tools: {codex: false, zsh: false}', 'tools: {codex: "no"}', 'tools: [gh]', 'tools: 3']) {
+      const { layer, issues } = parseConfigFile(yaml('pull: never', block), FILE);
+      assert.deepEqual(layer, { pull: 'never' }, block);
+      assert.deepEqual(
+        issues.map((i) => [i.severity, i.key, i.line]),
+        [['warning', 'tools', 2]],
+        block,
+      );
+      assert.match(issues[0]!.message, /is no longer supported and is ignored/, block);
+    }
+  });
+});
+
 describe('parseEnvLayer', () => {
   it('reads the TOOLBOX_* variables of top-level scalar keys', () => {
     const { layer, issues } = parseEnvLayer({
@@ -402,5 +414,13 @@ describe('parseEnvLayer', () => {
     );
     assert.match(issues[0]!.message, /^expected auto, always or never, got "sometimes"/);
     assert.match(issues[1]!.message, /^expected true or false \(or 1\/0, yes\/no, on\/off\), got "maybe"/);
+  });
+  it('warns once about the removed TOOLBOX_TOOLS_* switches and reads nothing from them', () => {
+    const { layer, issues } = parseEnvLayer({ TOOLBOX_TOOLS_CODEX: 'false', TOOLBOX_TOOLS_GH: '0', TOOLBOX_PULL: 'never' });
+    assert.deepEqual(layer, { pull: 'never' });
+    assert.deepEqual(
+      issues.map((i) => [i.severity, i.source, i.key]),
+      [['warning', 'environment', 'TOOLBOX_TOOLS_CODEX, TOOLBOX_TOOLS_GH']],
+    );
   });
 });

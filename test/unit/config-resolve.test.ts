@@ -57,11 +57,10 @@ describe('resolveConfig: precedence', () => {
 
   it('merges mappings key by key across files', () => {
     const r = resolve({
-      user: 'env: {A: user, B: user}\ntools: {codex: false, gh: false}\nshells: {infra: {path: /srv/infra, env: {X: "1"}}}\n',
-      project: 'env: {B: project}\ntools: {gh: true}\nshells: {infra: {env: {Y: "2"}}, web: {path: /srv/web}}\n',
+      user: 'env: {A: user, B: user}\nshells: {infra: {path: /srv/infra, env: {X: "1"}}}\n',
+      project: 'env: {B: project}\nshells: {infra: {env: {Y: "2"}}, web: {path: /srv/web}}\n',
     });
     assert.deepEqual(r.config.env, { A: 'user', B: 'project' });
-    assert.deepEqual(r.config.tools, { codex: false, gh: true });
     assert.deepEqual(r.config.shells, {
       infra: { path: '/srv/infra', env: { X: '1', Y: '2' } },
       web: { path: '/srv/web', env: {} },

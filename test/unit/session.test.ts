@@ -470,13 +470,10 @@ describe('planSession: switches', () => {
     assert.deepEqual(plan.create.HostConfig.ExtraHosts, []);
   });
 
-  it('tools.codex false drops seccomp=unconfined', () => {
-    const { plan } = planSession(request({}, { tools: { codex: false } }), hostFacts());
-    assert.deepEqual(plan.create.HostConfig.SecurityOpt, []);
-  });
-
-  it('tools.zsh false is refused: there would be no shell', () => {
-    assert.throws(() => planSession(request({}, { tools: { zsh: false } }), hostFacts()), /tools.zsh is false/);
+  it('always runs unconfined by seccomp and starts zsh: no config switches them (tools: was removed)', () => {
+    const { plan } = planSession(request(), hostFacts());
+    assert.deepEqual(plan.create.HostConfig.SecurityOpt, ['seccomp=unconfined']);
+    assert.deepEqual(plan.create.Cmd, ['/bin/zsh']);
   });
 
   it('managed_statusline false opts out through the env', () => {

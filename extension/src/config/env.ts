@@ -33,6 +33,9 @@ const envBoolSchema = z.string().transform((s, ctx) => {
   return value;
 });
 
+/** Upstream's removed per-tool switches (TOOLBOX_TOOLS_CODEX=false, …): warned about, never read. */
+const TOOLS_ENV_PREFIX = 'TOOLBOX_TOOLS_';
+
 /** The variable that sets peer messaging (named in the Peer Messaging view when it decides). */
 export const PEER_MESSAGING_ENV = 'TOOLBOX_PEER_MESSAGING';
 
@@ -77,6 +80,18 @@ export function parseEnvLayer(
       const message = `${explain(result.error.issues[0]!, text)}; this variable is ignored until it is fixed or unset`;
       issues.push({ severity: 'error', source: 'environment', key: variable, message });
     }
+  }
+  const tools = Object.keys(env)
+    .filter((name) => name.startsWith(TOOLS_ENV_PREFIX) && env[name] !== undefined)
+    .sort();
+  if (tools.length > 0) {
+    issues.push({
+      severity: 'warning',
+      source: 'environment',
+      key: tools.join(', '),
+      message:
+        'per-tool switches are no longer supported and are ignored: every tool in the image is always installed, as with the toolbox CLI. Unset them to silence this warning.',
+    });
   }
   return { layer: layer as Partial<ToolboxConfig>, issues };
 }

@@ -42,8 +42,6 @@ export interface ToolboxConfig {
   shells: Record<string, ShellConfig>;
   mounts: MountOverride[];
   inheritHostAuth: string[];
-  /** Tool switches; every tool defaults to true. `codex: false` drops seccomp=unconfined. */
-  tools: Record<string, boolean>;
   /** `worktree.seed`: repo-relative, gitignored paths copied into a new worktree. */
   worktreeSeed?: string[];
 }
@@ -56,7 +54,6 @@ export const DEFAULT_CONFIG: ToolboxConfig = {
   shells: {},
   mounts: [],
   inheritHostAuth: [],
-  tools: {},
 };
 
 /** Where a resolved value came from, for messages and the tree. */

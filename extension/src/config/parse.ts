@@ -15,6 +15,10 @@ export interface ParsedFile {
 
 type Path = ReadonlyArray<PropertyKey>;
 
+/** Upstream removed per-tool switches; like the CLI, a `tools:` block is only warned about. */
+export const TOOLS_REMOVED_MESSAGE =
+  'is no longer supported and is ignored: every tool in the image is always installed, as with the toolbox CLI. Remove the block to silence this warning.';
+
 export interface ParseContext {
   /** The user's home: values that are judged against it (mounts_root) are checked when known. */
   home?: string;
@@ -94,6 +98,15 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
   if (rootProblem !== undefined) {
     return { layer: {}, issues: byLine([...warnings, error('mounts_root', lineOf(['mounts_root']), rootProblem)]) };
   }
+  if (result.data.tools !== undefined) {
+    warnings.push({
+      severity: 'warning',
+      source: filePath,
+      key: 'tools',
+      line: lineOf(['tools']),
+      message: TOOLS_REMOVED_MESSAGE,
+    });
+  }
   if (result.data.browser_bridge !== undefined) {
     const alsoBridge = result.data.bridge !== undefined ? ' (bridge is also set and wins)' : '';
     warnings.push({
@@ -135,7 +148,6 @@ function toLayer(f: ToolboxFile): Partial<ToolboxConfig> {
     ),
     inheritHostAuth: f.inherit_host_auth,
     worktreeSeed: f.worktree?.seed,
-    tools: f.tools,
   });
 }
 

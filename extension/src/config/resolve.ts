@@ -4,7 +4,7 @@
  *
  * Precedence, lowest first: defaults < ~/.toolbox.yaml < project .toolbox.yaml < TOOLBOX_* env
  * < VS Code settings (only `toolbox.peerMessaging`, and only when the user set it somewhere).
- * Merging follows viper's deep merge: mappings (env, shells, shells.<n>.env, tools) merge key by
+ * Merging follows viper's deep merge: mappings (env, shells, shells.<n>.env) merge key by
  * key; lists (mounts, inherit_host_auth, worktree.seed) are replaced whole by the higher layer —
  * a project `mounts:` list does not append to the user file's list, it supersedes it.
  */

@@ -138,7 +138,8 @@ export const fileSchema = z.strictObject(
         { error: 'expected a mapping with seed' },
       )
       .optional(),
-    tools: z.record(z.string(), boolSchema, { error: 'expected a mapping of tool name to true or false' }).optional(),
+    /** Removed upstream (every bundled tool is always installed): accepted in any shape, warned about, not used. */
+    tools: z.unknown().optional(),
   },
   { error: 'expected a mapping of configuration keys at the top level' },
 );

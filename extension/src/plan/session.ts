@@ -8,7 +8,6 @@ import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from 
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
 import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
-import type { ToolboxConfig } from '../config/model';
 
 /** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */
 const DEFAULT_PORT_HOST_IP = '127.0.0.1';
@@ -22,7 +21,7 @@ export interface PlannedSession {
 export function planSession(req: SessionRequest, host: HostFacts): PlannedSession {
   const workspace = sessionWorkspace(req.workspace);
   const profile = profileOf(req);
-  const shellCmd = shellCommand(req.config);
+  const shellCmd = shellCommand();
   const name = containerName({ ...req, profile }, workspace);
 
   const mp = planMounts({
@@ -69,7 +68,8 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
       Binds: flattenBinds(mp.mounts),
       ExtraHosts: extraHosts(req),
       // Codex's bubblewrap sandbox needs user namespaces, which Docker's default seccomp blocks.
-      SecurityOpt: req.config.tools.codex === false ? [] : ['seccomp=unconfined'],
+      // Always, as upstream since its per-tool switches (tools.codex) were removed.
+      SecurityOpt: ['seccomp=unconfined'],
       ...(req.peer ? { PidMode: `container:${req.names.anchor}` } : {}),
       ...(ports ? { PortBindings: ports.bindings } : {}),
       AutoRemove: true,
@@ -101,13 +101,8 @@ export function dockerSocketGroups(socketGid: number | undefined): string[] {
   return socketGid === undefined || socketGid === 0 ? ['0'] : ['0', String(socketGid)];
 }
 
-/** `/bin/<shell>`; a zsh shell with tools.zsh off is incoherent (upstream ShellMismatchError). */
-function shellCommand(config: ToolboxConfig): string[] {
-  if (config.tools.zsh === false) {
-    throw new Error(
-      'shell: zsh is configured but tools.zsh is false, so the container has no shell to start. Set tools.zsh: true (or remove it) in .toolbox.yaml.',
-    );
-  }
+/** `/bin/zsh`, the one shell (the config schema refuses any other; `tools:` no longer switches it off). */
+function shellCommand(): string[] {
   return [CONTAINER.shell];
 }
 
