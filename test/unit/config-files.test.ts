@@ -14,6 +14,7 @@ import {
   type FileOwner,
   type LoadConfigOptions,
 } from '../../extension/src/config/files';
+import { issuesForOpen } from '../../extension/src/config/openIssues';
 
 const NAME = '.toolbox.yaml';
 
@@ -149,7 +150,7 @@ describe('config files on disk', () => {
       }
     });
 
-    it('reports an unreadable user file and still applies the project file', async () => {
+    it('skips an unreadable user file with a warning, as upstream, and still applies the project file', async () => {
       const odd = dir('odd-home');
       dir(`odd-home/${NAME}`); // a directory where the file should be: reading it fails
       const project = write(`odd-home/p/${NAME}`, 'pull: never\n');
@@ -157,9 +158,82 @@ describe('config files on disk', () => {
       assert.equal(r.config.pull, 'never');
       assert.deepEqual(r.files, [project]);
       assert.equal(r.issues.length, 1);
-      assert.equal(r.issues[0]!.severity, 'error');
+      assert.equal(r.issues[0]!.severity, 'warning');
+      assert.equal(r.issues[0]!.fileSkipped, true);
       assert.equal(r.issues[0]!.source, path.join(odd, NAME));
-      assert.match(r.issues[0]!.message, /could not be read/);
+      assert.match(r.issues[0]!.message, /could not be read .*the toolbox CLI skips it too/);
+      assert.deepEqual(issuesForOpen(r.issues, odd).notices.length, 1);
+    });
+
+    it('stops the open on an unreadable project file', async () => {
+      const odd = dir('odd-home2');
+      fs.writeFileSync(path.join(dir('odd-home2/p'), NAME), 'x'.repeat(2 * 1024 * 1024)); // too large to be read
+      const r = await load(path.join(odd, 'p'), true, odd);
+      assert.equal(r.issues[0]!.severity, 'error');
+      assert.throws(
+        () => issuesForOpen(r.issues, odd),
+        /~\/p\/\.toolbox\.yaml: could not be read .*Fix that file, then open the shell again/,
+      );
+    });
+
+    // Issue 15, item 9: a broken project file fails the open, as upstream's `toolbox shell` fails.
+    it('stops the open on a project file that is not YAML, naming file:line and the fix', async () => {
+      const project = write(`home/a/${NAME}`, 'pull: never\nmounts:\n  - {name: x\nenv: {A: "1"}\n');
+      try {
+        const r = await load(path.join(home, 'a/b/c'));
+        assert.deepEqual(r.files, [path.join(home, NAME)]);
+        assert.deepEqual(
+          r.issues.map((i) => [i.severity, i.source]),
+          [['error', project]],
+        );
+        assert.throws(
+          () => issuesForOpen(r.issues, home),
+          (err: Error) => {
+            assert.match(
+              err.message,
+              /^Toolbox did not open the shell because of a configuration error: ~\/a\/\.toolbox\.yaml:4: is not valid YAML: /,
+            );
+            assert.match(
+              err.message,
+              /Fix line 4 of that file, then open the shell again \(the toolbox CLI refuses this configuration too\)\.$/,
+            );
+            return true;
+          },
+        );
+      } finally {
+        cleanFrom(`home/a/${NAME}`);
+      }
+    });
+
+    it('stops the open on a project file with a bad value, naming file:line and the key', async () => {
+      const project = write(`home/a/${NAME}`, 'pull: never\npeer_messaging: maybe\n');
+      try {
+        const r = await load(path.join(home, 'a/b/c'));
+        assert.equal(r.issues[0]!.source, project);
+        assert.throws(
+          () => issuesForOpen(r.issues, home),
+          /~\/a\/\.toolbox\.yaml:2: peer_messaging: expected true or false, got "maybe"\. Fix line 2 of that file/,
+        );
+      } finally {
+        cleanFrom(`home/a/${NAME}`);
+      }
+    });
+
+    it('skips a user file that is not YAML with a warning, as upstream, and applies the project file', async () => {
+      const odd = dir('yaml-home');
+      const user = path.join(odd, NAME);
+      fs.writeFileSync(user, 'image: [broken\n');
+      const project = write(`yaml-home/p/${NAME}`, 'pull: never\n');
+      const r = await load(path.join(odd, 'p'), true, odd);
+      assert.equal(r.config.pull, 'never');
+      assert.deepEqual(r.files, [project]);
+      assert.deepEqual(
+        r.issues.map((i) => [i.severity, i.source, i.fileSkipped]),
+        [['warning', user, true]],
+      );
+      const open = issuesForOpen(r.issues, odd);
+      assert.equal(open.notices.length, 1);
+      assert.match(open.notices[0]!, /^~\/\.toolbox\.yaml:2: is not valid YAML: .*Its settings are not applied until it is fixed/);
     });
 
     it('refuses a file too large to be a config file', async () => {

@@ -9,6 +9,7 @@ import { applyTurnOff, setPeerMessaging } from '../config/edit';
 import { formatIssue, parseConfigFile } from '../config/parse';
 import { explicitSetting, explicitSettingScope } from '../config/resolve';
 import { PEER_MESSAGING_ENV } from '../config/env';
+import { issuesForOpen } from '../config/openIssues';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
@@ -212,14 +213,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   async prepareShell(shell: ShellRequest): Promise<PreparedShell> {
     const host = this.deps.host();
     const resolved = await this.readConfig(shell.folder);
-    const warnings: string[] = [];
-    const notices: string[] = [];
-    for (const issue of resolved.issues) {
-      const text = formatIssue(issue, host.home);
-      if (issue.severity === 'error') throw new Error(text);
-      warnings.push(text);
-      if (issue.fileSkipped) notices.push(text);
-    }
+    // A broken project .toolbox.yaml (or TOOLBOX_* variable) stops the open here, naming file:line and the fix.
+    const { warnings, notices } = issuesForOpen(resolved.issues, host.home);
     const config = resolved.config;
     const proximo =
       config.proximo === false ? undefined : await detectProximo({ home: host.home, env: process.env, log: (m) => this.deps.log.info(m) });

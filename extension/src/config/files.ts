@@ -81,8 +81,10 @@ export interface LoadConfigOptions extends Omit<ResolveInput, 'userFile' | 'proj
 export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedConfig> {
   const { folder, home, owner = processOwner(), fs: configFs = nodeConfigFs, ...rest } = options;
   const readIssues: ConfigIssue[] = [];
-  const read = (file: string) => readConfigFile(file, configFs, owner, readIssues);
-  const userFile = home ? await read(path.join(home, HOST.userConfig)) : undefined;
+  const read = (file: string, skippable = false) => readConfigFile(file, configFs, owner, readIssues, skippable);
+  // As upstream (config.LoadLayers): an unreadable ~/.toolbox.yaml is skipped with a warning, an
+  // unreadable project file stops the open.
+  const userFile = home ? await read(path.join(home, HOST.userConfig), true) : undefined;
   const projectPath = findProjectConfig(folder, home, configFs);
   // An untrusted project file is never opened: the resolver only needs its path to say it was ignored.
   const projectFile: ConfigFileText | undefined =
@@ -91,12 +93,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   return { ...resolved, issues: [...readIssues, ...resolved.issues] };
 }
 
-/** Missing is fine (undefined, no issue); refused is a warning, unreadable an error; neither is a layer. */
+/**
+ * Missing is fine (undefined, no issue); refused is a warning, unreadable an error (a warning for
+ * a `skippable` file); neither is a layer.
+ */
 async function readConfigFile(
   file: string,
   configFs: ConfigFs,
   owner: FileOwner,
   issues: ConfigIssue[],
+  skippable: boolean,
 ): Promise<ConfigFileText | undefined> {
   try {
     const r = await configFs.read(file, owner);
@@ -105,12 +111,17 @@ async function readConfigFile(
     return undefined;
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    issues.push({
-      severity: 'error',
-      source: file,
-      key: '',
-      message: `could not be read (${why}); fix its permissions or remove it. Its settings are not applied.`,
-    });
+    issues.push(
+      skippable
+        ? {
+            severity: 'warning',
+            source: file,
+            key: '',
+            message: `could not be read (${why}), so its settings are not applied (the toolbox CLI skips it too). Fix its permissions or remove it.`,
+            fileSkipped: true,
+          }
+        : { severity: 'error', source: file, key: '', message: `could not be read (${why})` },
+    );
     return undefined;
   }
 }

@@ -11,6 +11,8 @@ import { fileSchema, mountsRootProblem, type ToolboxFile } from './schema';
 export interface ParsedFile {
   layer: Partial<ToolboxConfig>;
   issues: ConfigIssue[];
+  /** The text is not YAML at all (its one issue says where), as opposed to YAML with a bad value. */
+  notYaml?: boolean;
 }
 
 type Path = ReadonlyArray<PropertyKey>;
@@ -50,13 +52,13 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
   if (syntax) {
     // yaml appends " at line N, column M:" and a code excerpt; the line goes in its own field.
     const what = syntax.message.split(' at line ')[0];
-    return { layer: {}, issues: [error('', syntax.linePos?.[0].line, `is not valid YAML: ${what}`)] };
+    return { layer: {}, issues: [error('', syntax.linePos?.[0].line, `is not valid YAML: ${what}`)], notYaml: true };
   }
   let raw: unknown;
   try {
     raw = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    return { layer: {}, issues: [error('', undefined, `is not valid YAML: ${errorText(err)}`)] };
+    return { layer: {}, issues: [error('', undefined, `is not valid YAML: ${errorText(err)}`)], notYaml: true };
   }
   if (raw === null || raw === undefined) return { layer: {}, issues: [] }; // empty or comments only
   if (isPlainObject(raw)) {

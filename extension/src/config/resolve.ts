@@ -30,6 +30,10 @@ export interface ResolveInput {
   home?: string;
 }
 
+/** Completes the warning for a ~/.toolbox.yaml that is not YAML. */
+export const USER_FILE_SKIPPED =
+  'Its settings are not applied until it is fixed (the toolbox CLI skips it too); fix that line, then open the shell again to use them';
+
 export const UNTRUSTED_PROJECT_FILE_MESSAGE =
   'was ignored because this workspace is not trusted: a project .toolbox.yaml can add mounts and ' +
   'environment variables to the container. Toolbox uses only ~/.toolbox.yaml, TOOLBOX_* variables ' +
@@ -42,6 +46,19 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
 
   const addFile = (from: ConfigLayer, file: ConfigFileText) => {
     const parsed = parseConfigFile(file.text, file.path, { home: input.home });
+    if (from === 'user-file' && parsed.notYaml) {
+      // As upstream (config.LoadLayers): a ~/.toolbox.yaml that is not YAML is skipped with a
+      // warning and the open carries on; a project file that is not YAML fails the open.
+      issues.push(
+        ...parsed.issues.map((i) => ({
+          ...i,
+          severity: 'warning' as const,
+          message: `${i.message}. ${USER_FILE_SKIPPED}`,
+          fileSkipped: true,
+        })),
+      );
+      return;
+    }
     issues.push(...parsed.issues);
     if (parsed.issues.some((i) => i.severity === 'error')) return; // a broken file contributes nothing
     files.push(file.path);

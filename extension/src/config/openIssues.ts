@@ -1,0 +1,34 @@
+/**
+ * What the config issues of one open mean for it, as upstream's `toolbox shell`: an error (a
+ * project .toolbox.yaml that is not YAML or has a bad value, a bad TOOLBOX_* variable) stops the
+ * open with the place and the fix; warnings are logged, and the ones about a whole file that was
+ * skipped are also shown. Pure.
+ */
+import type { ConfigIssue } from './model';
+import { formatIssue } from './parse';
+
+export interface OpenIssues {
+  /** Every issue that did not stop the open, formatted for the log. */
+  warnings: string[];
+  /** The warnings worth a notification: a whole file was skipped. */
+  notices: string[];
+}
+
+/** Throws the first error as a sentence that names `file:line` and says what to do; else sorts the warnings. */
+export function issuesForOpen(issues: readonly ConfigIssue[], home?: string): OpenIssues {
+  const broken = issues.find((i) => i.severity === 'error');
+  if (broken !== undefined) throw new Error(openRefusal(broken, home));
+  const warnings = issues.map((i) => formatIssue(i, home));
+  const notices = issues.filter((i) => i.fileSkipped).map((i) => formatIssue(i, home));
+  return { warnings, notices };
+}
+
+/** `Toolbox did not open the shell: <file>:<line>: <key>: <problem>. <fix>.` */
+export function openRefusal(issue: ConfigIssue, home?: string): string {
+  const where = formatIssue(issue, home).replace(/[.;\s]+$/, '');
+  const fix =
+    issue.source === 'environment'
+      ? `Fix or unset ${issue.key} in the environment VS Code was started from, then open the shell again.`
+      : `Fix ${issue.line !== undefined ? `line ${issue.line} of that file` : 'that file'}, then open the shell again (the toolbox CLI refuses this configuration too).`;
+  return `Toolbox did not open the shell because of a configuration error: ${where}. ${fix}`;
+}
