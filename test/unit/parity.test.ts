@@ -1,0 +1,415 @@
+/**
+ * Parity with the toolbox CLI (issue 15, "Switch between the CLI and the editor for real"): for a
+ * set of configs and folders, what the extension does on an open (refuse, or the container's
+ * binds, GroupAdd, SecurityOpt and Cmd) equals what upstream's code produces for the same input.
+ *
+ * The expected side is not the extension's code: it is upstream's, transcribed below and cited as
+ * `filippolmt/toolbox@<commit> <path>` (public source). Where the extension differs on purpose,
+ * the case says so and names the decision record; those are the only differences allowed.
+ *
+ * Everything here is pure: config texts go through the resolver, issues through the open's rule
+ * (config/openIssues.ts), then the planner, with host facts from a fixed set. No file, no engine.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolveConfig } from '../../extension/src/config/resolve';
+import { issuesForOpen } from '../../extension/src/config/openIssues';
+import { objectNames } from '../../extension/src/contract/objects';
+import { planSession } from '../../extension/src/plan/session';
+import type { HostFacts } from '../../extension/src/contract/types';
+
+const HOME = '/home/u';
+const names = objectNames();
+/** The extension's per-workspace bridge dirs (docs/decisions/0002-bridge-per-workspace.md). */
+const BRIDGE = { stateDir: `${HOME}/.toolbox/toolbox/vscode/ws`, runDir: '/run/user/1000/toolbox/ws' };
+
+// ---------------------------------------------------------------------------------------------
+// Upstream's default mount table.
+//
+// Rows and order: filippolmt/toolbox@062a5d3d5eb094627c07203c7f9ce656148da13c
+//   internal/mountplan/defaults.go (35 rows, pnpm and uv included).
+// pi and the five tool caches (go-build, golangci-cache, uv-cache, npm-cache, pip-cache), with
+// their sources, modes and pinned targets: filippolmt/toolbox@0f3409a67973e5cb5dd431f8183f56187b8ef2d7
+//   internal/mountplan/defaults_test.go (TestDefaults: 41 rows); the caches are
+//   docs/adr/0015-tool-caches-persist-as-one-bind-per-tool.md @d77b7b00280126269fd8bfb76f5f5b74558de89e.
+//   That test pins pi's source (~/.toolbox/.pi, rw, created) but not its target: /home/toolbox/.pi
+//   is assumed, as for .claude and .codex.
+// android-sdk and gradle-cache: filippolmt/toolbox@033796d583f2d586daefd5158f4be9f6e3f6a6ea
+//   docs/mobile.md ("Disk": ~/.toolbox/android-sdk → ~/.android-sdk, ~/.toolbox/gradle-cache →
+//   ~/.gradle), docs/adr/0017-android-builds-in-the-toolbox-ios-stays-on-the-host.md
+//   @5b08c25be39f6945e0e7ece366b1e3d1197058c3 ("Both are CreateIfMissing and always mounted").
+// The stored defaults.go with those eight rows was not readable, so their position in the list is
+// not known; binds are compared as sets (Docker mounts binds by target depth, not list order).
+// ---------------------------------------------------------------------------------------------
+interface UpstreamMount {
+  name: string;
+  source: string;
+  target: string;
+  ro: boolean;
+  create: boolean;
+  symlinkFrom?: string;
+}
+const T = (name: string, source: string, target: string, ro = false, create = true): UpstreamMount => ({
+  name,
+  source: `~/.toolbox/${source}`,
+  target: `/home/toolbox/${target}`,
+  ro,
+  create,
+});
+const UPSTREAM_DEFAULTS: readonly UpstreamMount[] = [
+  T('claude', '.claude', '.claude'),
+  T('codex', '.codex', '.codex'),
+  T('pi', '.pi', '.pi'),
+  T('state', 'toolbox/state', '.toolbox-state'),
+  { name: 'ssh', source: '~/.toolbox/ssh', target: '/home/toolbox/.ssh', ro: true, create: false, symlinkFrom: '~/.ssh' },
+  // Upstream binds it read-write; the extension read-only (docs/decisions/0011-git-credentials-with-consent.md).
+  {
+    name: 'gitconfig',
+    source: '~/.toolbox/gitconfig',
+    target: '/home/toolbox/.gitconfig',
+    ro: false,
+    create: false,
+    symlinkFrom: '~/.gitconfig',
+  },
+  T('gh', 'gh', '.config/gh'),
+  T('glab', 'glab', '.config/glab-cli'),
+  T('gcloud', 'gcloud', '.config/gcloud'),
+  T('gws', 'gws', '.config/gws'),
+  T('atuin', 'atuin', '.local/share/atuin'),
+  T('azure', 'azure', '.azure'),
+  T('oci', 'oci', '.oci'),
+  T('sonar', 'sonar', '.sonar'),
+  T('docker', 'docker', '.docker'),
+  T('cf-auth', 'cf/auth', '.config/cloudflare'),
+  T('cf-config', 'cf/config', '.config/.cf'),
+  T('wrangler', 'wrangler', '.config/.wrangler'),
+  T('rtk', 'rtk/config', '.config/rtk'),
+  T('rtk-data', 'rtk/data', '.local/share/rtk'),
+  T('kube', 'kube', '.kube'),
+  T('playwright-cache', 'playwright-cache', '.cache/ms-playwright'),
+  T('playwright-config', 'playwright-config', '.playwright'),
+  T('startup.d', 'startup.d', '.toolbox-startup.d', true),
+  { ...T('certs', 'certs', ''), target: '/etc/toolbox/certs', ro: true },
+  T('npm-global', 'npm-global', '.npm-global'),
+  T('bun', 'bun', '.bun'),
+  T('pnpm', 'pnpm', '.local/share/pnpm'),
+  T('uv', 'uv', '.local/share/uv'),
+  T('go', 'go', 'go'),
+  T('herdr', 'herdr/config', '.config/herdr'),
+  T('herdr-state', 'herdr/state', '.local/state/herdr'),
+  T('go-build', 'go-build', '.cache/go-build'),
+  T('golangci-cache', 'golangci-cache', '.cache/golangci-lint'),
+  T('uv-cache', 'uv-cache', '.cache/uv'),
+  T('npm-cache', 'npm-cache', '.npm'),
+  T('pip-cache', 'pip-cache', '.cache/pip'),
+  T('android-sdk', 'android-sdk', '.android-sdk'),
+  T('gradle-cache', 'gradle-cache', '.gradle'),
+  // Upstream's sources are ~/.toolbox/toolbox/bridge{,/run}; the extension's are per workspace
+  // (docs/decisions/0002-bridge-per-workspace.md), so the oracle takes them from the request.
+  { name: 'bridge', source: BRIDGE.stateDir, target: '/home/toolbox/.toolbox/bridge', ro: true, create: true },
+  { name: 'bridge-legacy', source: BRIDGE.stateDir, target: '/home/toolbox/.toolbox/browser', ro: true, create: true },
+  { name: 'bridge-run', source: BRIDGE.runDir, target: '/home/toolbox/.toolbox/bridge/run', ro: false, create: true },
+  { name: 'docker-sock', source: '/var/run/docker.sock', target: '/var/run/docker.sock', ro: false, create: false },
+];
+
+interface Patch {
+  name: string;
+  source?: string;
+  target?: string;
+  readonly?: boolean;
+  disabled?: boolean;
+}
+
+/**
+ * Upstream's bind set for a workspace, transcribed from filippolmt/toolbox@518ab53ae4879e21cc90b2d0ae2fc31e52ef712f
+ * internal/mountplan/merge.go (applyMountsRoot, mergeMounts: patch / replace / append / disabled,
+ * unknown patch refused) and @c57367ddd99661ecf15224466c97fa558eded1ac internal/mountplan/plan.go
+ * (Plan: resolve, then `<ws>:/workspace` and the host-path mirror). Resolve: `~` expands to HOME;
+ * a missing source is created when create_if_missing, symlinked to symlink_from when that exists,
+ * else skipped. Binds as `src:target[:ro]` (upstream writes `:rw` too; Docker reads both alike).
+ */
+function upstreamBinds(o: { workspace: string; mountsRoot?: string; mounts?: Patch[]; exists: Set<string> }): string[] | Error {
+  const expand = (p: string) => (p === '~' ? HOME : p.startsWith('~/') ? `${HOME}/${p.slice(2)}` : p);
+  let base = UPSTREAM_DEFAULTS.map((m) => ({ ...m }));
+  if (o.mountsRoot) {
+    const root = o.mountsRoot.replace(/\/$/, '');
+    base = base.map((m) => (m.source.startsWith('~/.toolbox/') ? { ...m, source: `${root}/${m.source.slice('~/.toolbox/'.length)}` } : m));
+  }
+  const out: Array<UpstreamMount & { disabled?: boolean }> = base;
+  const unknown: string[] = [];
+  for (const u of o.mounts ?? []) {
+    const idx = out.findIndex((m) => m.name === u.name);
+    if (u.target === undefined) {
+      if (idx < 0) {
+        unknown.push(u.name);
+        continue;
+      }
+      if (u.source) out[idx] = { ...out[idx]!, source: u.source };
+      if (u.readonly) out[idx] = { ...out[idx]!, ro: true };
+      if (u.disabled) out[idx] = { ...out[idx]!, disabled: true };
+    } else {
+      const e = { name: u.name, source: u.source!, target: u.target, ro: !!u.readonly, create: false, disabled: u.disabled };
+      if (idx >= 0) out[idx] = e;
+      else out.push(e);
+    }
+  }
+  if (unknown.length > 0) return new Error(`mounts: patch references unknown mount name(s): ${unknown.sort().join(', ')}`);
+  const binds: string[] = [];
+  for (const m of out.filter((x) => !x.disabled)) {
+    let source = expand(m.source);
+    // Upstream symlinks ~/.toolbox/ssh to ~/.ssh and binds the link; Docker resolves it, so the
+    // container sees ~/.ssh itself, which is what the extension binds.
+    if (!m.create && !o.exists.has(source)) {
+      const link = m.symlinkFrom && expand(m.symlinkFrom);
+      if (link && o.exists.has(link)) source = link;
+      else continue;
+    }
+    binds.push(`${source}:${m.target}${m.ro ? ':ro' : ''}`);
+  }
+  // Decided differences, applied to upstream's result rather than hidden in the table:
+  // ~/.gitconfig is bound read-only (docs/decisions/0011-git-credentials-with-consent.md).
+  const gitconfig = binds.indexOf(`${HOME}/.gitconfig:/home/toolbox/.gitconfig`);
+  if (gitconfig >= 0) binds[gitconfig] += ':ro';
+  // The folders below are not under a reserved prefix, so upstream mirrors them at their own path.
+  binds.push(`${o.workspace}:/workspace`, `${o.workspace}:${o.workspace}`);
+  return binds;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The extension's side: the same inputs through resolve → the open's rule → the planner.
+// ---------------------------------------------------------------------------------------------
+interface Input {
+  workspace?: string;
+  user?: string;
+  project?: string;
+  env?: Record<string, string>;
+  /** Host paths that exist besides the created-if-missing ones. */
+  exists?: string[];
+  socketGid?: number;
+}
+type Outcome =
+  | { opened: true; binds: string[]; groupAdd?: string[]; securityOpt: string[]; cmd: string[]; warnings: string[] }
+  | { opened: false; reason: string };
+
+const DEFAULT_EXISTS = [`${HOME}/.ssh`, `${HOME}/.gitconfig`, '/var/run/docker.sock'];
+
+function extensionOpen(input: Input): Outcome {
+  const workspace = input.workspace ?? `${HOME}/proj`;
+  const exists = new Set(input.exists ?? DEFAULT_EXISTS);
+  const host: HostFacts = {
+    uid: 1000,
+    gid: 1000,
+    home: HOME,
+    platform: 'linux',
+    pathExists: (p) => exists.has(p),
+    ...(input.socketGid !== undefined ? { dockerSocketGid: input.socketGid } : {}),
+  };
+  try {
+    const resolved = resolveConfig({
+      ...(input.user !== undefined ? { userFile: { path: `${HOME}/.toolbox.yaml`, text: input.user } } : {}),
+      ...(input.project !== undefined ? { projectFile: { path: `${workspace}/.toolbox.yaml`, text: input.project } } : {}),
+      env: input.env ?? {},
+      settings: {},
+      trusted: true,
+      home: HOME,
+    });
+    const { warnings } = issuesForOpen(resolved.issues, HOME);
+    const { plan, warnings: planWarnings } = planSession(
+      { workspace, config: resolved.config, peer: false, bridge: BRIDGE, image: 'toolbox-runtime:test', names },
+      host,
+    );
+    return {
+      opened: true,
+      binds: plan.create.HostConfig.Binds,
+      ...(plan.create.HostConfig.GroupAdd ? { groupAdd: plan.create.HostConfig.GroupAdd } : {}),
+      securityOpt: plan.create.HostConfig.SecurityOpt,
+      cmd: plan.create.Cmd,
+      warnings: [...warnings, ...planWarnings],
+    };
+  } catch (err) {
+    return { opened: false, reason: (err as Error).message };
+  }
+}
+
+const sorted = (a: string[]) => [...a].sort();
+function assertOpenedWith(outcome: Outcome, binds: string[] | Error, label: string): Extract<Outcome, { opened: true }> {
+  assert.ok(!(binds instanceof Error), `${label}: upstream refuses: ${String(binds)}`);
+  assert.ok(outcome.opened, `${label}: the extension refused: ${outcome.opened ? '' : outcome.reason}`);
+  assert.deepEqual(sorted(outcome.binds), sorted(binds), label);
+  return outcome;
+}
+
+/** A `.toolbox.yaml` with one `mounts:` entry, written as a user would. */
+const mountsYaml = (...entries: Patch[]) =>
+  'mounts:\n' +
+  entries
+    .map(
+      (e) =>
+        `  - {${Object.entries(e)
+          .map(([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
+          .join(', ')}}`,
+    )
+    .join('\n') +
+  '\n';
+
+describe('parity with the toolbox CLI: mounts', () => {
+  const exists = new Set(DEFAULT_EXISTS);
+
+  it("plans upstream's default bind set for a folder with no config", () => {
+    assertOpenedWith(extensionOpen({}), upstreamBinds({ workspace: `${HOME}/proj`, exists }), 'defaults');
+  });
+
+  for (const m of UPSTREAM_DEFAULTS) {
+    it(`a patch disabling ${m.name} opens, without that mount, as in the CLI`, () => {
+      const patch = { name: m.name, disabled: true };
+      const outcome = assertOpenedWith(
+        extensionOpen({ project: mountsYaml(patch) }),
+        upstreamBinds({ workspace: `${HOME}/proj`, mounts: [patch], exists }),
+        m.name,
+      );
+      assert.ok(!outcome.binds.some((b) => b.split(':')[1] === m.target), m.name);
+    });
+  }
+
+  for (const m of UPSTREAM_DEFAULTS.filter((x) => x.create && !x.name.startsWith('bridge'))) {
+    it(`a patch moving ${m.name} to another source keeps its target and mode, as in the CLI`, () => {
+      const patch = { name: m.name, source: `/srv/alt/${m.name}` };
+      assertOpenedWith(
+        extensionOpen({ project: mountsYaml(patch) }),
+        upstreamBinds({ workspace: `${HOME}/proj`, mounts: [patch], exists }),
+        m.name,
+      );
+    });
+  }
+
+  it('mounts_root moves every ~/.toolbox default and nothing else, as in the CLI', () => {
+    assertOpenedWith(
+      extensionOpen({ user: 'mounts_root: /data/tb\n' }),
+      upstreamBinds({ workspace: `${HOME}/proj`, mountsRoot: '/data/tb', exists }),
+      'mounts_root',
+    );
+  });
+
+  it('appends a new mount and replaces a default by name with a target, as in the CLI', () => {
+    const mounts = [
+      { name: 'data', source: '/srv/data', target: '/data', readonly: true },
+      { name: 'kube', source: '/srv/kube', target: '/home/toolbox/.kube' },
+    ];
+    assertOpenedWith(
+      extensionOpen({ project: mountsYaml(...mounts), exists: [...DEFAULT_EXISTS, '/srv/data', '/srv/kube'] }),
+      upstreamBinds({ workspace: `${HOME}/proj`, mounts, exists: new Set([...exists, '/srv/data', '/srv/kube']) }),
+      'append and replace',
+    );
+  });
+
+  it('an unknown name in a patch: upstream refuses, the extension opens without it and warns (decision 0017)', () => {
+    const patch = { name: 'nope', disabled: true };
+    const upstream = upstreamBinds({ workspace: `${HOME}/proj`, mounts: [patch], exists });
+    assert.ok(upstream instanceof Error && /unknown mount name\(s\): nope/.test(upstream.message));
+    const outcome = extensionOpen({ project: mountsYaml(patch, { name: 'kube', disabled: true }) });
+    assertOpenedWith(outcome, upstreamBinds({ workspace: `${HOME}/proj`, mounts: [{ name: 'kube', disabled: true }], exists }), 'unknown');
+    assert.ok(outcome.opened && outcome.warnings.some((w) => /named nope, but the container has no default mount by that name/.test(w)));
+  });
+});
+
+// filippolmt/toolbox@4ed29fbfc3f55ec53b2adb640ed62f3afef173a9 internal/workspace/workspace.go
+// Validate: a ':' anywhere in the clean absolute path is refused ("Docker bind-mount format uses
+// ':' as a separator"); anything else is a usable bind source.
+describe('parity with the toolbox CLI: folder paths', () => {
+  for (const ws of ['/home/u/a:b', '/home/u/proj:ro', '/srv/x:/y', '/home/u/c:']) {
+    it(`refuses ${ws}, naming the ":"`, () => {
+      const outcome = extensionOpen({ workspace: ws });
+      assert.ok(!outcome.opened, ws);
+      assert.match(outcome.reason, /contains ":", which Docker's bind-mount format uses as a separator/);
+    });
+  }
+
+  for (const ws of ['/home/u/my proj', '/home/u/ünïcødé', '/srv/x-1.2', '/home/u/a,b=c']) {
+    it(`opens ${JSON.stringify(ws)} with the folder at /workspace and its own path`, () => {
+      const outcome = extensionOpen({ workspace: ws });
+      assert.ok(outcome.opened, ws);
+      assert.ok(outcome.binds.includes(`${ws}:/workspace`), ws);
+      assert.ok(outcome.binds.includes(`${ws}:${ws}`), ws);
+    });
+  }
+});
+
+// filippolmt/toolbox@a420f65fee9bfc9175e4266285d2b2faf7cf6ce2 internal/dockeridentity/dockeridentity.go
+// dockerSockGroups: nil unless /var/run/docker.sock is a bind target; else "0" (Docker Desktop
+// shows the socket as root:root inside the container), plus the host socket's gid when stat
+// works and it is not 0.
+describe('parity with the toolbox CLI: GroupAdd', () => {
+  const cases: Array<[string, Input, string[] | undefined]> = [
+    ['Docker Desktop: root-owned socket', { socketGid: 0 }, ['0']],
+    ['Linux: socket in the docker group', { socketGid: 998 }, ['0', '998']],
+    ['socket group unknown (stat failed)', {}, ['0']],
+    ['docker-sock disabled', { socketGid: 998, project: mountsYaml({ name: 'docker-sock', disabled: true }) }, undefined],
+    ['no socket on the host (the mount is skipped)', { socketGid: 998, exists: [`${HOME}/.ssh`] }, undefined],
+  ];
+  for (const [label, input, groupAdd] of cases) {
+    it(label, () => {
+      const outcome = extensionOpen(input);
+      assert.ok(outcome.opened, label);
+      assert.deepEqual(outcome.groupAdd, groupAdd, label);
+    });
+  }
+});
+
+// filippolmt/toolbox@02e655458a84dbda696122cf81bfc843aa3ceff1 internal/config/plan.go: warnLegacyTools
+// ("'tools:' is no longer supported and has been removed") and warnLegacyToolsEnv for
+// TOOLBOX_TOOLS_*; per-tool toggles are no longer read ("Per-tool toggles no longer exist"), so
+// @0f8f8110357537d38d3468a238e8e276169984e6 internal/sessionplan/shell.go NestedSandboxSecurityOpt
+// always gives seccomp=unconfined and ResolveShellCmd always /bin/zsh.
+describe('parity with the toolbox CLI: the removed tools: block and security options', () => {
+  for (const [label, input] of [
+    ['no config', {}],
+    ['tools: {codex: false, zsh: false} in the project file', { project: 'tools: {codex: false, zsh: false}\n' }],
+    ['tools: in an odd shape in ~/.toolbox.yaml', { user: 'tools: [codex]\n' }],
+    ['TOOLBOX_TOOLS_CODEX=false', { env: { TOOLBOX_TOOLS_CODEX: 'false' } }],
+  ] as Array<[string, Input]>) {
+    it(`${label}: opens with seccomp=unconfined and zsh`, () => {
+      const outcome = extensionOpen(input);
+      assert.ok(outcome.opened, label);
+      assert.deepEqual(outcome.securityOpt, ['seccomp=unconfined']);
+      assert.deepEqual(outcome.cmd, ['/bin/zsh']);
+      const warned = outcome.warnings.some((w) => /no longer supported and (is|are) ignored/.test(w));
+      assert.equal(warned, label !== 'no config', label);
+    });
+  }
+});
+
+// filippolmt/toolbox@02e655458a84dbda696122cf81bfc843aa3ceff1 internal/config/plan.go: LoadLayers
+// skips a ~/.toolbox.yaml that does not parse ("skipping global config") and carries on; a project
+// file that does not parse fails mergeFileLayers ("parse project config bytes"), and a value that
+// fails validation fails the command whichever file it is in (applyValidationTail).
+describe('parity with the toolbox CLI: broken config files', () => {
+  it('a project .toolbox.yaml that is not YAML stops the open, naming file:line and the fix', () => {
+    const outcome = extensionOpen({ project: 'pull: never\nmounts:\n  - {name: x\n' });
+    assert.ok(!outcome.opened);
+    assert.match(outcome.reason, /~\/proj\/\.toolbox\.yaml:4: is not valid YAML: .*Fix line 4 of that file, then open the shell again/);
+  });
+
+  it('a project .toolbox.yaml with a bad value stops the open, naming file:line and the key', () => {
+    const outcome = extensionOpen({ project: 'mounts_root: /data/tb\npull: sometimes\n' });
+    assert.ok(!outcome.opened);
+    assert.match(outcome.reason, /~\/proj\/\.toolbox\.yaml:2: pull: expected auto, always or never, got "sometimes"/);
+  });
+
+  it('a ~/.toolbox.yaml with a bad value stops the open too', () => {
+    const outcome = extensionOpen({ user: 'peer_messaging: maybe\n' });
+    assert.ok(!outcome.opened);
+    assert.match(outcome.reason, /~\/\.toolbox\.yaml:1: peer_messaging: expected true or false/);
+  });
+
+  it('a ~/.toolbox.yaml that is not YAML is skipped with a warning, and the project file applies', () => {
+    const outcome = extensionOpen({ user: 'mounts_root: [/data\n', project: mountsYaml({ name: 'kube', disabled: true }) });
+    assertOpenedWith(
+      outcome,
+      upstreamBinds({ workspace: `${HOME}/proj`, mounts: [{ name: 'kube', disabled: true }], exists: new Set(DEFAULT_EXISTS) }),
+      'broken user file',
+    );
+    assert.ok(
+      outcome.opened && outcome.warnings.some((w) => /^~\/\.toolbox\.yaml:\d+: is not valid YAML: .*Its settings are not applied/.test(w)),
+    );
+  });
+});
