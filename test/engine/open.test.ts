@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type Docker from 'dockerode';
-import { mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -158,6 +158,37 @@ describe('openContainer against the real engine', () => {
     // What the prompt shows (zsh's %m), and the shell a program would start.
     assert.equal(await execOut(ns.docker, result.id, [CONTAINER.shell, '-fc', 'print -P %m']), hostname);
     assert.equal(await execOut(ns.docker, result.id, ['sh', '-c', 'printf %s "$SHELL"']), CONTAINER.shell);
+  });
+
+  it('lets the container user reach a root-owned Docker socket, as on Docker Desktop, through GroupAdd "0" (issue 15, item 4)', async () => {
+    const { ns, open } = setup();
+    // Docker Desktop's socket is root:root 0660 inside its VM, whatever group the host reports.
+    const sock = join(ns.home, 'desktop.sock');
+    const server = createServer((c) => c.end('ok\n'));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(sock, resolve));
+    chmodSync(sock, 0o660);
+    assert.equal(statSync(sock).gid, 0, 'the test runs as root, so the socket is root:root');
+    const planAt = (folder: string) => {
+      const workspace = join(ns.home, folder);
+      mkdirSync(workspace);
+      return planSession(
+        { workspace, config: { ...DEFAULT_CONFIG, mounts: [{ name: 'docker-sock', source: sock }] }, peer: false, image, names: ns.names },
+        { uid: UID, gid: GID, home: ns.home, platform: 'linux', pathExists: (p) => p === sock, dockerSocketGid: 998 },
+      ).plan;
+    };
+    const probe = ['zsh', '-fc', 'zmodload zsh/net/socket && zsocket /var/run/docker.sock && read -r line <&$REPLY && print -r -- $line'];
+
+    const plan = planAt('desktop');
+    assert.deepEqual(plan.create.HostConfig.GroupAdd, ['0', '998']);
+    const opened = await open(plan);
+    assert.equal(await execOut(ns.docker, opened.id, probe), 'ok');
+
+    // The group the host reports, alone (what the extension sent before), is refused there.
+    const before = planAt('desktop-before');
+    const hostGroupOnly = { ...before, create: { ...before.create, HostConfig: { ...before.create.HostConfig, GroupAdd: ['998'] } } };
+    const refused = await open(hostGroupOnly);
+    assert.match(await execOut(ns.docker, refused.id, probe), /permission denied/);
   });
 
   it('connects to the running container on the next open, without drift or image work', async () => {
