@@ -195,7 +195,7 @@ describe('config files on disk', () => {
             );
             assert.match(
               err.message,
-              /Fix line 4 of that file, then open the shell again \(the toolbox CLI refuses this configuration too\)\.$/,
+              /Fix that file around line 4, then open the shell again \(the toolbox CLI refuses this configuration too\)\.$/,
             );
             return true;
           },

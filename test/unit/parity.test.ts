@@ -386,7 +386,7 @@ describe('parity with the toolbox CLI: broken config files', () => {
   it('a project .toolbox.yaml that is not YAML stops the open, naming file:line and the fix', () => {
     const outcome = extensionOpen({ project: 'pull: never\nmounts:\n  - {name: x\n' });
     assert.ok(!outcome.opened);
-    assert.match(outcome.reason, /~\/proj\/\.toolbox\.yaml:4: is not valid YAML: .*Fix line 4 of that file, then open the shell again/);
+    assert.match(outcome.reason, /~\/proj\/\.toolbox\.yaml:4: is not valid YAML: .*Fix that file around line 4, then open the shell again/);
   });
 
   it('a project .toolbox.yaml with a bad value stops the open, naming file:line and the key', () => {

@@ -26,9 +26,16 @@ export function issuesForOpen(issues: readonly ConfigIssue[], home?: string): Op
 /** `Toolbox did not open the shell: <file>:<line>: <key>: <problem>. <fix>.` */
 export function openRefusal(issue: ConfigIssue, home?: string): string {
   const where = formatIssue(issue, home).replace(/[.;\s]+$/, '');
+  // A YAML parser notices a broken structure where it ends, not always where it starts.
+  const place =
+    issue.line === undefined
+      ? 'that file'
+      : issue.message.startsWith('is not valid YAML')
+        ? `that file around line ${issue.line}`
+        : `line ${issue.line} of that file`;
   const fix =
     issue.source === 'environment'
       ? `Fix or unset ${issue.key} in the environment VS Code was started from, then open the shell again.`
-      : `Fix ${issue.line !== undefined ? `line ${issue.line} of that file` : 'that file'}, then open the shell again (the toolbox CLI refuses this configuration too).`;
+      : `Fix ${place}, then open the shell again (the toolbox CLI refuses this configuration too).`;
   return `Toolbox did not open the shell because of a configuration error: ${where}. ${fix}`;
 }
