@@ -32,8 +32,8 @@ const BRIDGE = { stateDir: `${HOME}/.toolbox/toolbox/vscode/ws`, runDir: '/run/u
 // their sources, modes and pinned targets: filippolmt/toolbox@0f3409a67973e5cb5dd431f8183f56187b8ef2d7
 //   internal/mountplan/defaults_test.go (TestDefaults: 41 rows); the caches are
 //   docs/adr/0015-tool-caches-persist-as-one-bind-per-tool.md @d77b7b00280126269fd8bfb76f5f5b74558de89e.
-//   That test pins pi's source (~/.toolbox/.pi, rw, created) but not its target: /home/toolbox/.pi
-//   is assumed, as for .claude and .codex.
+//   That test pins pi's source (~/.toolbox/.pi, rw, created); its target, /home/toolbox/.pi, is the
+//   ContainerPath of pi's row in internal/catalog/catalog.go at the same commit.
 // android-sdk and gradle-cache: filippolmt/toolbox@033796d583f2d586daefd5158f4be9f6e3f6a6ea
 //   docs/mobile.md ("Disk": ~/.toolbox/android-sdk → ~/.android-sdk, ~/.toolbox/gradle-cache →
 //   ~/.gradle), docs/adr/0017-android-builds-in-the-toolbox-ios-stays-on-the-host.md
@@ -254,6 +254,30 @@ const mountsYaml = (...entries: Patch[]) =>
 
 describe('parity with the toolbox CLI: mounts', () => {
   const exists = new Set(DEFAULT_EXISTS);
+
+  // filippolmt/toolbox@0f3409a67973e5cb5dd431f8183f56187b8ef2d7 internal/catalog/catalog.go: the
+  // keys with a HostAuthMount, and their host and container paths.
+  const HOST_AUTH: Record<string, [string, string]> = {
+    atuin: ['.local/share/atuin', '.local/share/atuin'],
+    azure: ['.azure', '.azure'],
+    claude: ['.claude', '.claude'],
+    codex: ['.codex', '.codex'],
+    docker: ['.docker', '.docker'],
+    gcloud: ['.config/gcloud', '.config/gcloud'],
+    gh: ['.config/gh', '.config/gh'],
+    glab: ['.config/glab-cli', '.config/glab-cli'],
+    oci: ['.oci', '.oci'],
+    pi: ['.pi', '.pi'],
+  };
+  for (const [key, [hostPath, target]] of Object.entries(HOST_AUTH)) {
+    it(`inherit_host_auth: [${key}] binds ~/${hostPath} at /home/toolbox/${target} instead of the isolated copy`, () => {
+      const outcome = extensionOpen({ project: `inherit_host_auth: [${key}]\n`, exists: [...DEFAULT_EXISTS, `${HOME}/${hostPath}`] });
+      assert.ok(outcome.opened, key);
+      const at = outcome.binds.filter((b) => b.split(':')[1] === `/home/toolbox/${target}`);
+      // Upstream's newer mountplan binds these read-write; the extension read-only, as its catalog comment says (plan/mounts.ts).
+      assert.deepEqual(at, [`${HOME}/${hostPath}:/home/toolbox/${target}:ro`], key);
+    });
+  }
 
   it("plans upstream's default bind set for a folder with no config", () => {
     assertOpenedWith(extensionOpen({}), upstreamBinds({ workspace: `${HOME}/proj`, exists }), 'defaults');

@@ -115,6 +115,7 @@ export const INHERIT_HOST_AUTH: Readonly<Record<string, { hostPath: string; targ
   gh: { hostPath: '.config/gh', target: '.config/gh' },
   glab: { hostPath: '.config/glab-cli', target: '.config/glab-cli' },
   oci: { hostPath: '.oci', target: '.oci' },
+  pi: { hostPath: '.pi', target: '.pi' },
 };
 
 /** Container dirs the workspace mirror must never shadow (upstream reservedMirrorPrefixes). */
