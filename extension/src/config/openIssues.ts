@@ -23,7 +23,7 @@ export function issuesForOpen(issues: readonly ConfigIssue[], home?: string): Op
   return { warnings, notices };
 }
 
-/** `Toolbox did not open the shell: <file>:<line>: <key>: <problem>. <fix>.` */
+/** `Toolbox did not open the shell because of a configuration error: <file>:<line>: <key>: <problem>. <fix>` */
 export function openRefusal(issue: ConfigIssue, home?: string): string {
   const where = formatIssue(issue, home).replace(/[.;\s]+$/, '');
   // A YAML parser notices a broken structure where it ends, not always where it starts.
