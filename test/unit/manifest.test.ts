@@ -26,10 +26,12 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 };
 
 describe('package.json', () => {
-  it('lets toolbox.dockerHost be set in User settings in a remote window, and per folder (machine-overridable)', () => {
+  it('applies toolbox.dockerHost from User settings in a remote window too (scope window, docs/decisions/0015)', () => {
     const setting = pkg.contributes.configuration.properties[SETTINGS.dockerHost];
     assert.ok(setting, 'the setting is contributed under the contract name');
-    assert.equal(setting.scope, 'machine-overridable');
+    // VS Code applies local User settings in a remote window only for the scopes application,
+    // window, resource and language-overridable; machine and machine-overridable are left out.
+    assert.equal(setting.scope, 'window');
   });
 
   it('names every view in title case ("Proximo", not "proximo")', () => {
