@@ -136,7 +136,8 @@ describe('Toolbox extension', () => {
     const closed = new Set<vscode.Terminal>();
     const sub = vscode.window.onDidCloseTerminal((t) => closed.add(t));
     try {
-      await vscode.commands.executeCommand('toolbox.stopContainer', first.container);
+      // Two shells are attached, so Stop Container would ask first: confirmed, as a keybinding can.
+      await vscode.commands.executeCommand('toolbox.stopContainer', first.container, { confirmed: true });
       await waitFor('both terminals to close', () => closed.has(first.terminal) && closed.has(second.terminal));
       assert.ok(!toolbox.shells.some((s) => s.containerId === first.containerId), 'closed shells are no longer listed');
     } finally {
