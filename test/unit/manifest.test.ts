@@ -17,6 +17,7 @@ interface Step {
   completionEvents?: string[];
 }
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
   contributes: {
     configuration: { properties: Record<string, { scope?: string }> };
     views: Record<string, Array<{ id: string; name: string }>>;
@@ -32,6 +33,10 @@ describe('package.json', () => {
     // VS Code applies local User settings in a remote window only for the scopes application,
     // window, resource and language-overridable; machine and machine-overridable are left out.
     assert.equal(setting.scope, 'window');
+  });
+
+  it('ignores a workspace value of toolbox.dockerHost until the workspace is trusted (a repository must not pick the engine)', () => {
+    assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(SETTINGS.dockerHost));
   });
 
   it('names every view in title case ("Proximo", not "proximo")', () => {
