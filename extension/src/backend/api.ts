@@ -201,8 +201,10 @@ export interface ContainerSummary {
   name: string;
   /** Docker's State: running, exited, created, paused, restarting, removing, dead. */
   state: string;
-  /** Docker's human status, e.g. "Up 3 minutes". */
+  /** Docker's human status, e.g. "Up 3 minutes" (stale as soon as it is read: show startedAt). */
   status?: string;
+  /** When a running container started (ms since the epoch), from the engine's State.StartedAt. */
+  startedAt?: number;
   image?: string;
   kind: ContainerKind;
   /** HostConfig.PidMode as stored (`container:<id>` once Docker has resolved it); '' for none. */

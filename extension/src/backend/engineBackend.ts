@@ -2,7 +2,7 @@
  * The real ToolboxBackend: config → plan → engine, wired to VS Code settings and workspace
  * trust. The engine connection is made on first use, never at activation.
  */
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { findProjectConfig, loadConfig, nodeConfigFs, processOwner, writeConfigFile } from '../config/files';
 import { applyTurnOff, setPeerMessaging } from '../config/edit';
@@ -236,7 +236,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       names: this.deps.names,
     };
     const container = sessionContainerName(request);
-    const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${container}`;
+    // The terminal's name says which folder it works in (the UI numbers a second one).
+    const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
     return {
       container,
       title,
@@ -259,6 +260,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const name = sessionContainerName(request);
     // What the bridge may open and which agent homes proximo skill may use come from the
     // container's other mounts: a preview plan (bridge mounts stubbed) tells them before it starts.
+    if (request.config.bridge !== false) progress.step('Starting the bridge for the container');
     const bridge =
       request.config.bridge === false
         ? undefined
@@ -276,6 +278,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       plan.mounts.filter((m) => m.type === 'bind' && !m.readonly).map((m) => m.source),
     );
     for (const w of planWarnings) this.deps.log.warn(w);
+    progress.step('Connecting to Docker');
     const engine = await this.connectedEngine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
     // A shell closed just now may be taking this container with it: open after that, not during.
@@ -601,6 +604,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       name: c.name,
       state: c.state,
       status: c.status,
+      startedAt: startedAt(info.State?.StartedAt),
       image: c.image,
       kind,
       pidMode: c.pidMode,
@@ -728,4 +732,10 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Engine
     void hub?.dispose();
   };
   return backend;
+}
+
+/** The engine's State.StartedAt as ms since the epoch; undefined for Docker's zero time or junk. */
+function startedAt(text: string | undefined): number | undefined {
+  const ms = text ? Date.parse(text) : NaN;
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }

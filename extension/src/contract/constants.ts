@@ -358,3 +358,24 @@ export const RUNTIME_IMAGE_CONTEXT = {
   dirs: ['images/runtime', 'shims'],
   dockerfile: 'images/runtime/Dockerfile',
 } as const;
+
+/**
+ * Names shared by package.json (settings, `when` clauses, walkthrough completion events) and the
+ * code; test/unit/manifest.test.ts holds package.json to them.
+ */
+export const SETTINGS = {
+  dockerHost: 'toolbox.dockerHost',
+} as const;
+
+export const CONTEXT_KEYS = {
+  /** True once Docker answered a refresh, false after it failed (the walkthrough's first step). */
+  engineReachable: 'toolbox.engineReachable',
+  /** `installed` or `missing` once proximo was looked up on this host (the Proximo view's welcome). */
+  proximo: 'toolbox.proximo',
+} as const;
+
+/** The walkthrough's id in package.json (`contributes.walkthroughs`). */
+export const WALKTHROUGH_ID = 'toolbox.gettingStarted';
+
+/** What proximo is, for a newcomer: upstream's page about the integration. */
+export const PROXIMO_DOCS_URL = 'https://github.com/filippolmt/toolbox/blob/main/docs/proximo.md';
