@@ -79,6 +79,13 @@ export interface EngineBackendDeps {
 /** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
 const SHELL_ENV = ['TERM=xterm-256color', 'COLORTERM=truecolor'];
 
+/** A project .toolbox.yaml's text before an edit (undefined when empty); a file we may not read throws. */
+async function readProjectFile(path: string, home: string): Promise<string | undefined> {
+  const read = await nodeConfigFs.read(path, processOwner());
+  if (read.kind === 'refused') throw new Error(`${tildePath(path, home)} ${read.why}`);
+  return read.kind === 'text' ? read.text : undefined;
+}
+
 /** The holder's answer that the session is over, as the SessionGoneError the UI reports once. */
 function throwIfSessionGone(err: Error, record: SessionRecord): void {
   if (err instanceof SessionEndedError) {
@@ -190,12 +197,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     }
     const existing = findProjectConfig(folder, home);
     const file = existing ?? join(folder, HOST.projectConfig);
-    let before: string | undefined;
-    if (existing !== undefined) {
-      const read = await nodeConfigFs.read(existing, processOwner());
-      if (read.kind === 'refused') throw new Error(`${tildePath(existing, home)} ${read.why}`);
-      before = read.kind === 'text' ? read.text : undefined;
-    }
+    const before = existing === undefined ? undefined : await readProjectFile(existing, home);
     let text: string;
     try {
       text = setPeerMessaging(before ?? '', on, 'Peer messaging for this folder, set in the Toolbox view (the toolbox CLI reads it too).');
@@ -633,12 +635,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     if (typeof change === 'string') throw new Error(change);
     const existing = findProjectConfig(folder, home);
     const file = existing ?? join(folder, HOST.projectConfig);
-    let before: string | undefined;
-    if (existing !== undefined) {
-      const read = await nodeConfigFs.read(existing, processOwner());
-      if (read.kind === 'refused') throw new Error(`${tildePath(existing, home)} ${read.why}`);
-      before = read.kind === 'text' ? read.text : undefined;
-    }
+    const before = existing === undefined ? undefined : await readProjectFile(existing, home);
     const note = `${what} (${tildePath(reach.source, home)}) turned off in the Toolbox view.`;
     const edit = applyTurnOff(before ?? '', change, resolved.config, note, `~/${HOST.userConfig}`);
     const check = parseConfigFile(edit.text, file, { home }).issues.find((i) => i.severity === 'error');
