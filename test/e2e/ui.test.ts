@@ -69,7 +69,7 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
     scenario('tree', async () => {
       await openToolboxView();
       const tree = page.locator('.pane-body');
-      const container = tree.getByText(new RegExp(`^${prefix}-ws-ui-[0-9a-f]{8}$`));
+      const container = tree.getByText(new RegExp(`^${prefix}-ws-ui-[0-9a-f]{8}$`)).first();
       await container.waitFor({ timeout: 30_000 });
       await tree.getByText(`${prefix}-peer-anchor`, { exact: true }).first().waitFor({ timeout: 30_000 });
       await tree.getByText(`${prefix}-cc-socks`, { exact: true }).waitFor({ timeout: 30_000 });
