@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { SessionRecord, ShellRequest, StartedShell, ToolboxBackend } from '../backend/api';
+import { PhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
 import { ToolboxShellPty, type ShellEnd } from './terminal';
 
@@ -222,10 +223,11 @@ export class ShellLauncher implements vscode.Disposable {
       async (progress, token) => {
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort());
+        const phases = new PhaseProgress(progress);
         try {
           return await prepared.open(
             {
-              step: (message) => progress.report({ message }),
+              step: (message, percent) => phases.step(message, percent),
               log: (text) => {
                 for (const line of text.split('\n')) if (line.trim()) this.log.info(line.trimEnd());
               },
@@ -236,6 +238,7 @@ export class ShellLauncher implements vscode.Disposable {
           if (abort.signal.aborted) return undefined;
           throw err;
         } finally {
+          phases.dispose();
           sub.dispose();
         }
       },
