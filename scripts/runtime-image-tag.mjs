@@ -7,6 +7,7 @@
 //   node scripts/runtime-image-tag.mjs --published     ghcr.io/<path>:<hash>
 //   node scripts/runtime-image-tag.mjs --published --mirror 127.0.0.1:5000
 //   node scripts/runtime-image-tag.mjs --build-args '{"INSTALL_AGENTS":"0"}'
+//   node scripts/runtime-image-tag.mjs --label         dev.toolbox.runtime.context=<hash>
 //
 // Without --build-args the build arguments are the product's default (none): the image a user
 // without extra certificate authorities gets.
@@ -34,7 +35,11 @@ const out = await build({
 });
 const mod = { exports: {} };
 new Function('module', 'exports', 'require', out.outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
-const { runtimeImageTag, publishedRuntimeImageRef } = mod.exports;
+const { runtimeImageTag, publishedRuntimeImageRef, runtimeImageLabels } = mod.exports;
 
 const tag = runtimeImageTag(root, buildArgs);
-console.log(args.includes('--published') ? publishedRuntimeImageRef(tag, value('--mirror')) : tag);
+if (args.includes('--label')) {
+  for (const [k, v] of Object.entries(runtimeImageLabels(tag))) console.log(`${k}=${v}`);
+} else {
+  console.log(args.includes('--published') ? publishedRuntimeImageRef(tag, value('--mirror')) : tag);
+}

@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RUNTIME_IMAGE_PUBLISHED } from '../../extension/src/contract/constants';
-import { publishedRuntimeImageRef, splitTag } from '../../extension/src/engine/imageBuild';
+import { publishedRuntimeImageRef, runtimeImageLabels, runtimeImageTag, splitTag } from '../../extension/src/engine/imageBuild';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '../support/image';
 import { buildStepProgress, PullProgress } from '../../extension/src/engine/imageProgress';
 import { formatElapsed, formatProgress, PhaseProgress } from '../../extension/src/ui/progress';
 
@@ -87,5 +90,20 @@ describe('where the runtime image is pulled from', () => {
   it('splits a reference whose registry has a port', () => {
     assert.deepEqual(splitTag('127.0.0.1:5000/a/b:c1'), { repo: '127.0.0.1:5000/a/b', tag: 'c1' });
     assert.deepEqual(splitTag('127.0.0.1:5000/a/b'), { repo: '127.0.0.1:5000/a/b', tag: 'latest' });
+  });
+});
+
+describe('scripts/runtime-image-tag.mjs (what the workflow publishes under)', () => {
+  const run = (...args: string[]) =>
+    execFileSync('node', [join(repoRoot(), 'scripts', 'runtime-image-tag.mjs'), ...args], { encoding: 'utf8' }).trim();
+
+  it('prints the tag, published reference and label the extension computes', () => {
+    const tag = runtimeImageTag(repoRoot(), {});
+    assert.equal(run(), tag);
+    assert.equal(run('--published'), publishedRuntimeImageRef(tag));
+    assert.equal(run('--published', '--mirror', '127.0.0.1:5000'), publishedRuntimeImageRef(tag, '127.0.0.1:5000'));
+    const [k, v] = Object.entries(runtimeImageLabels(tag))[0];
+    assert.equal(run('--label'), `${k}=${v}`);
+    assert.equal(run('--build-args', '{"INSTALL_AGENTS":"0"}'), runtimeImageTag(repoRoot(), { INSTALL_AGENTS: '0' }));
   });
 });

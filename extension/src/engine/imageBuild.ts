@@ -79,6 +79,11 @@ export function publishedRuntimeImageRef(localTag: string, registryMirror?: stri
   return `${registry}/${RUNTIME_IMAGE_PUBLISHED.path}:${hash}`;
 }
 
+/** The labels a runtime image is built with: the context hash its tag carries (checked after a pull). */
+export function runtimeImageLabels(tag: string): Record<string, string> {
+  return { [RUNTIME_IMAGE_LABELS.contextHash]: tag.slice(tag.lastIndexOf(':') + 1) };
+}
+
 export function runtimeContextHash(contextRoot: string, buildArgs?: Record<string, string>): string {
   const h = createHash('sha256');
   for (const rel of runtimeContextFiles(contextRoot)) {
@@ -146,7 +151,7 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
         buildargs: buildArgs ?? {},
         rm: true,
         forcerm: true,
-        labels: { [RUNTIME_IMAGE_LABELS.contextHash]: tag.slice(tag.lastIndexOf(':') + 1) },
+        labels: runtimeImageLabels(tag),
         ...(opts.noCache ? { nocache: true } : {}),
         ...(networkMode ? { networkmode: networkMode } : {}),
         abortSignal: signal,
