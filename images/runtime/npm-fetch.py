@@ -85,15 +85,18 @@ def main():
         die(f"{url} does not match its integrity hash (expected {integrity}, got {actual})")
     extracted = 0
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        chosen = []
+        # Every path is checked before a byte is written: a bad tarball extracts nothing.
         for member in tar.getmembers():
             path = member.name.split("/", 1)[1] if "/" in member.name else ""
+            if path.startswith("/") or ".." in path.split("/"):
+                die(f"{name}@{version} holds an unsafe path {member.name!r}")
             if not path or (members and path not in members):
                 continue
-            parts = path.split("/")
-            if path.startswith("/") or ".." in parts:
-                die(f"{name}@{version} holds an unsafe path {member.name!r}")
             if not (member.isfile() or member.isdir()):
                 continue  # npm tarballs hold files and directories only
+            chosen.append((member, path))
+        for member, path in chosen:
             member.name = path
             member.uid = member.gid = 0
             member.uname = member.gname = "root"
