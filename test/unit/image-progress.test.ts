@@ -33,6 +33,15 @@ describe('pull progress', () => {
     assert.deepEqual(p.report(), { message: 'Pulling the runtime image: 2 of 2 layers, 20 MB of 20 MB', percent: 100 });
   });
 
+  it('measures by bytes when only the layers the engine lacks have sizes', () => {
+    const p = new PullProgress('the runtime image');
+    for (let i = 0; i < 10; i++) p.update({ status: 'Already exists', id: `base${i}` });
+    p.update({ status: 'Pulling fs layer', id: 'new' });
+    assert.equal(p.report().percent, 90);
+    const r = p.update({ status: 'Downloading', id: 'new', progressDetail: { current: 50_000_000, total: 200_000_000 } });
+    assert.deepEqual(r, { message: 'Pulling the runtime image: 10 of 11 layers, 50 MB of 200 MB', percent: 25 });
+  });
+
   it('counts layers the engine already has as done, and ignores digest and status lines', () => {
     const p = new PullProgress('x');
     p.update({ status: 'Already exists', id: 'base' });

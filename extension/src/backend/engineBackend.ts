@@ -31,7 +31,7 @@ import {
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
+import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
 import { missingSocketVolume } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
@@ -579,6 +579,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       tag,
       buildArgs,
       noCache: options.noCache,
+      // Concurrent test runs share the test repository: a test rebuild prunes only what it replaced.
+      pruneOtherTags: this.deps.imageRepo !== RUNTIME_IMAGE_TEST_REPO,
       onLog: (line) => progress.log(line),
       onProgress: (p) => progress.step(p.message, p.percent),
       signal,

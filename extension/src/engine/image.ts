@@ -222,6 +222,7 @@ async function pullImageOnce(
   const lastStatus = new Map<string, string>();
   const progress = new PullProgress(label);
   let lastPercent = -1;
+  let lastReport = 0;
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(
       stream,
@@ -235,9 +236,12 @@ async function pullImageOnce(
       },
       (event: PullEvent) => {
         alive();
+        // Bytes change many times a second: a report when the percent moves, else at most 4 a second.
         const report = progress.update(event);
-        if (report && onProgress && (report.percent ?? 0) !== lastPercent) {
+        const now = Date.now();
+        if (report && onProgress && ((report.percent ?? 0) !== lastPercent || now - lastReport >= 250)) {
           lastPercent = report.percent ?? 0;
+          lastReport = now;
           onProgress(report);
         }
         if (!event.status) return;

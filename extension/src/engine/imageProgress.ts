@@ -51,7 +51,9 @@ export class PullProgress {
       if (typeof detail.current === 'number') layer.current = detail.current;
     } else if (/^(Download complete|Verifying Checksum)$/.test(status)) {
       if (layer.total !== undefined) layer.current = layer.total;
-    } else if (/^(Pull complete|Already exists)$/.test(status)) {
+    } else if (status === 'Already exists') {
+      layer.done = true;
+    } else if (status === 'Pull complete') {
       layer.done = true;
       if (layer.total !== undefined) layer.current = layer.total;
     } else if (status !== 'Extracting' && status !== 'Pulling fs layer' && status !== 'Waiting') {
@@ -69,9 +71,10 @@ export class PullProgress {
     const bytes = total > 0 ? `, ${megabytes(current)} of ${megabytes(total)}` : '';
     const message = `Pulling ${this.label}: ${done} of ${all.length} layers${bytes}`;
     if (all.length === 0) return { message };
-    // Bytes are known only for layers that started downloading; until every layer has a size,
-    // the layer count is the honest measure.
-    const percent = sized.length === all.length && total > 0 ? (100 * current) / total : (100 * done) / all.length;
+    // Bytes are the measure once every layer still to come has a size (layers the engine
+    // already has carry none and need none); until then the layer count is the honest one.
+    const bytesKnown = total > 0 && all.every((l) => l.done || l.total !== undefined);
+    const percent = bytesKnown ? (100 * current) / total : (100 * done) / all.length;
     return { message, percent: Math.min(100, Math.floor(percent)) };
   }
 }

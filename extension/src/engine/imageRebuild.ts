@@ -15,6 +15,11 @@ export interface RebuildOptions {
   tag: string;
   buildArgs?: Record<string, string>;
   noCache?: boolean;
+  /**
+   * Also remove the repository's other tags (default). Off for the test repository, which
+   * concurrent test runs share: there only the image this rebuild replaced is pruned.
+   */
+  pruneOtherTags?: boolean;
   onLog?: (line: string) => void;
   onProgress?: (progress: ImageProgress) => void;
   signal?: AbortSignal;
@@ -39,7 +44,9 @@ export async function rebuildRuntimeImage(docker: Docker, opts: RebuildOptions):
     onProgress: opts.onProgress,
     signal: opts.signal,
   });
-  const { pruned, inUse } = await pruneRuntimeImages(docker, opts.tag, before && before !== id ? [before] : [], opts.onLog);
+  const { pruned, inUse } = await pruneRuntimeImages(docker, opts.tag, before && before !== id ? [before] : [], opts.onLog, {
+    otherTags: opts.pruneOtherTags ?? true,
+  });
   return { id, pruned, inUse };
 }
 
@@ -53,11 +60,12 @@ export async function pruneRuntimeImages(
   keep: string,
   previousIds: string[],
   onLog?: (line: string) => void,
+  scope: { otherTags: boolean } = { otherTags: true },
 ): Promise<{ pruned: string[]; inUse: string[] }> {
   const repo = keep.slice(0, keep.lastIndexOf(':'));
   const keepId = await tagTarget(docker, keep);
   const used = new Set((await docker.listContainers({ all: true })).map((c) => c.ImageID));
-  const images = await docker.listImages({ filters: { reference: [`${repo}:*`] } });
+  const images = scope.otherTags ? await docker.listImages({ filters: { reference: [`${repo}:*`] } }) : [];
   const targets: { name: string; id: string }[] = [];
   for (const img of images) {
     for (const t of img.RepoTags ?? []) {
