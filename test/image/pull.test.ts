@@ -145,6 +145,51 @@ describe('runtime image: pull before build', () => {
     assert.deepEqual(again, { how: 'present' });
   });
 
+  it("follows upstream's pull policy: never asks no registry, always pulls over a present image", async () => {
+    const published = await publish(1024);
+    // never: builds although the registry has the image.
+    const neverRef = localTag();
+    const neverLog: string[] = [];
+    const never = await ensureRuntimeImage(ctx(neverLog), {
+      ref: neverRef,
+      pull: 'never',
+      ours: true,
+      publishedRef: published,
+      contextRoot: repoRoot(),
+      buildArgs: TEST_BUILD_ARGS,
+      onLog: (l) => neverLog.push(l),
+    });
+    assert.deepEqual(never, { how: 'built', pullFailed: undefined });
+    assert.ok(!neverLog.some((l) => /pull/i.test(l)), neverLog.join('\n'));
+    // always: the tag is present, and the pull still replaces it with the published image.
+    const always = await ensureRuntimeImage(ctx([]), {
+      ref: neverRef,
+      pull: 'always',
+      ours: true,
+      publishedRef: published,
+      contextRoot: repoRoot(),
+    });
+    assert.deepEqual(always, { how: 'pulled', from: published });
+    const probe = await ns.docker.createContainer({
+      name: `${ns.names.prefix}-always`,
+      Image: neverRef,
+      Cmd: ['test', '-s', '/opt/published-layer'],
+      Labels: { [TEST_LABEL]: ns.names.prefix },
+      HostConfig: { NetworkMode: 'none' },
+    });
+    await probe.start();
+    assert.equal(((await probe.wait()) as { StatusCode: number }).StatusCode, 0);
+    // always, registry down: the present image is kept.
+    const kept = await ensureRuntimeImage(ctx([]), {
+      ref: neverRef,
+      pull: 'always',
+      ours: true,
+      publishedRef: `127.0.0.1:1/${RUNTIME_IMAGE_PUBLISHED.path}:${hash}`,
+      contextRoot: repoRoot(),
+    });
+    assert.deepEqual(kept, { how: 'present' });
+  });
+
   it('builds instead when the registry answers 404, and says so in the log', async () => {
     const ref = localTag();
     const log: string[] = [];
