@@ -33,6 +33,7 @@ function standInBackend() {
     reattachShell: () => assert.fail('not used'),
     endShell: () => assert.fail('not used'),
     shellEnded: () => assert.fail('not used'),
+    rebuildRuntimeImage: () => assert.fail('not used'),
     peerWanted: async () => true,
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
     writeProjectPeerMessaging: () => assert.fail('not used'),

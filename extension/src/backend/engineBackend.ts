@@ -12,7 +12,8 @@ import { PEER_MESSAGING_ENV } from '../config/env';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
-import { extraCaCerts, runtimeImageTag } from '../engine/imageBuild';
+import { extraCaCerts, publishedRuntimeImageRef, runtimeImageTag } from '../engine/imageBuild';
+import { rebuildRuntimeImage } from '../engine/imageRebuild';
 import type { EngineContext } from '../engine/context';
 import { listOwnedContainers, listToolboxContainers, removeIfIdle, stopAll, stopContainer } from '../engine/lifecycle';
 import {
@@ -31,7 +32,7 @@ import {
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
+import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
@@ -49,6 +50,7 @@ import type {
   PeerSetting,
   PeerSettingSource,
   PreparedShell,
+  RebuildSummary,
   SessionProgress,
   SessionRecord,
   ShellCommand,
@@ -291,9 +293,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
           ref: plan.create.Image,
           pull: request.config.pull,
           ours: ownImageBuildArgs !== undefined,
+          publishedRef: this.runtimeImagePullRef(plan.create.Image, request.config.registryMirror),
           contextRoot: this.deps.extensionPath,
           buildArgs: ownImageBuildArgs,
           onLog: (line: string) => progress.log(line),
+          onProgress: (p) => progress.step(p.message, p.percent),
           signal,
           checkedImages: this.checkedImages,
         }),
@@ -528,6 +532,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   /**
+   * Where our runtime image may be pulled from before it is built (issue #14), or undefined when
+   * the toolbox.runtimeImage.pull setting is off.
+   */
+  private runtimeImagePullRef(localTag: string, registryMirror: string | undefined): string | undefined {
+    const pull = vscode.workspace.getConfiguration('toolbox').get<boolean>('runtimeImage.pull', true);
+    return pull ? publishedRuntimeImageRef(localTag, registryMirror) : undefined;
+  }
+
+  /**
    * Build args of our runtime image: the configured ones, plus the certificate authorities the
    * user added, so the build's downloads work behind a TLS-intercepting proxy: those in
    * ~/.toolbox/certs (upstream's certs dir) and, on Linux, the host's locally added ones
@@ -661,6 +674,25 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   async stopContainer(name: string): Promise<void> {
     await stopContainer(await this.connectedEngine(), name);
+  }
+
+  async rebuildRuntimeImage(options: { noCache: boolean }, progress: SessionProgress, signal: AbortSignal): Promise<RebuildSummary> {
+    const buildArgs = this.imageBuildArgs();
+    const tag = runtimeImageTag(this.deps.extensionPath, buildArgs, this.deps.imageRepo);
+    const { docker } = await this.connectedEngine();
+    progress.log(`Rebuilding the toolbox runtime image ${tag}${options.noCache ? ' without the layer cache' : ''}…`);
+    const result = await rebuildRuntimeImage(docker, {
+      contextRoot: this.deps.extensionPath,
+      tag,
+      buildArgs,
+      noCache: options.noCache,
+      // Concurrent test runs share the test repository: a test rebuild prunes only what it replaced.
+      pruneOtherTags: this.deps.imageRepo !== RUNTIME_IMAGE_TEST_REPO,
+      onLog: (line) => progress.log(line),
+      onProgress: (p) => progress.step(p.message, p.percent),
+      signal,
+    });
+    return { tag, pruned: result.pruned, inUse: result.inUse };
   }
 
   async stopAllTargets(): Promise<string[]> {

@@ -353,6 +353,27 @@ export const FOREIGN_LABEL_PREFIXES = [
 export const RUNTIME_IMAGE_REPO = 'toolbox-vscode/runtime';
 /** Where tests (and the extension under a test name prefix) put the images they build. */
 export const RUNTIME_IMAGE_TEST_REPO = 'toolbox-vscode-test/runtime';
+/**
+ * Where the GitHub workflow publishes the runtime image (.github/workflows/runtime-image.yml):
+ * `<registry>/<path>:<tag>`, the tag being the same content hash the extension computes
+ * (`runtimeContextHash`; scripts/runtime-image-tag.mjs prints it). A `registry_mirror` replaces
+ * the registry part, as upstream's does for its own image.
+ */
+export const RUNTIME_IMAGE_PUBLISHED = { registry: 'ghcr.io', path: 'toolbox-dev/toolbox-vscode-runtime' } as const;
+/** Bounds of the runtime image step. */
+export const RUNTIME_IMAGE_LIMITS_MS = {
+  /** A pull that reports nothing for this long is given up (a blackholed network), and the image is built. */
+  pullStall: 60_000,
+  /** After a cancelled build or pull: the tag is checked at once and again this much later. */
+  cancelSettle: 1_000,
+} as const;
+/** Labels on the runtime image. */
+export const RUNTIME_IMAGE_LABELS = {
+  /** Set by the Dockerfile: the image is a toolbox runtime image. */
+  runtime: 'dev.toolbox.runtime',
+  /** The build context hash the image was built from (its tag's hash); a pulled image must carry the one it was pulled for. */
+  contextHash: 'dev.toolbox.runtime.context',
+} as const;
 /** Paths of the runtime image's build context and Dockerfile, relative to the extension root. */
 export const RUNTIME_IMAGE_CONTEXT = {
   dirs: ['images/runtime', 'shims'],

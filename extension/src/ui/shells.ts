@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { SessionRecord, ShellRequest, StartedShell, ToolboxBackend } from '../backend/api';
 import { basename } from 'node:path';
 import { numberedTitle } from './model';
+import { PhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
 import { ToolboxShellPty, type ShellEnd } from './terminal';
 
@@ -263,10 +264,11 @@ export class ShellLauncher implements vscode.Disposable {
         if (token.isCancellationRequested) return undefined;
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort());
+        const phases = new PhaseProgress(progress);
         try {
           const session = await prepared.open(
             {
-              step: (message) => progress.report({ message }),
+              step: (message, percent) => phases.step(message, percent),
               log: (text) => {
                 for (const line of text.split('\n')) if (line.trim()) this.log.info(line.trimEnd());
               },
@@ -278,6 +280,7 @@ export class ShellLauncher implements vscode.Disposable {
           if (abort.signal.aborted) return undefined;
           throw err;
         } finally {
+          phases.dispose();
           sub.dispose();
         }
       },

@@ -8,6 +8,7 @@ import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
 import { openShellPeerOff } from './openShellPeerOff';
 import { openShellPeerOn } from './openShellPeerOn';
+import { rebuildRuntimeImage } from './rebuildRuntimeImage';
 import { recreateContainer } from './recreateContainer';
 import { refreshCommand } from './refresh';
 import { showLog } from './showLog';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   endShell,
   manageCredentialGrants,
   turnOffReach,
+  rebuildRuntimeImage,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {
