@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchBridge } from './bridge';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
+import { benchImage } from './image';
 import { benchSessions } from './sessions';
 import { benchShim } from './shim';
 import { benchReattach } from './reattach';
@@ -27,6 +28,7 @@ const BENCHES: Bench[] = [
   ['startup', benchStartup],
   ['refresh', benchRefresh],
   ['scale', benchScale],
+  ['image', benchImage],
 ];
 
 async function main(): Promise<void> {

@@ -48,15 +48,19 @@ setsid "$CS" --bind-addr "127.0.0.1:$PORT" --auth none \
   --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
   --user-data-dir "$RUN/ud" --extensions-dir "$RUN/exts" >"$RUN/code-server.log" 2>&1 &
 CS_PID=$!
-cleanup() {
-  # setsid: code-server, its extension hosts and watchers share process group $CS_PID.
-  kill -- -"$CS_PID" 2>/dev/null || true
-  wait "$CS_PID" 2>/dev/null || true
+# Removes every Docker object under this run's prefix (containers, anchor, volume).
+remove_objects() {
   node -e '
     const { docker, removeNamespaceObjects } = require(process.argv[1] + "/out/test/support/docker.js");
     const { objectNames } = require(process.argv[1] + "/out/extension/src/contract/objects.js");
     removeNamespaceObjects(docker(), objectNames(process.argv[2])).catch((e) => console.error("cleanup:", e.message));
   ' "$ROOT" "$TOOLBOX_VSCODE_NAME_PREFIX" || true
+}
+cleanup() {
+  # setsid: code-server, its extension hosts and watchers share process group $CS_PID.
+  kill -- -"$CS_PID" 2>/dev/null || true
+  wait "$CS_PID" 2>/dev/null || true
+  remove_objects
   [ "${E2E_KEEP:-}" = 1 ] && t "kept $RUN" || rm -rf "$RUN"
 }
 trap cleanup EXIT
@@ -84,6 +88,8 @@ if [ "${E2E_ONLY_SUITE:-}" != 1 ]; then
     E2E_FOLDER=$ws node --test --test-concurrency=1 "$file" || rc=$?
     t "UI tests $file exit code $rc"
     [ "$rc" = 0 ] || ui=$rc
+    # The next file starts from an engine without this one's containers (the tree lists them all).
+    remove_objects
   done
 fi
 exit $(( suite || ui ))

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './contract/constants';
 import { objectNames } from './contract/objects';
-import { registerCommands } from './ui/commands';
+import { CONTEXT_KEYS } from './contract/constants';
+import { registerCommands, showEngineError } from './ui/commands';
 import { LazyBackend } from './ui/lazyBackend';
 import { windowFolders } from './ui/folders';
 import { readHostFacts } from './backend/hostFacts';
@@ -124,6 +125,11 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     refresh.onDidChange((state) => {
       // The welcome view waits for the first answer, so "no containers yet" is never a guess.
       void vscode.commands.executeCommand('setContext', 'toolbox.loaded', !state.loading);
+      // The walkthrough's "engine found" step, and the Proximo view's welcome text.
+      if (!state.loading) void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.engineReachable, !state.error);
+      if (state.proximo) {
+        void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.proximo, state.proximo.installed ? 'installed' : 'missing');
+      }
       for (const [, provider] of views) provider.update(state);
       statusBar.update(state.findings);
       if (state.snapshot && !state.error) {
@@ -199,13 +205,12 @@ async function reattachSessions(shells: ShellLauncher, refresh: RefreshManager, 
     if (outcome.failed.length > 0) {
       for (const line of outcome.failed) log.warn(`Could not reattach ${line}`);
       const retry = 'Retry';
-      const answer = await vscode.window.showWarningMessage(
+      const answer = await showEngineError(
         `Toolbox could not reattach ${outcome.failed.length} shell(s); they are still recorded. ${outcome.failed[0]}`,
+        log,
         retry,
-        'Show Log',
       );
       if (answer === retry) await reattachSessions(shells, refresh, log);
-      else if (answer === 'Show Log') log.show();
     }
   } catch (err) {
     log.error(`Reattaching Toolbox shells failed: ${(err as Error).message}`);

@@ -3,6 +3,8 @@
 # uid:gid (4242:4242, which has no passwd entry) through the image's own entrypoint.
 # Prints one line per check; exits non-zero on the first failure.
 # Usage: images/runtime/smoke-test.sh IMAGE
+# SMOKE_AGENTS=1 also checks the coding agents (an INSTALL_AGENTS=1 image): Node.js, npm,
+# claude and codex run as that uid.
 set -euo pipefail
 
 if [ "$#" -ne 1 ] || [ -z "$1" ]; then
@@ -27,7 +29,7 @@ fail() { n=$((n+1)); printf 'FAIL %d - %s\n' "$n" "$1"; exit 1; }
 check() { local what="$1"; shift; if "$@" >/dev/null 2>&1; then ok "$what"; else fail "$what"; fi; }
 mode_is() { [ "$(stat -c %a "$1")" = "$2" ]; }
 
-want_uid="$1" want_gid="$2"
+want_uid="$1" want_gid="$2" want_agents="$3"
 [ "$(getent passwd 1000 | cut -d: -f1,6)" = "toolbox:/home/toolbox" ] \
   && ok "user toolbox is uid 1000 with home /home/toolbox" || fail "user toolbox is uid 1000 with home /home/toolbox (got: $(getent passwd 1000))"
 check "/home/toolbox is world-writable (0777)" mode_is /home/toolbox 777
@@ -53,8 +55,14 @@ git --version >/dev/null 2>&1 && ok "git --version works ($(git --version))" || 
 check "HOME is writable" sh -c 'echo x > "$HOME/.smoke-write" && rm "$HOME/.smoke-write"'
 check "sudo is passwordless" sudo -n true
 [ "$(pwd)" = "/workspace" ] && ok "working directory is /workspace" || fail "working directory is /workspace (got: $(pwd))"
+if [ "$want_agents" = 1 ]; then
+  for agent in "node --version" "npm --version" "claude --version" "codex --version"; do
+    v="$($agent 2>&1 | head -n 1)" && ok "$agent runs ($v)" || fail "$agent runs (got: $v)"
+  done
+  case "$(node --version)" in v2[2-9].*|v[3-9][0-9].*) ok "Node.js is 22 or newer" ;; *) fail "Node.js is 22 or newer (got $(node --version))" ;; esac
+fi
 echo "all $n checks passed"
 EOF
 
 exec docker run --rm --network none --user "$RUN_UID:$RUN_GID" "$IMAGE" \
-  bash -c "$CHECKS" smoke "$RUN_UID" "$RUN_GID"
+  bash -c "$CHECKS" smoke "$RUN_UID" "$RUN_GID" "${SMOKE_AGENTS:-0}"

@@ -27,6 +27,11 @@ export interface Workbench {
   scenario(name: string, body: () => Promise<void>): () => Promise<void>;
   /** Runs the palette command whose label is exactly `title` (Enter would take the first hit). */
   runCommand(title: string): Promise<void>;
+  /**
+   * Types `query` into the command palette and returns the labels it lists, in order (at least
+   * two rows); takes screenshot `shotName` when given, then closes the palette.
+   */
+  paletteLabels(query: string, shotName?: string): Promise<string[]>;
   /** Text of the visible terminal. */
   terminalText(): Promise<string>;
   /** Types a command into the active terminal at its prompt; returns what `pattern` captured. */
@@ -70,6 +75,19 @@ export async function openWorkbench(shotPrefix = ''): Promise<Workbench> {
       .first();
     await row.waitFor();
     await row.click();
+  };
+
+  const paletteLabels = async (query: string, shotName?: string): Promise<string[]> => {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${query}`);
+    const labels = page.locator('.quick-input-list .monaco-list-row .label-name');
+    await labels.nth(1).waitFor();
+    const ranked = (await labels.allInnerTexts()) as string[];
+    if (shotName) await shot(shotName);
+    await page.keyboard.press('Escape');
+    return ranked;
   };
 
   // DOM renderer: e2e.sh turns GPU acceleration off, so the rows are text.
@@ -119,5 +137,5 @@ export async function openWorkbench(shotPrefix = ''): Promise<Workbench> {
     await page.mouse.move(box.x + box.width + 260, box.y + 200, { steps: 5 });
     await page.mouse.up();
   }
-  return { browser, page, shot, scenario, runCommand, terminalText, ask, openToolboxView, close: () => browser.close() };
+  return { browser, page, shot, scenario, runCommand, paletteLabels, terminalText, ask, openToolboxView, close: () => browser.close() };
 }

@@ -137,6 +137,7 @@ describe('Toolbox extension', () => {
     const closed = new Set<vscode.Terminal>();
     const sub = vscode.window.onDidCloseTerminal((t) => closed.add(t));
     try {
+      // Stop Container asks first (naming the two shells): confirmed, as a keybinding can.
       await vscode.commands.executeCommand('toolbox.stopContainer', first.container, { confirmed: true });
       await waitFor('both terminals to close', () => closed.has(first.terminal) && closed.has(second.terminal));
       assert.ok(!toolbox.shells.some((s) => s.containerId === first.containerId), 'closed shells are no longer listed');

@@ -33,6 +33,7 @@ function standInBackend() {
     reattachShell: () => assert.fail('not used'),
     endShell: () => assert.fail('not used'),
     shellEnded: () => assert.fail('not used'),
+    rebuildRuntimeImage: () => assert.fail('not used'),
     peerWanted: async () => true,
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
     writeProjectPeerMessaging: () => assert.fail('not used'),
@@ -155,6 +156,26 @@ describe('RefreshManager', () => {
     assert.equal(manager.state.error, undefined);
     assert.equal(calls.watch, 2, 'watching starts again after recovery');
     assert.equal(states.at(-1)?.error, undefined);
+    manager.dispose();
+  });
+
+  it('keeps the proximo lookup when the engine fails: it does not need Docker', async () => {
+    const { manager, breakEngine } = await liveManager();
+    breakEngine(new Error('Docker is not reachable'));
+    await manager.refreshNow();
+    assert.deepEqual(manager.state.proximo, { installed: false, hosts: [] });
+    manager.dispose();
+  });
+
+  it('shows a container as stopping until told otherwise, across refreshes', async () => {
+    const { manager, states } = await liveManager();
+    manager.setStopping('tbxtunit-app-1234abcd', true);
+    assert.equal(states.length, 2, 'marking it re-renders the views at once');
+    assert.ok(states.at(-1)?.stopping?.has('tbxtunit-app-1234abcd'));
+    await manager.refreshNow();
+    assert.ok(manager.state.stopping?.has('tbxtunit-app-1234abcd'), 'a refresh in between keeps the mark');
+    manager.setStopping('tbxtunit-app-1234abcd', false);
+    assert.equal(manager.state.stopping?.size, 0);
     manager.dispose();
   });
 

@@ -6,12 +6,16 @@ import {
   driftStatus,
   findDrift,
   folderOf,
+  numberedTitle,
+  pointsAtDockerHost,
   projectFileOverriddenBy,
   sortForWorkspacesView,
+  stopContainerConfirmation,
   type ContainerSummary,
   type PeerSetting,
   type PeerSettingSource,
 } from '../../extension/src/ui/model';
+import { PROXIMO_DOCS_URL } from '../../extension/src/contract/constants';
 import {
   anchorItem,
   containerContextValue,
@@ -20,7 +24,12 @@ import {
   containerTooltip,
   errorItem,
   folderPeerItem,
+  proximoCaItem,
+  proximoHostsItem,
+  proximoItem,
   proximoWorkspaceDescription,
+  proximoWorkspaceItem,
+  startedText,
   reachGroupItem,
   reachItem,
   socketVolumeItem,
@@ -321,6 +330,36 @@ describe('peer messaging and proximo items', () => {
     assert.equal(proximoWorkspaceDescription(container()), 'proximo off');
   });
 
+  it('show a container being stopped as stopping, with a spinner and no Stop action', () => {
+    const input = { container: container(), inThisWindow: true, stopping: true };
+    assert.equal(containerDescription(input), 'stopping… · peer on');
+    assert.deepEqual(containerIcon(input), { id: 'loading~spin' });
+    const value = containerContextValue(input);
+    assert.equal(value, 'container.stopping.peer.window');
+    const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+      contributes: { menus: Record<string, Array<{ command: string; when: string }>> };
+    };
+    const stops = pkg.contributes.menus['view/item/context']!.filter((m) => m.command === 'toolbox.stopContainer');
+    assert.equal(stops.length, 2);
+    for (const m of stops) {
+      const re = new RegExp(/viewItem =~ \/(.*)\/$/.exec(m.when)![1]!);
+      assert.equal(re.test(value), false, `${m.when} must not match a container being stopped`);
+      assert.equal(re.test(containerContextValue({ container: container(), inThisWindow: true })), true, `${m.when} matches a running one`);
+    }
+    assert.match(containerTooltip(input), /State: stopping/);
+  });
+
+  it("say when a running container started, not Docker's 'Up N minutes' that goes stale", () => {
+    const started = Date.UTC(2026, 11, 3, 8, 15);
+    const tip = containerTooltip({ container: container({ status: 'Up 3 minutes', startedAt: started }), inThisWindow: true });
+    assert.ok(tip.includes(`Running since ${startedText(started)}`), tip);
+    assert.doesNotMatch(tip, /Up 3 minutes/);
+    assert.match(
+      containerTooltip({ container: container({ state: 'exited', status: 'Exited (0) 2 hours ago' }), inThisWindow: true }),
+      /State: stopped/,
+    );
+  });
+
   it('turn an error into an item whose label is its first sentence', () => {
     const e = errorItem('Docker is not reachable at unix:///var/run/docker.sock. Is the daemon running?');
     assert.equal(e.label, 'Docker is not reachable at unix:///var/run/docker.sock.');
@@ -351,15 +390,45 @@ describe('view contents', () => {
     sessions: [{ pid: 42, name: 'fix-the-bug' }],
   };
 
-  it('shows an engine failure as an item with Retry and Show Log actions in every view', () => {
+  it('shows an engine failure once, at the top of the Workspaces view, with Retry and Show Log', () => {
     const state = { ...base, error: 'Docker is not reachable at unix:///var/run/docker.sock: connection refused.' };
-    for (const nodes of [workspacesNodes(state, []), peerNodes(state), proximoNodes(state, [])]) {
-      assert.deepEqual(
-        nodes.map((n) => n.command),
-        [undefined, 'toolbox.refresh', 'toolbox.showLog'],
-      );
-      assert.equal(nodes[0]!.contextValue, 'error');
-    }
+    const nodes = workspacesNodes(state, []);
+    assert.deepEqual(
+      nodes.map((n) => n.command),
+      [undefined, 'toolbox.refresh', 'toolbox.showLog'],
+    );
+    assert.equal(nodes[0]!.contextValue, 'error');
+    assert.deepEqual(peerNodes(state), [], 'Peer Messaging does not repeat it (its welcome waits for Docker)');
+    assert.deepEqual(proximoNodes(state, []), [], 'nor does Proximo');
+  });
+
+  it('offers Open Setting first on an engine failure the toolbox.dockerHost setting can fix', () => {
+    const message =
+      'Docker is not reachable at unix:///nope.sock (from the toolbox.dockerHost setting): no socket exists at /nope.sock. Start Docker, or correct toolbox.dockerHost.';
+    const nodes = workspacesNodes({ ...base, error: message }, []);
+    assert.deepEqual(
+      nodes.map((n) => n.label),
+      [
+        'Docker is not reachable at unix:///nope.sock (from the toolbox.dockerHost setting): no socket exists at /nope.sock.',
+        'Open Setting',
+        'Retry',
+        'Show Log',
+      ],
+    );
+    assert.equal(nodes[1]!.command, 'workbench.action.openSettings');
+    assert.deepEqual(nodes[1]!.commandArgs, ['toolbox.dockerHost']);
+    assert.equal(nodes[0]!.description, 'Open Setting · Retry · Show Log');
+    assert.equal(pointsAtDockerHost(message), true);
+    assert.equal(pointsAtDockerHost('The image build failed: no space left on device.'), false);
+  });
+
+  it('still shows proximo (a host lookup) while Docker fails, without the containers', () => {
+    const proximo = { installed: true, binary: '/usr/local/bin/proximo', caPath: '/home/u/.proximo/tls/ca.pem', hosts: ['app.test'] };
+    const nodes = proximoNodes({ ...base, error: 'Docker is not reachable.', snapshot, proximo }, ['/src/app']);
+    assert.deepEqual(
+      nodes.map((n) => n.id),
+      ['proximo.about', 'proximo', 'ca', 'hosts'],
+    );
   });
 
   it('leaves the Workspaces view empty (so the welcome view shows) when there are no shells', () => {
@@ -541,5 +610,77 @@ describe('"Can reach on this host" under each container', () => {
     }
     assert.equal(re.test(reachGroupItem([socket]).contextValue), false);
     assert.equal(re.test(containerContextValue({ container: container(), inThisWindow: true })), false);
+  });
+});
+
+describe('the Proximo view', () => {
+  const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 0 };
+  const installed = {
+    installed: true,
+    binary: '/usr/local/bin/proximo',
+    caPath: '/home/u/.proximo/tls/ca.pem',
+    hosts: ['app.test', 'api.test'],
+  };
+
+  it('is empty when proximo is not on this host, so its welcome says what proximo is', () => {
+    assert.deepEqual(proximoNodes({ ...base, proximo: { installed: false, hosts: [] } }, []), []);
+    const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+      contributes: { viewsWelcome: Array<{ view: string; contents: string; when?: string }> };
+    };
+    const welcome = pkg.contributes.viewsWelcome.filter((w) => w.view === 'toolbox.proximo');
+    const missing = welcome.find((w) => w.when === 'toolbox.proximo == missing');
+    assert.ok(missing, 'a welcome for a host without proximo');
+    assert.match(missing.contents, /^proximo gives the apps you run on this host HTTPS names/);
+    assert.match(missing.contents, /not installed on this host/);
+    for (const w of welcome) assert.ok(w.contents.includes(`(${PROXIMO_DOCS_URL})`), 'links its docs');
+  });
+
+  it('starts with what proximo is, linked to its docs, and explains every item in its tooltip', () => {
+    const nodes = proximoNodes({ ...base, proximo: installed }, []);
+    assert.equal(nodes[0]!.label, 'What is proximo?');
+    assert.equal(nodes[0]!.link, PROXIMO_DOCS_URL);
+    for (const n of nodes) assert.ok(n.tooltip && n.tooltip.length > 40, `${n.id} has a tooltip that explains it`);
+    assert.match(proximoItem(installed).tooltip, /^proximo gives the apps you run on this host HTTPS names/);
+    assert.deepEqual(
+      nodes.find((n) => n.id === 'hosts')?.children?.map((c) => c.label),
+      ['app.test', 'api.test'],
+    );
+  });
+
+  it('says what to do when something is missing', () => {
+    const none = { installed: true, binary: '/usr/local/bin/proximo', hosts: [] };
+    assert.equal(proximoCaItem(none).description, 'not found');
+    assert.match(proximoCaItem(none).tooltip, /Run proximo install on this host/);
+    assert.equal(proximoHostsItem(none).description, 'none right now');
+    assert.match(proximoHostsItem(none).tooltip, /proximo up/);
+    assert.match(proximoItem({ installed: false, hosts: [] }).tooltip, /install proximo on this host, then click Refresh/);
+    const off = proximoWorkspaceItem(container({ proximoCa: false }));
+    assert.match(off.tooltip, /Stop it and open a new shell/);
+    assert.match(proximoWorkspaceItem(container({ proximoCa: true, proximoHosts: ['app.test'] })).tooltip, /resolves 1 routed host/);
+  });
+});
+
+describe('terminal names', () => {
+  it('number a second shell of the same folder, taking the lowest free number', () => {
+    assert.equal(numberedTitle('Toolbox: app', []), 'Toolbox: app');
+    assert.equal(numberedTitle('Toolbox: app', ['Toolbox: app']), 'Toolbox: app (2)');
+    assert.equal(numberedTitle('Toolbox: app', ['Toolbox: app', 'Toolbox: app (2)']), 'Toolbox: app (3)');
+    assert.equal(numberedTitle('Toolbox: app', ['Toolbox: app', 'Toolbox: app (3)']), 'Toolbox: app (2)');
+    assert.equal(numberedTitle('Toolbox: app', ['Toolbox: web']), 'Toolbox: app');
+  });
+});
+
+describe('the Stop Container confirmation', () => {
+  it('is not asked when no shell is attached', () => {
+    assert.equal(stopContainerConfirmation('toolbox-app-1234abcd', []), undefined);
+  });
+
+  it('names the attached shells and says they end', () => {
+    const text = stopContainerConfirmation('toolbox-app-1234abcd', ['Toolbox: app', 'zsh -l (in another window)']);
+    assert.equal(text?.message, 'Stop toolbox-app-1234abcd? 2 shells are attached to it.');
+    assert.match(text?.detail ?? '', /• Toolbox: app\n• zsh -l \(in another window\)/);
+    assert.match(text?.detail ?? '', /These shells end/);
+    assert.equal(text?.stopLabel, 'Stop Container');
+    assert.match(stopContainerConfirmation('toolbox-app-1234abcd', ['Toolbox: app'])?.message ?? '', /A shell is attached/);
   });
 });

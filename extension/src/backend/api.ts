@@ -119,9 +119,20 @@ export interface TurnOffPlan {
   apply(): Promise<void>;
 }
 
+export interface RebuildSummary {
+  tag: string;
+  /** Old runtime images removed. */
+  pruned: string[];
+  /** Old runtime images kept because a container uses them. */
+  inUse: string[];
+}
+
 export interface SessionProgress {
-  /** A short step for the notification ("Building the runtime image"). */
-  step(message: string): void;
+  /**
+   * A short step for the notification ("Building the runtime image: step 5 of 22 (…)"), with
+   * how far that step is in percent when it is known (layers and bytes of a pull, build steps).
+   */
+  step(message: string, percent?: number): void;
   /** Raw log text (image build output) for the output channel. */
   log(text: string): void;
 }
@@ -188,6 +199,12 @@ export interface ToolboxBackend {
    * a config file that is not applied, no config entry that adds it).
    */
   prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan>;
+  /**
+   * Rebuild Runtime Image: builds the runtime image on this machine under its current tag
+   * (`noCache`: without the layer cache), then removes old toolbox runtime images that no
+   * container uses. A cancelled rebuild leaves the tag where it was.
+   */
+  rebuildRuntimeImage(options: { noCache: boolean }, progress: SessionProgress, signal: AbortSignal): Promise<RebuildSummary>;
   /** Calls back on every Docker event about our objects until disposed. */
   watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable>;
 }
@@ -201,8 +218,10 @@ export interface ContainerSummary {
   name: string;
   /** Docker's State: running, exited, created, paused, restarting, removing, dead. */
   state: string;
-  /** Docker's human status, e.g. "Up 3 minutes". */
+  /** Docker's human status, e.g. "Up 3 minutes" (stale as soon as it is read: show startedAt). */
   status?: string;
+  /** When a running container started (ms since the epoch), from the engine's State.StartedAt. */
+  startedAt?: number;
   image?: string;
   kind: ContainerKind;
   /** HostConfig.PidMode as stored (`container:<id>` once Docker has resolved it); '' for none. */

@@ -2,7 +2,7 @@
  * The real ToolboxBackend: config → plan → engine, wired to VS Code settings and workspace
  * trust. The engine connection is made on first use, never at activation.
  */
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { findProjectConfig, loadConfig, nodeConfigFs, processOwner, writeConfigFile } from '../config/files';
 import { applyTurnOff, setPeerMessaging } from '../config/edit';
@@ -13,7 +13,8 @@ import { issuesForOpen } from '../config/openIssues';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
-import { extraCaCerts, runtimeImageTag } from '../engine/imageBuild';
+import { extraCaCerts, publishedRuntimeImageRef, runtimeImageTag } from '../engine/imageBuild';
+import { rebuildRuntimeImage } from '../engine/imageRebuild';
 import type { EngineContext } from '../engine/context';
 import { listOwnedContainers, listToolboxContainers, removeIfIdle, stopAll, stopContainer } from '../engine/lifecycle';
 import {
@@ -32,7 +33,7 @@ import {
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
+import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
@@ -50,6 +51,7 @@ import type {
   PeerSetting,
   PeerSettingSource,
   PreparedShell,
+  RebuildSummary,
   SessionProgress,
   SessionRecord,
   ShellCommand,
@@ -79,6 +81,13 @@ export interface EngineBackendDeps {
 
 /** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
 const SHELL_ENV = ['TERM=xterm-256color', 'COLORTERM=truecolor'];
+
+/** A project .toolbox.yaml's text before an edit (undefined when empty); a file we may not read throws. */
+async function readProjectFile(path: string, home: string): Promise<string | undefined> {
+  const read = await nodeConfigFs.read(path, processOwner());
+  if (read.kind === 'refused') throw new Error(`${tildePath(path, home)} ${read.why}`);
+  return read.kind === 'text' ? read.text : undefined;
+}
 
 /** The holder's answer that the session is over, as the SessionGoneError the UI reports once. */
 function throwIfSessionGone(err: Error, record: SessionRecord): void {
@@ -191,12 +200,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     }
     const existing = findProjectConfig(folder, home);
     const file = existing ?? join(folder, HOST.projectConfig);
-    let before: string | undefined;
-    if (existing !== undefined) {
-      const read = await nodeConfigFs.read(existing, processOwner());
-      if (read.kind === 'refused') throw new Error(`${tildePath(existing, home)} ${read.why}`);
-      before = read.kind === 'text' ? read.text : undefined;
-    }
+    const before = existing === undefined ? undefined : await readProjectFile(existing, home);
     let text: string;
     try {
       text = setPeerMessaging(before ?? '', on, 'Peer messaging for this folder, set in the Toolbox view (the toolbox CLI reads it too).');
@@ -231,7 +235,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       names: this.deps.names,
     };
     const container = sessionContainerName(request);
-    const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${container}`;
+    // The terminal's name says which folder it works in (the UI numbers a second one).
+    const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
     return {
       container,
       title,
@@ -254,6 +259,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const name = sessionContainerName(request);
     // What the bridge may open and which agent homes proximo skill may use come from the
     // container's other mounts: a preview plan (bridge mounts stubbed) tells them before it starts.
+    if (request.config.bridge !== false) progress.step('Starting the bridge for the container');
     const bridge =
       request.config.bridge === false
         ? undefined
@@ -271,6 +277,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       plan.mounts.filter((m) => m.type === 'bind' && !m.readonly).map((m) => m.source),
     );
     for (const w of planWarnings) this.deps.log.warn(w);
+    progress.step('Connecting to Docker');
     const engine = await this.connectedEngine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
     // A shell closed just now may be taking this container with it: open after that, not during.
@@ -281,9 +288,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
           ref: plan.create.Image,
           pull: request.config.pull,
           ours: ownImageBuildArgs !== undefined,
+          publishedRef: this.runtimeImagePullRef(plan.create.Image, request.config.registryMirror),
           contextRoot: this.deps.extensionPath,
           buildArgs: ownImageBuildArgs,
           onLog: (line: string) => progress.log(line),
+          onProgress: (p) => progress.step(p.message, p.percent),
           signal,
           checkedImages: this.checkedImages,
         }),
@@ -518,6 +527,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   /**
+   * Where our runtime image may be pulled from before it is built (issue #14), or undefined when
+   * the toolbox.runtimeImage.pull setting is off.
+   */
+  private runtimeImagePullRef(localTag: string, registryMirror: string | undefined): string | undefined {
+    const pull = vscode.workspace.getConfiguration('toolbox').get<boolean>('runtimeImage.pull', true);
+    return pull ? publishedRuntimeImageRef(localTag, registryMirror) : undefined;
+  }
+
+  /**
    * Build args of our runtime image: the configured ones, plus the certificate authorities the
    * user added, so the build's downloads work behind a TLS-intercepting proxy: those in
    * ~/.toolbox/certs (upstream's certs dir) and, on Linux, the host's locally added ones
@@ -596,6 +614,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       name: c.name,
       state: c.state,
       status: c.status,
+      startedAt: startedAt(info.State?.StartedAt),
       image: c.image,
       kind,
       pidMode: c.pidMode,
@@ -624,12 +643,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     if (typeof change === 'string') throw new Error(change);
     const existing = findProjectConfig(folder, home);
     const file = existing ?? join(folder, HOST.projectConfig);
-    let before: string | undefined;
-    if (existing !== undefined) {
-      const read = await nodeConfigFs.read(existing, processOwner());
-      if (read.kind === 'refused') throw new Error(`${tildePath(existing, home)} ${read.why}`);
-      before = read.kind === 'text' ? read.text : undefined;
-    }
+    const before = existing === undefined ? undefined : await readProjectFile(existing, home);
     const note = `${what} (${tildePath(reach.source, home)}) turned off in the Toolbox view.`;
     const edit = applyTurnOff(before ?? '', change, resolved.config, note, `~/${HOST.userConfig}`);
     const check = parseConfigFile(edit.text, file, { home }).issues.find((i) => i.severity === 'error');
@@ -655,6 +669,25 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   async stopContainer(name: string): Promise<void> {
     await stopContainer(await this.connectedEngine(), name);
+  }
+
+  async rebuildRuntimeImage(options: { noCache: boolean }, progress: SessionProgress, signal: AbortSignal): Promise<RebuildSummary> {
+    const buildArgs = this.imageBuildArgs();
+    const tag = runtimeImageTag(this.deps.extensionPath, buildArgs, this.deps.imageRepo);
+    const { docker } = await this.connectedEngine();
+    progress.log(`Rebuilding the toolbox runtime image ${tag}${options.noCache ? ' without the layer cache' : ''}…`);
+    const result = await rebuildRuntimeImage(docker, {
+      contextRoot: this.deps.extensionPath,
+      tag,
+      buildArgs,
+      noCache: options.noCache,
+      // Concurrent test runs share the test repository: a test rebuild prunes only what it replaced.
+      pruneOtherTags: this.deps.imageRepo !== RUNTIME_IMAGE_TEST_REPO,
+      onLog: (line) => progress.log(line),
+      onProgress: (p) => progress.step(p.message, p.percent),
+      signal,
+    });
+    return { tag, pruned: result.pruned, inUse: result.inUse };
   }
 
   async stopAllTargets(): Promise<string[]> {
@@ -723,4 +756,10 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Engine
     void hub?.dispose();
   };
   return backend;
+}
+
+/** The engine's State.StartedAt as ms since the epoch; undefined for Docker's zero time or junk. */
+function startedAt(text: string | undefined): number | undefined {
+  const ms = text ? Date.parse(text) : NaN;
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }

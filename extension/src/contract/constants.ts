@@ -353,8 +353,50 @@ export const FOREIGN_LABEL_PREFIXES = [
 export const RUNTIME_IMAGE_REPO = 'toolbox-vscode/runtime';
 /** Where tests (and the extension under a test name prefix) put the images they build. */
 export const RUNTIME_IMAGE_TEST_REPO = 'toolbox-vscode-test/runtime';
+/**
+ * Where the GitHub workflow publishes the runtime image (.github/workflows/runtime-image.yml):
+ * `<registry>/<path>:<tag>`, the tag being the same content hash the extension computes
+ * (`runtimeContextHash`; scripts/runtime-image-tag.mjs prints it). A `registry_mirror` replaces
+ * the registry part, as upstream's does for its own image.
+ */
+export const RUNTIME_IMAGE_PUBLISHED = { registry: 'ghcr.io', path: 'toolbox-dev/toolbox-vscode-runtime' } as const;
+/** Bounds of the runtime image step. */
+export const RUNTIME_IMAGE_LIMITS_MS = {
+  /** A pull that reports nothing for this long is given up (a blackholed network), and the image is built. */
+  pullStall: 60_000,
+  /** After a cancelled build or pull: the tag is checked at once and again this much later. */
+  cancelSettle: 1_000,
+} as const;
+/** Labels on the runtime image. */
+export const RUNTIME_IMAGE_LABELS = {
+  /** Set by the Dockerfile: the image is a toolbox runtime image. */
+  runtime: 'dev.toolbox.runtime',
+  /** The build context hash the image was built from (its tag's hash); a pulled image must carry the one it was pulled for. */
+  contextHash: 'dev.toolbox.runtime.context',
+} as const;
 /** Paths of the runtime image's build context and Dockerfile, relative to the extension root. */
 export const RUNTIME_IMAGE_CONTEXT = {
   dirs: ['images/runtime', 'shims'],
   dockerfile: 'images/runtime/Dockerfile',
 } as const;
+
+/**
+ * Names shared by package.json (settings, `when` clauses, walkthrough completion events) and the
+ * code; test/unit/manifest.test.ts holds package.json to them.
+ */
+export const SETTINGS = {
+  dockerHost: 'toolbox.dockerHost',
+} as const;
+
+export const CONTEXT_KEYS = {
+  /** True once Docker answered a refresh, false after it failed (the walkthrough's first step). */
+  engineReachable: 'toolbox.engineReachable',
+  /** `installed` or `missing` once proximo was looked up on this host (the Proximo view's welcome). */
+  proximo: 'toolbox.proximo',
+} as const;
+
+/** The walkthrough's id in package.json (`contributes.walkthroughs`). */
+export const WALKTHROUGH_ID = 'toolbox.gettingStarted';
+
+/** What proximo is, for a newcomer: upstream's page about the integration. */
+export const PROXIMO_DOCS_URL = 'https://github.com/filippolmt/toolbox/blob/main/docs/proximo.md';

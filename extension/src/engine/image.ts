@@ -6,8 +6,9 @@
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import type { PullPolicy } from '../config/model';
-import { CONTAINER, SHIMS } from '../contract/constants';
-import { buildRuntimeImage } from './imageBuild';
+import { CONTAINER, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_LIMITS_MS, SHIMS } from '../contract/constants';
+import { buildRuntimeImage, splitTag, tagTarget, untagIfMoved } from './imageBuild';
+import { PullProgress, type ImageProgress } from './imageProgress';
 import { demux, subscribeWait } from './containers';
 import type { EngineContext } from './context';
 import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
@@ -15,12 +16,19 @@ import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from '.
 export interface EnsureImageOptions {
   ref: string;
   pull: PullPolicy;
-  /** True for the extension's own runtime image: built locally, never pulled. */
+  /**
+   * True for the extension's own runtime image: pulled from `publishedRef` when that is set and
+   * the pull policy allows, built locally from the extension's files otherwise or when the pull fails.
+   */
   ours: boolean;
+  /** Where ours is published under the same hash (`<registry or mirror>/<path>:<hash>`); unset: never pulled. */
+  publishedRef?: string;
   /** The extension root (holds images/runtime and shims), for building ours. */
   contextRoot: string;
   buildArgs?: Record<string, string>;
   onLog?: (line: string) => void;
+  /** The phase for a notification: layers and bytes of a pull, the step of a build. */
+  onProgress?: (progress: ImageProgress) => void;
   signal?: AbortSignal;
   /** Image ids already checked by the preflight, with what each one lacks (empty: fine); the caller keeps it. */
   checkedImages?: Map<string, string[]>;
@@ -32,9 +40,7 @@ export async function ensureImage(ctx: EngineContext, opts: EnsureImageOptions):
   throwIfAborted(signal);
   let present = await imageId(docker, ref);
   if (ours) {
-    if (present) return;
-    onLog?.(`Building the toolbox runtime image ${ref}…`);
-    await buildRuntimeImage(docker, { contextRoot: opts.contextRoot, tag: ref, buildArgs: opts.buildArgs, onLog, signal });
+    await ensureRuntimeImage(ctx, opts, present);
     return;
   }
   if (!present || pull === 'always') {
@@ -51,6 +57,84 @@ export async function ensureImage(ctx: EngineContext, opts: EnsureImageOptions):
     }
   }
   await preflightImage(ctx, ref, present, opts.checkedImages, signal);
+}
+
+/** How the runtime image step ended: already here, pulled, or built (and why it was not pulled). */
+export type RuntimeImageOutcome = { how: 'present' } | { how: 'pulled'; from: string } | { how: 'built'; pullFailed?: string };
+
+/**
+ * Our runtime image, under upstream's pull policy: `auto` pulls only when the tag is absent
+ * (the warm path asks no registry), `always` pulls even when it is present, `never` never asks
+ * a registry. A pull that fails (offline, not published, a 404, a stall) builds instead, and says so.
+ */
+export async function ensureRuntimeImage(ctx: EngineContext, opts: EnsureImageOptions, present?: string): Promise<RuntimeImageOutcome> {
+  const { docker } = ctx;
+  const { ref, pull, publishedRef, onLog, onProgress, signal } = opts;
+  if (present === undefined) present = await imageId(docker, ref);
+  if (present && pull !== 'always') return { how: 'present' };
+  let pullFailed: string | undefined;
+  if (publishedRef && pull !== 'never') {
+    try {
+      await pullRuntimeImage(docker, { ...opts, publishedRef, before: present });
+      return { how: 'pulled', from: publishedRef };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      pullFailed = (err as { reason?: string }).reason ?? clause((err as Error).message);
+      if (present) {
+        onLog?.(`Could not pull ${publishedRef} (${pullFailed}); keeping the runtime image this machine has.`);
+        return { how: 'present' };
+      }
+      onLog?.(`Could not pull ${publishedRef} (${pullFailed}). Building the runtime image on this machine instead.`);
+      onProgress?.({ message: 'The runtime image could not be pulled; building it on this machine' });
+    }
+  } else if (present) {
+    return { how: 'present' };
+  }
+  onLog?.(`Building the toolbox runtime image ${ref}…`);
+  await buildRuntimeImage(docker, { contextRoot: opts.contextRoot, tag: ref, buildArgs: opts.buildArgs, onLog, onProgress, signal });
+  return { how: 'built', pullFailed };
+}
+
+/**
+ * Pulls the published runtime image, checks that it was built from the same context (its
+ * label), and tags it under the local runtime tag; the registry's name is dropped again. A
+ * cancelled or failed pull leaves no image under either name.
+ */
+async function pullRuntimeImage(
+  docker: Docker,
+  opts: EnsureImageOptions & { publishedRef: string; before: string | undefined },
+): Promise<void> {
+  const { ref, publishedRef, onLog, onProgress, signal } = opts;
+  const remoteBefore = await tagTarget(docker, publishedRef).catch(() => undefined);
+  const dropRemote = async (): Promise<void> => {
+    if (remoteBefore === undefined) {
+      await docker
+        .getImage(publishedRef)
+        .remove({ noprune: true })
+        .catch(() => undefined);
+    }
+  };
+  try {
+    await pullImage(docker, publishedRef, onLog, signal, onProgress, 'the runtime image');
+  } catch (err) {
+    if (signal?.aborted) await untagIfMoved(docker, publishedRef, remoteBefore);
+    throw err;
+  }
+  try {
+    const info = await docker.getImage(publishedRef).inspect();
+    const want = ref.slice(ref.lastIndexOf(':') + 1);
+    const got = info.Config?.Labels?.[RUNTIME_IMAGE_LABELS.contextHash];
+    if (got !== want) {
+      throw new Error(
+        `the image there was built from another context (label ${RUNTIME_IMAGE_LABELS.contextHash}=${got ?? 'unset'}, expected ${want})`,
+      );
+    }
+    throwIfAborted(signal);
+    await docker.getImage(publishedRef).tag(splitTag(ref));
+    onLog?.(`Pulled the runtime image from ${publishedRef} and tagged it ${ref}.`);
+  } finally {
+    await dropRemote();
+  }
 }
 
 /** The image's id, or undefined when the engine has no such image. */
@@ -75,6 +159,7 @@ interface PullEvent {
   status?: string;
   id?: string;
   progress?: string;
+  progressDetail?: { current?: number; total?: number };
   error?: string;
   errorDetail?: { message?: string };
 }
@@ -83,37 +168,82 @@ async function pullImage(
   docker: Docker,
   ref: string,
   onLog: ((line: string) => void) | undefined,
-  signal: AbortSignal | undefined,
+  outerSignal: AbortSignal | undefined,
+  onProgress?: (progress: ImageProgress) => void,
+  label: string = ref,
 ): Promise<void> {
+  // A pull that reports nothing for a while (a network that drops packets) is given up.
+  const stall = new AbortController();
+  const signal = outerSignal ? AbortSignal.any([outerSignal, stall.signal]) : stall.signal;
+  let timer: NodeJS.Timeout | undefined;
+  const alive = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => stall.abort(), RUNTIME_IMAGE_LIMITS_MS.pullStall);
+  };
+  alive();
+  try {
+    await pullImageOnce(docker, ref, onLog, signal, outerSignal, onProgress, label, alive);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function pullImageOnce(
+  docker: Docker,
+  ref: string,
+  onLog: ((line: string) => void) | undefined,
+  signal: AbortSignal,
+  outerSignal: AbortSignal | undefined,
+  onProgress: ((progress: ImageProgress) => void) | undefined,
+  label: string,
+  alive: () => void,
+): Promise<void> {
+  const stalled = `it reported no progress for ${RUNTIME_IMAGE_LIMITS_MS.pullStall / 1000} seconds`;
   const registry = registryOf(ref);
   const fail = (why: string) =>
-    new Error(
-      `The image ${ref} could not be pulled from ${registry}: ${clause(why)}. ` +
-        `Build it locally, set \`image:\` in .toolbox.yaml to an image this machine has, ` +
-        `or set \`pull: never\` to use only local images.`,
+    Object.assign(
+      new Error(
+        `The image ${ref} could not be pulled from ${registry}: ${clause(why)}. ` +
+          `Build it locally, set \`image:\` in .toolbox.yaml to an image this machine has, ` +
+          `or set \`pull: never\` to use only local images.`,
+      ),
+      { reason: clause(why) },
     );
   onLog?.(`Pulling ${ref} from ${registry}…`);
   let stream: NodeJS.ReadableStream;
   try {
     const pull = docker.pull.bind(docker) as unknown as (r: string, o: object) => Promise<NodeJS.ReadableStream>;
-    stream = await pull(ref, signal ? { abortSignal: signal } : {});
+    stream = await pull(ref, { abortSignal: signal });
   } catch (err) {
-    if (signal?.aborted) throw abortError(signal);
-    throw fail(engineMessage(err));
+    if (outerSignal?.aborted) throw abortError(outerSignal);
+    throw fail(signal.aborted ? stalled : engineMessage(err));
   }
   // Layers report progress many times a second; a line per change of status is enough.
   const lastStatus = new Map<string, string>();
+  const progress = new PullProgress(label);
+  let lastPercent = -1;
+  let lastReport = 0;
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(
       stream,
       (err: Error | null, events: PullEvent[]) => {
         const failed = events?.find((e) => e.error || e.errorDetail?.message);
-        if (signal?.aborted) reject(abortError(signal));
+        if (outerSignal?.aborted) reject(abortError(outerSignal));
+        else if (signal.aborted) reject(fail(stalled));
         else if (err) reject(fail(engineMessage(err)));
         else if (failed) reject(fail(failed.errorDetail?.message ?? failed.error ?? 'unknown error'));
         else resolve();
       },
       (event: PullEvent) => {
+        alive();
+        // Bytes change many times a second: a report when the percent moves, else at most 4 a second.
+        const report = progress.update(event);
+        const now = Date.now();
+        if (report && onProgress && ((report.percent ?? 0) !== lastPercent || now - lastReport >= 250)) {
+          lastPercent = report.percent ?? 0;
+          lastReport = now;
+          onProgress(report);
+        }
         if (!event.status) return;
         const key = event.id ?? '';
         if (lastStatus.get(key) === event.status) return;

@@ -8,8 +8,15 @@ import type Dockerode from 'dockerode';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_REPO } from '../contract/constants';
-import { abortError, clause, engineMessage, throwIfAborted } from './errors';
+import {
+  RUNTIME_IMAGE_CONTEXT,
+  RUNTIME_IMAGE_LABELS,
+  RUNTIME_IMAGE_LIMITS_MS,
+  RUNTIME_IMAGE_PUBLISHED,
+  RUNTIME_IMAGE_REPO,
+} from '../contract/constants';
+import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
+import { buildStepProgress, type ImageProgress } from './imageProgress';
 
 export interface BuildRuntimeImageOptions {
   /** Directory holding `images/runtime/` and `shims/` (the extension root). */
@@ -17,9 +24,13 @@ export interface BuildRuntimeImageOptions {
   tag: string;
   buildArgs?: Record<string, string>;
   onLog?: (line: string) => void;
+  /** The current step, for a notification ("step 5 of 22"). */
+  onProgress?: (progress: ImageProgress) => void;
   signal?: AbortSignal;
   /** Network for the build's RUN steps (`host` avoids depending on the default bridge). */
   networkMode?: string;
+  /** Build without the engine's layer cache (Rebuild Runtime Image, `--no-cache`). */
+  noCache?: boolean;
 }
 
 /** How many log lines an error message quotes. */
@@ -56,6 +67,23 @@ export function runtimeImageTag(contextRoot: string, buildArgs?: Record<string, 
   return `${repo}:${runtimeContextHash(contextRoot, buildArgs)}`;
 }
 
+/**
+ * Where the runtime image with this local tag is published: the same hash under
+ * `RUNTIME_IMAGE_PUBLISHED` (the workflow pushes there), or under `registry_mirror` when one is
+ * set, which replaces the registry the way upstream's does (`harbor.corp.io/ghcr-proxy` →
+ * `harbor.corp.io/ghcr-proxy/<path>:<hash>`).
+ */
+export function publishedRuntimeImageRef(localTag: string, registryMirror?: string): string {
+  const hash = localTag.slice(localTag.lastIndexOf(':') + 1);
+  const registry = registryMirror ? registryMirror.replace(/\/+$/, '') : RUNTIME_IMAGE_PUBLISHED.registry;
+  return `${registry}/${RUNTIME_IMAGE_PUBLISHED.path}:${hash}`;
+}
+
+/** The labels a runtime image is built with: the context hash its tag carries (checked after a pull). */
+export function runtimeImageLabels(tag: string): Record<string, string> {
+  return { [RUNTIME_IMAGE_LABELS.contextHash]: tag.slice(tag.lastIndexOf(':') + 1) };
+}
+
 export function runtimeContextHash(contextRoot: string, buildArgs?: Record<string, string>): string {
   const h = createHash('sha256');
   for (const rel of runtimeContextFiles(contextRoot)) {
@@ -80,7 +108,7 @@ interface BuildEvent {
 
 /** Builds the runtime image and resolves with its id (`sha256:…`). */
 export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeImageOptions): Promise<string> {
-  const { contextRoot, tag, buildArgs, onLog, signal, networkMode } = opts;
+  const { contextRoot, tag, buildArgs, onLog, onProgress, signal, networkMode } = opts;
   throwIfAborted(signal);
   const src = runtimeContextFiles(contextRoot);
   for (const dir of RUNTIME_IMAGE_CONTEXT.dirs) {
@@ -99,12 +127,20 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
       const arg = /^ARG\s+(\w+)=(\S*)/i.exec(step[1]);
       if (arg) argDefaults[arg[1]] = arg[2];
       lastStep = step[1].replace(/\$\{(\w+)\}/g, (m, k: string) => buildArgs?.[k] ?? argDefaults[k] ?? m);
+      const progress = buildStepProgress('the runtime image', line);
+      if (progress) onProgress?.(progress);
     }
     tail.push(line);
     if (tail.length > ERROR_TAIL_LINES) tail.shift();
     onLog?.(line);
   };
 
+  // A cancelled build must leave no image under the tag, nor move the tag off an image it had.
+  const before = await tagTarget(docker, tag);
+  const cancelled = async (): Promise<Error> => {
+    await untagIfMoved(docker, tag, before);
+    return abortError(signal!);
+  };
   let stream: NodeJS.ReadableStream;
   try {
     stream = await docker.buildImage(
@@ -115,23 +151,28 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
         buildargs: buildArgs ?? {},
         rm: true,
         forcerm: true,
+        labels: runtimeImageLabels(tag),
+        ...(opts.noCache ? { nocache: true } : {}),
         ...(networkMode ? { networkmode: networkMode } : {}),
         abortSignal: signal,
       },
     );
   } catch (err) {
-    if (signal?.aborted) throw abortError(signal);
+    if (signal?.aborted) throw await cancelled();
     throw buildError(tag, engineMessage(err), tail, lastStep);
   }
 
   let imageId: string | undefined;
   let failure: string | undefined;
+  const aborted = { value: false };
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(
       stream,
       (err: Error | null) => {
-        if (signal?.aborted) reject(abortError(signal));
-        else if (err) reject(buildError(tag, engineMessage(err), tail, lastStep));
+        if (signal?.aborted) {
+          aborted.value = true;
+          resolve();
+        } else if (err) reject(buildError(tag, engineMessage(err), tail, lastStep));
         else resolve();
       },
       (event: BuildEvent) => {
@@ -154,6 +195,7 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
     );
   });
 
+  if (aborted.value) throw await cancelled();
   if (failure !== undefined) throw buildError(tag, failure, tail, lastStep);
   try {
     const info = await docker.getImage(tag).inspect();
@@ -162,6 +204,47 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
     if (imageId) return imageId.startsWith('sha256:') ? imageId : `sha256:${imageId}`;
     throw buildError(tag, `the engine reported no error but the image cannot be inspected: ${engineMessage(err)}`, tail, lastStep);
   }
+}
+
+/** The image id a tag points at, or undefined when it names no image. */
+export async function tagTarget(docker: Dockerode, tag: string): Promise<string | undefined> {
+  try {
+    return (await docker.getImage(tag).inspect()).Id;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw new Error(`Could not inspect the image ${tag}: ${clause(engineMessage(err))}.`, { cause: err });
+  }
+}
+
+/**
+ * After a cancelled build or pull: the engine stops the job when the request closes, but a job
+ * at its last step may still tag. Removes the tag when it now names another image than before
+ * (only the tag: layers a container uses stay), now and once more after the engine settled.
+ */
+export async function untagIfMoved(docker: Dockerode, tag: string, before: string | undefined): Promise<void> {
+  const check = async (): Promise<void> => {
+    const now = await tagTarget(docker, tag).catch(() => undefined);
+    if (now === undefined || now === before) return;
+    await docker
+      .getImage(tag)
+      .remove({ noprune: true })
+      .catch(() => undefined);
+    // The old image keeps its tag: a cancelled rebuild changes nothing.
+    if (before)
+      await docker
+        .getImage(before)
+        .tag(splitTag(tag))
+        .catch(() => undefined);
+  };
+  await check();
+  await new Promise((resolve) => setTimeout(resolve, RUNTIME_IMAGE_LIMITS_MS.cancelSettle));
+  await check();
+}
+
+/** `repo:tag` as dockerode's tag() wants it (the repository may hold a registry's port). */
+export function splitTag(ref: string): { repo: string; tag: string } {
+  const colon = ref.lastIndexOf(':');
+  return colon > ref.lastIndexOf('/') ? { repo: ref.slice(0, colon), tag: ref.slice(colon + 1) } : { repo: ref, tag: 'latest' };
 }
 
 function buildError(tag: string, message: string, tail: string[], lastStep: string): Error {

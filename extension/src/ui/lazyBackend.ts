@@ -4,7 +4,7 @@
  */
 import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
-import type { SessionRecord, ShellRequest, ToolboxBackend } from '../backend/api';
+import type { SessionProgress, SessionRecord, ShellRequest, ToolboxBackend } from '../backend/api';
 import type { HolderAddress } from '../engine/sessions';
 import type { HostReach } from '../plan/posture';
 
@@ -62,6 +62,9 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   }
   prepareTurnOff(folder: string, reach: HostReach) {
     return this.real.prepareTurnOff(folder, reach);
+  }
+  rebuildRuntimeImage(options: { noCache: boolean }, progress: SessionProgress, signal: AbortSignal) {
+    return this.real.rebuildRuntimeImage(options, progress, signal);
   }
   watchEvents(onEvent: () => void, onError: (err: Error) => void) {
     return this.real.watchEvents(onEvent, onError);

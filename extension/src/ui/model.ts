@@ -7,6 +7,7 @@ import { driftWarning, peerDrift, type PeerDriftKind } from '../plan/drift';
 import { tildePath } from '../plan/posture';
 import type { ContainerSummary, PeerSetting, PeerSettingSource } from '../backend/api';
 import type { ObjectNames } from '../contract/types';
+import { SETTINGS } from '../contract/constants';
 
 export type {
   AgentSessionSummary,
@@ -233,5 +234,39 @@ export function stopAllConfirmation(targets: readonly string[], anchor: string):
       `${list}\n\nShells in these containers end, in every window. Stopped containers are removed; ` +
       'the socket volume and your files are kept.',
     stopLabel: `Stop ${n} Container${n === 1 ? '' : 's'}`,
+  };
+}
+
+/** An engine error that the toolbox.dockerHost setting can fix (it names the setting). */
+export function pointsAtDockerHost(message: string): boolean {
+  return message.includes(SETTINGS.dockerHost);
+}
+
+/**
+ * The terminal name for a new shell: `base` while no terminal of this window has it, then
+ * `base (2)`, `base (3)`, … (the lowest number free), so two shells never look the same.
+ */
+export function numberedTitle(base: string, taken: Iterable<string>): string {
+  const names = new Set(taken);
+  if (!names.has(base)) return base;
+  for (let n = 2; ; n++) if (!names.has(`${base} (${n})`)) return `${base} (${n})`;
+}
+
+/**
+ * The Stop Container confirmation, only when shells are attached to it (named, the first few),
+ * or undefined: stopping a container nobody uses needs no question.
+ */
+export function stopContainerConfirmation(
+  container: string,
+  attached: readonly string[],
+): { message: string; detail: string; stopLabel: string } | undefined {
+  const n = attached.length;
+  if (n === 0) return undefined;
+  const shown = attached.slice(0, STOP_ALL_NAMES_SHOWN).map((s) => `• ${s}`);
+  if (n > shown.length) shown.push(`• … and ${n - shown.length} more`);
+  return {
+    message: `Stop ${container}? ${n === 1 ? 'A shell is' : `${n} shells are`} attached to it.`,
+    detail: `${shown.join('\n')}\n\n${n === 1 ? 'This shell ends' : 'These shells end'}, and anything running in ${n === 1 ? 'it' : 'them'} stops. Your files in the folder are kept.`,
+    stopLabel: 'Stop Container',
   };
 }

@@ -22,6 +22,8 @@ export interface ToolboxState {
   loading: boolean;
   /** When the snapshot was started (ms since the epoch): anything opened later may be missing. */
   takenAt: number;
+  /** Containers this window is stopping, by name: shown as stopping until the engine says so. */
+  stopping?: ReadonlySet<string>;
 }
 
 export const EVENT_DEBOUNCE_MS = 100;
@@ -118,13 +120,30 @@ export class RefreshManager implements vscode.Disposable {
     return this.running;
   }
 
+  /**
+   * Marks a container as being stopped by this window (or not any more): the views show it as
+   * stopping until the engine's answer, and it keeps no Stop action meanwhile.
+   */
+  setStopping(name: string, stopping: boolean): void {
+    const names = new Set(this.current.stopping ?? []);
+    if (stopping) names.add(name);
+    else names.delete(name);
+    this.current = { ...this.current, stopping: names };
+    this.emit();
+  }
+
+  private emit(): void {
+    if (!this.disposed) for (const listener of [...this.listeners]) listener(this.current);
+  }
+
   private async load(): Promise<void> {
     const folders = this.folders();
     const takenAt = Date.now();
+    // proximo is looked up on this host, without Docker: its view has something to say either way.
+    const proximo = this.backend.proximo().catch(() => undefined);
     try {
-      const [snapshot, proximo, wants] = await Promise.all([
+      const [snapshot, wants] = await Promise.all([
         this.backend.snapshot(),
-        this.backend.proximo().catch(() => undefined),
         Promise.all(folders.map(async (f) => [f, await this.backend.peerSetting(f).catch(() => undefined)] as const)),
       ]);
       // A folder whose config cannot be read is judged by the default (on), as before.
@@ -137,14 +156,23 @@ export class RefreshManager implements vscode.Disposable {
         this.backend.names,
         this.home,
       );
-      this.current = { snapshot, proximo, wantPeer, peerSettings, findings, loading: false, takenAt };
+      this.current = {
+        snapshot,
+        proximo: await proximo,
+        wantPeer,
+        peerSettings,
+        findings,
+        loading: false,
+        takenAt,
+        stopping: this.current.stopping,
+      };
     } catch (err) {
       const message = (err as Error).message;
       this.log.error(`Refreshing Toolbox failed: ${message}`);
-      this.current = { ...this.current, error: message, loading: false };
+      this.current = { ...this.current, proximo: (await proximo) ?? this.current.proximo, error: message, loading: false };
       this.stopWatching();
     }
-    if (!this.disposed) for (const listener of [...this.listeners]) listener(this.current);
+    this.emit();
   }
 
   private startWatching(): void {

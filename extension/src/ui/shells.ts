@@ -10,6 +10,9 @@
  */
 import * as vscode from 'vscode';
 import type { SessionRecord, ShellRequest, StartedShell, ToolboxBackend } from '../backend/api';
+import { basename } from 'node:path';
+import { numberedTitle } from './model';
+import { PhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
 import { ToolboxShellPty, type ShellEnd } from './terminal';
 
@@ -29,6 +32,8 @@ export interface OpenedShell {
 interface Tracked extends Omit<OpenedShell, 'terminal'> {
   terminal?: vscode.Terminal;
   ended: boolean;
+  /** The terminal's name (numbered when this window has another shell of the same name). */
+  title?: string;
 }
 
 export interface ReattachOutcome {
@@ -84,7 +89,8 @@ export class ShellLauncher implements vscode.Disposable {
       pty: prepared.pty,
       iconPath: new vscode.ThemeIcon('package'),
     });
-    terminal.show();
+    // The new shell takes the focus: the user asked for it and types next.
+    terminal.show(false);
     prepared.entry.terminal = terminal;
     this.changed.fire();
     return prepared.entry as OpenedShell;
@@ -170,6 +176,7 @@ export class ShellLauncher implements vscode.Disposable {
       openedAt: Date.now(),
       record,
       ended: false,
+      title: record.title,
     };
     this.track(entry);
     entry.terminal = vscode.window.createTerminal({ name: record.title, pty, iconPath: new vscode.ThemeIcon('package') });
@@ -197,8 +204,9 @@ export class ShellLauncher implements vscode.Disposable {
     this.tracked.push(entry);
     entry.pty.onDidStart((shell) => {
       if (shell.record && !entry.record) {
-        entry.record = shell.record;
-        void this.store.add(shell.record);
+        // Recorded under the terminal's (numbered) name, so a reload brings back the same names.
+        entry.record = entry.title ? { ...shell.record, title: entry.title } : shell.record;
+        void this.store.add(entry.record);
       }
       // The holder's list changed, and no Docker event says so: the views refresh on this.
       this.changed.fire();
@@ -235,40 +243,50 @@ export class ShellLauncher implements vscode.Disposable {
       .catch((err: Error) => this.log.warn(`Could not end the shell "${record.title}" in ${record.container}: ${err.message}`));
   }
 
-  /** The one round trip into the backend: prepare (config, name), then open with progress. */
+  /**
+   * The one round trip into the backend: prepare (config, name), then open, all under one
+   * progress notification from the first step (the first open also loads the backend and may
+   * build the image: the user sees something happen at once).
+   */
   private async prepare(request: ShellRequest) {
-    const prepared = await this.backend.prepareShell(request);
-    for (const w of prepared.warnings) this.log.warn(w);
-    for (const n of prepared.notices) void vscode.window.showWarningMessage(`Toolbox: ${n}`);
-    if (prepared.projectFileIgnored) {
-      void vscode.window.showWarningMessage(
-        'Toolbox is in limited mode: this workspace is not trusted, so its .toolbox.yaml was ignored. Trust the workspace to use it.',
-      );
-    }
-    const session = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Toolbox: ${prepared.container}`, cancellable: true },
+    const opened = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Toolbox: ${basename(request.folder)}`, cancellable: true },
       async (progress, token) => {
+        progress.report({ message: "Reading the folder's settings" });
+        const prepared = await this.backend.prepareShell(request);
+        for (const w of prepared.warnings) this.log.warn(w);
+        for (const n of prepared.notices) void vscode.window.showWarningMessage(`Toolbox: ${n}`);
+        if (prepared.projectFileIgnored) {
+          void vscode.window.showWarningMessage(
+            'Toolbox is in limited mode: this workspace is not trusted, so its .toolbox.yaml was ignored. Trust the workspace to use it.',
+          );
+        }
+        if (token.isCancellationRequested) return undefined;
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort());
+        const phases = new PhaseProgress(progress);
         try {
-          return await prepared.open(
+          const session = await prepared.open(
             {
-              step: (message) => progress.report({ message }),
+              step: (message, percent) => phases.step(message, percent),
               log: (text) => {
                 for (const line of text.split('\n')) if (line.trim()) this.log.info(line.trimEnd());
               },
             },
             abort.signal,
           );
+          return { prepared, session };
         } catch (err) {
           if (abort.signal.aborted) return undefined;
           throw err;
         } finally {
+          phases.dispose();
           sub.dispose();
         }
       },
     );
-    if (!session) return undefined;
+    if (!opened) return undefined;
+    const { prepared, session } = opened;
     this.log.info(`${session.action}: ${session.name} (${session.id.slice(0, 12)}) for ${request.folder}`);
     for (const w of session.warnings) {
       this.log.warn(w);
@@ -281,6 +299,7 @@ export class ShellLauncher implements vscode.Disposable {
       notice = `This shell will not survive a window reload: ${persistence.reason}.`;
     }
     const pty = this.newPty(session.name, session.start, notice);
+    const title = numberedTitle(prepared.title, this.takenTitles());
     const entry: Tracked = {
       container: session.name,
       containerId: session.id,
@@ -288,9 +307,15 @@ export class ShellLauncher implements vscode.Disposable {
       pty,
       openedAt: Date.now(),
       ended: false,
+      title,
     };
     this.track(entry);
-    return { title: prepared.title, pty, entry };
+    return { title, pty, entry };
+  }
+
+  /** The names of this window's Toolbox terminals (open, or about to be). */
+  private takenTitles(): string[] {
+    return this.tracked.flatMap((o) => (o.terminal ? [o.terminal.name] : o.title ? [o.title] : []));
   }
 
   /**
@@ -314,6 +339,13 @@ export class ShellLauncher implements vscode.Disposable {
         shell.pty.stoppedByUser();
       }
     }
+  }
+
+  /** This window's terminals whose shell in `container` still runs: their names and held sessions. */
+  liveTerminals(container: string): Array<{ name: string; sessionId?: string }> {
+    return this.tracked
+      .filter((o) => o.container === container && !o.ended && o.terminal)
+      .map((o) => ({ name: o.terminal!.name, sessionId: o.record?.sessionId }));
   }
 
   /** The user stopped these containers: their terminals close (no offer to reopen). */

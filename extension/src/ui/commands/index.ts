@@ -8,6 +8,7 @@ import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
 import { openShellPeerOff } from './openShellPeerOff';
 import { openShellPeerOn } from './openShellPeerOn';
+import { rebuildRuntimeImage } from './rebuildRuntimeImage';
 import { recreateContainer } from './recreateContainer';
 import { refreshCommand } from './refresh';
 import { showLog } from './showLog';
@@ -16,6 +17,8 @@ import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
 import { turnOffReach } from './turnOffReach';
 import type { CommandServices, ToolboxCommand } from './types';
+import { SETTINGS } from '../../contract/constants';
+import { pointsAtDockerHost } from '../model';
 
 export const COMMANDS: readonly ToolboxCommand[] = [
   openShell,
@@ -33,6 +36,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   endShell,
   manageCredentialGrants,
   turnOffReach,
+  rebuildRuntimeImage,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {
@@ -43,9 +47,22 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
       } catch (err) {
         const message = (err as Error).message ?? String(err);
         services.log.error(`${c.id}: ${message}`);
-        void vscode.window.showErrorMessage(message, 'Show Log').then((a) => a && services.log.show(true));
+        void showEngineError(message, services.log);
         return undefined;
       }
     }),
   );
+}
+
+/**
+ * An error notification with Show Log, and Open Setting first when the toolbox.dockerHost
+ * setting can fix it (the engine could not be reached). `extra` buttons come before them.
+ */
+export async function showEngineError(message: string, log: vscode.LogOutputChannel, ...extra: string[]): Promise<string | undefined> {
+  const openSetting = 'Open Setting';
+  const buttons = [...extra, ...(pointsAtDockerHost(message) ? [openSetting] : []), 'Show Log'];
+  const answer = await vscode.window.showErrorMessage(message, ...buttons);
+  if (answer === openSetting) await vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.dockerHost);
+  else if (answer === 'Show Log') log.show(true);
+  return answer;
 }

@@ -29,6 +29,8 @@ export interface ContainerItemInput {
   drift?: PeerDriftKind;
   /** The container belongs to a folder of this window. */
   inThisWindow: boolean;
+  /** This window asked the engine to stop it and the engine has not said it stopped yet. */
+  stopping?: boolean;
 }
 
 export function containerLabel(c: ContainerSummary): string {
@@ -52,12 +54,13 @@ export function stateWord(state: string): string {
 export function containerDescription(i: ContainerItemInput): string {
   // A container opened with a per-run override says so: the folder's setting does not apply to it.
   const run = i.container.peerRun !== undefined ? ' (this run)' : '';
-  const parts = [stateWord(i.container.state), `${i.container.peer ? 'peer on' : 'peer off'}${run}`];
+  const parts = [i.stopping ? 'stopping…' : stateWord(i.container.state), `${i.container.peer ? 'peer on' : 'peer off'}${run}`];
   if (i.drift) parts.push('drifted');
   return parts.join(' · ');
 }
 
 export function containerIcon(i: ContainerItemInput): IconSpec {
+  if (i.stopping) return { id: 'loading~spin' };
   if (i.drift) return { id: 'warning', color: 'list.warningForeground' };
   switch (i.container.state) {
     case 'running':
@@ -72,11 +75,12 @@ export function containerIcon(i: ContainerItemInput): IconSpec {
 }
 
 /**
- * `container.<running|stopped>.<peer|nopeer>[.drifted][.window]`: the menus match with regular
- * expressions such as `viewItem =~ /^container\.running/` or `/\.drifted/`.
+ * `container.<running|stopped|stopping>.<peer|nopeer>[.drifted][.window]`: the menus match with
+ * regular expressions such as `viewItem =~ /^container\.running/` or `/\.drifted/`. A container
+ * being stopped offers no Stop, so a second click on the same spot stops nothing else.
  */
 export function containerContextValue(i: ContainerItemInput): string {
-  const run = i.container.state === 'running' ? 'running' : 'stopped';
+  const run = i.stopping ? 'stopping' : i.container.state === 'running' ? 'running' : 'stopped';
   let v = `container.${run}.${i.container.peer ? 'peer' : 'nopeer'}`;
   if (i.drift) v += '.drifted';
   if (i.inThisWindow) v += '.window';
@@ -85,7 +89,14 @@ export function containerContextValue(i: ContainerItemInput): string {
 
 export function containerTooltip(i: ContainerItemInput, driftMessage?: string): string {
   const c = i.container;
-  const lines = [`${c.name}`, `State: ${c.status ?? c.state}`, `Kind: ${c.kind === 'named' ? 'named shell' : c.kind}`];
+  // Docker's "Up 3 minutes" is stale as soon as it is shown (the tree refreshes on events, not
+  // on a clock): the start time stays true.
+  const state = i.stopping
+    ? 'State: stopping (waiting for the engine)'
+    : c.state === 'running' && c.startedAt
+      ? `Running since ${startedText(c.startedAt)}`
+      : `State: ${stateWord(c.state)}`;
+  const lines = [`${c.name}`, state, `Kind: ${c.kind === 'named' ? 'named shell' : c.kind}`];
   if (c.workspace) lines.push(`Folder: ${c.workspace}`);
   if (c.image) lines.push(`Image: ${c.image}`);
   lines.push(`Peer messaging: ${i.container.peer ? 'shares the PID namespace' : 'not in the shared PID namespace'}`);
@@ -127,6 +138,11 @@ export function folderPeerItem(
     contextValue: `folderPeer.${setting.on ? 'on' : 'off'}`,
     tooltip: [`Peer messaging for ${folder}: ${setting.on ? 'on' : 'off'}.`, where, 'It applies to the next shell.', '', toggle].join('\n'),
   };
+}
+
+/** An absolute start time, as the user's locale writes dates. */
+export function startedText(ms: number): string {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 export function anchorItem(a: AnchorSummary): {
@@ -192,21 +208,65 @@ export function agentSessionItem(s: AgentSessionSummary): {
   };
 }
 
-export function proximoItem(p: ProximoSummary): {
-  label: string;
-  description: string;
-  icon: IconSpec;
-  contextValue: string;
-  tooltip: string;
-} {
+/** What proximo is, in one line a newcomer understands (the Proximo view says it first). */
+export const PROXIMO_ONE_LINE =
+  'proximo gives the apps you run on this host HTTPS names such as https://app.test; Toolbox makes those names work inside its containers too.';
+
+type ItemProps = { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string };
+
+export function proximoItem(p: ProximoSummary): ItemProps {
   return {
     label: 'proximo',
-    description: p.installed ? 'installed' : 'not installed',
+    description: p.installed ? 'installed on this host' : 'not installed on this host',
     icon: p.installed ? { id: 'check', color: 'testing.iconPassed' } : { id: 'circle-slash' },
     contextValue: p.installed ? 'proximo.installed' : 'proximo.missing',
-    tooltip: p.installed
-      ? `proximo found${p.binary ? ` at ${p.binary}` : ''}.`
-      : 'proximo was not found on this host (PATH, /opt/homebrew/bin, /usr/local/bin, ~/go/bin). Containers start without it.',
+    tooltip: [
+      PROXIMO_ONE_LINE,
+      '',
+      p.installed
+        ? `Found at ${p.binary ?? 'its usual place'}. In a Toolbox shell, proximo up, down, status, errors and skill run it on this host.`
+        : 'Not found on this host (PATH, /opt/homebrew/bin, /usr/local/bin, ~/go/bin). Containers start without it and nothing else is affected. To use it, install proximo on this host, then click Refresh.',
+    ].join('\n'),
+  };
+}
+
+export function proximoCaItem(p: ProximoSummary): ItemProps {
+  return {
+    label: 'CA certificate',
+    description: p.caPath ?? 'not found',
+    icon: { id: 'shield' },
+    contextValue: p.caPath ? 'proximoCa.present' : 'proximoCa.missing',
+    tooltip: p.caPath
+      ? `proximo's certificate authority, ${p.caPath}. Containers with proximo on get it read-only and trust it, so https://….test works inside them without certificate errors. Nothing to do.`
+      : "proximo's certificate authority was not found, so containers do not trust proximo's HTTPS names. Run proximo install on this host to create it, then open a new shell (a running container keeps what it had).",
+  };
+}
+
+export function proximoHostsItem(p: ProximoSummary): ItemProps {
+  const n = p.hosts.length;
+  return {
+    label: 'Routed hosts',
+    description: n === 0 ? 'none right now' : String(n),
+    icon: { id: 'globe' },
+    contextValue: 'proximoHosts',
+    tooltip:
+      n === 0
+        ? 'The names proximo routes right now: none. Start your app with proximo (proximo up, on this host or in a Toolbox shell); its names appear here.'
+        : `The names proximo routes right now (${n}), read from the running containers' proximo.hosts labels. Containers created from now on resolve them to this host.`,
+  };
+}
+
+/** One workspace container's line in the Proximo view. */
+export function proximoWorkspaceItem(c: ContainerSummary): ItemProps {
+  const n = c.proximoHosts?.length ?? 0;
+  return {
+    label: c.name,
+    description: proximoWorkspaceDescription(c),
+    icon: { id: c.proximoCa ? 'pass' : 'circle-large-outline' },
+    contextValue: c.proximoCa ? 'proximoWorkspace.on' : 'proximoWorkspace.off',
+    tooltip: c.proximoCa
+      ? `proximo is on in ${c.name}: it trusts proximo's certificate${n ? ` and resolves ${n} routed host${n === 1 ? '' : 's'} to this host` : ''}.`
+      : `proximo is off in ${c.name}: it was created without proximo's certificate (proximo was not installed then, or the folder's .toolbox.yaml says proximo: false). Stop it and open a new shell to pick proximo up.`,
   };
 }
 
@@ -217,12 +277,15 @@ export function proximoWorkspaceDescription(c: ContainerSummary): string {
   return n ? `proximo on · ${n} host${n === 1 ? '' : 's'}` : 'proximo on';
 }
 
-/** An error shown as a tree item with an action instead of an empty view. */
-export function errorItem(message: string): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+/**
+ * An error shown as a tree item with actions instead of an empty view. `setting`: the error
+ * names toolbox.dockerHost, so Open Setting is one of the actions.
+ */
+export function errorItem(message: string, setting = false): ItemProps {
   const firstSentence = message.split(/(?<=[.!?])\s/)[0] ?? message;
   return {
     label: firstSentence,
-    description: 'Retry · Show Log',
+    description: setting ? 'Open Setting · Retry · Show Log' : 'Retry · Show Log',
     icon: { id: 'error', color: 'errorForeground' },
     contextValue: 'error',
     tooltip: message,

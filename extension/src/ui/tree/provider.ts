@@ -35,7 +35,8 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsco
     if (node.icon) {
       item.iconPath = new vscode.ThemeIcon(node.icon.id, node.icon.color ? new vscode.ThemeColor(node.icon.color) : undefined);
     }
-    if (node.command) item.command = { command: node.command, title: node.label, arguments: [node] };
+    if (node.link) item.command = { command: 'vscode.open', title: node.label, arguments: [vscode.Uri.parse(node.link, true)] };
+    else if (node.command) item.command = { command: node.command, title: node.label, arguments: node.commandArgs ?? [node] };
     return item;
   }
 

@@ -2,7 +2,8 @@
  * The three views as plain nodes computed from the refresh state: pure, so what each view
  * shows in each state is unit-tested without VS Code.
  */
-import { folderOf, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
+import { PROXIMO_DOCS_URL, SETTINGS } from '../../contract/constants';
+import { folderOf, pointsAtDockerHost, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
 import type { ToolboxState } from '../refresh';
 import {
   agentSessionItem,
@@ -15,11 +16,14 @@ import {
   errorItem,
   folderPeerItem,
   heldShellItem,
+  proximoCaItem,
+  proximoHostsItem,
   proximoItem,
-  proximoWorkspaceDescription,
+  proximoWorkspaceItem,
   reachGroupItem,
   reachItem,
   socketVolumeItem,
+  PROXIMO_ONE_LINE,
   type IconSpec,
 } from './items';
 import type { HostReach } from '../../plan/posture';
@@ -32,8 +36,11 @@ export interface TreeNode {
   icon?: IconSpec;
   contextValue?: string;
   tooltip?: string;
-  /** Command id run on click, with the node as its argument. */
+  /** Command id run on click, with the node as its argument (or `commandArgs`). */
   command?: string;
+  commandArgs?: unknown[];
+  /** A web page opened on click (instead of a command). */
+  link?: string;
   children?: TreeNode[];
   /** With children: starts collapsed (default: expanded). */
   collapsed?: boolean;
@@ -47,10 +54,27 @@ export interface TreeNode {
   folder?: string;
 }
 
+/** The engine's error, once, at the top of the Workspaces view; with Open Setting when the setting can fix it. */
 function errorNodes(message: string): TreeNode[] {
-  const e = errorItem(message);
+  const setting = pointsAtDockerHost(message);
+  const e = errorItem(message, setting);
+  const open: TreeNode[] = setting
+    ? [
+        {
+          id: 'error.setting',
+          label: 'Open Setting',
+          description: SETTINGS.dockerHost,
+          icon: { id: 'settings-gear' },
+          command: 'workbench.action.openSettings',
+          commandArgs: [SETTINGS.dockerHost],
+          contextValue: 'action',
+          tooltip: `Opens the ${SETTINGS.dockerHost} setting: the Docker endpoint Toolbox uses (empty: DOCKER_HOST, the current Docker context, then the default socket).`,
+        },
+      ]
+    : [];
   return [
     { id: 'error', ...e },
+    ...open,
     { id: 'error.retry', label: 'Retry', icon: { id: 'refresh' }, command: 'toolbox.refresh', contextValue: 'action' },
     { id: 'error.log', label: 'Show Log', icon: { id: 'output' }, command: 'toolbox.showLog', contextValue: 'action' },
   ];
@@ -72,6 +96,7 @@ export function workspacesNodes(state: ToolboxState, folders: readonly string[],
       container: c,
       drift: finding?.drift,
       inThisWindow: folder !== undefined,
+      stopping: state.stopping?.has(c.name) ?? false,
     };
     // Its held shells, then what it can reach on this host (a group that starts collapsed).
     const children: TreeNode[] = (c.shells ?? []).map((s) => ({
@@ -107,9 +132,13 @@ function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: 
   return { id: `reach:${c.name}`, ...reachGroupItem(reach), container: c, children: items.length ? items : undefined, collapsed: true };
 }
 
-/** Peer Messaging: each window folder's setting and its source, anchor, socket volume, namespace members, live agent sessions. */
+/**
+ * Peer Messaging: each window folder's setting and its source, anchor, socket volume, namespace
+ * members, live agent sessions. Empty while Docker does not answer (the error is said once, in
+ * Workspaces; this view's welcome waits).
+ */
 export function peerNodes(state: ToolboxState, home = ''): TreeNode[] {
-  if (state.error) return errorNodes(state.error);
+  if (state.error) return [];
   const snap = state.snapshot;
   if (!snap) return [];
   const settings = [...(state.peerSettings ?? new Map())];
@@ -137,40 +166,37 @@ export function peerNodes(state: ToolboxState, home = ''): TreeNode[] {
   ];
 }
 
-/** proximo: installed or not, CA path, routed hosts, and which workspaces have it on. */
+/**
+ * Proximo: what it is (a link to its docs), installed or not, CA, routed hosts, and which
+ * workspaces have it on. Empty when proximo is not on this host at all: the view's welcome then
+ * says what proximo is and that nothing is missing. The host lookup does not need Docker, so it
+ * is shown when Docker fails too (without the containers).
+ */
 export function proximoNodes(state: ToolboxState, folders: readonly string[]): TreeNode[] {
-  if (state.error) return errorNodes(state.error);
   const p = state.proximo;
-  if (!p) return [];
-  const hosts = p.hosts.map((h) => ({ id: `host:${h}`, label: h, icon: { id: 'globe' }, contextValue: 'proximoHost' }));
+  if (!p || (!p.installed && !p.caPath)) return [];
+  const hosts = p.hosts.map((h) => ({
+    id: `host:${h}`,
+    label: h,
+    icon: { id: 'globe' },
+    contextValue: 'proximoHost',
+    tooltip: `https://${h} is routed by proximo on this host.`,
+  }));
   const nodes: TreeNode[] = [
+    {
+      id: 'proximo.about',
+      label: 'What is proximo?',
+      description: 'HTTPS names for your local apps',
+      icon: { id: 'book' },
+      contextValue: 'proximoAbout',
+      tooltip: `${PROXIMO_ONE_LINE}\nClick to read more (${PROXIMO_DOCS_URL}).`,
+      link: PROXIMO_DOCS_URL,
+    },
     { id: 'proximo', ...proximoItem(p) },
-    {
-      id: 'ca',
-      label: 'CA certificate',
-      description: p.caPath ?? 'not found',
-      icon: { id: 'shield' },
-      contextValue: p.caPath ? 'proximoCa.present' : 'proximoCa.missing',
-      tooltip: p.caPath ? `Mounted read-only into containers: ${p.caPath}` : 'No proximo CA on this host: containers start without it.',
-    },
-    {
-      id: 'hosts',
-      label: 'Routed hosts',
-      description: String(p.hosts.length),
-      icon: { id: 'globe' },
-      contextValue: 'proximoHosts',
-      children: hosts.length ? hosts : undefined,
-    },
+    { id: 'ca', ...proximoCaItem(p) },
+    { id: 'hosts', ...proximoHostsItem(p), children: hosts.length ? hosts : undefined },
   ];
-  const shells = state.snapshot ? sortForWorkspacesView(state.snapshot.containers, folders) : [];
-  for (const c of shells) {
-    nodes.push({
-      id: `proximo:${c.name}`,
-      label: c.name,
-      description: proximoWorkspaceDescription(c),
-      icon: { id: c.proximoCa ? 'pass' : 'circle-large-outline' },
-      contextValue: c.proximoCa ? 'proximoWorkspace.on' : 'proximoWorkspace.off',
-    });
-  }
+  const shells = state.snapshot && !state.error ? sortForWorkspacesView(state.snapshot.containers, folders) : [];
+  for (const c of shells) nodes.push({ id: `proximo:${c.name}`, ...proximoWorkspaceItem(c) });
   return nodes;
 }
