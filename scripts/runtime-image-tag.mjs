@@ -39,7 +39,7 @@ const { runtimeImageTag, publishedRuntimeImageRef, runtimeImageLabels } = mod.ex
 
 const tag = runtimeImageTag(root, buildArgs);
 if (args.includes('--label')) {
-  for (const [k, v] of Object.entries(runtimeImageLabels(tag))) console.log(`${k}=${v}`);
+  for (const [k, v] of Object.entries(runtimeImageLabels(root, buildArgs))) console.log(`${k}=${v}`);
 } else {
   console.log(args.includes('--published') ? publishedRuntimeImageRef(tag, value('--mirror')) : tag);
 }

@@ -111,7 +111,8 @@ describe('scripts/runtime-image-tag.mjs (what the workflow publishes under)', ()
     assert.equal(run(), tag);
     assert.equal(run('--published'), publishedRuntimeImageRef(tag));
     assert.equal(run('--published', '--mirror', '127.0.0.1:5000'), publishedRuntimeImageRef(tag, '127.0.0.1:5000'));
-    const [k, v] = Object.entries(runtimeImageLabels(tag))[0];
+    const [k, v] = Object.entries(runtimeImageLabels(repoRoot(), {}))[0]!;
+    assert.equal(v, tag.slice(tag.lastIndexOf(':') + 1), 'the label is the hash the tag carries');
     assert.equal(run('--label'), `${k}=${v}`);
     assert.equal(run('--build-args', '{"INSTALL_AGENTS":"0"}'), runtimeImageTag(repoRoot(), { INSTALL_AGENTS: '0' }));
   });

@@ -79,9 +79,14 @@ export function publishedRuntimeImageRef(localTag: string, registryMirror?: stri
   return `${registry}/${RUNTIME_IMAGE_PUBLISHED.path}:${hash}`;
 }
 
-/** The labels a runtime image is built with: the context hash its tag carries (checked after a pull). */
-export function runtimeImageLabels(tag: string): Record<string, string> {
-  return { [RUNTIME_IMAGE_LABELS.contextHash]: tag.slice(tag.lastIndexOf(':') + 1) };
+/**
+ * The labels a runtime image is built with: the hash of the context and build args it was built
+ * from, the one its published tag carries (checked after a pull). Worked out from the context,
+ * not read off the tag: the same context under another tag is the same image (the build cache
+ * gives the same id).
+ */
+export function runtimeImageLabels(contextRoot: string, buildArgs?: Record<string, string>): Record<string, string> {
+  return { [RUNTIME_IMAGE_LABELS.contextHash]: runtimeContextHash(contextRoot, buildArgs) };
 }
 
 export function runtimeContextHash(contextRoot: string, buildArgs?: Record<string, string>): string {
@@ -151,7 +156,7 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
         buildargs: buildArgs ?? {},
         rm: true,
         forcerm: true,
-        labels: runtimeImageLabels(tag),
+        labels: runtimeImageLabels(contextRoot, buildArgs),
         ...(opts.noCache ? { nocache: true } : {}),
         ...(networkMode ? { networkmode: networkMode } : {}),
         abortSignal: signal,
