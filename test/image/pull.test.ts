@@ -285,6 +285,20 @@ describe('runtime image: pull before build', () => {
     const ref = localTag();
     const abort = new AbortController();
     const steps: string[] = [];
+    // A build without cache leaves intermediate images that the classic builder then offers as
+    // cache for the same steps; later builds of the shared test context may take them and miss
+    // the rest of the cache. This test removes the ones it made.
+    const existing = new Set((await ns.docker.listImages({ all: true })).map((i) => i.Id));
+    after(async () => {
+      const made = (await ns.docker.listImages({ all: true }))
+        .filter((i) => !existing.has(i.Id) && (i.RepoTags ?? []).every((t) => t === '<none>:<none>'))
+        .sort((a, b) => b.Created - a.Created);
+      for (const image of made)
+        await ns.docker
+          .getImage(image.Id)
+          .remove({ noprune: true })
+          .catch(() => undefined);
+    });
     await assert.rejects(
       buildRuntimeImage(ns.docker, {
         contextRoot: repoRoot(),
