@@ -4,6 +4,7 @@
  * refreshed every second; the raw output goes to the log, not here.
  */
 import type * as vscode from 'vscode';
+import type { SessionProgress } from '../backend/api';
 
 /** "1:05" for 65 s; seconds only below a minute ("9 s"). */
 export function formatElapsed(ms: number): string {
@@ -58,5 +59,38 @@ export class PhaseProgress implements vscode.Disposable {
 
   dispose(): void {
     clearInterval(this.timer);
+  }
+}
+
+/**
+ * Runs a long backend step inside a cancellable progress notification: its steps go to a
+ * PhaseProgress, its raw output line by line to `log`, Cancel aborts its signal. Undefined when
+ * the user cancelled.
+ */
+export async function withPhaseProgress<T>(
+  progress: vscode.Progress<{ message?: string }>,
+  token: vscode.CancellationToken,
+  log: (line: string) => void,
+  run: (reporter: SessionProgress, signal: AbortSignal) => Promise<T>,
+): Promise<T | undefined> {
+  const abort = new AbortController();
+  const sub = token.onCancellationRequested(() => abort.abort());
+  const phases = new PhaseProgress(progress);
+  try {
+    return await run(
+      {
+        step: (message, percent) => phases.step(message, percent),
+        log: (text) => {
+          for (const line of text.split('\n')) if (line.trim()) log(line.trimEnd());
+        },
+      },
+      abort.signal,
+    );
+  } catch (err) {
+    if (abort.signal.aborted) return undefined;
+    throw err;
+  } finally {
+    phases.dispose();
+    sub.dispose();
   }
 }

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { SessionRecord, ShellRequest, StartedShell, ToolboxBackend } from '../backend/api';
 import { basename } from 'node:path';
 import { numberedTitle } from './model';
-import { PhaseProgress } from './progress';
+import { withPhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
 import { ToolboxShellPty, type ShellEnd } from './terminal';
 
@@ -262,27 +262,13 @@ export class ShellLauncher implements vscode.Disposable {
           );
         }
         if (token.isCancellationRequested) return undefined;
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort());
-        const phases = new PhaseProgress(progress);
-        try {
-          const session = await prepared.open(
-            {
-              step: (message, percent) => phases.step(message, percent),
-              log: (text) => {
-                for (const line of text.split('\n')) if (line.trim()) this.log.info(line.trimEnd());
-              },
-            },
-            abort.signal,
-          );
-          return { prepared, session };
-        } catch (err) {
-          if (abort.signal.aborted) return undefined;
-          throw err;
-        } finally {
-          phases.dispose();
-          sub.dispose();
-        }
+        const session = await withPhaseProgress(
+          progress,
+          token,
+          (line) => this.log.info(line),
+          (reporter, signal) => prepared.open(reporter, signal),
+        );
+        return session && { prepared, session };
       },
     );
     if (!opened) return undefined;

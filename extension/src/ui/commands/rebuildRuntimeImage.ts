@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { PhaseProgress } from '../progress';
+import { withPhaseProgress } from '../progress';
 import type { ToolboxCommand } from './types';
 
 /**
@@ -25,29 +25,13 @@ export const rebuildRuntimeImage: ToolboxCommand = {
     }
     const summary = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Toolbox: rebuilding the runtime image', cancellable: true },
-      async (progress, token) => {
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort());
-        const phases = new PhaseProgress(progress);
-        try {
-          return await s.backend.rebuildRuntimeImage(
-            { noCache: noCache === true },
-            {
-              step: (message, percent) => phases.step(message, percent),
-              log: (text) => {
-                for (const line of text.split('\n')) if (line.trim()) s.log.info(line.trimEnd());
-              },
-            },
-            abort.signal,
-          );
-        } catch (err) {
-          if (abort.signal.aborted) return undefined;
-          throw err;
-        } finally {
-          phases.dispose();
-          sub.dispose();
-        }
-      },
+      (progress, token) =>
+        withPhaseProgress(
+          progress,
+          token,
+          (line) => s.log.info(line),
+          (reporter, signal) => s.backend.rebuildRuntimeImage({ noCache: noCache === true }, reporter, signal),
+        ),
     );
     if (!summary) {
       s.log.info('Rebuilding the runtime image was cancelled; the previous image stays in use.');
