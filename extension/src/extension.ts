@@ -94,14 +94,14 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   });
   const sessions = new SessionStore(context.workspaceState);
   const shells = new ShellLauncher(backend, sessions, log);
-  const refresh = new RefreshManager(backend, windowFolders, log, readHostFacts(process.env).home);
+  const home = readHostFacts(process.env).home;
+  const refresh = new RefreshManager(backend, windowFolders, log, home);
   const statusBar = new DriftStatusBar();
   context.subscriptions.push(backend, shells, refresh, statusBar);
 
   const services = { backend, shells, refresh, statusBar, log, credentialGrants };
   context.subscriptions.push(...registerCommands(services));
 
-  const home = readHostFacts(process.env).home;
   const views: Array<[string, NodeTreeProvider]> = [
     ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home))],
     ['toolbox.peer', new NodeTreeProvider((s) => peerNodes(s, home))],
