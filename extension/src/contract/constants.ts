@@ -282,6 +282,9 @@ export const PROXIMO_HOST_ONLY = ['install', 'uninstall', 'trust', 'config'] as 
 /** The token length in bytes; the token file holds it hex-encoded plus a newline. */
 export const TOKEN_BYTES = 32;
 
+/** This extension's version, as in package.json (test/unit/manifest.test.ts holds them equal). */
+export const EXTENSION_VERSION = '0.1.0';
+
 /** Environment variable names set in the container or read by the shims. */
 export const ENV = {
   hostWorkspace: 'TOOLBOX_HOST_WORKSPACE',
@@ -293,6 +296,13 @@ export const ENV = {
   proximoCa: 'TOOLBOX_PROXIMO_CA',
   gitCredentialBridge: 'GIT_CREDENTIAL_BRIDGE',
   cliVersion: 'TOOLBOX_CLI_VERSION',
+  /** Which extension release created the container: upstream's TOOLBOX_CLI_VERSION under our own name. */
+  vscodeVersion: 'TOOLBOX_VSCODE_VERSION',
+  /** The repo digest of the image the container was created from (upstream sessionplan ImageDigestEnv). */
+  imageDigest: 'TOOLBOX_IMAGE_DIGEST',
+  /** The host's OS and architecture in Go's GOOS/GOARCH spelling (upstream sessionplan hostPlatformEnv). */
+  hostOs: 'TOOLBOX_HOST_OS',
+  hostArch: 'TOOLBOX_HOST_ARCH',
   managedStatusline: 'TOOLBOX_MANAGED_STATUSLINE',
   /** The user's shell, for programs that start one (the container's own command, /bin/zsh). */
   shell: 'SHELL',
