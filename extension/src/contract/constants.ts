@@ -359,6 +359,11 @@ export const SHIM_EXIT = {
 
 /** The shims installed into the runtime image, by file name under shims/. */
 export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-credential-toolbox', 'paplay'] as const;
+/**
+ * Shims a custom image may lack without being refused: paplay only serves herdr's chimes, and an
+ * image made before upstream added it (or /sound) still runs every shell.
+ */
+export const OPTIONAL_SHIMS: readonly string[] = ['paplay'];
 
 /**
  * Labels this extension may set on containers it creates. Upstream sets none and identity stays

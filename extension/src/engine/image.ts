@@ -6,7 +6,7 @@
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import type { PullPolicy } from '../config/model';
-import { CONTAINER, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_LIMITS_MS, SHIMS } from '../contract/constants';
+import { CONTAINER, OPTIONAL_SHIMS, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_LIMITS_MS, SHIMS } from '../contract/constants';
 import { buildRuntimeImage, splitTag, tagTarget, untagIfMoved } from './imageBuild';
 import { PullProgress, type ImageProgress } from './imageProgress';
 import { demux, subscribeWait } from './containers';
@@ -282,6 +282,7 @@ export function preflightTargets(): { files: string[]; executables: string[]; co
   const files: string[] = [];
   const executables: string[] = [];
   for (const shim of SHIMS) {
+    if (OPTIONAL_SHIMS.includes(shim)) continue;
     if (CONTAINER.bridgeLib.endsWith(`/${shim}`)) files.push(CONTAINER.bridgeLib);
     else executables.push(`${CONTAINER.shimDir}/${shim}`);
   }
