@@ -225,13 +225,6 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
       assert.equal(parseConfigFile('mounts_root: /\n', FILE).issues.length, 1);
       assert.deepEqual(parseConfigFile('mounts_root: /home\n', FILE).issues, []);
     });
-    it('refuses TOOLBOX_MOUNTS_ROOT at or above HOME too', () => {
-      const { layer, issues } = parseEnvLayer({ TOOLBOX_MOUNTS_ROOT: '/home' }, home);
-      assert.deepEqual(layer, {});
-      assert.equal(issues[0]!.key, 'TOOLBOX_MOUNTS_ROOT');
-      assert.match(issues[0]!.message, /holds your home directory.*This variable is ignored until it is fixed or unset\.$/);
-      assert.deepEqual(parseEnvLayer({ TOOLBOX_MOUNTS_ROOT: '/data/tb' }, home).issues, []);
-    });
   });
 });
 
@@ -358,14 +351,14 @@ describe('parseConfigFile: the removed tools: block', () => {
 });
 
 describe('parseEnvLayer', () => {
-  it('reads the TOOLBOX_* variables of top-level scalar keys', () => {
+  it("reads upstream's five bound TOOLBOX_* variables and no others (TOOLBOX_PROXIMO, TOOLBOX_MOUNTS_ROOT are not bound)", () => {
     const { layer, issues } = parseEnvLayer({
       TOOLBOX_IMAGE: 'reg.local/tb:2',
       TOOLBOX_REGISTRY_MIRROR: 'mirror.local:5000',
       TOOLBOX_PULL: 'always',
       TOOLBOX_MOUNTS_ROOT: '/opt/tb',
-      TOOLBOX_BRIDGE: 'off',
-      TOOLBOX_PROXIMO: 'YES',
+      TOOLBOX_BRIDGE: 'F',
+      TOOLBOX_PROXIMO: 'false',
       TOOLBOX_PEER_MESSAGING: '0',
     });
     assert.deepEqual(issues, []);
@@ -373,25 +366,33 @@ describe('parseEnvLayer', () => {
       image: 'reg.local/tb:2',
       registryMirror: 'mirror.local:5000',
       pull: 'always',
-      mountsRoot: '/opt/tb',
       bridge: false,
-      proximo: true,
       peerMessaging: false,
     });
   });
 
-  it('accepts true/false/1/0/yes/no/on/off for booleans', () => {
+  it("parses booleans as Go's strconv.ParseBool: its twelve words only, case as written, no trimming", () => {
     for (const [text, value] of [
-      ['true', true],
       ['1', true],
-      ['yes', true],
-      ['On', true],
-      ['false', false],
+      ['t', true],
+      ['T', true],
+      ['TRUE', true],
+      ['true', true],
+      ['True', true],
       ['0', false],
-      ['no', false],
-      ['OFF', false],
+      ['f', false],
+      ['F', false],
+      ['FALSE', false],
+      ['false', false],
+      ['False', false],
     ] as const) {
-      assert.equal(parseEnvLayer({ TOOLBOX_PEER_MESSAGING: text }).layer.peerMessaging, value, text);
+      assert.deepEqual(parseEnvLayer({ TOOLBOX_PEER_MESSAGING: text }), { layer: { peerMessaging: value }, issues: [] }, text);
+    }
+    for (const text of ['yes', 'no', 'on', 'OFF', 'tRUE', ' true', 'true ', '2', 'y']) {
+      const { layer, issues } = parseEnvLayer({ TOOLBOX_BRIDGE: text });
+      assert.deepEqual(layer, {}, text);
+      assert.equal(issues.length, 1, text);
+      assert.equal(issues[0]!.severity, 'error', text);
     }
   });
 
@@ -413,7 +414,7 @@ describe('parseEnvLayer', () => {
       ],
     );
     assert.match(issues[0]!.message, /^expected auto, always or never, got "sometimes"/);
-    assert.match(issues[1]!.message, /^expected true or false \(or 1\/0, yes\/no, on\/off\), got "maybe"/);
+    assert.match(issues[1]!.message, /^expected true or false \(or 1\/0, t\/f, as the toolbox CLI reads it\), got "maybe"/);
   });
   it('warns once about the removed TOOLBOX_TOOLS_* switches and reads nothing from them', () => {
     const { layer, issues } = parseEnvLayer({ TOOLBOX_TOOLS_CODEX: 'false', TOOLBOX_TOOLS_GH: '0', TOOLBOX_PULL: 'never' });

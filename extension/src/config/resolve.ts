@@ -71,7 +71,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   if (input.projectFile && projectFileIgnored) {
     issues.push({ severity: 'warning', source: input.projectFile.path, key: '', message: UNTRUSTED_PROJECT_FILE_MESSAGE });
   }
-  const env = parseEnvLayer(input.env, input.home);
+  const env = parseEnvLayer(input.env);
   issues.push(...env.issues);
   layers.push({ from: 'env', layer: env.layer });
   if (input.settings.peerMessaging !== undefined) {

@@ -10,6 +10,8 @@ export interface HostFacts {
   /** Absolute host home directory. */
   home: string;
   platform: NodeJS.Platform;
+  /** The host's CPU architecture, as Node names it (TOOLBOX_HOST_ARCH); unknown: not emitted. */
+  arch?: string;
   /** Whether a host path exists (the adapter answers from the filesystem; tests from a set). */
   pathExists(path: string): boolean;
   /** Group id owning the host's Docker socket; with "0", the container's GroupAdd when the socket is mounted. */
