@@ -17,6 +17,7 @@ import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { askCredentialConsent, credentialGrantState } from './ui/credentialConsent';
 import { DriftStatusBar } from './ui/statusBar';
+import { ConfigDiagnostics } from './ui/configDiagnostics';
 import { pickFolder } from './ui/folders';
 import { NodeTreeProvider } from './ui/tree/provider';
 import { peerNodes, proximoNodes, workspacesNodes } from './ui/tree/render';
@@ -101,6 +102,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
 
   const services = { backend, shells, refresh, statusBar, log, credentialGrants };
   context.subscriptions.push(...registerCommands(services));
+  // .toolbox.yaml problems in the Problems panel; the backend loads only once such a file is open.
+  context.subscriptions.push(new ConfigDiagnostics(backend, log));
 
   const views: Array<[string, NodeTreeProvider]> = [
     ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home))],

@@ -102,6 +102,7 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
         key: 'peer_messaging',
         line: 3,
         message: 'expected true or false, got "maybe"',
+        span: { line: 3, column: 17, endLine: 3, endColumn: 22 },
       },
     ]);
   });

@@ -10,6 +10,7 @@ import { formatIssue, parseConfigFile } from '../config/parse';
 import { explicitSetting, explicitSettingScope } from '../config/resolve';
 import { PEER_MESSAGING_ENV } from '../config/env';
 import { issuesForOpen } from '../config/openIssues';
+import { configProblems, type ConfigProblem } from '../config/diagnostics';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
@@ -35,7 +36,7 @@ import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
-import { agentHomes, editRoots } from '../plan/mounts';
+import { agentHomes, editRoots, patchableMountNames } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
@@ -155,6 +156,10 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     // Only a value the user set counts; the default must not hide peer_messaging in .toolbox.yaml.
     const peerMessaging = explicitSetting(scoped.inspect<boolean>('peerMessaging'), trusted);
     return loadConfig({ folder, home: host.home, env: process.env, settings: { peerMessaging }, trusted });
+  }
+
+  async configProblems(file: string, text: string): Promise<ConfigProblem[]> {
+    return configProblems(text, file, { home: this.deps.host().home, knownMounts: patchableMountNames() });
   }
 
   async peerWanted(folder: string): Promise<boolean> {

@@ -59,6 +59,14 @@ export const DEFAULT_CONFIG: ToolboxConfig = {
 /** Where a resolved value came from, for messages and the tree. */
 export type ConfigLayer = 'default' | 'user-file' | 'project-file' | 'env' | 'setting';
 
+/** A stretch of a file's text: 1-based lines and columns, the end exclusive. */
+export interface TextSpan {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
 /** A problem found while reading one layer: unknown keys are warnings, bad values errors. */
 export interface ConfigIssue {
   severity: 'error' | 'warning';
@@ -68,6 +76,8 @@ export interface ConfigIssue {
   key: string;
   /** 1-based line in the file, when the source is a file. */
   line?: number;
+  /** What the issue is about in the file (the key, or its value), for the editor's diagnostics. */
+  span?: TextSpan;
   message: string;
   /** The whole file was skipped (not the user's, writable by others): worth telling the user, not just the log. */
   fileSkipped?: boolean;
