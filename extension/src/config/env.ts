@@ -59,8 +59,11 @@ export function parseEnvLayer(
 ): {
   layer: Partial<ToolboxConfig>;
   issues: ConfigIssue[];
+  /** The variable that set each key of the layer. */
+  variables: Partial<Record<keyof ToolboxConfig, string>>;
 } {
   const layer: Record<string, unknown> = {};
+  const variables: Partial<Record<keyof ToolboxConfig, string>> = {};
   const issues: ConfigIssue[] = [];
   for (const { variable, key, schema } of ENV_BINDINGS) {
     const text = env[variable];
@@ -76,6 +79,7 @@ export function parseEnvLayer(
       });
     } else if (result.success) {
       layer[key] = result.data;
+      variables[key] = variable;
     } else {
       const message = `${explain(result.error.issues[0]!, text)}; this variable is ignored until it is fixed or unset`;
       issues.push({ severity: 'error', source: 'environment', key: variable, message });
@@ -93,5 +97,5 @@ export function parseEnvLayer(
         'per-tool switches are no longer supported and are ignored: every tool in the image is always installed, as with the toolbox CLI. Unset them to silence this warning.',
     });
   }
-  return { layer: layer as Partial<ToolboxConfig>, issues };
+  return { layer: layer as Partial<ToolboxConfig>, issues, variables };
 }

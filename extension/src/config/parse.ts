@@ -14,6 +14,11 @@ export interface ParsedFile {
   issues: ConfigIssue[];
   /** The text is not YAML at all (its one issue says where), as opposed to YAML with a bad value. */
   notYaml?: boolean;
+  /**
+   * The 1-based line of each key the layer sets, named as in `ResolvedConfig.origins` (`pull`,
+   * `env.FOO`, `shells.dev`, `mounts[0]`, `worktree.seed`); empty when the file has an error.
+   */
+  keyLines?: Record<string, number>;
 }
 
 type Path = ReadonlyArray<PropertyKey>;
@@ -140,7 +145,31 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
       ...withSpan(spanOf(['browser_bridge'], 'key')),
     });
   }
-  return { layer: toLayer(result.data), issues: byLine(warnings) };
+  return { layer: toLayer(result.data), issues: byLine(warnings), keyLines: keyLinesOf(doc, lineCounter) };
+}
+
+/** Lines of the keys a layer sets (see ParsedFile.keyLines). */
+function keyLinesOf(doc: Document, lineCounter: LineCounter): Record<string, number> {
+  const lines: Record<string, number> = {};
+  const lineOfNode = (node: unknown) => {
+    const start = rangeStart(node);
+    return start === undefined ? undefined : lineCounter.linePos(start).line;
+  };
+  const set = (name: string, node: unknown) => {
+    const line = lineOfNode(node);
+    if (line !== undefined) lines[name] = line;
+  };
+  if (!isMap(doc.contents)) return lines;
+  for (const pair of doc.contents.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    set(key, pair.key);
+    if ((key === 'env' || key === 'shells' || key === 'worktree') && isMap(pair.value)) {
+      for (const sub of pair.value.items) set(`${key}.${isScalar(sub.key) ? String(sub.key.value) : String(sub.key)}`, sub.key);
+    } else if (key === 'mounts' && isSeq(pair.value)) {
+      pair.value.items.forEach((item, i) => set(`mounts[${i}]`, item));
+    }
+  }
+  return lines;
 }
 
 /** snake_case file keys to the camelCase model; keys the file does not set stay absent. */
