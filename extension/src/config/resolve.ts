@@ -9,6 +9,7 @@
  * a project `mounts:` list does not append to the user file's list, it supersedes it.
  */
 import { DEFAULT_CONFIG, type ConfigIssue, type ConfigLayer, type KeyOrigin, type ResolvedConfig, type ToolboxConfig } from './model';
+import { SETTINGS } from '../contract/constants';
 import { parseEnvLayer } from './env';
 import { isPlainObject, parseConfigFile } from './parse';
 
@@ -120,7 +121,7 @@ export const FILE_KEYS: Readonly<Record<keyof ToolboxConfig, string>> = {
 };
 
 /** The setting that can set a key (only peer messaging has one). */
-const SETTING_OF: Partial<Record<keyof ToolboxConfig, string>> = { peerMessaging: 'toolbox.peerMessaging' };
+const SETTING_OF: Partial<Record<keyof ToolboxConfig, string>> = { peerMessaging: SETTINGS.peerMessaging };
 
 /**
  * Credits every key `source` sets to it, following the merge: maps (env, shells) per entry, a

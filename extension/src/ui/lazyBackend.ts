@@ -45,6 +45,9 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   writeProjectPeerMessaging(folder: string, on: boolean) {
     return this.real.writeProjectPeerMessaging(folder, on);
   }
+  resolvedConfigText(folder: string) {
+    return this.real.resolvedConfigText(folder);
+  }
   configProblems(file: string, text: string) {
     return this.real.configProblems(file, text);
   }
