@@ -105,7 +105,14 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const services = { backend, shells, refresh, statusBar, log, credentialGrants, resolvedConfig };
   context.subscriptions.push(...registerCommands(services));
   // .toolbox.yaml problems in the Problems panel; the backend loads only once such a file is open.
-  context.subscriptions.push(resolvedConfig, new ConfigDiagnostics(backend, log, () => resolvedConfig.refreshAll()));
+  context.subscriptions.push(
+    resolvedConfig,
+    new ConfigDiagnostics(backend, log, () => {
+      // A saved .toolbox.yaml can change the folder's peer-messaging state and the resolved view.
+      resolvedConfig.refreshAll();
+      refresh.refreshSoon();
+    }),
+  );
 
   const views: Array<[string, NodeTreeProvider]> = [
     ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home))],

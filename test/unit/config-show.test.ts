@@ -76,7 +76,7 @@ describe('renderResolvedConfig', () => {
       '  - name: kube  # .toolbox.yaml:6',
       '    disabled: true',
     ]);
-    assert.match(text, /^# The configuration the next Toolbox shell for ~\/proj would use/);
+    assert.match(text, /^# Toolbox configuration for ~\/proj, as the next shell would use it\.\n/);
     assert.match(text, /\n# Files read: ~\/\.toolbox\.yaml, \.toolbox\.yaml\n/);
   });
 
@@ -89,7 +89,7 @@ describe('renderResolvedConfig', () => {
       home: HOME,
     });
     const text = renderResolvedConfig(broken, { folder: FOLDER, home: HOME });
-    assert.match(text, /\n# Not applied: ~\/proj\/\.toolbox\.yaml:1: peer_messaging: expected true or false, got "maybe"\n/);
+    assert.match(text, /\n# Not applied: \.toolbox\.yaml:1: peer_messaging: expected true or false, got "maybe"\n/);
     assert.match(text, /\npeer_messaging: true {2}# default\n/);
   });
 

@@ -30,13 +30,18 @@ export function renderResolvedConfig(resolved: ResolvedConfig, context: ShowCont
   const tri = (v: boolean | undefined) => (v === undefined ? 'auto' : String(v));
 
   out.push(
-    `# The configuration the next Toolbox shell for ${shortPath(context.folder, context)} would use, and where each value comes from.`,
-    '# Highest first: VS Code settings, TOOLBOX_* variables, the project .toolbox.yaml, ~/.toolbox.yaml, the defaults.',
-    '# Read-only: change a file or a setting; this view updates when you save. The toolbox CLI has the same view: toolbox config show --origin',
+    `# Toolbox configuration for ${shortPath(context.folder, context)}, as the next shell would use it.`,
+    '# Each value ends with where it comes from. Highest first: VS Code settings,',
+    '# TOOLBOX_* variables, the project .toolbox.yaml, ~/.toolbox.yaml, the defaults.',
+    '# Read-only: edit a file or a setting; this view updates when you save.',
+    '# The toolbox CLI shows the same with: toolbox config show --origin',
+    `# Files read: ${resolved.files.length ? resolved.files.map((f) => shortPath(f, context)).join(', ') : 'none'}`,
   );
-  out.push(`# Files read: ${resolved.files.length ? resolved.files.map((f) => shortPath(f, context)).join(', ') : 'none'}`);
-  for (const issue of resolved.issues)
-    out.push(`# ${issue.severity === 'error' ? 'Not applied' : 'Warning'}: ${oneLine(formatIssue(issue, context.home))}`);
+  for (const issue of resolved.issues) {
+    const kind = issue.severity === 'error' ? 'Not applied' : 'Warning';
+    const source = path.isAbsolute(issue.source) ? shortPath(issue.source, context) : issue.source;
+    out.push(`# ${kind}: ${oneLine(formatIssue({ ...issue, source }))}`);
+  }
   out.push('');
 
   line('shell', scalar(config.shell));
