@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configProblems } from '../../extension/src/config/diagnostics';
 import { closest, editDistance } from '../../extension/src/config/suggest';
+import { objectNames } from '../../extension/src/contract/objects';
+import { INHERIT_HOST_AUTH, patchableMountNames, planMounts } from '../../extension/src/plan/mounts';
 
 const FILE = '/home/u/proj/.toolbox.yaml';
 const ctx = { home: '/home/u', knownMounts: ['claude', 'gh', 'docker-sock'] };
@@ -77,5 +79,27 @@ describe('closest', () => {
     assert.equal(closest('pul', ['pull', 'shell']), 'pull');
     assert.equal(closest('colour', ['pull', 'shell']), undefined);
     assert.equal(closest('ab', ['ax', 'ay']), 'ax');
+  });
+});
+
+describe('patchableMountNames', () => {
+  it('lists only names the planner knows, so the editor never warns about a patch an open applies', () => {
+    const names = patchableMountNames();
+    const plan = planMounts({
+      workspace: '/home/u/p',
+      home: '/home/u',
+      pathExists: () => true,
+      userMounts: names.map((name) => ({ name, readonly: true })),
+      inheritHostAuth: Object.keys(INHERIT_HOST_AUTH),
+      peer: false,
+      bridge: { stateDir: '/home/u/.toolbox/toolbox/vscode/x', runDir: '/run/user/1000/toolbox/x' },
+      proximo: { caPath: '/home/u/.proximo/ca.pem', hosts: [] },
+      names: objectNames(),
+    });
+    assert.deepEqual(
+      plan.warnings.filter((w) => /no default mount/.test(w)),
+      [],
+    );
+    assert.ok(names.includes('docker-sock') && names.includes('bridge-run') && names.includes('proximo-ca'));
   });
 });
