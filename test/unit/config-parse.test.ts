@@ -61,13 +61,17 @@ describe('parseConfigFile: valid files', () => {
   });
 
   it('sets only the keys the file writes, so lower layers show through', () => {
-    assert.deepEqual(parseConfigFile('pull: always\n', FILE), { layer: { pull: 'always' }, issues: [] });
+    assert.deepEqual(parseConfigFile('pull: always\n', FILE), { layer: { pull: 'always' }, issues: [], keyLines: { pull: 1 } });
   });
 
   it('treats an empty file, a comments-only file and a key without a value as setting nothing', () => {
     assert.deepEqual(parseConfigFile('', FILE), { layer: {}, issues: [] });
     assert.deepEqual(parseConfigFile('# image: x\n', FILE), { layer: {}, issues: [] });
-    assert.deepEqual(parseConfigFile('image:\nbridge:\npull: auto\n', FILE), { layer: { pull: 'auto' }, issues: [] });
+    assert.deepEqual(parseConfigFile('image:\nbridge:\npull: auto\n', FILE), {
+      layer: { pull: 'auto' },
+      issues: [],
+      keyLines: { image: 1, bridge: 2, pull: 3 },
+    });
   });
 
   it('accepts sdd in any shape without a warning and does not carry it into the model', () => {
@@ -102,6 +106,7 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
         key: 'peer_messaging',
         line: 3,
         message: 'expected true or false, got "maybe"',
+        span: { line: 3, column: 17, endLine: 3, endColumn: 22 },
       },
     ]);
   });
@@ -399,7 +404,7 @@ describe('parseEnvLayer', () => {
   it('treats an empty variable as unset and ignores unrelated TOOLBOX_* names', () => {
     assert.deepEqual(
       parseEnvLayer({ TOOLBOX_IMAGE: '', TOOLBOX_MANAGED_STATUSLINE: 'whatever', TOOLBOX_HOST_WORKSPACE: '/w', PATH: '/bin' }),
-      { layer: {}, issues: [] },
+      { layer: {}, issues: [], variables: {} },
     );
   });
 

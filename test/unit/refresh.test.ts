@@ -37,6 +37,8 @@ function standInBackend() {
     peerWanted: async () => true,
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
     writeProjectPeerMessaging: () => assert.fail('not used'),
+    configProblems: () => assert.fail('not used'),
+    resolvedConfigText: () => assert.fail('not used'),
     snapshot: async () => {
       calls.snapshot++;
       if (failure) throw failure;

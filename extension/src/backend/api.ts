@@ -9,6 +9,7 @@ import type { HolderAddress } from '../engine/sessions';
 import type { OpenAction } from '../engine/open';
 import type { HostReach } from '../plan/posture';
 import type { SettingScope } from '../config/resolve';
+import type { ConfigProblem } from '../config/diagnostics';
 
 export interface ShellRequest {
   /** Absolute host path of the workspace folder. */
@@ -183,6 +184,10 @@ export interface ToolboxBackend {
    * or a new one in the folder), keeping its comments. Returns the file written.
    */
   writeProjectPeerMessaging(folder: string, on: boolean): Promise<string>;
+  /** Show Resolved Configuration: every key of the folder's config, its value and the layer that set it (YAML). */
+  resolvedConfigText(folder: string): Promise<string>;
+  /** The problems of a .toolbox.yaml text (either file), placed on its lines, for the Problems panel. No I/O. */
+  configProblems(file: string, text: string): Promise<ConfigProblem[]>;
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;

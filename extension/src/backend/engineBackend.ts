@@ -7,9 +7,11 @@ import * as vscode from 'vscode';
 import { findProjectConfig, loadConfig, nodeConfigFs, processOwner, writeConfigFile } from '../config/files';
 import { applyTurnOff, setPeerMessaging } from '../config/edit';
 import { formatIssue, parseConfigFile } from '../config/parse';
-import { explicitSetting, explicitSettingScope } from '../config/resolve';
+import { explicitSetting, explicitSettingScope, type SettingScope } from '../config/resolve';
 import { PEER_MESSAGING_ENV } from '../config/env';
 import { issuesForOpen } from '../config/openIssues';
+import { configProblems, type ConfigProblem } from '../config/diagnostics';
+import { renderResolvedConfig } from '../config/showConfig';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
@@ -33,9 +35,9 @@ import {
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
+import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO, SETTINGS } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
-import { agentHomes, editRoots } from '../plan/mounts';
+import { agentHomes, editRoots, patchableMountNames } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
@@ -157,8 +159,30 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     return loadConfig({ folder, home: host.home, env: process.env, settings: { peerMessaging }, trusted });
   }
 
+  async resolvedConfigText(folder: string): Promise<string> {
+    const resolved = await this.readConfig(folder);
+    const scope = this.peerSettingScope(folder);
+    return renderResolvedConfig(resolved, {
+      folder,
+      home: this.deps.host().home,
+      settingScopes: scope ? { [SETTINGS.peerMessaging]: scope } : {},
+    });
+  }
+
+  async configProblems(file: string, text: string): Promise<ConfigProblem[]> {
+    return configProblems(text, file, { home: this.deps.host().home, knownMounts: patchableMountNames() });
+  }
+
   async peerWanted(folder: string): Promise<boolean> {
     return (await this.readConfig(folder)).config.peerMessaging;
+  }
+
+  /** Where the folder's toolbox.peerMessaging value was set, when the user set one. */
+  private peerSettingScope(folder: string): SettingScope | undefined {
+    const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
+    const scope = explicitSettingScope(scoped.inspect<boolean>('peerMessaging'), vscode.workspace.isTrusted);
+    // In a single-folder window the workspace settings are the folder's .vscode/settings.json.
+    return scope === 'workspace' && !vscode.workspace.workspaceFile ? 'folder' : scope;
   }
 
   async peerSetting(folder: string): Promise<PeerSetting> {
@@ -180,13 +204,9 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       case 'env':
         source = { from: 'env', variable: PEER_MESSAGING_ENV };
         break;
-      case 'setting': {
-        const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
-        const scope = explicitSettingScope(scoped.inspect<boolean>('peerMessaging'), trusted) ?? 'user';
-        // In a single-folder window the workspace settings are the folder's .vscode/settings.json.
-        source = { from: 'setting', scope: scope === 'workspace' && !vscode.workspace.workspaceFile ? 'folder' : scope };
+      case 'setting':
+        source = { from: 'setting', scope: this.peerSettingScope(folder) ?? 'user' };
         break;
-      }
     }
     return { on: resolved.config.peerMessaging, source, ...(projectFile ? { projectFile } : {}), projectFileUsable: trusted };
   }

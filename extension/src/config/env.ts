@@ -60,8 +60,11 @@ export const ENV_VARIABLES: readonly string[] = ENV_BINDINGS.map((b) => b.variab
 export function parseEnvLayer(env: Record<string, string | undefined>): {
   layer: Partial<ToolboxConfig>;
   issues: ConfigIssue[];
+  /** The variable that set each key of the layer. */
+  variables: Partial<Record<keyof ToolboxConfig, string>>;
 } {
   const layer: Record<string, unknown> = {};
+  const variables: Partial<Record<keyof ToolboxConfig, string>> = {};
   const issues: ConfigIssue[] = [];
   for (const { variable, key, schema } of ENV_BINDINGS) {
     const text = env[variable];
@@ -69,6 +72,7 @@ export function parseEnvLayer(env: Record<string, string | undefined>): {
     const result = schema.safeParse(text);
     if (result.success) {
       layer[key] = result.data;
+      variables[key] = variable;
     } else {
       const message = `${explain(result.error.issues[0]!, text)}; this variable is ignored until it is fixed or unset`;
       issues.push({ severity: 'error', source: 'environment', key: variable, message });
@@ -86,5 +90,5 @@ export function parseEnvLayer(env: Record<string, string | undefined>): {
         'per-tool switches are no longer supported and are ignored: every tool in the image is always installed, as with the toolbox CLI. Unset them to silence this warning.',
     });
   }
-  return { layer: layer as Partial<ToolboxConfig>, issues };
+  return { layer: layer as Partial<ToolboxConfig>, issues, variables };
 }

@@ -437,6 +437,7 @@ export const RUNTIME_IMAGE_CONTEXT = {
  */
 export const SETTINGS = {
   dockerHost: 'toolbox.dockerHost',
+  peerMessaging: 'toolbox.peerMessaging',
 } as const;
 
 export const CONTEXT_KEYS = {

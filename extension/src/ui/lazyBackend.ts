@@ -45,6 +45,12 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   writeProjectPeerMessaging(folder: string, on: boolean) {
     return this.real.writeProjectPeerMessaging(folder, on);
   }
+  resolvedConfigText(folder: string) {
+    return this.real.resolvedConfigText(folder);
+  }
+  configProblems(file: string, text: string) {
+    return this.real.configProblems(file, text);
+  }
   snapshot() {
     return this.real.snapshot();
   }

@@ -12,6 +12,7 @@ import { rebuildRuntimeImage } from './rebuildRuntimeImage';
 import { recreateContainer } from './recreateContainer';
 import { refreshCommand } from './refresh';
 import { showLog } from './showLog';
+import { showResolvedConfig } from './showResolvedConfig';
 import { stopAllCommand } from './stopAll';
 import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
@@ -37,6 +38,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   manageCredentialGrants,
   turnOffReach,
   rebuildRuntimeImage,
+  showResolvedConfig,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {
