@@ -391,7 +391,11 @@ describe('parseEnvLayer', () => {
       ['false', false],
       ['False', false],
     ] as const) {
-      assert.deepEqual(parseEnvLayer({ TOOLBOX_PEER_MESSAGING: text }), { layer: { peerMessaging: value }, issues: [] }, text);
+      assert.deepEqual(
+        parseEnvLayer({ TOOLBOX_PEER_MESSAGING: text }),
+        { layer: { peerMessaging: value }, issues: [], variables: { peerMessaging: 'TOOLBOX_PEER_MESSAGING' } },
+        text,
+      );
     }
     for (const text of ['yes', 'no', 'on', 'OFF', 'tRUE', ' true', 'true ', '2', 'y']) {
       const { layer, issues } = parseEnvLayer({ TOOLBOX_BRIDGE: text });
