@@ -51,6 +51,9 @@ export interface BridgeMount {
 }
 
 /** A `--publish` style port: host port on 127.0.0.1 unless hostIp says otherwise. */
+/** The `toolbox.seccomp` setting (SECCOMP_PROFILES). */
+export type SeccompProfile = 'unconfined' | 'default';
+
 export interface PortSpec {
   hostIp?: string;
   hostPort: number;

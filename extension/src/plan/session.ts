@@ -3,10 +3,18 @@
  * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
-import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
+import {
+  CONTAINER,
+  ENV,
+  HOST_DOCKER_INTERNAL,
+  HOST_GATEWAY,
+  LABELS,
+  PEER_RUN_LABEL_VALUES,
+  SECCOMP_UNCONFINED_OPT,
+} from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
-import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
+import type { HostFacts, ObjectNames, PortSpec, SeccompProfile } from '../contract/types';
 import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
 
 /** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */
@@ -67,9 +75,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     HostConfig: {
       Binds: flattenBinds(mp.mounts),
       ExtraHosts: extraHosts(req),
-      // Codex's bubblewrap sandbox needs user namespaces, which Docker's default seccomp blocks.
-      // Always, as upstream since its per-tool switches (tools.codex) were removed.
-      SecurityOpt: ['seccomp=unconfined'],
+      SecurityOpt: securityOpt(req.seccomp),
       ...(req.peer ? { PidMode: `container:${req.names.anchor}` } : {}),
       ...(ports ? { PortBindings: ports.bindings } : {}),
       AutoRemove: true,
@@ -89,6 +95,16 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     },
     warnings: mp.warnings,
   };
+}
+
+/**
+ * Codex's bubblewrap sandbox needs user namespaces, which Docker's default seccomp profile
+ * blocks: unconfined, as upstream always does since its per-tool switches (tools.codex) were
+ * removed; `toolbox.seccomp: default` keeps Docker's profile
+ * (docs/decisions/0024-seccomp-unconfined-with-an-opt-out.md).
+ */
+export function securityOpt(profile: SeccompProfile | undefined): string[] {
+  return profile === 'default' ? [] : [SECCOMP_UNCONFINED_OPT];
 }
 
 /**
