@@ -246,3 +246,39 @@ describe('seccomp drift: the container runs with another profile than toolbox.se
     );
   });
 });
+
+describe('missing ports: the request itself is compared, as Docker keeps it', () => {
+  const planWith = (bindings: Record<string, Array<{ HostIp: string; HostPort: string }>>) =>
+    ({
+      name: 'toolbox-proj-1234abcd',
+      peer: false,
+      create: { HostConfig: { SecurityOpt: [], PortBindings: bindings } },
+    }) as unknown as Parameters<typeof driftAgainstPlan>[1];
+
+  it('a port Docker picks is there when the container has the same request for that container port', () => {
+    const plan = planWith({ '7171/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] });
+    assert.deepEqual(
+      driftAgainstPlan({ HostConfig: { PortBindings: { '7171/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] } } }, plan, names, undefined),
+      [],
+    );
+    const [d] = driftAgainstPlan({ HostConfig: { PortBindings: {} } }, plan, names, undefined);
+    assert.equal(d?.port, '127.0.0.1:any free port (container port 7171/tcp)');
+  });
+
+  it('a fixed host port must be the one the container publishes', () => {
+    const plan = planWith({ '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }] });
+    assert.equal(
+      driftAgainstPlan(
+        { HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '9090' }] } } },
+        plan,
+        names,
+        undefined,
+      )[0]?.kind,
+      'missing-port',
+    );
+    assert.deepEqual(
+      driftAgainstPlan({ HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }] } } }, plan, names, undefined),
+      [],
+    );
+  });
+});

@@ -519,9 +519,9 @@ describe('planSession: switches', () => {
     const { plan } = planSession(
       request({
         ports: [
-          { hostPort: 8080, containerPort: 80 },
-          { hostPort: 8081, containerPort: 80, hostIp: '0.0.0.0' },
-          { hostPort: 5353, containerPort: 53, protocol: 'udp' },
+          { hostPort: '8080', containerPort: 80 },
+          { hostPort: '8081', containerPort: 80, hostIp: '0.0.0.0' },
+          { hostPort: '5353', containerPort: 53, protocol: 'udp' },
         ],
       }),
       hostFacts(),

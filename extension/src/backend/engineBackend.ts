@@ -36,6 +36,7 @@ import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO, SECCOMP_PROFILES } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
+import { parsePublishSpecs, publishedPorts } from '../plan/publish';
 import { planSession, sessionContainerName } from '../plan/session';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
@@ -241,6 +242,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       peerOverride: shell.peer !== undefined,
       namedShell: shell.namedShell,
       seccomp: this.seccompFor(shell.folder),
+      ...(shell.ports?.length ? { ports: parsePublishSpecs(shell.ports) } : {}),
       proximo,
       image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
       names: this.deps.names,
@@ -636,6 +638,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
       proximoHosts: hosts,
       reach: hostReach(info.Mounts, this.deps.host().home),
+      ports: publishedPorts(info.State?.Running ? info.NetworkSettings?.Ports : undefined, info.HostConfig?.PortBindings),
     };
   }
 

@@ -55,8 +55,10 @@ export interface BridgeMount {
 export type SeccompProfile = 'unconfined' | 'default';
 
 export interface PortSpec {
+  /** Undefined: loopback (plan/publish.ts DEFAULT_PUBLISH_HOST_IP). */
   hostIp?: string;
-  hostPort: number;
+  /** As Docker's HostPort: `8080`, a range Docker picks from (`8000-8010`), or '' (Docker picks any free port). */
+  hostPort: string;
   containerPort: number;
-  protocol?: 'tcp' | 'udp';
+  protocol?: 'tcp' | 'udp' | 'sctp';
 }

@@ -200,14 +200,16 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
   }
   const published = (info.HostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string; HostPort?: string }> | null>;
   for (const p of plannedPorts(plan)) {
-    const bound = (published[p.key] ?? []).some((b) => b.HostPort === String(p.hostPort));
+    // Docker keeps the HostPort it was asked for ('' when it picked one), so the request itself is compared.
+    const bound = (published[p.key] ?? []).some((b) => (b.HostPort ?? '') === p.hostPort);
     if (!bound) {
+      const port = plannedPortLabel(p);
       drift.push({
         kind: 'missing-port',
         container,
-        port: `${p.hostIp}:${p.hostPort} (container port ${p.key})`,
+        port,
         message:
-          `${container} does not publish port ${p.hostIp}:${p.hostPort} (container port ${p.key}) that this workspace asks for ` +
+          `${container} does not publish port ${port} that this workspace asks for ` +
           `— stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
       });
     }
@@ -244,7 +246,8 @@ export interface PlannedPort {
   /** `<container port>/<protocol>`, the key of Docker's PortBindings. */
   key: string;
   hostIp: string;
-  hostPort: number;
+  /** As planned: `8080`, `8000-8010` (Docker picks in the range) or '' (Docker picks any). */
+  hostPort: string;
   protocol: string;
 }
 
@@ -253,10 +256,12 @@ export function plannedPorts(plan: SessionPlan): PlannedPort[] {
   const out: PlannedPort[] = [];
   for (const [key, bindings] of Object.entries(plan.create.HostConfig.PortBindings ?? {})) {
     const protocol = key.split('/')[1] ?? 'tcp';
-    for (const b of bindings) {
-      const hostPort = Number(b.HostPort);
-      if (Number.isInteger(hostPort) && hostPort > 0) out.push({ key, hostIp: b.HostIp || '127.0.0.1', hostPort, protocol });
-    }
+    for (const b of bindings) out.push({ key, hostIp: b.HostIp || '127.0.0.1', hostPort: b.HostPort, protocol });
   }
   return out;
+}
+
+/** `127.0.0.1:8080 (container port 80/tcp)`; a host port Docker picks reads `127.0.0.1:any free port`. */
+export function plannedPortLabel(p: Pick<PlannedPort, 'key' | 'hostIp' | 'hostPort'>): string {
+  return `${p.hostIp}:${p.hostPort === '' ? 'any free port' : p.hostPort} (container port ${p.key})`;
 }

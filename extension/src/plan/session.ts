@@ -13,12 +13,10 @@ import {
   SECCOMP_UNCONFINED_OPT,
 } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
+import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import type { HostFacts, ObjectNames, PortSpec, SeccompProfile } from '../contract/types';
 import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
-
-/** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */
-const DEFAULT_PORT_HOST_IP = '127.0.0.1';
 
 export interface PlannedSession {
   plan: SessionPlan;
@@ -208,7 +206,7 @@ function portBindings(ports: PortSpec[]):
   for (const p of ports) {
     const key = `${p.containerPort}/${p.protocol ?? 'tcp'}`;
     exposed[key] = {};
-    (bindings[key] ??= []).push({ HostIp: p.hostIp ?? DEFAULT_PORT_HOST_IP, HostPort: String(p.hostPort) });
+    (bindings[key] ??= []).push({ HostIp: p.hostIp ?? DEFAULT_PUBLISH_HOST_IP, HostPort: p.hostPort });
   }
   return { exposed, bindings };
 }
