@@ -100,4 +100,28 @@ describe('Published ports in VS Code (issue 15, item 12)', { skip: uiTestsSkip }
       await wb.shot('after-open-in-browser');
     })(),
   );
+
+  it('asking the running container for a port it does not publish opens the shell and says how to get it', { timeout: 180_000 }, async () =>
+    wb.scenario('missing-port', async () => {
+      const other = await freePort();
+      await wb.runCommand('Toolbox: Open Toolbox Shell with Ports…');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill(`${other}:9000`);
+      await page.locator('.quick-input-widget .quick-input-message', { hasText: 'Publishes' }).waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Enter');
+      const toast = page.locator('.notification-toast', { hasText: 'does not publish port' }).first();
+      await toast.waitFor({ timeout: 120_000 });
+      await wb.shot('missing-port-notice');
+      const text = ((await toast.innerText()) as string).replace(/\s+/g, ' ');
+      assert.match(
+        text,
+        new RegExp(
+          `The container ${prefix}-ws-ports-[0-9a-f]{8} does not publish port 127\\.0\\.0\\.1:${other} \\(container port 9000/tcp\\) that this folder asks for\\. ` +
+            'To fix it, stop the container \\(Toolbox: Stop Container…\\) and open the shell again',
+        ),
+        text,
+      );
+    })(),
+  );
 });
