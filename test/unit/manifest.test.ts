@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CONTEXT_KEYS, EXTENSION_VERSION, SETTINGS, WALKTHROUGH_ID } from '../../extension/src/contract/constants';
+import { CONTEXT_KEYS, EXTENSION_VERSION, SECCOMP_PROFILES, SETTINGS, WALKTHROUGH_ID } from '../../extension/src/contract/constants';
 
 const root = join(__dirname, '../../..');
 interface Step {
@@ -42,6 +42,15 @@ describe('package.json', () => {
 
   it('ignores a workspace value of toolbox.dockerHost until the workspace is trusted (a repository must not pick the engine)', () => {
     assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(SETTINGS.dockerHost));
+  });
+
+  it("offers toolbox.seccomp as upstream's unconfined by default, per folder, ignored from an untrusted workspace (docs/decisions/0024)", () => {
+    const setting = pkg.contributes.configuration.properties[SETTINGS.seccomp] as { scope?: string; default?: unknown; enum?: unknown };
+    assert.ok(setting, 'the setting is contributed under the contract name');
+    assert.equal(setting.default, 'unconfined');
+    assert.deepEqual(setting.enum, [...SECCOMP_PROFILES]);
+    assert.equal(setting.scope, 'resource');
+    assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(SETTINGS.seccomp));
   });
 
   it('names every view in title case ("Proximo", not "proximo")', () => {

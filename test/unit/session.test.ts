@@ -481,6 +481,19 @@ describe('planSession: switches', () => {
     assert.deepEqual(plan.create.Cmd, ['/bin/zsh']);
   });
 
+  it("toolbox.seccomp default keeps Docker's profile (no SecurityOpt); unconfined or unset is upstream's seccomp=unconfined", () => {
+    assert.deepEqual(planSession(request({ seccomp: 'default' }), hostFacts()).plan.create.HostConfig.SecurityOpt, []);
+    assert.deepEqual(planSession(request({ seccomp: 'unconfined' }), hostFacts()).plan.create.HostConfig.SecurityOpt, [
+      'seccomp=unconfined',
+    ]);
+    assert.deepEqual(planSession(request({ seccomp: undefined }), hostFacts()).plan.create.HostConfig.SecurityOpt, ['seccomp=unconfined']);
+    // The profile is not part of the container's identity: the same folder, the same container.
+    assert.equal(
+      planSession(request({ seccomp: 'default' }), hostFacts()).plan.name,
+      planSession(request({ seccomp: 'unconfined' }), hostFacts()).plan.name,
+    );
+  });
+
   it('managed_statusline false opts out through the env', () => {
     const { plan } = planSession(request({}, { managedStatusline: false }), hostFacts());
     assert.equal(plan.create.Env[6], 'TOOLBOX_MANAGED_STATUSLINE=0');
@@ -511,9 +524,9 @@ describe('planSession: switches', () => {
     const { plan } = planSession(
       request({
         ports: [
-          { hostPort: 8080, containerPort: 80 },
-          { hostPort: 8081, containerPort: 80, hostIp: '0.0.0.0' },
-          { hostPort: 5353, containerPort: 53, protocol: 'udp' },
+          { hostPort: '8080', containerPort: 80 },
+          { hostPort: '8081', containerPort: 80, hostIp: '0.0.0.0' },
+          { hostPort: '5353', containerPort: 53, protocol: 'udp' },
         ],
       }),
       hostFacts(),

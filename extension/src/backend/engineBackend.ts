@@ -35,15 +35,16 @@ import {
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO, SETTINGS } from '../contract/constants';
+import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO, SECCOMP_PROFILES, SETTINGS } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots, patchableMountNames } from '../plan/mounts';
+import { parsePublishSpecs, publishedPorts } from '../plan/publish';
 import { planSession, sessionContainerName } from '../plan/session';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
-import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
+import type { BridgeMount, HostFacts, ObjectNames, SeccompProfile } from '../contract/types';
 import type { PlannedMount, SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
 import { findProximoBinary } from '../proximo/binary';
@@ -173,6 +174,16 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     return configProblems(text, file, { home: this.deps.host().home, knownMounts: patchableMountNames() });
   }
 
+  /**
+   * The folder's `toolbox.seccomp` (no .toolbox.yaml key: upstream has none). Workspace and folder
+   * values count only in a trusted workspace, as for peerMessaging; anything unknown is the default.
+   */
+  private seccompFor(folder: string): SeccompProfile {
+    const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
+    const value = explicitSetting(scoped.inspect<string>('seccomp'), vscode.workspace.isTrusted);
+    return (SECCOMP_PROFILES as readonly string[]).includes(value ?? '') ? (value as SeccompProfile) : 'unconfined';
+  }
+
   async peerWanted(folder: string): Promise<boolean> {
     return (await this.readConfig(folder)).config.peerMessaging;
   }
@@ -250,6 +261,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       peer: shell.peer ?? config.peerMessaging,
       peerOverride: shell.peer !== undefined,
       namedShell: shell.namedShell,
+      seccomp: this.seccompFor(shell.folder),
+      ...(shell.ports?.length ? { ports: parsePublishSpecs(shell.ports) } : {}),
       proximo,
       image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
       names: this.deps.names,
@@ -645,6 +658,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
       proximoHosts: hosts,
       reach: hostReach(info.Mounts, this.deps.host().home),
+      ports: publishedPorts(info.State?.Running ? info.NetworkSettings?.Ports : undefined, info.HostConfig?.PortBindings),
     };
   }
 

@@ -115,6 +115,15 @@ export const HOST = {
 export const HOST_GATEWAY = 'host-gateway';
 export const HOST_DOCKER_INTERNAL = 'host.docker.internal';
 
+/**
+ * The seccomp profiles a container can be created with (the `toolbox.seccomp` setting):
+ * `unconfined` as upstream (sessionplan NestedSandboxSecurityOpt), or Docker's `default` profile.
+ * docs/decisions/0024-seccomp-unconfined-with-an-opt-out.md
+ */
+export const SECCOMP_PROFILES = ['unconfined', 'default'] as const;
+/** The SecurityOpt entry of an unconfined container, as Docker stores it. */
+export const SECCOMP_UNCONFINED_OPT = 'seccomp=unconfined';
+
 /** The bridge's HTTP routes. */
 export const ROUTES = {
   healthz: '/healthz',
@@ -438,6 +447,7 @@ export const RUNTIME_IMAGE_CONTEXT = {
 export const SETTINGS = {
   dockerHost: 'toolbox.dockerHost',
   peerMessaging: 'toolbox.peerMessaging',
+  seccomp: 'toolbox.seccomp',
 } as const;
 
 export const CONTEXT_KEYS = {

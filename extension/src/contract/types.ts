@@ -53,9 +53,14 @@ export interface BridgeMount {
 }
 
 /** A `--publish` style port: host port on 127.0.0.1 unless hostIp says otherwise. */
+/** The `toolbox.seccomp` setting (SECCOMP_PROFILES). */
+export type SeccompProfile = 'unconfined' | 'default';
+
 export interface PortSpec {
+  /** Undefined: loopback (plan/publish.ts DEFAULT_PUBLISH_HOST_IP). */
   hostIp?: string;
-  hostPort: number;
+  /** As Docker's HostPort: `8080`, a range Docker picks from (`8000-8010`), or '' (Docker picks any free port). */
+  hostPort: string;
   containerPort: number;
-  protocol?: 'tcp' | 'udp';
+  protocol?: 'tcp' | 'udp' | 'sctp';
 }

@@ -11,14 +11,13 @@ import {
   HOST_GATEWAY,
   LABELS,
   PEER_RUN_LABEL_VALUES,
+  SECCOMP_UNCONFINED_OPT,
 } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
+import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
-import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
+import type { HostFacts, ObjectNames, PortSpec, SeccompProfile } from '../contract/types';
 import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
-
-/** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */
-const DEFAULT_PORT_HOST_IP = '127.0.0.1';
 
 export interface PlannedSession {
   plan: SessionPlan;
@@ -75,9 +74,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     HostConfig: {
       Binds: flattenBinds(mp.mounts),
       ExtraHosts: extraHosts(req),
-      // Codex's bubblewrap sandbox needs user namespaces, which Docker's default seccomp blocks.
-      // Always, as upstream since its per-tool switches (tools.codex) were removed.
-      SecurityOpt: ['seccomp=unconfined'],
+      SecurityOpt: securityOpt(req.seccomp),
       ...(req.peer ? { PidMode: `container:${req.names.anchor}` } : {}),
       ...(ports ? { PortBindings: ports.bindings } : {}),
       AutoRemove: true,
@@ -97,6 +94,16 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     },
     warnings: mp.warnings,
   };
+}
+
+/**
+ * Codex's bubblewrap sandbox needs user namespaces, which Docker's default seccomp profile
+ * blocks: unconfined, as upstream always does since its per-tool switches (tools.codex) were
+ * removed; `toolbox.seccomp: default` keeps Docker's profile
+ * (docs/decisions/0024-seccomp-unconfined-with-an-opt-out.md).
+ */
+export function securityOpt(profile: SeccompProfile | undefined): string[] {
+  return profile === 'default' ? [] : [SECCOMP_UNCONFINED_OPT];
 }
 
 /**
@@ -244,7 +251,7 @@ function portBindings(ports: PortSpec[]):
   for (const p of ports) {
     const key = `${p.containerPort}/${p.protocol ?? 'tcp'}`;
     exposed[key] = {};
-    (bindings[key] ??= []).push({ HostIp: p.hostIp ?? DEFAULT_PORT_HOST_IP, HostPort: String(p.hostPort) });
+    (bindings[key] ??= []).push({ HostIp: p.hostIp ?? DEFAULT_PUBLISH_HOST_IP, HostPort: p.hostPort });
   }
   return { exposed, bindings };
 }

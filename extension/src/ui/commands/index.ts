@@ -8,6 +8,8 @@ import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
 import { openShellPeerOff } from './openShellPeerOff';
 import { openShellPeerOn } from './openShellPeerOn';
+import { openShellWithPorts } from './openShellWithPorts';
+import { openPortInBrowser } from './openPortInBrowser';
 import { rebuildRuntimeImage } from './rebuildRuntimeImage';
 import { recreateContainer } from './recreateContainer';
 import { refreshCommand } from './refresh';
@@ -26,6 +28,8 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   openShellPeerOff,
   openShellPeerOn,
   openNamedShell,
+  openShellWithPorts,
+  openPortInBrowser,
   stopContainerCommand,
   stopAllCommand,
   recreateContainer,
