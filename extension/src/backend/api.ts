@@ -17,6 +17,11 @@ export interface ShellRequest {
   peer?: boolean;
   /** A named shell (`toolbox shell --name`). */
   namedShell?: string;
+  /**
+   * An agent worktree's shell: `folder` is the worktree, `root` its main repository (whose `.git`
+   * is mounted too). The first shell starts the agent (the `agent` key), with `prompt` as its task.
+   */
+  worktree?: { root: string; prompt?: string };
 }
 
 /**
@@ -42,6 +47,29 @@ export interface PreparedShell {
 }
 
 /** The process an interactive shell runs, as the container's create spec and the planner decided it. */
+export interface AgentWorktreeRequest {
+  /** Any folder inside the repository. */
+  folder: string;
+  branch: string;
+  /** undefined: the repository's default branch (origin/HEAD). */
+  base?: string;
+  /** Branch from the base as last fetched, without contacting origin. */
+  noFetch?: boolean;
+  /** The agent's task, passed to it as one argument. */
+  prompt?: string;
+}
+
+export interface AgentWorktreeOpened {
+  path: string;
+  root: string;
+  branch: string;
+  base: string;
+  seeded: string[];
+  notes: string[];
+  prepared: PreparedShell;
+  session: ShellSession;
+}
+
 export interface ShellCommand {
   cmd: string[];
   user: string;
@@ -186,6 +214,11 @@ export interface ToolboxBackend {
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
+  /**
+   * New Agent Worktree: the worktree and branch (engine/worktree.ts), then its container with the
+   * agent started. A failure at any step leaves nothing behind (worktree, branch, container).
+   */
+  createAgentWorktree(request: AgentWorktreeRequest, progress: SessionProgress, signal: AbortSignal): Promise<AgentWorktreeOpened>;
   /** The names Stop All would stop now (every container of ours, anchor and initialiser included), sorted, the anchor last. */
   stopAllTargets(): Promise<string[]>;
   /**

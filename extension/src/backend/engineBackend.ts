@@ -37,6 +37,8 @@ import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } f
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
+import { agentLaunchCommand, worktreeAgentProblem } from '../plan/worktree';
+import { createWorktree, rollbackCreate } from '../engine/worktree';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
@@ -46,6 +48,8 @@ import type { PlannedMount, SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
 import { findProximoBinary } from '../proximo/binary';
 import type {
+  AgentWorktreeOpened,
+  AgentWorktreeRequest,
   ContainerKind,
   ContainerSummary,
   PeerSetting,
@@ -234,6 +238,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
       names: this.deps.names,
     };
+    let firstCommand: string[] | undefined;
+    if (shell.worktree) {
+      // The agent key, as upstream's worktree create: claude unless set; only claude or codex.
+      const agent = config.agent ?? 'claude';
+      const problem = worktreeAgentProblem(agent);
+      if (problem) throw new Error(problem);
+      request.worktreeRoot = shell.worktree.root;
+      firstCommand = agentLaunchCommand(agent, shell.worktree.prompt);
+    }
     const container = sessionContainerName(request);
     // The terminal's name says which folder it works in (the UI numbers a second one).
     const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
@@ -243,7 +256,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       warnings,
       notices,
       projectFileIgnored: resolved.projectFileIgnored,
-      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal),
+      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal, firstCommand),
     };
   }
 
@@ -254,6 +267,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     title: string,
     progress: SessionProgress,
     signal: AbortSignal,
+    firstCommand?: string[],
   ): Promise<ShellSession> {
     const host = this.deps.host();
     const name = sessionContainerName(request);
@@ -269,6 +283,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
             host.home,
             request.proximo !== undefined,
             planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan.mounts,
+            request.worktreeRoot,
           );
     const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
     // /credential never runs git config from what the container can write: tell the bridge.
@@ -308,7 +323,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const { docker } = engine;
     const holder = holderAddress(bridge?.runDir, plan.create.User);
     const held = await this.heldTransport(opened.id, opened.name, holder, progress);
-    const plain = ({ cols, rows }: TerminalSize) => startShellExec(docker, opened.id, { ...command, cols, rows });
+    // An agent worktree's first shell runs the agent; every later one is a plain shell.
+    let pending = firstCommand;
+    const nextCmd = () => {
+      const cmd = pending ?? command.cmd;
+      pending = undefined;
+      return cmd;
+    };
+    const plain = ({ cols, rows }: TerminalSize) => startShellExec(docker, opened.id, { ...command, cmd: nextCmd(), cols, rows });
     return {
       id: opened.id,
       name: opened.name,
@@ -327,14 +349,16 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       start:
         'transport' in held
           ? async ({ cols, rows }) => {
+              const cmd = nextCmd();
               const session = await startHeldSession(held.transport, {
-                cmd: command.cmd,
+                cmd,
                 env: command.env,
                 cwd: command.workdir,
                 cols,
                 rows,
                 title,
-                spare: true,
+                // A spare is started with the same command: never a second agent.
+                spare: cmd === command.cmd,
               });
               const record: SessionRecord = {
                 folder: request.workspace,
@@ -471,6 +495,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     home: string,
     proximoEnabled: boolean,
     mounts: PlannedMount[],
+    gitRepository?: string,
   ): Promise<BridgeMount | undefined> {
     if (!this.deps.bridgeFor) return undefined;
     const root = join(home, HOST.mountsRoot);
@@ -479,6 +504,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       const registration: WorkspaceRegistration = {
         key,
         workspaceFolder: folder,
+        ...(gitRepository !== undefined ? { gitRepository } : {}),
         mountsRoots: editRoots(mounts),
         // Known before the bridge answers: the plan's read-write mounts, and those of a container
         // that already runs (created by an older plan, or by the CLI), which may have more.
@@ -669,6 +695,41 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   async stopContainer(name: string): Promise<void> {
     await stopContainer(await this.connectedEngine(), name);
+  }
+
+  async createAgentWorktree(request: AgentWorktreeRequest, progress: SessionProgress, signal: AbortSignal): Promise<AgentWorktreeOpened> {
+    // The agent is checked before anything is created: a wrong one would only fail at the end.
+    const { config } = await this.readConfig(request.folder);
+    const problem = worktreeAgentProblem(config.agent ?? 'claude');
+    if (problem) throw new Error(problem);
+    progress.step(`Creating the worktree for ${request.branch}`);
+    const made = await createWorktree({
+      folder: request.folder,
+      branch: request.branch,
+      base: request.base,
+      noFetch: request.noFetch,
+      seed: config.worktreeSeed,
+      log: (line) => progress.log(line),
+    });
+    for (const note of made.notes) progress.log(note);
+    let container: string | undefined;
+    try {
+      const prepared = await this.prepareShell({ folder: made.path, worktree: { root: made.root, prompt: request.prompt } });
+      container = prepared.container;
+      const session = await prepared.open(progress, signal);
+      return { ...made, prepared, session };
+    } catch (err) {
+      // Nothing half-created: the container (if one was made), the worktree, its branch and base.
+      if (container !== undefined) await this.stopContainer(container).catch(() => undefined);
+      await rollbackCreate(made.root, made.branch, made.path);
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `${why} The worktree ${made.branch} was removed again, so nothing is left behind; fix the cause and create it again.`,
+        {
+          cause: err,
+        },
+      );
+    }
   }
 
   async rebuildRuntimeImage(options: { noCache: boolean }, progress: SessionProgress, signal: AbortSignal): Promise<RebuildSummary> {

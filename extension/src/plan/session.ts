@@ -6,8 +6,9 @@
 import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
+import { worktreeGitDir } from './worktree';
 import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
-import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
+import type { ContainerCreateSpec, PlannedMount, SessionPlan, SessionRequest } from './types';
 
 /** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */
 const DEFAULT_PORT_HOST_IP = '127.0.0.1';
@@ -38,6 +39,8 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     proximo: req.proximo,
     names: req.names,
   });
+
+  if (req.worktreeRoot !== undefined) mp.mounts.push(worktreeGitMount(req.worktreeRoot));
 
   const ports = portBindings(req.ports ?? []);
   const dockerSocketMounted = mp.mounts.some((m) => m.target === CONTAINER.dockerSocket);
@@ -89,6 +92,13 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     },
     warnings: mp.warnings,
   };
+}
+
+/** The main repository's `.git`, read-write at its own path (upstream applyWorktreeSession). */
+function worktreeGitMount(root: string): PlannedMount {
+  const gitDir = worktreeGitDir(absoluteWorkspace(root));
+  validateWorkspaceBindPath(gitDir);
+  return { name: 'worktree-git', source: gitDir, target: gitDir, readonly: false, type: 'bind', createIfMissing: false };
 }
 
 /**

@@ -23,6 +23,11 @@ export interface SessionRequest {
   /** undefined when the bridge is off (`bridge: false`). */
   bridge?: BridgeMount;
   ports?: PortSpec[];
+  /**
+   * An agent worktree's main repository root: its `.git` is mounted at the same absolute path, so
+   * the worktree's gitdir pointer resolves inside the container (plan/worktree.ts).
+   */
+  worktreeRoot?: string;
   /** Image reference to run (already resolved from config). */
   image: string;
   names: ObjectNames;

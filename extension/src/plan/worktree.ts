@@ -182,8 +182,13 @@ export function seedCandidates(rootEntries: readonly string[], extra: readonly s
  * The worktree itself is already mounted at its host path by the workspace mirror.
  */
 export function worktreeGitBind(root: string): string {
-  const gitDir = cleanPath(`${root}/.git`);
+  const gitDir = worktreeGitDir(root);
   return `${gitDir}:${gitDir}`;
+}
+
+/** `<root>/.git`, clean. */
+export function worktreeGitDir(root: string): string {
+  return cleanPath(`${root}/.git`);
 }
 
 /** The fixed script of the agent launcher: `$1` is the agent, the rest its arguments. */

@@ -54,6 +54,9 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   stopContainer(name: string) {
     return this.real.stopContainer(name);
   }
+  createAgentWorktree(...args: Parameters<ToolboxBackend['createAgentWorktree']>) {
+    return this.real.createAgentWorktree(...args);
+  }
   stopAllTargets() {
     return this.real.stopAllTargets();
   }
