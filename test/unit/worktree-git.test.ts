@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { runGit, type GitRunner } from '../../extension/src/engine/git';
 import {
   createWorktree,
+  fileAtCommit,
   listWorktrees,
   pruneMerged,
   removalRisk,
@@ -17,6 +18,7 @@ import {
   repositoryRoot,
   rollbackCreate,
   syncWorktree,
+  worktreeChanges,
   WorktreeError,
 } from '../../extension/src/engine/worktree';
 import { gitEnv, makeGitRig, type GitRig } from '../support/gitRepo';
@@ -173,6 +175,24 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
     assert.equal(login.behind, 0);
     assert.equal(login.dirty, true);
     assert.equal(byBranch.get('seeded')?.dirty, false);
+  });
+
+  it('compares a worktree with its base from the host: commits and uncommitted work', async () => {
+    const wt = join(rig.repo, '.worktrees', 'tbx-feature-login');
+    const diff = await worktreeChanges(rig.repo, 'feature/login', { git });
+    assert.equal(diff.base, 'main');
+    assert.deepEqual(
+      diff.changes.map((c) => `${c.status} ${c.path}`),
+      ['added login.txt', 'added scratch.txt'],
+    );
+    writeFileSync(join(wt, 'README.md'), 'changed\n');
+    const again = await worktreeChanges(rig.repo, 'feature/login', { git });
+    assert.ok(again.changes.some((c) => c.path === 'README.md' && c.status === 'modified'));
+    assert.equal(await fileAtCommit(wt, again.mergeBase, 'README.md', { git }), 'hello\n');
+    assert.equal(await fileAtCommit(wt, again.mergeBase, 'login.txt', { git }), '', 'not there at the base');
+    await assert.rejects(fileAtCommit(wt, 'HEAD; rm -rf /', 'README.md', { git }), /not a commit id/);
+    await assert.rejects(fileAtCommit(wt, again.mergeBase, '../x', { git }), /not a path inside/);
+    rig.git(wt, 'checkout', '--', 'README.md');
   });
 
   it('refuses to remove a dirty worktree, then removes with force and deletes the branch', async () => {

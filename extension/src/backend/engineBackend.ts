@@ -37,8 +37,21 @@ import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } f
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
+import { workspaceContainerName } from '../plan/naming';
 import { agentLaunchCommand, worktreeAgentProblem } from '../plan/worktree';
-import { createWorktree, rollbackCreate } from '../engine/worktree';
+import {
+  createWorktree,
+  listWorktrees,
+  pruneMerged,
+  removalRisk,
+  removeWorktree,
+  repositoryRoot,
+  resolveWorktree,
+  rollbackCreate,
+  syncWorktree,
+  worktreeChanges,
+  fileAtCommit,
+} from '../engine/worktree';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
@@ -48,6 +61,12 @@ import type { PlannedMount, SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
 import { findProximoBinary } from '../proximo/binary';
 import type {
+  AgentWorktreeChanges,
+  AgentWorktreePruned,
+  AgentWorktreeRef,
+  AgentWorktreeRemoved,
+  AgentWorktreeRisk,
+  AgentWorktreeSummary,
   AgentWorktreeOpened,
   AgentWorktreeRequest,
   ContainerKind,
@@ -732,6 +751,81 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     }
   }
 
+  async agentWorktrees(folders: readonly string[]): Promise<AgentWorktreeSummary[]> {
+    const roots = new Set<string>();
+    for (const f of folders) {
+      const root = await repositoryRoot(f).catch(() => undefined);
+      if (root !== undefined) roots.add(root);
+    }
+    const lists = await Promise.all([...roots].map((r) => listWorktrees(r).catch(() => [])));
+    const worktrees = lists.flat();
+    if (worktrees.length === 0) return [];
+    // Container state by name, best effort: the view still lists worktrees when Docker is down.
+    const byName = new Map<string, string>();
+    try {
+      const { docker } = await this.connectedEngine();
+      for (const c of await docker.listContainers({ all: true })) for (const n of c.Names) byName.set(n.replace(/^\//, ''), c.State);
+    } catch {
+      // No engine: no container states.
+    }
+    return worktrees.map((w) => {
+      const name = worktreeContainerNames(w.path, this.deps.names).find((n) => byName.has(n));
+      return { ...w, ...(name !== undefined ? { container: { name, state: byName.get(name)! } } : {}) };
+    });
+  }
+
+  async agentWorktreeRisk(ref: AgentWorktreeRef): Promise<AgentWorktreeRisk> {
+    return removalRisk(ref.root, ref.branch);
+  }
+
+  async removeAgentWorktree(ref: AgentWorktreeRef, options: { force: boolean; deleteRemote: boolean }): Promise<AgentWorktreeRemoved> {
+    const wt = await resolveWorktree(ref.root, ref.branch);
+    if (!options.force) {
+      // The refusal for uncommitted changes comes before the container is touched.
+      const risk = await removalRisk(ref.root, ref.branch);
+      if (risk.dirtyFiles.length > 0) {
+        throw new Error(
+          `The worktree of ${ref.branch} has uncommitted changes. Commit (or stash) them first, or remove it with Force, which discards them.`,
+        );
+      }
+    }
+    await this.stopWorktreeContainers(wt.path);
+    const out = await removeWorktree({ folder: ref.root, branch: ref.branch, force: options.force, deleteRemote: options.deleteRemote });
+    this.deps.log.info(`Removed the agent worktree ${ref.branch} (${out.path})${out.branchDeleted ? ' and its branch' : ''}.`);
+    return out;
+  }
+
+  async syncAgentWorktree(ref: AgentWorktreeRef, log: (line: string) => void): Promise<{ base: string; resumed: boolean }> {
+    const out = await syncWorktree({ folder: ref.root, branch: ref.branch, log });
+    return { base: out.base, resumed: out.resumed };
+  }
+
+  async agentWorktreeChanges(ref: AgentWorktreeRef): Promise<AgentWorktreeChanges> {
+    return worktreeChanges(ref.root, ref.branch);
+  }
+
+  async agentWorktreeFileAt(worktreePath: string, commit: string, file: string): Promise<string> {
+    return fileAtCommit(worktreePath, commit, file);
+  }
+
+  async pruneAgentWorktrees(folder: string, log: (line: string) => void): Promise<AgentWorktreePruned> {
+    return pruneMerged({ folder, log, beforeRemove: (path) => this.stopWorktreeContainers(path) });
+  }
+
+  /** Stops the worktree's container under either name the CLI or the extension gives it (peer on or off). */
+  private async stopWorktreeContainers(path: string): Promise<void> {
+    let engine: EngineContext;
+    try {
+      engine = await this.connectedEngine();
+    } catch (err) {
+      this.deps.log.warn(`Could not reach Docker to stop the container of ${path}: ${(err as Error).message}`);
+      return;
+    }
+    for (const name of worktreeContainerNames(path, this.deps.names)) {
+      await stopContainer(engine, name).catch((err: Error) => this.deps.log.warn(`Could not stop ${name}: ${err.message}`));
+    }
+  }
+
   async rebuildRuntimeImage(options: { noCache: boolean }, progress: SessionProgress, signal: AbortSignal): Promise<RebuildSummary> {
     const buildArgs = this.imageBuildArgs();
     const tag = runtimeImageTag(this.deps.extensionPath, buildArgs, this.deps.imageRepo);
@@ -823,4 +917,9 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Engine
 function startedAt(text: string | undefined): number | undefined {
   const ms = text ? Date.parse(text) : NaN;
   return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/** The names a worktree's container has: the path-scoped workspace name, peer on and off. */
+function worktreeContainerNames(path: string, names: ObjectNames): string[] {
+  return [workspaceContainerName(path, { peer: true }, names), workspaceContainerName(path, { peer: false }, names)];
 }

@@ -608,3 +608,66 @@ async function exists(p: string): Promise<boolean> {
     () => false,
   );
 }
+
+/** One file that differs between a worktree (its working tree, uncommitted included) and its base. */
+export interface WorktreeChange {
+  /** Repo-relative path in the worktree (the new path of a rename). */
+  path: string;
+  /** The path at the base, for a rename. */
+  oldPath?: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+}
+
+export interface WorktreeChanges {
+  path: string;
+  base: string;
+  /** The commit the branch left its base at: `git merge-base origin/<base> HEAD`. */
+  mergeBase: string;
+  changes: WorktreeChange[];
+}
+
+/**
+ * What the worktree changed against its base, from the host (no container): the working tree,
+ * uncommitted and untracked files included, against the merge base with origin/<base>.
+ */
+export async function worktreeChanges(root: string, branch: string, opts: WorktreeGit = {}): Promise<WorktreeChanges> {
+  const runner = opts.git ?? runGit;
+  const wt = await resolveWorktree(root, branch, opts);
+  const base = (await recordedBase(root, branch, opts)) ?? (await defaultBranch(root, opts));
+  if (base === undefined)
+    throw new WorktreeError(
+      'no-base',
+      `No base is recorded for ${branch} and origin/HEAD is not set, so there is nothing to compare with.`,
+    );
+  const mergeBase = await ok(runner, ['-C', wt.path, 'merge-base', `refs/remotes/origin/${base}`, 'HEAD']);
+  if (mergeBase === undefined)
+    throw new WorktreeError('no-base', `${branch} shares no history with origin/${base} here. Fetch the base, then compare again.`);
+  const diff = await git(runner, ['-C', wt.path, 'diff', '--name-status', '-z', '-M', mergeBase, '--']);
+  if (diff.code !== 0) throw new WorktreeError('sync-failed', `Could not compare ${branch} with ${base}: ${gitReason(diff)}.`);
+  const changes: WorktreeChange[] = [];
+  const parts = diff.stdout.split('\0');
+  for (let i = 0; i < parts.length - 1;) {
+    const code = parts[i++] ?? '';
+    if (code.startsWith('R') || code.startsWith('C')) {
+      const from = parts[i++] ?? '';
+      const to = parts[i++] ?? '';
+      changes.push({ path: to, oldPath: from, status: 'renamed' });
+    } else {
+      const p = parts[i++] ?? '';
+      changes.push({ path: p, status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
+    }
+  }
+  const untracked = await git(runner, ['-C', wt.path, 'ls-files', '--others', '--exclude-standard', '-z']);
+  if (untracked.code === 0) for (const p of untracked.stdout.split('\0')) if (p !== '') changes.push({ path: p, status: 'added' });
+  changes.sort((a, b) => a.path.localeCompare(b.path));
+  return { path: wt.path, base, mergeBase, changes };
+}
+
+/** A file's content at a commit of a worktree's repository; empty when the file is not there. */
+export async function fileAtCommit(worktreePath: string, commit: string, file: string, opts: WorktreeGit = {}): Promise<string> {
+  if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`"${commit}" is not a commit id.`);
+  if (file === '' || file.startsWith('/') || file.split('/').includes('..'))
+    throw new Error(`"${file}" is not a path inside the repository.`);
+  const r = await (opts.git ?? runGit)(['-C', worktreePath, 'show', `${commit}:${file}`]);
+  return r.code === 0 ? r.stdout : '';
+}

@@ -16,6 +16,13 @@ import { stopAllCommand } from './stopAll';
 import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
 import { turnOffReach } from './turnOffReach';
+import { newAgentWorktree } from './newAgentWorktree';
+import { openAgentWorktree } from './openAgentWorktree';
+import { removeAgentWorktree } from './removeAgentWorktree';
+import { syncAgentWorktree } from './syncAgentWorktree';
+import { pruneAgentWorktrees } from './pruneAgentWorktrees';
+import { compareAgentWorktree } from './compareAgentWorktree';
+import { openAgentWorktreeFolder } from './openAgentWorktreeFolder';
 import type { CommandServices, ToolboxCommand } from './types';
 import { SETTINGS } from '../../contract/constants';
 import { pointsAtDockerHost } from '../model';
@@ -37,6 +44,13 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   manageCredentialGrants,
   turnOffReach,
   rebuildRuntimeImage,
+  newAgentWorktree,
+  openAgentWorktree,
+  removeAgentWorktree,
+  syncAgentWorktree,
+  pruneAgentWorktrees,
+  compareAgentWorktree,
+  openAgentWorktreeFolder,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {
