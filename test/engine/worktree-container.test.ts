@@ -160,6 +160,41 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
     shell.dispose();
   });
 
+  it('re-opens a worktree whose container is gone: a new container, the agent relaunched', async () => {
+    const path = join(repo, '.worktrees', 'tbx-agent-task-1');
+    const [listed] = (await backend.agentWorktrees([repo])).filter((w) => w.branch === 'agent/task-1');
+    assert.equal(listed?.container?.state, 'running');
+    await backend.stopContainer(listed.container.name);
+    const prepared = await backend.prepareShell({ folder: path, worktree: { root: repo } });
+    const session = await prepared.open({ step: () => undefined, log: () => undefined }, new AbortController().signal);
+    assert.equal(session.action, 'create');
+    const shell = await session.start({ cols: 100, rows: 30 });
+    let screen = '';
+    shell.stream.on('data', (b: Buffer) => (screen += b.toString('utf8')));
+    for (let i = 0; i < 600 && !/STAND-IN AGENT 0 ARGS/.test(screen); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.match(screen, /STAND-IN AGENT 0 ARGS/, 'the agent is relaunched, without the first task');
+    shell.dispose();
+  });
+
+  it('removes a worktree: container stopped, folder and branch gone, origin only when asked', async () => {
+    const [before] = (await backend.agentWorktrees([repo])).filter((w) => w.branch === 'agent/task-1');
+    assert.ok(before?.container);
+    const risk = await backend.agentWorktreeRisk({ root: repo, branch: 'agent/task-1' });
+    assert.deepEqual(risk.dirtyFiles, []);
+    assert.equal(risk.pushed, true);
+    const out = await backend.removeAgentWorktree({ root: repo, branch: 'agent/task-1' }, { force: false, deleteRemote: true });
+    assert.equal(out.branchDeleted, true);
+    assert.equal(out.remoteDeleted, true);
+    assert.equal(existsSync(before.path), false);
+    assert.equal(git(repo, env, 'ls-remote', 'origin', 'refs/heads/agent/task-1'), '');
+    for (let i = 0; i < 100; i++) {
+      const left = await docker().listContainers({ all: true, filters: { name: [before.container.name] } });
+      if (left.length === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(await docker().listContainers({ all: true, filters: { name: [before.container.name] } }), []);
+  });
+
   it('leaves nothing behind when the container cannot be made', async () => {
     const progress = { step: () => undefined, log: () => undefined };
     // An image that does not exist and may not be pulled: the open fails after the worktree exists.
