@@ -18,6 +18,7 @@ import {
   branchDeleteArgs,
   branchInputProblem,
   continueSteps,
+  describeShellCommand,
   ensureExcludeLine,
   findToolboxWorktree,
   isToolboxWorktree,
@@ -180,6 +181,11 @@ describe('seed, mounts and agent launch', () => {
     assert.deepEqual(cmd, ['/bin/zsh', '-i', '-c', AGENT_LAUNCH_SCRIPT, 'toolbox-agent', 'claude', prompt]);
     assert.ok(!AGENT_LAUNCH_SCRIPT.includes('pwned'));
     assert.deepEqual(agentLaunchCommand('codex', ''), ['/bin/zsh', '-i', '-c', AGENT_LAUNCH_SCRIPT, 'toolbox-agent', 'codex']);
+  });
+
+  it('shows an agent launch as the agent, never the script or the task', () => {
+    assert.equal(describeShellCommand(agentLaunchCommand('claude', 'secret task $(x)')), 'claude (agent)');
+    assert.equal(describeShellCommand(['/bin/zsh']), '/bin/zsh');
   });
 
   it('starts claude or codex only', () => {

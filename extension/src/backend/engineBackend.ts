@@ -38,7 +38,7 @@ import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { planSession, sessionContainerName } from '../plan/session';
 import { workspaceContainerName } from '../plan/naming';
-import { agentLaunchCommand, worktreeAgentProblem } from '../plan/worktree';
+import { agentLaunchCommand, describeShellCommand, worktreeAgentProblem } from '../plan/worktree';
 import {
   createWorktree,
   listWorktrees,
@@ -631,7 +631,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
         .map((s) => ({
           id: s.id,
           pid: s.pid,
-          command: (s.cmd ?? []).join(' '),
+          command: describeShellCommand(s.cmd ?? []),
           title: s.title ?? undefined,
           started: s.started,
           attached: s.attached,

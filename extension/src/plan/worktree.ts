@@ -205,6 +205,15 @@ export function agentLaunchCommand(agent: string, prompt: string | undefined): s
   return [CONTAINER.shell, '-i', '-c', AGENT_LAUNCH_SCRIPT, 'toolbox-agent', agent, ...args];
 }
 
+/**
+ * A held shell's command as the views show it: an agent launch reads "claude (agent)", never the
+ * fixed script or the task text; any other command is shown as its words.
+ */
+export function describeShellCommand(cmd: readonly string[]): string {
+  if (cmd[2] === '-c' && cmd[3] === AGENT_LAUNCH_SCRIPT && cmd[5] !== undefined) return `${cmd[5]} (agent)`;
+  return cmd.join(' ');
+}
+
 /** Why an agent name cannot start a worktree session, or undefined (upstream ValidateAgent, worktree subset). */
 export function worktreeAgentProblem(agent: string): string | undefined {
   return (WORKTREE.agents as readonly string[]).includes(agent)
