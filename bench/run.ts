@@ -14,6 +14,7 @@ import { benchShim } from './shim';
 import { benchReattach } from './reattach';
 import { benchStartup } from './startup';
 import { benchRefresh, benchScale } from './ui';
+import { benchWorktree } from './worktree';
 
 type Bench = [name: string, run: () => Promise<ResultRow[]>];
 
@@ -29,6 +30,7 @@ const BENCHES: Bench[] = [
   ['refresh', benchRefresh],
   ['scale', benchScale],
   ['image', benchImage],
+  ['worktree', benchWorktree],
 ];
 
 async function main(): Promise<void> {

@@ -2,6 +2,9 @@
  * The composition root: builds the collaborators and wires them to VS Code. Nothing here talks
  * to Docker; the engine is reached on the first command or when a Toolbox view becomes visible.
  */
+import { WorktreesProvider } from './ui/tree/worktrees';
+import { worktreeBaseProvider } from './ui/worktreeBase';
+import { WORKTREE_BASE_SCHEME } from './ui/commands/compareAgentWorktree';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -120,6 +123,23 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     ['toolbox.proximo', new NodeTreeProvider((s) => proximoNodes(s, windowFolders()))],
   ];
   const treeViews: vscode.TreeView<unknown>[] = [];
+  // The Worktrees view: its own provider (git state from host git, live from git's files).
+  const worktrees = new WorktreesProvider(backend, windowFolders, log);
+  const worktreesView = vscode.window.createTreeView('toolbox.worktrees', { treeDataProvider: worktrees, showCollapseAll: false });
+  treeViews.push(worktreesView as vscode.TreeView<unknown>);
+  context.subscriptions.push(
+    worktrees,
+    worktreesView,
+    worktreesView.onDidChangeVisibility((e) => {
+      worktrees.setVisible(e.visible);
+      refresh.setViewVisible('toolbox.worktrees', e.visible);
+    }),
+    vscode.workspace.registerTextDocumentContentProvider(WORKTREE_BASE_SCHEME, worktreeBaseProvider(backend)),
+  );
+  if (worktreesView.visible) {
+    worktrees.setVisible(true);
+    refresh.setViewVisible('toolbox.worktrees', true);
+  }
   for (const [id, provider] of views) {
     const view = vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: false });
     // Untrusted: the project's .toolbox.yaml is ignored; say so where the user looks.
@@ -143,6 +163,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
         void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.proximo, state.proximo.installed ? 'installed' : 'missing');
       }
       for (const [, provider] of views) provider.update(state);
+      worktrees.update(state);
       statusBar.update(state.findings);
       if (state.snapshot && !state.error) {
         const running = state.snapshot.containers.filter((c) => c.state === 'running').map((c) => c.id);

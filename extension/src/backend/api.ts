@@ -24,6 +24,11 @@ export interface ShellRequest {
    * container is created; a running container without them is reported as drift.
    */
   ports?: string[];
+  /**
+   * An agent worktree's shell: `folder` is the worktree, `root` its main repository (whose `.git`
+   * is mounted too). The first shell starts the agent (the `agent` key), with `prompt` as its task.
+   */
+  worktree?: { root: string; prompt?: string };
 }
 
 /**
@@ -49,6 +54,77 @@ export interface PreparedShell {
 }
 
 /** The process an interactive shell runs, as the container's create spec and the planner decided it. */
+export interface AgentWorktreeRequest {
+  /** Any folder inside the repository. */
+  folder: string;
+  branch: string;
+  /** undefined: the repository's default branch (origin/HEAD). */
+  base?: string;
+  /** Branch from the base as last fetched, without contacting origin. */
+  noFetch?: boolean;
+  /** The agent's task, passed to it as one argument. */
+  prompt?: string;
+}
+
+export interface AgentWorktreeOpened {
+  path: string;
+  root: string;
+  branch: string;
+  base: string;
+  seeded: string[];
+  notes: string[];
+  prepared: PreparedShell;
+  session: ShellSession;
+}
+
+/** A worktree as commands address it: its repository root and branch. */
+export interface AgentWorktreeRef {
+  root: string;
+  branch: string;
+}
+
+export interface AgentWorktreeSummary {
+  root: string;
+  path: string;
+  /** undefined while detached (mid-rebase). */
+  branch?: string;
+  base?: string;
+  present: boolean;
+  dirty: boolean;
+  ahead?: number;
+  behind?: number;
+  rebasing: boolean;
+  /** The worktree's container: its name and state, when one exists. */
+  container?: { name: string; state: string };
+}
+
+export interface AgentWorktreeChanges {
+  path: string;
+  base: string;
+  mergeBase: string;
+  changes: { path: string; oldPath?: string; status: 'added' | 'modified' | 'deleted' | 'renamed' }[];
+}
+
+export interface AgentWorktreeRisk {
+  path: string;
+  dirtyFiles: string[];
+  unmergedCommits: number;
+  pushed: boolean;
+}
+
+export interface AgentWorktreeRemoved {
+  path: string;
+  branchDeleted: boolean;
+  remoteDeleted: boolean;
+  notes: string[];
+}
+
+export interface AgentWorktreePruned {
+  removed: { branch: string; path: string }[];
+  kept: { branch: string; path: string; why: string }[];
+  notes: string[];
+}
+
 export interface ShellCommand {
   cmd: string[];
   user: string;
@@ -197,6 +273,25 @@ export interface ToolboxBackend {
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
+  /**
+   * New Agent Worktree: the worktree and branch (engine/worktree.ts), then its container with the
+   * agent started. A failure at any step leaves nothing behind (worktree, branch, container).
+   */
+  createAgentWorktree(request: AgentWorktreeRequest, progress: SessionProgress, signal: AbortSignal): Promise<AgentWorktreeOpened>;
+  /** The toolbox worktrees of the repositories holding these folders, with git and container state. */
+  agentWorktrees(folders: readonly string[]): Promise<AgentWorktreeSummary[]>;
+  /** What removing a worktree would lose (uncommitted files, commits not on its base nor pushed). */
+  agentWorktreeRisk(worktree: AgentWorktreeRef): Promise<AgentWorktreeRisk>;
+  /** Stops the worktree's container, removes the worktree and (safely) its branch. */
+  removeAgentWorktree(worktree: AgentWorktreeRef, options: { force: boolean; deleteRemote: boolean }): Promise<AgentWorktreeRemoved>;
+  /** Rebase onto the recorded base, push with lease; a conflict is an error saying how to go on. */
+  syncAgentWorktree(worktree: AgentWorktreeRef, log: (line: string) => void): Promise<{ base: string; resumed: boolean }>;
+  /** What the worktree changed against its base (working tree included), from the host. */
+  agentWorktreeChanges(worktree: AgentWorktreeRef): Promise<AgentWorktreeChanges>;
+  /** A file as it was at a commit of the worktree's repository (the left side of Compare with Base). */
+  agentWorktreeFileAt(worktreePath: string, commit: string, file: string): Promise<string>;
+  /** Removes the worktrees merged into their base (their containers stopped first). */
+  pruneAgentWorktrees(folder: string, log: (line: string) => void): Promise<AgentWorktreePruned>;
   /** The names Stop All would stop now (every container of ours, anchor and initialiser included), sorted, the anchor last. */
   stopAllTargets(): Promise<string[]>;
   /**

@@ -40,6 +40,21 @@ import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots, patchableMountNames } from '../plan/mounts';
 import { parsePublishSpecs, publishedPorts } from '../plan/publish';
 import { planSession, sessionContainerName } from '../plan/session';
+import { workspaceContainerName } from '../plan/naming';
+import { agentLaunchCommand, describeShellCommand, worktreeAgentProblem } from '../plan/worktree';
+import {
+  createWorktree,
+  listWorktrees,
+  pruneMerged,
+  removalRisk,
+  removeWorktree,
+  repositoryRoot,
+  resolveWorktree,
+  rollbackCreate,
+  syncWorktree,
+  worktreeChanges,
+  fileAtCommit,
+} from '../engine/worktree';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
@@ -49,6 +64,14 @@ import type { PlannedMount, SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
 import { findProximoBinary } from '../proximo/binary';
 import type {
+  AgentWorktreeChanges,
+  AgentWorktreePruned,
+  AgentWorktreeRef,
+  AgentWorktreeRemoved,
+  AgentWorktreeRisk,
+  AgentWorktreeSummary,
+  AgentWorktreeOpened,
+  AgentWorktreeRequest,
   ContainerKind,
   ContainerSummary,
   PeerSetting,
@@ -267,6 +290,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
       names: this.deps.names,
     };
+    let firstCommand: string[] | undefined;
+    if (shell.worktree) {
+      // The agent key, as upstream's worktree create: claude unless set; only claude or codex.
+      const agent = config.agent ?? 'claude';
+      const problem = worktreeAgentProblem(agent);
+      if (problem) throw new Error(problem);
+      request.worktreeRoot = shell.worktree.root;
+      firstCommand = agentLaunchCommand(agent, shell.worktree.prompt);
+    }
     const container = sessionContainerName(request);
     // The terminal's name says which folder it works in (the UI numbers a second one).
     const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
@@ -276,7 +308,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       warnings,
       notices,
       projectFileIgnored: resolved.projectFileIgnored,
-      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal),
+      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal, firstCommand),
     };
   }
 
@@ -287,6 +319,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     title: string,
     progress: SessionProgress,
     signal: AbortSignal,
+    firstCommand?: string[],
   ): Promise<ShellSession> {
     const host = this.deps.host();
     const name = sessionContainerName(request);
@@ -302,6 +335,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
             host.home,
             request.proximo !== undefined,
             planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan.mounts,
+            request.worktreeRoot,
           );
     const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
     // /credential never runs git config from what the container can write: tell the bridge.
@@ -341,7 +375,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const { docker } = engine;
     const holder = holderAddress(bridge?.runDir, plan.create.User);
     const held = await this.heldTransport(opened.id, opened.name, holder, progress);
-    const plain = ({ cols, rows }: TerminalSize) => startShellExec(docker, opened.id, { ...command, cols, rows });
+    // An agent worktree's first shell runs the agent; every later one is a plain shell.
+    let pending = firstCommand;
+    const nextCmd = () => {
+      const cmd = pending ?? command.cmd;
+      pending = undefined;
+      return cmd;
+    };
+    const plain = ({ cols, rows }: TerminalSize) => startShellExec(docker, opened.id, { ...command, cmd: nextCmd(), cols, rows });
     return {
       id: opened.id,
       name: opened.name,
@@ -360,14 +401,16 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       start:
         'transport' in held
           ? async ({ cols, rows }) => {
+              const cmd = nextCmd();
               const session = await startHeldSession(held.transport, {
-                cmd: command.cmd,
+                cmd,
                 env: command.env,
                 cwd: command.workdir,
                 cols,
                 rows,
                 title,
-                spare: true,
+                // A spare is started with the same command: never a second agent.
+                spare: cmd === command.cmd,
               });
               const record: SessionRecord = {
                 folder: request.workspace,
@@ -504,6 +547,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     home: string,
     proximoEnabled: boolean,
     mounts: PlannedMount[],
+    gitRepository?: string,
   ): Promise<BridgeMount | undefined> {
     if (!this.deps.bridgeFor) return undefined;
     const root = join(home, HOST.mountsRoot);
@@ -512,6 +556,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       const registration: WorkspaceRegistration = {
         key,
         workspaceFolder: folder,
+        ...(gitRepository !== undefined ? { gitRepository } : {}),
         mountsRoots: editRoots(mounts),
         // Known before the bridge answers: the plan's read-write mounts, and those of a container
         // that already runs (created by an older plan, or by the CLI), which may have more.
@@ -619,7 +664,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
         .map((s) => ({
           id: s.id,
           pid: s.pid,
-          command: (s.cmd ?? []).join(' '),
+          command: describeShellCommand(s.cmd ?? []),
           title: s.title ?? undefined,
           started: s.started,
           attached: s.attached,
@@ -703,6 +748,116 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   async stopContainer(name: string): Promise<void> {
     await stopContainer(await this.connectedEngine(), name);
+  }
+
+  async createAgentWorktree(request: AgentWorktreeRequest, progress: SessionProgress, signal: AbortSignal): Promise<AgentWorktreeOpened> {
+    // The agent is checked before anything is created: a wrong one would only fail at the end.
+    const { config } = await this.readConfig(request.folder);
+    const problem = worktreeAgentProblem(config.agent ?? 'claude');
+    if (problem) throw new Error(problem);
+    progress.step(`Creating the worktree for ${request.branch}`);
+    const made = await createWorktree({
+      folder: request.folder,
+      branch: request.branch,
+      base: request.base,
+      noFetch: request.noFetch,
+      seed: config.worktreeSeed,
+      log: (line) => progress.log(line),
+    });
+    for (const note of made.notes) progress.log(note);
+    let container: string | undefined;
+    try {
+      const prepared = await this.prepareShell({ folder: made.path, worktree: { root: made.root, prompt: request.prompt } });
+      container = prepared.container;
+      const session = await prepared.open(progress, signal);
+      return { ...made, prepared, session };
+    } catch (err) {
+      // Nothing half-created: the container (if one was made), the worktree, its branch and base.
+      if (container !== undefined) await this.stopContainer(container).catch(() => undefined);
+      await rollbackCreate(made.root, made.branch, made.path);
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `${why} The worktree ${made.branch} was removed again, so nothing is left behind; fix the cause and create it again.`,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+
+  async agentWorktrees(folders: readonly string[]): Promise<AgentWorktreeSummary[]> {
+    const roots = new Set<string>();
+    for (const f of folders) {
+      const root = await repositoryRoot(f).catch(() => undefined);
+      if (root !== undefined) roots.add(root);
+    }
+    const lists = await Promise.all([...roots].map((r) => listWorktrees(r).catch(() => [])));
+    const worktrees = lists.flat();
+    if (worktrees.length === 0) return [];
+    // Container state by name, best effort: the view still lists worktrees when Docker is down.
+    const byName = new Map<string, string>();
+    try {
+      const { docker } = await this.connectedEngine();
+      for (const c of await docker.listContainers({ all: true })) for (const n of c.Names) byName.set(n.replace(/^\//, ''), c.State);
+    } catch {
+      // No engine: no container states.
+    }
+    return worktrees.map((w) => {
+      const name = worktreeContainerNames(w.path, this.deps.names).find((n) => byName.has(n));
+      return { ...w, ...(name !== undefined ? { container: { name, state: byName.get(name)! } } : {}) };
+    });
+  }
+
+  async agentWorktreeRisk(ref: AgentWorktreeRef): Promise<AgentWorktreeRisk> {
+    return removalRisk(ref.root, ref.branch);
+  }
+
+  async removeAgentWorktree(ref: AgentWorktreeRef, options: { force: boolean; deleteRemote: boolean }): Promise<AgentWorktreeRemoved> {
+    const wt = await resolveWorktree(ref.root, ref.branch);
+    if (!options.force) {
+      // The refusal for uncommitted changes comes before the container is touched.
+      const risk = await removalRisk(ref.root, ref.branch);
+      if (risk.dirtyFiles.length > 0) {
+        throw new Error(
+          `The worktree of ${ref.branch} has uncommitted changes. Commit (or stash) them first, or remove it with Force, which discards them.`,
+        );
+      }
+    }
+    await this.stopWorktreeContainers(wt.path);
+    const out = await removeWorktree({ folder: ref.root, branch: ref.branch, force: options.force, deleteRemote: options.deleteRemote });
+    this.deps.log.info(`Removed the agent worktree ${ref.branch} (${out.path})${out.branchDeleted ? ' and its branch' : ''}.`);
+    return out;
+  }
+
+  async syncAgentWorktree(ref: AgentWorktreeRef, log: (line: string) => void): Promise<{ base: string; resumed: boolean }> {
+    const out = await syncWorktree({ folder: ref.root, branch: ref.branch, log });
+    return { base: out.base, resumed: out.resumed };
+  }
+
+  async agentWorktreeChanges(ref: AgentWorktreeRef): Promise<AgentWorktreeChanges> {
+    return worktreeChanges(ref.root, ref.branch);
+  }
+
+  async agentWorktreeFileAt(worktreePath: string, commit: string, file: string): Promise<string> {
+    return fileAtCommit(worktreePath, commit, file);
+  }
+
+  async pruneAgentWorktrees(folder: string, log: (line: string) => void): Promise<AgentWorktreePruned> {
+    return pruneMerged({ folder, log, beforeRemove: (path) => this.stopWorktreeContainers(path) });
+  }
+
+  /** Stops the worktree's container under either name the CLI or the extension gives it (peer on or off). */
+  private async stopWorktreeContainers(path: string): Promise<void> {
+    let engine: EngineContext;
+    try {
+      engine = await this.connectedEngine();
+    } catch (err) {
+      this.deps.log.warn(`Could not reach Docker to stop the container of ${path}: ${(err as Error).message}`);
+      return;
+    }
+    for (const name of worktreeContainerNames(path, this.deps.names)) {
+      await stopContainer(engine, name).catch((err: Error) => this.deps.log.warn(`Could not stop ${name}: ${err.message}`));
+    }
   }
 
   async rebuildRuntimeImage(options: { noCache: boolean }, progress: SessionProgress, signal: AbortSignal): Promise<RebuildSummary> {
@@ -796,4 +951,9 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Engine
 function startedAt(text: string | undefined): number | undefined {
   const ms = text ? Date.parse(text) : NaN;
   return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/** The names a worktree's container has: the path-scoped workspace name, peer on and off. */
+function worktreeContainerNames(path: string, names: ObjectNames): string[] {
+  return [workspaceContainerName(path, { peer: true }, names), workspaceContainerName(path, { peer: false }, names)];
 }

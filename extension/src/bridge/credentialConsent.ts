@@ -143,13 +143,14 @@ export class CredentialAuthority {
   /**
    * Called when a container of this folder is registered with the bridge (before it runs):
    * records the folder's remote hosts the first time. A folder without a repository records
-   * none, so a remote added later from inside the container is not allowed by default.
+   * none, so a remote added later from inside the container is not allowed by default. An agent
+   * worktree's remotes are read from its main repository (`repository`).
    */
-  async noteWorkspace(folder: string): Promise<void> {
+  async noteWorkspace(folder: string, repository: string = folder): Promise<void> {
     if (this.grants.get(folder)?.remoteHosts !== undefined) return;
     let remotes: WorkspaceRemotes;
     try {
-      remotes = await (this.options.readRemotes ?? readWorkspaceRemoteHosts)(folder);
+      remotes = await (this.options.readRemotes ?? readWorkspaceRemoteHosts)(repository);
     } catch (error) {
       this.options.log(
         'warn',

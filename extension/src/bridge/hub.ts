@@ -75,6 +75,11 @@ export interface WorkspaceRegistration {
   key: string;
   workspaceFolder: string;
   /**
+   * The checkout whose `.git/config` names the folder's remotes, when it is not the folder itself
+   * (an agent worktree's `.git` is a pointer file; its remotes are the main repository's).
+   */
+  gitRepository?: string;
+  /**
    * Host paths /edit may open besides the workspace folder: the container's own bind-mount
    * sources (plan/mounts.ts editRoots), never a whole mounts root.
    */
@@ -246,7 +251,7 @@ export class BridgeHub {
     ensurePrivateDir(join(stateDir, BRIDGE_FILES.runDir), uid);
     const token = ensureToken(stateDir);
     // Before the container can run: the folder's remote hosts as they are now.
-    await this.credentials.noteWorkspace(registration.workspaceFolder);
+    await this.credentials.noteWorkspace(registration.workspaceFolder, registration.gitRepository);
     ensurePrivateDir(choice.parent, uid);
     ensurePrivateDir(choice.runDir, uid);
     const key = ensureHubKey(choice.parent, uid);

@@ -462,3 +462,30 @@ export const WALKTHROUGH_ID = 'toolbox.gettingStarted';
 
 /** What proximo is, for a newcomer: upstream's page about the integration. */
 export const PROXIMO_DOCS_URL = 'https://github.com/filippolmt/toolbox/blob/main/docs/proximo.md';
+
+/**
+ * Agent worktrees, as upstream's `toolbox worktree` lays them out (internal/worktree/plan.go,
+ * docs/commands.md): `<repo root>/.worktrees/tbx-<branch with / as ->`, the base recorded in the
+ * repository's git config as `branch.<branch>.base`, the folder kept out of the main checkout's
+ * status by a line in `.git/info/exclude`. Shared with the CLI, so either picks up the other's.
+ */
+export const WORKTREE = {
+  dir: '.worktrees',
+  prefix: 'tbx-',
+  excludeEntry: '.worktrees/',
+  /** `git config` key suffix: `branch.<branch>.base`. */
+  baseKeySuffix: '.base',
+  /** Gitignored per-repo state copied into a new worktree (upstream's curated seed set). */
+  defaultSeed: ['.claude/settings.local.json', '.env', '.env.*', 'openspec', '.planning'],
+  /** The agents a worktree session may start (upstream restricts the `agent` key to these here). */
+  agents: ['claude', 'codex'],
+} as const;
+
+/** Host git runs bounded: reads are quick, network steps (fetch, push) get longer. */
+export const GIT_LIMITS_MS = {
+  local: 30_000,
+  network: 120_000,
+} as const;
+
+/** Host git output kept per call (stdout and stderr each). */
+export const GIT_OUTPUT_BYTES = 4 * 1024 * 1024;

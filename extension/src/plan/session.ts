@@ -16,8 +16,9 @@ import {
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
+import { worktreeGitDir } from './worktree';
 import type { HostFacts, ObjectNames, PortSpec, SeccompProfile } from '../contract/types';
-import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
+import type { ContainerCreateSpec, PlannedMount, SessionPlan, SessionRequest } from './types';
 
 export interface PlannedSession {
   plan: SessionPlan;
@@ -45,6 +46,8 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     proximo: req.proximo,
     names: req.names,
   });
+
+  if (req.worktreeRoot !== undefined) mp.mounts.push(worktreeGitMount(req.worktreeRoot));
 
   const ports = portBindings(req.ports ?? []);
   const dockerSocketMounted = mp.mounts.some((m) => m.target === CONTAINER.dockerSocket);
@@ -94,6 +97,13 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     },
     warnings: mp.warnings,
   };
+}
+
+/** The main repository's `.git`, read-write at its own path (upstream applyWorktreeSession). */
+function worktreeGitMount(root: string): PlannedMount {
+  const gitDir = worktreeGitDir(absoluteWorkspace(root));
+  validateWorkspaceBindPath(gitDir);
+  return { name: 'worktree-git', source: gitDir, target: gitDir, readonly: false, type: 'bind', createIfMissing: false };
 }
 
 /**

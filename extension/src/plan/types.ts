@@ -26,6 +26,11 @@ export interface SessionRequest {
   ports?: PortSpec[];
   /** The `toolbox.seccomp` setting; undefined: `unconfined`, as upstream. */
   seccomp?: SeccompProfile;
+  /**
+   * An agent worktree's main repository root: its `.git` is mounted at the same absolute path, so
+   * the worktree's gitdir pointer resolves inside the container (plan/worktree.ts).
+   */
+  worktreeRoot?: string;
   /** Image reference to run (already resolved from config). */
   image: string;
   names: ObjectNames;

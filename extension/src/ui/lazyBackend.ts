@@ -60,6 +60,30 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   stopContainer(name: string) {
     return this.real.stopContainer(name);
   }
+  createAgentWorktree(...args: Parameters<ToolboxBackend['createAgentWorktree']>) {
+    return this.real.createAgentWorktree(...args);
+  }
+  agentWorktrees(...args: Parameters<ToolboxBackend['agentWorktrees']>) {
+    return this.real.agentWorktrees(...args);
+  }
+  agentWorktreeRisk(...args: Parameters<ToolboxBackend['agentWorktreeRisk']>) {
+    return this.real.agentWorktreeRisk(...args);
+  }
+  removeAgentWorktree(...args: Parameters<ToolboxBackend['removeAgentWorktree']>) {
+    return this.real.removeAgentWorktree(...args);
+  }
+  syncAgentWorktree(...args: Parameters<ToolboxBackend['syncAgentWorktree']>) {
+    return this.real.syncAgentWorktree(...args);
+  }
+  agentWorktreeChanges(...args: Parameters<ToolboxBackend['agentWorktreeChanges']>) {
+    return this.real.agentWorktreeChanges(...args);
+  }
+  agentWorktreeFileAt(...args: Parameters<ToolboxBackend['agentWorktreeFileAt']>) {
+    return this.real.agentWorktreeFileAt(...args);
+  }
+  pruneAgentWorktrees(...args: Parameters<ToolboxBackend['pruneAgentWorktrees']>) {
+    return this.real.pruneAgentWorktrees(...args);
+  }
   stopAllTargets() {
     return this.real.stopAllTargets();
   }

@@ -9,7 +9,21 @@
  * its session; the window going away only detaches.
  */
 import * as vscode from 'vscode';
-import type { SessionRecord, ShellRequest, StartedShell, ToolboxBackend } from '../backend/api';
+import type {
+  AgentWorktreeRequest,
+  PreparedShell,
+  SessionRecord,
+  ShellRequest,
+  ShellSession,
+  StartedShell,
+  ToolboxBackend,
+} from '../backend/api';
+
+/** Makes the prepared shell and its session under the launcher's progress (New Agent Worktree). */
+type Producer = (
+  progress: vscode.Progress<{ message?: string }>,
+  token: vscode.CancellationToken,
+) => Promise<{ prepared: PreparedShell; session: ShellSession; folder?: string } | undefined>;
 import { basename } from 'node:path';
 import { numberedTitle } from './model';
 import { withPhaseProgress } from './progress';
@@ -94,6 +108,34 @@ export class ShellLauncher implements vscode.Disposable {
     prepared.entry.terminal = terminal;
     this.changed.fire();
     return prepared.entry as OpenedShell;
+  }
+
+  /**
+   * New Agent Worktree: the backend creates the worktree and its container with the agent
+   * started (or nothing at all), then this opens the agent's terminal like any Toolbox shell.
+   */
+  async openAgentWorktree(request: AgentWorktreeRequest): Promise<(OpenedShell & { notes: string[]; path: string }) | undefined> {
+    let notes: string[] = [];
+    let path = request.folder;
+    const prepared = await this.prepare({ folder: request.folder }, async (progress, token) => {
+      progress.report({ message: `Creating the worktree for ${request.branch}` });
+      const made = await withPhaseProgress(
+        progress,
+        token,
+        (line) => this.log.info(line),
+        (reporter, signal) => this.backend.createAgentWorktree(request, reporter, signal),
+      );
+      if (!made) return undefined;
+      notes = made.notes;
+      path = made.path;
+      return { prepared: made.prepared, session: made.session, folder: made.path };
+    });
+    if (!prepared) return undefined;
+    const terminal = vscode.window.createTerminal({ name: prepared.title, pty: prepared.pty, iconPath: new vscode.ThemeIcon('robot') });
+    terminal.show(false);
+    prepared.entry.terminal = terminal;
+    this.changed.fire();
+    return Object.assign(prepared.entry as OpenedShell, { notes, path });
   }
 
   /** For the terminal profile dropdown: VS Code creates the terminal from our options. */
@@ -248,10 +290,11 @@ export class ShellLauncher implements vscode.Disposable {
    * progress notification from the first step (the first open also loads the backend and may
    * build the image: the user sees something happen at once).
    */
-  private async prepare(request: ShellRequest) {
+  private async prepare(request: ShellRequest, produce?: Producer) {
     const opened = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Toolbox: ${basename(request.folder)}`, cancellable: true },
       async (progress, token) => {
+        if (produce) return produce(progress, token);
         progress.report({ message: "Reading the folder's settings" });
         const prepared = await this.backend.prepareShell(request);
         for (const w of prepared.warnings) this.log.warn(w);
@@ -273,6 +316,7 @@ export class ShellLauncher implements vscode.Disposable {
     );
     if (!opened) return undefined;
     const { prepared, session } = opened;
+    if (opened.folder !== undefined) request = { ...request, folder: opened.folder };
     this.log.info(`${session.action}: ${session.name} (${session.id.slice(0, 12)}) for ${request.folder}`);
     for (const w of session.warnings) {
       this.log.warn(w);

@@ -19,6 +19,13 @@ import { stopAllCommand } from './stopAll';
 import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
 import { turnOffReach } from './turnOffReach';
+import { newAgentWorktree } from './newAgentWorktree';
+import { openAgentWorktree } from './openAgentWorktree';
+import { removeAgentWorktree } from './removeAgentWorktree';
+import { syncAgentWorktree } from './syncAgentWorktree';
+import { pruneAgentWorktrees } from './pruneAgentWorktrees';
+import { compareAgentWorktree } from './compareAgentWorktree';
+import { openAgentWorktreeFolder } from './openAgentWorktreeFolder';
 import type { CommandServices, ToolboxCommand } from './types';
 import { SETTINGS } from '../../contract/constants';
 import { pointsAtDockerHost } from '../model';
@@ -43,6 +50,13 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   turnOffReach,
   rebuildRuntimeImage,
   showResolvedConfig,
+  newAgentWorktree,
+  openAgentWorktree,
+  removeAgentWorktree,
+  syncAgentWorktree,
+  pruneAgentWorktrees,
+  compareAgentWorktree,
+  openAgentWorktreeFolder,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

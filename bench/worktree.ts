@@ -1,0 +1,164 @@
+/**
+ * New Agent Worktree → the agent's first output, with the image present: the extension's whole
+ * path (backend.createAgentWorktree: checks, fetch, worktree add, base, seed, bridge, container,
+ * session holder, agent) against the same steps typed by hand with git and the docker CLI
+ * (fetch, worktree add, base, `docker run` with the worktree and the main .git mounted,
+ * `docker exec` of the agent). A stand-in agent prints one line; a bare origin on disk.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { objectNames } from '../extension/src/contract/objects';
+import { RUNTIME_IMAGE_TEST_REPO } from '../extension/src/contract/constants';
+import type { HostFacts } from '../extension/src/contract/types';
+import { docker, removeNamespaceObjects } from '../test/support/docker';
+import { ensureTestRuntimeImage, repoRoot, TEST_BUILD_ARGS } from '../test/support/image';
+import { installVscodeLite, silentLog } from '../test/support/vscodeLite';
+import { fmtMs, spreadOf, stats, type ResultRow } from './harness';
+
+const run = promisify(execFile);
+const MARKER = 'AGENT-FIRST-OUTPUT';
+
+/** Runs a command and resolves when its output first shows the marker. */
+function firstMarker(cmd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes(MARKER)) resolve();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (out.includes(MARKER) ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${out}`))));
+  });
+}
+
+export async function benchWorktree(): Promise<ResultRow[]> {
+  installVscodeLite();
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { createEngineBackend } =
+    require('../extension/src/backend/engineBackend') as typeof import('../extension/src/backend/engineBackend');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const image = await ensureTestRuntimeImage();
+  const names = objectNames(`tbxb${Math.random().toString(16).slice(2, 8)}`);
+  const dir = mkdtempSync(join(tmpdir(), `${names.prefix}-wt-`));
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  const savedHome = process.env.HOME;
+  process.env.HOME = home;
+  const gitEnv = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'B',
+    GIT_AUTHOR_EMAIL: 'b@example.com',
+    GIT_COMMITTER_NAME: 'B',
+    GIT_COMMITTER_EMAIL: 'b@example.com',
+  };
+  const git = (cwd: string, ...args: string[]) => run('git', args, { cwd, env: gitEnv });
+  const origin = join(dir, 'origin.git');
+  const repo = join(dir, 'repo');
+  await git(dir, 'init', '--bare', '-b', 'main', origin);
+  await git(dir, 'clone', origin, repo);
+  await git(repo, 'checkout', '-b', 'main');
+  writeFileSync(join(repo, 'README.md'), 'bench\n');
+  writeFileSync(join(repo, '.toolbox.yaml'), `image: ${image}\npeer_messaging: false\n`);
+  await git(repo, 'add', '.');
+  await git(repo, 'commit', '-m', 'initial');
+  await git(repo, 'push', '-u', 'origin', 'main');
+  await git(repo, 'remote', 'set-head', 'origin', 'main');
+  const bin = join(home, '.toolbox', 'npm-global', 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho ${MARKER}\n`);
+  chmodSync(join(bin, 'claude'), 0o755);
+  const host: HostFacts = { uid: process.getuid!(), gid: process.getgid!(), home, platform: process.platform, pathExists: existsSync };
+  const backend = createEngineBackend({
+    names,
+    host: () => host,
+    extensionPath: repoRoot(),
+    buildArgs: TEST_BUILD_ARGS,
+    imageRepo: RUNTIME_IMAGE_TEST_REPO,
+    log: silentLog as never,
+    editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: () => undefined },
+  });
+  const progress = { step: () => undefined, log: () => undefined };
+  const samples = { extension: [] as number[], cli: [] as number[] };
+  const rounds = 8;
+  try {
+    for (let i = 0; i < rounds + 1; i++) {
+      for (const who of i % 2 === 0 ? (['extension', 'cli'] as const) : (['cli', 'extension'] as const)) {
+        const branch = `${who}-${i}`;
+        const path = join(repo, '.worktrees', `tbx-${branch}`);
+        const t0 = performance.now();
+        if (who === 'extension') {
+          const opened = await backend.createAgentWorktree(
+            { folder: repo, branch, prompt: 'do the task' },
+            progress,
+            new AbortController().signal,
+          );
+          const shell = await opened.session.start({ cols: 120, rows: 30 });
+          await new Promise<void>((resolve) => {
+            let out = '';
+            shell.stream.on('data', (b: Buffer) => {
+              out += b.toString();
+              if (out.includes(MARKER)) resolve();
+            });
+          });
+          shell.dispose();
+        } else {
+          await git(repo, 'fetch', 'origin', 'main');
+          await git(repo, 'worktree', 'add', '--no-track', '-b', branch, path, 'origin/main');
+          await git(repo, 'config', `branch.${branch}.base`, 'main');
+          const name = `${names.prefix}-cli-${i}`;
+          await run('docker', [
+            'run',
+            '-d',
+            '-it',
+            '--rm',
+            '--name',
+            name,
+            '--user',
+            `${host.uid}:${host.gid}`,
+            '-w',
+            path,
+            '-v',
+            `${path}:${path}`,
+            '-v',
+            `${repo}/.git:${repo}/.git`,
+            '-v',
+            `${join(home, '.toolbox', 'npm-global')}:/home/toolbox/.npm-global`,
+            '--security-opt',
+            'seccomp=unconfined',
+            image,
+            '/bin/zsh',
+          ]);
+          await firstMarker('docker', ['exec', '-t', name, '/bin/zsh', '-i', '-c', 'claude "$1"', 'x', 'do the task']);
+        }
+        const dt = performance.now() - t0;
+        if (i > 0) samples[who].push(dt);
+      }
+      await removeNamespaceObjects(docker(), names);
+      await git(repo, 'worktree', 'prune');
+    }
+  } finally {
+    backend.dispose();
+    await removeNamespaceObjects(docker(), names).catch(() => undefined);
+    if (savedHome === undefined) delete process.env.HOME;
+    else process.env.HOME = savedHome;
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const ext = stats(samples.extension);
+  const cli = stats(samples.cli);
+  const ratio = ext.median / cli.median;
+  return [
+    {
+      benchmark: 'New Agent Worktree',
+      measure: 'command → agent’s first output, image present, vs the same steps by hand (git + docker CLI)',
+      value: `${ratio.toFixed(2)}× (extension ${fmtMs(ext.median)}, by hand ${fmtMs(cli.median)})`,
+      spread: `extension ${spreadOf(ext)}; by hand ${spreadOf(cli)}`,
+      goal: '≤ 0.8×',
+      met: ratio <= 0.8,
+    },
+  ];
+}

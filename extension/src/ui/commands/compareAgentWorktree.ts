@@ -1,0 +1,37 @@
+import * as vscode from 'vscode';
+import { branchOf, pickWorktree } from './worktreePick';
+import type { ToolboxCommand } from './types';
+
+/** The scheme of a file as it was at the worktree's merge base, served from the host (ui/worktreeBase.ts). */
+export const WORKTREE_BASE_SCHEME = 'toolbox-worktree-base';
+
+/** A URI for `file` at `commit` in the worktree at `worktreePath`. */
+export function baseUri(worktreePath: string, commit: string, file: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: WORKTREE_BASE_SCHEME, path: `/${file}`, query: JSON.stringify({ worktree: worktreePath, commit }) });
+}
+
+/**
+ * Compare with Base: every file the worktree changed since it left its base (uncommitted work
+ * included) in VS Code's multi-file diff editor, from the host: no container is needed.
+ */
+export const compareAgentWorktree: ToolboxCommand = {
+  id: 'toolbox.compareAgentWorktree',
+  run: async (s, arg) => {
+    const w = await pickWorktree(s, arg, 'Compare which agent worktree with its base?');
+    if (!w) return undefined;
+    const branch = branchOf(w);
+    const diff = await s.backend.agentWorktreeChanges({ root: w.root, branch });
+    if (diff.changes.length === 0) {
+      void vscode.window.showInformationMessage(`${branch} has no changes against origin/${diff.base}.`);
+      return diff;
+    }
+    const empty = (file: string) => baseUri(diff.path, '0'.repeat(40), file);
+    const resources = diff.changes.map((c) => {
+      const right = vscode.Uri.file(`${diff.path}/${c.path}`);
+      const left = c.status === 'added' ? empty(c.path) : baseUri(diff.path, diff.mergeBase, c.oldPath ?? c.path);
+      return [right, left, c.status === 'deleted' ? empty(c.path) : right] as const;
+    });
+    await vscode.commands.executeCommand('vscode.changes', `${branch} ↔ origin/${diff.base}`, resources);
+    return diff;
+  },
+};

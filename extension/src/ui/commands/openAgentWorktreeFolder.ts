@@ -1,0 +1,15 @@
+import * as vscode from 'vscode';
+import { pickWorktree } from './worktreePick';
+import type { ToolboxCommand } from './types';
+
+/** Open Folder in New Window: the worktree as its own VS Code window. */
+export const openAgentWorktreeFolder: ToolboxCommand = {
+  id: 'toolbox.openAgentWorktreeFolder',
+  run: async (s, arg) => {
+    const w = await pickWorktree(s, arg, 'Open which agent worktree in a new window?');
+    if (!w) return undefined;
+    if (!w.present) throw new Error(`The folder of this worktree (${w.path}) is gone. Remove the worktree, or create it again.`);
+    await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(w.path), { forceNewWindow: true });
+    return w.path;
+  },
+};

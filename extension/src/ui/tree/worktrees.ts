@@ -1,0 +1,102 @@
+/**
+ * The Worktrees view: every toolbox worktree of the window's repositories. Live without a polling
+ * loop: it reloads when the refresh manager reports Docker's events (container state) and when
+ * git's own files change (branches, worktrees, index, the worktree folders), debounced.
+ */
+import * as vscode from 'vscode';
+import type { AgentWorktreeSummary, ToolboxBackend } from '../../backend/api';
+import type { ToolboxState } from '../refresh';
+import { worktreeRow, type WorktreeRow } from './worktreeItems';
+
+const RELOAD_DEBOUNCE_MS = 300;
+
+export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<WorktreeRow | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private rows: WorktreeRow[] = [];
+  private worktrees: AgentWorktreeSummary[] = [];
+  private sessionsByContainer = new Map<string, number>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private watchers: vscode.Disposable[] = [];
+  private watchedRoots = '';
+  private visible = false;
+
+  constructor(
+    private readonly backend: ToolboxBackend,
+    private readonly folders: () => string[],
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    if (visible) this.reloadSoon(0);
+  }
+
+  /** Docker's events arrive through the refresh manager's state. */
+  update(state: ToolboxState): void {
+    const counts = new Map<string, number>();
+    for (const s of state.snapshot?.sessions ?? []) if (s.container) counts.set(s.container, (counts.get(s.container) ?? 0) + 1);
+    this.sessionsByContainer = counts;
+    this.reloadSoon();
+  }
+
+  reloadSoon(delay = RELOAD_DEBOUNCE_MS): void {
+    if (!this.visible) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.reload(), delay);
+  }
+
+  private async reload(): Promise<void> {
+    this.timer = undefined;
+    try {
+      this.worktrees = await this.backend.agentWorktrees(this.folders());
+    } catch (err) {
+      this.log.warn(`Worktrees view: ${(err as Error).message}`);
+      this.worktrees = [];
+    }
+    this.rows = this.worktrees.map((w) => worktreeRow(w, w.container ? (this.sessionsByContainer.get(w.container.name) ?? 0) : 0));
+    this.watch([...new Set(this.worktrees.map((w) => w.root).concat(this.folders()))]);
+    void vscode.commands.executeCommand('setContext', 'toolbox.worktreesLoaded', true);
+    this.emitter.fire(undefined);
+  }
+
+  /** git's own files: the repository's .git (refs, worktrees, index) and the worktree folders. */
+  private watch(roots: string[]): void {
+    const key = roots.sort().join('\n');
+    if (key === this.watchedRoots) return;
+    this.watchedRoots = key;
+    for (const w of this.watchers) w.dispose();
+    this.watchers = roots.flatMap((root) =>
+      ['.git/{HEAD,index,config,packed-refs}', '.git/{refs,worktrees,logs}/**', '.worktrees/**'].map((glob) => {
+        const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), glob));
+        const kick = () => this.reloadSoon();
+        watcher.onDidChange(kick);
+        watcher.onDidCreate(kick);
+        watcher.onDidDelete(kick);
+        return watcher;
+      }),
+    );
+  }
+
+  getChildren(row?: WorktreeRow): WorktreeRow[] {
+    return row ? [] : this.rows;
+  }
+
+  getTreeItem(row: WorktreeRow): vscode.TreeItem {
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    item.id = row.id;
+    item.description = row.description;
+    item.tooltip = row.tooltip;
+    item.contextValue = row.contextValue;
+    item.resourceUri = undefined;
+    item.iconPath = new vscode.ThemeIcon(row.icon.id, row.icon.color ? new vscode.ThemeColor(row.icon.color) : undefined);
+    item.command = { command: 'toolbox.compareAgentWorktree', title: 'Compare with Base', arguments: [row] };
+    return item;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.watchers) w.dispose();
+    this.emitter.dispose();
+  }
+}

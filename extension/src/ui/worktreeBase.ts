@@ -1,0 +1,17 @@
+/**
+ * The left side of Compare with Base: a file at the worktree's merge base, read with host git
+ * through the backend. A query naming a commit of all zeros is an empty file (added, deleted).
+ */
+import type * as vscode from 'vscode';
+import type { ToolboxBackend } from '../backend/api';
+
+export function worktreeBaseProvider(backend: ToolboxBackend): vscode.TextDocumentContentProvider {
+  return {
+    async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+      const q = JSON.parse(uri.query) as { worktree?: unknown; commit?: unknown };
+      if (typeof q.worktree !== 'string' || typeof q.commit !== 'string') return '';
+      if (/^0+$/.test(q.commit)) return '';
+      return backend.agentWorktreeFileAt(q.worktree, q.commit, uri.path.replace(/^\//, ''));
+    },
+  };
+}

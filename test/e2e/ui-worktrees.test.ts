@@ -1,0 +1,121 @@
+/**
+ * Agent worktrees in a real VS Code (code-server through Chromium): the Worktrees view lists a
+ * worktree made by hand in the CLI's layout (.worktrees/tbx-<branch>, branch.<b>.base), Compare
+ * with Base opens the multi-file diff from the host, and New Agent Worktree… creates a branch,
+ * its container and the agent's terminal (a stand-in agent that prints its task).
+ * Screenshots land in test-output/e2e/ (worktrees-NN-*.png).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { folder, LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+};
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+
+describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
+  let wb: Workbench;
+  let page: Workbench['page'];
+
+  before(async () => {
+    // The folder becomes a clone of a bare origin on disk, with a worktree as the CLI leaves it.
+    const origin = `${folder}-origin.git`;
+    git(folder, 'init', '--bare', '-b', 'main', origin);
+    git(folder, 'init', '-b', 'main');
+    writeFileSync(join(folder, 'README.md'), 'hello\nworld\n');
+    writeFileSync(join(folder, '.gitignore'), '.env\n');
+    git(folder, 'add', '.');
+    git(folder, 'commit', '-m', 'initial');
+    git(folder, 'remote', 'add', 'origin', origin);
+    git(folder, 'push', '-u', 'origin', 'main');
+    git(folder, 'remote', 'set-head', 'origin', 'main');
+    const wt = join(folder, '.worktrees', 'tbx-cli-made');
+    git(folder, 'worktree', 'add', '--no-track', '-b', 'cli-made', wt, 'origin/main');
+    git(folder, 'config', 'branch.cli-made.base', 'main');
+    writeFileSync(join(wt, 'README.md'), 'hello\nworld, from the agent\n');
+    writeFileSync(join(wt, 'feature.txt'), 'a new file\n');
+    git(wt, 'add', 'feature.txt');
+    git(wt, 'commit', '-m', 'agent work');
+    writeFileSync(join(folder, '.git', 'info', 'exclude'), '.worktrees/\n');
+    // The stand-in agent, first on the image's PATH (~/.npm-global/bin from the mounts root).
+    const bin = join(process.env.HOME ?? '', '.toolbox', 'npm-global', 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'claude'), '#!/bin/sh\nprintf "STAND-IN AGENT got %s argument(s): [%s]\\n" "$#" "$1"\n');
+    chmodSync(join(bin, 'claude'), 0o755);
+    wb = await openWorkbench('worktrees-');
+    page = wb.page;
+  });
+
+  after(async () => {
+    await wb?.close();
+  });
+
+  const worktreeRow = (label: string) => page.locator('.pane', { hasText: 'Worktrees' }).locator('.monaco-list-row', { hasText: label });
+
+  it('lists a worktree made in the CLI layout, with its git state', { timeout: 120_000 }, async () =>
+    wb.scenario('view', async () => {
+      const row = worktreeRow('cli-made');
+      await row.first().waitFor({ timeout: 60_000 });
+      const text = (await row.first().innerText()).replace(/\s+/g, ' ');
+      assert.match(text, /↑1 ↓0/, text);
+      assert.match(text, /uncommitted changes/, text);
+      assert.match(text, /no container/, text);
+      await wb.shot('view-cli-worktree');
+    })(),
+  );
+
+  it('compares it with its base in the multi-file diff editor, without a container', { timeout: 120_000 }, async () =>
+    wb.scenario('compare', async () => {
+      await worktreeRow('cli-made').first().click();
+      const tab = page.locator('.tabs-container .tab', { hasText: 'cli-made ↔ origin/main' });
+      await tab.first().waitFor({ timeout: 60_000 });
+      const editor = page.locator('.multiDiffEditor, .multi-diff-editor, [class*="multiDiff"]').first();
+      await editor.waitFor({ timeout: 30_000 });
+      await page.getByText('feature.txt').first().waitFor({ timeout: 30_000 });
+      await page.getByText('world, from the agent').first().waitFor({ timeout: 30_000 });
+      await wb.shot('compare-with-base');
+    })(),
+  );
+
+  it('creates a worktree, its container and the agent terminal from New Agent Worktree…', { timeout: LONG }, async () =>
+    wb.scenario('new', async () => {
+      await wb.runCommand('Toolbox: New Agent Worktree…');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 30_000 });
+      await input.fill('bad..name');
+      await page
+        .locator('.quick-input-message', { hasText: /./ })
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .catch(() => undefined);
+      await input.fill('task/one');
+      await input.press('Enter');
+      await page.locator('.quick-input-widget', { hasText: 'New Agent Worktree (2/2)' }).waitFor({ timeout: 30_000 });
+      await input.fill('Say $(echo hi) and `id`; done');
+      await wb.shot('new-prompt');
+      await input.press('Enter');
+      await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().waitFor({ timeout: LONG });
+      const deadline = Date.now() + LONG;
+      let text = await wb.terminalText();
+      while (!/STAND-IN AGENT got 1 argument/.test(text) && Date.now() < deadline) {
+        await page.waitForTimeout(500);
+        text = await wb.terminalText();
+      }
+      assert.match(text, /STAND-IN AGENT got 1 argument\(s\): \[Say \$\(echo hi\) and `id`; done\]/, text);
+      const row = worktreeRow('task/one');
+      await row.first().waitFor({ timeout: 60_000 });
+      await row.filter({ hasText: 'running' }).first().waitFor({ timeout: 60_000 });
+      await wb.shot('new-worktree-agent');
+      assert.equal(git(folder, 'config', '--get', 'branch.task/one.base'), 'main');
+    })(),
+  );
+});
