@@ -67,7 +67,9 @@ else
   # curl is used to ping the socket; fine if absent (docker version is the fallback).
   mkdir -p "$(dirname "$DOCKERD_LOG")"
   log "starting dockerd in the background (log: $DOCKERD_LOG)"
-  nohup dockerd -H "unix://$SOCK" >>"$DOCKERD_LOG" 2>&1 </dev/null &
+  # setsid: its own session, so stopping the shell (or the process group) that started it does
+  # not take the engine down with it.
+  setsid nohup dockerd -H "unix://$SOCK" >>"$DOCKERD_LOG" 2>&1 </dev/null &
   disown || true
 fi
 

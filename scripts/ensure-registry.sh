@@ -55,7 +55,7 @@ storage:
 http:
   addr: $addr
 EOF
-    nohup "$BIN" serve "$dir/config.yml" >"$dir/registry.log" 2>&1 &
+    setsid nohup "$BIN" serve "$dir/config.yml" >"$dir/registry.log" 2>&1 &
     echo $! >"$dir/pid"
     for _ in $(seq 1 100); do
       if answers "$addr"; then
