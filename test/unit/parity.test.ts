@@ -257,6 +257,9 @@ describe('parity with the toolbox CLI: mounts', () => {
 
   // filippolmt/toolbox@0f3409a67973e5cb5dd431f8183f56187b8ef2d7 internal/catalog/catalog.go: the
   // keys with a HostAuthMount, and their host and container paths.
+  // The mode: filippolmt/toolbox@690a7eac56b4480a76f011992f0f0ee2c5d9ff86 internal/mountplan/inherit_host_auth.go
+  // (hostAuthMountFor sets no ReadOnly: "Mount is read-write because most CLIs refresh tokens"),
+  // pinned by @2fc646d2c7da429ba399202c60f77b9e960055e9 inherit_host_auth_test.go ("ReadOnly = true, want false").
   const HOST_AUTH: Record<string, [string, string]> = {
     atuin: ['.local/share/atuin', '.local/share/atuin'],
     azure: ['.azure', '.azure'],
@@ -270,12 +273,11 @@ describe('parity with the toolbox CLI: mounts', () => {
     pi: ['.pi', '.pi'],
   };
   for (const [key, [hostPath, target]] of Object.entries(HOST_AUTH)) {
-    it(`inherit_host_auth: [${key}] binds ~/${hostPath} at /home/toolbox/${target} instead of the isolated copy`, () => {
+    it(`inherit_host_auth: [${key}] binds ~/${hostPath} at /home/toolbox/${target} read-write instead of the isolated copy`, () => {
       const outcome = extensionOpen({ project: `inherit_host_auth: [${key}]\n`, exists: [...DEFAULT_EXISTS, `${HOME}/${hostPath}`] });
       assert.ok(outcome.opened, key);
       const at = outcome.binds.filter((b) => b.split(':')[1] === `/home/toolbox/${target}`);
-      // Upstream's newer mountplan binds these read-write; the extension read-only, as its catalog comment says (plan/mounts.ts).
-      assert.deepEqual(at, [`${HOME}/${hostPath}:/home/toolbox/${target}:ro`], key);
+      assert.deepEqual(at, [`${HOME}/${hostPath}:/home/toolbox/${target}`], key);
     });
   }
 

@@ -389,12 +389,17 @@ export function reachItem(
           `Put keys meant for the container in ~/.toolbox/ssh instead, or ${off.charAt(0).toLowerCase()}${off.slice(1)}`,
       };
     case 'host-auth':
+      // Read-write as the CLI binds it (plan/mounts.ts INHERIT_HOST_AUTH): token refreshes write there.
       return {
         label: reachTitle(r, home),
-        description: `${src} · ${mode} · inherit_host_auth`,
+        description: `${src} · ${r.readonly ? mode : 'read-write, for token refresh'} · inherit_host_auth`,
         icon: { id: 'account', color: 'list.warningForeground' },
         contextValue,
-        tooltip: `inherit_host_auth mounts your own ${reachTitle(r, home)} (${src}) ${mode} at ${r.target}, instead of the container's own copy under ~/.toolbox. ${off}`,
+        tooltip: r.readonly
+          ? `inherit_host_auth mounts your own ${reachTitle(r, home)} (${src}) ${mode} at ${r.target}, instead of the container's own copy under ~/.toolbox. ${off}`
+          : `inherit_host_auth mounts your own ${reachTitle(r, home)} (${src}) read-write at ${r.target}, instead of the container's own copy under ~/.toolbox, ` +
+            `as the toolbox CLI does, so the CLI can refresh its tokens. Anything running in the container can read these credentials and change them: ` +
+            `replace or delete tokens and change the settings your host's own ${r.authKey ?? 'CLI'} then uses. ${off}`,
       };
     case 'host-path':
       return {
