@@ -34,6 +34,8 @@ function standInBackend() {
     endShell: () => assert.fail('not used'),
     shellEnded: () => assert.fail('not used'),
     rebuildRuntimeImage: () => assert.fail('not used'),
+    namedShells: async () => [],
+    prepareNamedShellCreate: () => assert.fail('not used'),
     peerWanted: async () => true,
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
     writeProjectPeerMessaging: () => assert.fail('not used'),

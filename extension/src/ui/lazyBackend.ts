@@ -36,6 +36,12 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   shellEnded(container: { id: string; name: string; holder?: HolderAddress }) {
     return this.real.shellEnded(container);
   }
+  namedShells(folder: string) {
+    return this.real.namedShells(folder);
+  }
+  prepareNamedShellCreate(folder: string, name: string, path: string) {
+    return this.real.prepareNamedShellCreate(folder, name, path);
+  }
   peerWanted(folder: string) {
     return this.real.peerWanted(folder);
   }
