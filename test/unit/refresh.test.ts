@@ -39,6 +39,7 @@ function standInBackend() {
     peerWanted: async () => true,
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
     writeProjectPeerMessaging: () => assert.fail('not used'),
+    pinUserPeerMessaging: () => assert.fail('not used'),
     snapshot: async () => {
       calls.snapshot++;
       if (failure) throw failure;

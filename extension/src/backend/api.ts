@@ -213,6 +213,11 @@ export interface ToolboxBackend {
    * or a new one in the folder), keeping its comments. Returns the file written.
    */
   writeProjectPeerMessaging(folder: string, on: boolean): Promise<string>;
+  /**
+   * Writes `peer_messaging: <on>` into ~/.toolbox.yaml, keeping its comments, so the toolbox CLI
+   * and the editor agree whatever their defaults (docs/decisions/0018). Returns the file written.
+   */
+  pinUserPeerMessaging(on: boolean): Promise<string>;
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;

@@ -5,7 +5,7 @@
 import { lstatSync, promises as fsp } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { findProjectConfig, loadConfig, nodeConfigFs, processOwner, writeConfigFile } from '../config/files';
+import { findProjectConfig, loadConfig, nodeConfigFs, pinUserPeerMessaging, processOwner, writeConfigFile } from '../config/files';
 import { applyTurnOff, setPeerMessaging, setShellPath } from '../config/edit';
 import { formatIssue, parseConfigFile } from '../config/parse';
 import { explicitSetting, explicitSettingScope } from '../config/resolve';
@@ -274,6 +274,18 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
         this.deps.log.info(`Named shell "${edit.key}" (${folder}): wrote shells.${edit.key}.path: ${target} into ${file}.`);
       },
     };
+  }
+
+  async pinUserPeerMessaging(on: boolean): Promise<string> {
+    const file = await pinUserPeerMessaging(
+      this.deps.host().home,
+      on,
+      'Peer messaging, pinned from Toolbox for VS Code so the toolbox CLI and the editor open the same containers.',
+    );
+    this.deps.log.info(
+      `Peer messaging pinned ${on ? 'on' : 'off'} for both the CLI and the editor: wrote peer_messaging: ${on} into ${file}.`,
+    );
+    return file;
   }
 
   async prepareShell(shell: ShellRequest): Promise<PreparedShell> {

@@ -51,6 +51,9 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   writeProjectPeerMessaging(folder: string, on: boolean) {
     return this.real.writeProjectPeerMessaging(folder, on);
   }
+  pinUserPeerMessaging(on: boolean) {
+    return this.real.pinUserPeerMessaging(on);
+  }
   snapshot() {
     return this.real.snapshot();
   }
