@@ -40,6 +40,8 @@ export interface ToolboxTestApi {
  * runtime image then goes to the test repository, which the test harness prunes.
  * TOOLBOX_VSCODE_BUILD_ARGS (tests only): JSON object of runtime image build args, e.g.
  * '{"INSTALL_AGENTS":"0"}' so the image builds in seconds without the agent CLIs.
+ * TOOLBOX_VSCODE_CLI_PATH (tests only): the directories searched for the `toolbox` CLI instead of
+ * PATH (the peer-default check), because the editor may take PATH from a login shell.
  */
 function testOverrides(env: NodeJS.ProcessEnv) {
   const prefix = env.TOOLBOX_VSCODE_NAME_PREFIX?.trim();
@@ -166,7 +168,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     state: context.globalState,
     log,
     folders: windowFolders,
-    env: process.env,
+    env: process.env.TOOLBOX_VSCODE_CLI_PATH ? { ...process.env, PATH: process.env.TOOLBOX_VSCODE_CLI_PATH } : process.env,
     home,
     pinned: () => refresh.refreshSoon(),
   };

@@ -113,11 +113,13 @@ async function createNamedShell(s: CommandServices, folder: string, presetName?:
   if (path === undefined) return undefined;
   const plan = await s.backend.prepareNamedShellCreate(folder, name, path);
   const where = plan.creates ? `Toolbox will create ${plan.file} with:` : `Toolbox will add this to ${plan.file}:`;
+  // A dialog collapses leading spaces: keep the YAML's indentation with no-break spaces.
+  const block = plan.block.replace(/^ +/gm, (lead) => '\u00a0'.repeat(lead.length));
   const folderNote = plan.createsFolder ? `\n\nThe folder ${plan.path} does not exist yet; it is created too.` : '';
   const write = 'Create';
   const answer = await vscode.window.showInformationMessage(
     `Create the named shell "${plan.key}"?`,
-    { modal: true, detail: `${where}\n\n${plan.block}${folderNote}\n\nThe toolbox CLI reads the same entry (toolbox shell ${plan.key}).` },
+    { modal: true, detail: `${where}\n\n${block}${folderNote}\n\nThe toolbox CLI reads the same entry (toolbox shell ${plan.key}).` },
     write,
   );
   if (answer !== write) return undefined;
