@@ -19,6 +19,7 @@ const userFile = join(home, '.toolbox.yaml');
 const answerFile = join(home, '.fake-toolbox-config-show');
 const infraDir = join(home, 'parity-named', 'infra');
 const webDir = join(home, 'parity-named', 'web');
+const goneDir = join(home, 'parity-named', 'gone');
 
 async function waitFor(check: () => boolean, what: string, ms = 30_000): Promise<void> {
   for (const end = Date.now() + ms; !check();) {
@@ -37,8 +38,9 @@ describe('Parity with the toolbox CLI in VS Code (issue 15)', { skip: uiTestsSki
     mkdirSync(infraDir, { recursive: true });
     writeFileSync(join(infraDir, 'marker-infra.txt'), 'the infra tree\n');
     rmSync(webDir, { recursive: true, force: true });
+    rmSync(goneDir, { recursive: true, force: true });
     // A configured shell, and no peer_messaging anywhere.
-    writeFileSync(userFile, `# the user's own file\nshells:\n  infra:\n    path: ${infraDir}\n`);
+    writeFileSync(userFile, `# the user's own file\nshells:\n  infra:\n    path: ${infraDir}\n  gone:\n    path: ${goneDir}\n`);
     // The stand-in CLI answers as a newer release; touching it makes the extension ask it again.
     writeFileSync(answerFile, 'shell: zsh\npeer_messaging: false\n');
     const cli = (process.env.TOOLBOX_VSCODE_CLI_PATH ?? '')
@@ -134,6 +136,23 @@ describe('Parity with the toolbox CLI in VS Code (issue 15)', { skip: uiTestsSki
       assert.match(readFileSync(userFile, 'utf8'), /^peer_messaging: true$/m, 'the rest of the file stays');
       await page.locator('.terminal-wrapper .xterm').nth(1).waitFor({ timeout: 60_000 });
       await wb.shot('named-shell-created');
+    })(),
+  );
+
+  it("refuses a configured folder that does not exist with the CLI's words, and can create it", { timeout: 120_000 }, async () =>
+    wb.scenario('named-shell-missing-path', async () => {
+      await wb.runCommand('Toolbox: Open Toolbox Shell by Name…');
+      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: goneDir }).first().click();
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 30_000 });
+      const shown = (await dialog.innerText()).replace(/\s+/g, ' ');
+      assert.ok(shown.includes(`path ${goneDir} does not exist`), shown);
+      assert.ok(shown.includes(`mkdir -p ${goneDir}`) && shown.includes('toolbox shell gone --create'), shown);
+      await wb.shot('named-shell-missing-path');
+      assert.ok(!existsSync(goneDir), 'nothing is created before the user asks');
+      await dialog.locator('.monaco-button', { hasText: 'Create Folder and Open' }).click();
+      await waitFor(() => existsSync(goneDir), 'the folder');
+      await page.locator('.terminal-wrapper .xterm').nth(2).waitFor({ timeout: 60_000 });
     })(),
   );
 });

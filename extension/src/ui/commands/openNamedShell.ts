@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { namedShellName } from '../../plan/naming';
 import { configuredShell, isNamedShellRefusal } from '../../plan/namedShell';
@@ -39,6 +40,19 @@ async function openNamed(s: CommandServices, folder: string, name: string): Prom
   } catch (err) {
     if (!isNamedShellRefusal(err)) throw err;
     s.log.error(`toolbox.openNamedShell: ${err.message}`);
+    if (err.problem === 'missing-path') {
+      // What the CLI's `toolbox shell <name> --create` does for a configured path that is missing.
+      const make = 'Create Folder and Open';
+      const answer = await vscode.window.showErrorMessage(
+        `The folder of the named shell "${name}" does not exist. Create it and open the shell?`,
+        { modal: true, detail: err.message },
+        make,
+      );
+      if (answer !== make) return undefined;
+      await mkdir(err.path, { recursive: true, mode: 0o755 });
+      s.log.info(`Created ${err.path} for the named shell "${name}".`);
+      return openNamed(s, folder, name);
+    }
     if (err.problem !== 'not-configured') {
       void vscode.window.showErrorMessage(`The named shell "${name}" cannot open.`, { modal: true, detail: err.message });
       return undefined;
