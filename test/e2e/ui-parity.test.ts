@@ -155,4 +155,32 @@ describe('Parity with the toolbox CLI in VS Code (issue 15)', { skip: uiTestsSki
       await page.locator('.terminal-wrapper .xterm').nth(2).waitFor({ timeout: 60_000 });
     })(),
   );
+
+  // Item 6: inherit_host_auth binds read-write as upstream, and the posture row says so and why.
+  it('binds inherit_host_auth read-write and the posture row says read-write, for token refresh', { timeout: 300_000 }, async () =>
+    wb.scenario('host-auth-read-write', async () => {
+      mkdirSync(join(home, '.config', 'gh'), { recursive: true });
+      writeFileSync(join(folder, '.toolbox.yaml'), '# ui test workspace\ninherit_host_auth: [gh]\n');
+      await wb.runCommand('Toolbox: Open Toolbox Shell');
+      await page.locator('.terminal-wrapper .xterm').nth(3).waitFor({ timeout: 240_000 });
+      const { docker } = await import('../support/docker');
+      const [ws] = await docker().listContainers({ filters: { name: [`${prefix}-ws-parity-`] } });
+      assert.ok(ws, 'the folder container runs');
+      const gh = (await docker().getContainer(ws.Id).inspect()).Mounts.find((m) => m.Destination === '/home/toolbox/.config/gh');
+      assert.equal(gh?.Source, join(home, '.config', 'gh'));
+      assert.equal(gh?.RW, true, 'read-write, as the CLI binds it');
+      const groups = page.locator('.monaco-list-row', { hasText: 'Can reach on this host' });
+      await groups.first().waitFor({ timeout: 30_000 });
+      for (let i = 0; i < (await groups.count()); i++) {
+        if ((await groups.nth(i).getAttribute('aria-expanded')) === 'false') await groups.nth(i).click();
+      }
+      const row = page.locator('.monaco-list-row', { hasText: 'gh credentials' }).first();
+      await row.waitFor({ timeout: 30_000 });
+      const text = (await row.innerText()).replace(/\s+/g, ' ');
+      assert.match(text, /~\/\.config\/gh · read-write, for token refresh · inherit_host_auth/, text);
+      await row.hover();
+      await wb.shot('host-auth-read-write');
+      writeFileSync(join(folder, '.toolbox.yaml'), '# ui test workspace\n');
+    })(),
+  );
 });
