@@ -1,5 +1,7 @@
 // Bundles the extension into one CommonJS file. dockerode's ssh transport has optional native
 // add-ons; ssh2 falls back to pure JavaScript without them, so they stay external.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 // dockerode carries a BuildKit client (gRPC + protobuf, ~380 KB minified) used only for
@@ -40,4 +42,37 @@ const result = await build({
 });
 for (const [file, out] of Object.entries(result.metafile.outputs)) {
   if (file.endsWith('.js')) console.log(`${file} ${(out.bytes / 1024).toFixed(0)} KiB`);
+}
+
+// The JSON Schema of .toolbox.yaml, generated from the zod schema (extension/src/config/jsonSchema.ts)
+// and shipped for the YAML language support (package.json yamlValidation). Bundled in memory and
+// evaluated here, so the file always matches the schema the backend validates with.
+const generator = await build({
+  entryPoints: ['extension/src/config/jsonSchema.ts'],
+  bundle: true,
+  write: false,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  logLevel: 'warning',
+});
+const schemaModule = { exports: {} };
+new Function('module', 'exports', 'require', generator.outputFiles[0].text)(
+  schemaModule,
+  schemaModule.exports,
+  createRequire(import.meta.url),
+);
+const { JSON_SCHEMA_FILE, toolboxJsonSchemaText } = schemaModule.exports;
+const schemaText = toolboxJsonSchemaText();
+let previous = '';
+try {
+  previous = readFileSync(JSON_SCHEMA_FILE, 'utf8');
+} catch {
+  // first build
+}
+if (previous !== schemaText) {
+  writeFileSync(JSON_SCHEMA_FILE, schemaText);
+  console.log(`${JSON_SCHEMA_FILE} regenerated (commit it)`);
+} else {
+  console.log(`${JSON_SCHEMA_FILE} up to date`);
 }

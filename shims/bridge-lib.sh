@@ -9,6 +9,9 @@ SHIM_EXIT_OK=0
 SHIM_EXIT_REFUSED=77
 SHIM_EXIT_UNAVAILABLE=69
 SHIM_EXIT_USAGE=64
+# Upstream's codes, kept by paplay (its caller only tells zero from non-zero; docs/decisions/0022-*).
+SHIM_EXIT_FAILED=1
+SHIM_EXIT_MISUSE=2
 
 BRIDGE_DIR=/home/toolbox/.toolbox/bridge
 BRIDGE_LEGACY_DIR=/home/toolbox/.toolbox/browser

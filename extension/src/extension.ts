@@ -18,6 +18,8 @@ import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { askCredentialConsent, credentialGrantState } from './ui/credentialConsent';
 import { DriftStatusBar } from './ui/statusBar';
+import { ConfigDiagnostics } from './ui/configDiagnostics';
+import { ResolvedConfigDocuments } from './ui/resolvedConfig';
 import { pickFolder } from './ui/folders';
 import { NodeTreeProvider } from './ui/tree/provider';
 import { peerNodes, proximoNodes, workspacesNodes } from './ui/tree/render';
@@ -104,8 +106,18 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const statusBar = new DriftStatusBar();
   context.subscriptions.push(backend, shells, refresh, statusBar);
 
-  const services = { backend, shells, refresh, statusBar, log, credentialGrants };
+  const resolvedConfig = new ResolvedConfigDocuments(backend);
+  const services = { backend, shells, refresh, statusBar, log, credentialGrants, resolvedConfig };
   context.subscriptions.push(...registerCommands(services));
+  // .toolbox.yaml problems in the Problems panel; the backend loads only once such a file is open.
+  context.subscriptions.push(
+    resolvedConfig,
+    new ConfigDiagnostics(backend, log, () => {
+      // A saved .toolbox.yaml can change the folder's peer-messaging state and the resolved view.
+      resolvedConfig.refreshAll();
+      refresh.refreshSoon();
+    }),
+  );
 
   const views: Array<[string, NodeTreeProvider]> = [
     ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home))],
@@ -145,7 +157,10 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     shells.onDidOpen(() => refresh.noteShellOpened()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('toolbox.dockerHost')) backend.resetConnection();
-      if (e.affectsConfiguration('toolbox')) refresh.refreshSoon();
+      if (e.affectsConfiguration('toolbox')) {
+        refresh.refreshSoon();
+        resolvedConfig.refreshAll();
+      }
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => refresh.refreshSoon()),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {

@@ -122,15 +122,27 @@ describe('/proximo with the fake host binary', () => {
     ];
     for (const homes of cases) {
       const reply = await post({ command: 'skill', args: ['install'], ...homes });
-      assert.equal(reply.status, 400, JSON.stringify(homes));
+      assert.equal(reply.status, 502, `${JSON.stringify(homes)}: upstream answers 502 for a home it cannot use`);
       assert.match(reply.text, /is not the agent home this container mounts/);
     }
     assert.deepEqual(newCalls(), []);
   });
 
-  it('accepts one home sent alone when it is the pinned one', async () => {
+  it('accepts either home sent alone when it is the pinned one (as upstream, which checks only the homes sent)', async () => {
     assert.equal((await post({ command: 'skill', args: ['install'], home: agentHome })).status, 200);
     assert.equal(newCalls()[0]?.env.CODEX_HOME, codexHome);
+    assert.equal((await post({ command: 'skill', args: ['install'], codex_home: codexHome })).status, 200);
+    assert.deepEqual([newCalls().at(-1)?.env.HOME, newCalls().at(-1)?.env.CODEX_HOME], [agentHome, codexHome]);
+  });
+
+  it('accepts an explicit --scope global, in both spellings, and adds no second one', async () => {
+    for (const args of [
+      ['install', '--scope', 'global', 'web'],
+      ['uninstall', '--scope=global', 'web'],
+    ]) {
+      assert.equal((await post({ command: 'skill', args, home: agentHome, codex_home: codexHome })).status, 200, args.join(' '));
+      assert.deepEqual(newCalls().at(-1)?.argv, ['skill', ...args]);
+    }
   });
 
   it('refuses the argument smuggling cases and runs nothing', async () => {

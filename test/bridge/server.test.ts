@@ -95,7 +95,7 @@ describe('bridge server: transports, files and the gate', () => {
       });
 
       it('answers 404 for a route it does not have', async () => {
-        assert.equal((await call(target(rig), '/sound', { token: rig.token, body: {} })).status, 404);
+        assert.equal((await call(target(rig), '/beep', { token: rig.token, body: {} })).status, 404);
       });
     });
   }
@@ -187,8 +187,12 @@ describe('bridge body limits, pinned in bytes', () => {
 });
 
 describe('bridge rate limits', () => {
-  it('pins the buckets: shared 10/s with a burst of 5, credential 30/s with a burst of 15', () => {
-    assert.deepEqual(RATE_LIMITS, { shared: { perSecond: 10, burst: 5 }, credential: { perSecond: 30, burst: 15 } });
+  it('pins the buckets: shared 10/s with a burst of 5, credential 30/s with a burst of 15, sound 10/s with a burst of 5', () => {
+    assert.deepEqual(RATE_LIMITS, {
+      shared: { perSecond: 10, burst: 5 },
+      credential: { perSecond: 30, burst: 15 },
+      sound: { perSecond: 10, burst: 5 },
+    });
   });
 
   it('refills the bucket over time: after the burst, a tenth of a second buys one request and a second the whole burst', async () => {

@@ -12,7 +12,11 @@ import type { BridgeEvent } from '../../extension/src/bridge/server';
 export const FAKE_PROXIMO_SOURCE = resolve(__dirname, '../../../test/fixtures/fake-proximo');
 
 /** Limits high enough that tests unrelated to rate limiting never see a 429. */
-export const NO_RATE_LIMIT = { shared: { perSecond: 1e9, burst: 1e9 }, credential: { perSecond: 1e9, burst: 1e9 } };
+export const NO_RATE_LIMIT = {
+  shared: { perSecond: 1e9, burst: 1e9 },
+  credential: { perSecond: 1e9, burst: 1e9 },
+  sound: { perSecond: 1e9, burst: 1e9 },
+};
 
 export interface Recorded {
   /** Opened paths; a new file (an untitled editor bound to the path) has `untitled: true`. */

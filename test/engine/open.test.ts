@@ -8,7 +8,7 @@ import type { EngineContext } from '../../extension/src/engine/context';
 import { ensureImage } from '../../extension/src/engine/image';
 import { ANCHOR_ENTRYPOINT } from '../../extension/src/engine/peer';
 import { checkDrift, openContainer, type OpenResult } from '../../extension/src/engine/open';
-import { CONTAINER, RUNTIME_IMAGE_LABELS } from '../../extension/src/contract/constants';
+import { CONTAINER, EXTENSION_VERSION, RUNTIME_IMAGE_LABELS } from '../../extension/src/contract/constants';
 import { runtimeContextHash } from '../../extension/src/engine/imageBuild';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { containerHostname } from '../../extension/src/plan/naming';
@@ -159,6 +159,26 @@ describe('openContainer against the real engine', () => {
     // What the prompt shows (zsh's %m), and the shell a program would start.
     assert.equal(await execOut(ns.docker, result.id, [CONTAINER.shell, '-fc', 'print -P %m']), hostname);
     assert.equal(await execOut(ns.docker, result.id, ['sh', '-c', 'printf %s "$SHELL"']), CONTAINER.shell);
+  });
+
+  it("gives the container upstream's session identity: the version, the image's repo digest, the host platform (issue 15, item 8)", async () => {
+    const { ns, ctx } = setup();
+    const workspace = join(ns.home, 'ident');
+    mkdirSync(workspace);
+    const { plan } = planSession(
+      { workspace, config: DEFAULT_CONFIG, peer: false, image, names: ns.names },
+      { uid: UID, gid: GID, home: ns.home, platform: 'linux', arch: 'x64', pathExists: () => false },
+    );
+    const digest = `sha256:${'0f'.repeat(32)}`;
+    const result = await openContainer(ctx, plan, { ensureImage: async () => digest });
+    const seen = await execOut(ns.docker, result.id, [
+      'sh',
+      '-c',
+      'printf "%s|%s|%s|%s" "$TOOLBOX_VSCODE_VERSION" "$TOOLBOX_IMAGE_DIGEST" "$TOOLBOX_HOST_OS" "$TOOLBOX_HOST_ARCH"',
+    ]);
+    assert.equal(seen, `${EXTENSION_VERSION}|${digest}|linux|amd64`);
+    const env = (await ns.docker.getContainer(result.id).inspect()).Config.Env;
+    assert.equal(env.indexOf(`TOOLBOX_IMAGE_DIGEST=${digest}`), env.indexOf(`TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`) + 1);
   });
 
   it('lets the container user reach a root-owned Docker socket, as on Docker Desktop, through GroupAdd "0" (issue 15, item 4)', async () => {
@@ -434,7 +454,8 @@ describe('ensureImage against the real engine', () => {
     const { ns, ctx, lines, onLog } = setup();
     const ref = `${TEST_RUNTIME_IMAGE_REPO}:${ns.names.prefix}`;
     tags.push(ref);
-    await ensureImage(ctx, { ref, pull: 'never', ours: true, contextRoot: repoRoot(), buildArgs: TEST_BUILD_ARGS, onLog });
+    const digest = await ensureImage(ctx, { ref, pull: 'never', ours: true, contextRoot: repoRoot(), buildArgs: TEST_BUILD_ARGS, onLog });
+    assert.equal(digest, undefined, 'a local build has no repo digest, so the container gets no TOOLBOX_IMAGE_DIGEST (as upstream)');
     const built = await ns.docker.getImage(ref).inspect();
     // The image records the context it was built from (what a pull is checked against), and
     // keeps the runtime image's user and entrypoint. (Its id is not compared with the shared

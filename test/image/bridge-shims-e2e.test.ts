@@ -6,7 +6,7 @@
  */
 import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
-import { chownSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +19,7 @@ import {
   HOST_DOCKER_INTERNAL,
   SHIM_EXIT,
 } from '../../extension/src/contract/constants';
+import { findSoundPlayer } from '../../extension/src/bridge/sound';
 import { objectNames } from '../../extension/src/contract/objects';
 import { planMounts } from '../../extension/src/plan/mounts';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
@@ -191,6 +192,54 @@ describe('shims in the runtime image against the real bridge', () => {
     assert.equal(run.code, 4, run.stderr);
     assert.match(run.stdout, /fake proximo ran: status --fake-exit=4/);
     assert.deepEqual(fake.calls().at(-1)?.argv, ['status', '--fake-exit=4']);
+  });
+
+  it('paplay plays through the host player, from the bytes the container sent (issue 15, item 10)', async () => {
+    const bin = join(rig.root, 'bin');
+    const log = join(rig.root, 'played');
+    mkdirSync(log, { recursive: true });
+    if (findSoundPlayer(process.platform, `${bin}${delimiter}${process.env.PATH}`) === undefined) {
+      const none = await execIn("printf 'ID3\\003' > /tmp/chime.mp3 && paplay /tmp/chime.mp3");
+      assert.equal(none.code, SHIM_EXIT.failed);
+      assert.match(none.stderr, /^paplay: the host did not play \/tmp\/chime\.mp3 \(HTTP 502: No audio player on this host.*paplay/);
+    }
+    // A stand-in paplay on the bridge's PATH that keeps what it was given.
+    writeFileSync(join(bin, 'paplay'), `#!/bin/sh\ncp "$1" ${log}/got.mp3\nprintf '%s' "$1" > ${log}/path\n`, { mode: 0o755 });
+    try {
+      const run = await execIn("printf 'ID3\\003chime' > /tmp/chime.mp3 && paplay /tmp/chime.mp3");
+      assert.deepEqual([run.code, run.stderr], [0, '']);
+      for (let i = 0; i < 200 && !existsSync(join(log, 'path')); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(readFileSync(join(log, 'got.mp3'), 'latin1'), 'ID3\x03chime');
+      assert.match(readFileSync(join(log, 'path'), 'utf8'), /\/toolbox-sound-[^/]+\/sound\.mp3$/);
+    } finally {
+      rmSync(join(bin, 'paplay'), { force: true });
+    }
+  });
+
+  it('exits with the codes of docs/shim-exit-codes.md through the real shims (issue 15, item 11)', async () => {
+    const table: Array<[string, number, RegExp]> = [
+      ['code -n hello.txt', SHIM_EXIT.refused, /^code: refusing '-n'/],
+      ['code /etc/passwd', SHIM_EXIT.refused, /only paths under \/workspace/],
+      ['env -u TOOLBOX_HOST_WORKSPACE code hello.txt', SHIM_EXIT.unavailable, /TOOLBOX_HOST_WORKSPACE is not set/],
+      ['proximo', SHIM_EXIT.usage, /^proximo: usage:/],
+      ['proximo trust', SHIM_EXIT.refused, /on the host/],
+      ['proximo errors dom', SHIM_EXIT.refused, /errors dom is refused/],
+      [
+        'TOOLBOX_HOST_AGENT_HOME=/root proximo skill install web',
+        SHIM_EXIT.unavailable,
+        /HTTP 502: .*is not the agent home this container mounts/,
+      ],
+      ['proximo status --fake-exit=1', 1, /^$/],
+      ['xdg-open', 0, /usage: xdg-open URL/],
+      ['git-credential-toolbox', 0, /^$/],
+      ['paplay', SHIM_EXIT.misuse, /^paplay: usage: paplay FILE/],
+      ['paplay /nonexistent.mp3', SHIM_EXIT.failed, /^paplay: cannot read/],
+    ];
+    for (const [script, code, stderr] of table) {
+      const run = await execIn(script);
+      assert.equal(run.code, code, `${script}: ${run.stderr}`);
+      assert.match(run.stderr, stderr, script);
+    }
   });
 
   it('`proximo install` is refused in the container without reaching the host', async () => {

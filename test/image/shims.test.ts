@@ -181,6 +181,9 @@ describe('container shims against a stand-in bridge', () => {
       assert.match(open.stderr, /open it by hand: https:\/\/example\.test\/$/m);
       const cred = await execIn(withCa, "printf 'host=example.test\\n' | git-credential-toolbox get");
       assert.deepEqual([cred.code, cred.stdout, cred.stderr], [0, '', '']);
+      const sound = await execIn(withCa, 'printf ID3 > /tmp/c.mp3 && paplay /tmp/c.mp3');
+      assert.equal(sound.code, SHIM_EXIT.failed);
+      assert.match(sound.stderr, /^paplay: the host bridge is not reachable /);
     });
 
     it('reports the bridge as not installed when the token file is missing, without a request', async () => {
@@ -408,6 +411,38 @@ describe('container shims against a stand-in bridge', () => {
       await startBridge({ unix: true, tcp: true, reply: () => ({ status: 400, body: 'unknown op' }) });
       const run = await execIn(withCa, "printf 'host=example.test\\n' | git-credential-toolbox capability");
       assert.deepEqual([run.code, run.stdout], [0, '']);
+      assert.equal(bridge?.requests.length, 1);
+    });
+  });
+
+  describe('paplay (upstream internal/build/assets/bin/paplay @0db16470: exit 2 usage, 1 failure)', () => {
+    it('sends the file name and its bytes as base64, and exits 0 on a 2xx', async () => {
+      await startBridge({ unix: true, tcp: false, reply: () => ({ status: 200, body: {} }) });
+      const run = await execIn(withCa, "printf 'ID3\\377\\373x' > /tmp/chime-1.mp3 && paplay /tmp/chime-1.mp3");
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, '', '']);
+      assert.deepEqual(onlyRequest('unix', '/sound'), {
+        name: 'chime-1.mp3',
+        data: Buffer.from('ID3\xff\xfbx', 'latin1').toString('base64'),
+      });
+    });
+
+    it('exits 1 with the reason on a refusal or a failure, and 2 on a wrong command line', async () => {
+      await startBridge({
+        unix: true,
+        tcp: true,
+        reply: () => ({ status: 502, body: 'No audio player on this host, so the sound was not played.' }),
+      });
+      const failed = await execIn(withCa, 'printf ID3 > /tmp/c.mp3 && paplay /tmp/c.mp3');
+      assert.equal(failed.code, SHIM_EXIT.failed);
+      assert.match(failed.stderr, /^paplay: the host did not play \/tmp\/c\.mp3 \(HTTP 502: No audio player on this host/);
+      const missing = await execIn(withCa, 'paplay /tmp/nope.mp3');
+      assert.equal(missing.code, SHIM_EXIT.failed);
+      assert.match(missing.stderr, /^paplay: cannot read \/tmp\/nope\.mp3/);
+      for (const args of ['', 'a.mp3 b.mp3']) {
+        const usage = await execIn(withCa, `paplay ${args}`);
+        assert.equal(usage.code, SHIM_EXIT.misuse, args);
+        assert.match(usage.stderr, /^paplay: usage: paplay FILE/);
+      }
       assert.equal(bridge?.requests.length, 1);
     });
   });

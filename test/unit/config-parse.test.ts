@@ -61,13 +61,17 @@ describe('parseConfigFile: valid files', () => {
   });
 
   it('sets only the keys the file writes, so lower layers show through', () => {
-    assert.deepEqual(parseConfigFile('pull: always\n', FILE), { layer: { pull: 'always' }, issues: [] });
+    assert.deepEqual(parseConfigFile('pull: always\n', FILE), { layer: { pull: 'always' }, issues: [], keyLines: { pull: 1 } });
   });
 
   it('treats an empty file, a comments-only file and a key without a value as setting nothing', () => {
     assert.deepEqual(parseConfigFile('', FILE), { layer: {}, issues: [] });
     assert.deepEqual(parseConfigFile('# image: x\n', FILE), { layer: {}, issues: [] });
-    assert.deepEqual(parseConfigFile('image:\nbridge:\npull: auto\n', FILE), { layer: { pull: 'auto' }, issues: [] });
+    assert.deepEqual(parseConfigFile('image:\nbridge:\npull: auto\n', FILE), {
+      layer: { pull: 'auto' },
+      issues: [],
+      keyLines: { image: 1, bridge: 2, pull: 3 },
+    });
   });
 
   it('accepts sdd in any shape without a warning and does not carry it into the model', () => {
@@ -102,6 +106,7 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
         key: 'peer_messaging',
         line: 3,
         message: 'expected true or false, got "maybe"',
+        span: { line: 3, column: 17, endLine: 3, endColumn: 22 },
       },
     ]);
   });
@@ -224,13 +229,6 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
     it('without a known home refuses only /', () => {
       assert.equal(parseConfigFile('mounts_root: /\n', FILE).issues.length, 1);
       assert.deepEqual(parseConfigFile('mounts_root: /home\n', FILE).issues, []);
-    });
-    it('refuses TOOLBOX_MOUNTS_ROOT at or above HOME too', () => {
-      const { layer, issues } = parseEnvLayer({ TOOLBOX_MOUNTS_ROOT: '/home' }, home);
-      assert.deepEqual(layer, {});
-      assert.equal(issues[0]!.key, 'TOOLBOX_MOUNTS_ROOT');
-      assert.match(issues[0]!.message, /holds your home directory.*This variable is ignored until it is fixed or unset\.$/);
-      assert.deepEqual(parseEnvLayer({ TOOLBOX_MOUNTS_ROOT: '/data/tb' }, home).issues, []);
     });
   });
 });
@@ -358,14 +356,14 @@ describe('parseConfigFile: the removed tools: block', () => {
 });
 
 describe('parseEnvLayer', () => {
-  it('reads the TOOLBOX_* variables of top-level scalar keys', () => {
+  it("reads upstream's five bound TOOLBOX_* variables and no others (TOOLBOX_PROXIMO, TOOLBOX_MOUNTS_ROOT are not bound)", () => {
     const { layer, issues } = parseEnvLayer({
       TOOLBOX_IMAGE: 'reg.local/tb:2',
       TOOLBOX_REGISTRY_MIRROR: 'mirror.local:5000',
       TOOLBOX_PULL: 'always',
       TOOLBOX_MOUNTS_ROOT: '/opt/tb',
-      TOOLBOX_BRIDGE: 'off',
-      TOOLBOX_PROXIMO: 'YES',
+      TOOLBOX_BRIDGE: 'F',
+      TOOLBOX_PROXIMO: 'false',
       TOOLBOX_PEER_MESSAGING: '0',
     });
     assert.deepEqual(issues, []);
@@ -373,32 +371,44 @@ describe('parseEnvLayer', () => {
       image: 'reg.local/tb:2',
       registryMirror: 'mirror.local:5000',
       pull: 'always',
-      mountsRoot: '/opt/tb',
       bridge: false,
-      proximo: true,
       peerMessaging: false,
     });
   });
 
-  it('accepts true/false/1/0/yes/no/on/off for booleans', () => {
+  it("parses booleans as Go's strconv.ParseBool: its twelve words only, case as written, no trimming", () => {
     for (const [text, value] of [
-      ['true', true],
       ['1', true],
-      ['yes', true],
-      ['On', true],
-      ['false', false],
+      ['t', true],
+      ['T', true],
+      ['TRUE', true],
+      ['true', true],
+      ['True', true],
       ['0', false],
-      ['no', false],
-      ['OFF', false],
+      ['f', false],
+      ['F', false],
+      ['FALSE', false],
+      ['false', false],
+      ['False', false],
     ] as const) {
-      assert.equal(parseEnvLayer({ TOOLBOX_PEER_MESSAGING: text }).layer.peerMessaging, value, text);
+      assert.deepEqual(
+        parseEnvLayer({ TOOLBOX_PEER_MESSAGING: text }),
+        { layer: { peerMessaging: value }, issues: [], variables: { peerMessaging: 'TOOLBOX_PEER_MESSAGING' } },
+        text,
+      );
+    }
+    for (const text of ['yes', 'no', 'on', 'OFF', 'tRUE', ' true', 'true ', '2', 'y']) {
+      const { layer, issues } = parseEnvLayer({ TOOLBOX_BRIDGE: text });
+      assert.deepEqual(layer, {}, text);
+      assert.equal(issues.length, 1, text);
+      assert.equal(issues[0]!.severity, 'error', text);
     }
   });
 
   it('treats an empty variable as unset and ignores unrelated TOOLBOX_* names', () => {
     assert.deepEqual(
       parseEnvLayer({ TOOLBOX_IMAGE: '', TOOLBOX_MANAGED_STATUSLINE: 'whatever', TOOLBOX_HOST_WORKSPACE: '/w', PATH: '/bin' }),
-      { layer: {}, issues: [] },
+      { layer: {}, issues: [], variables: {} },
     );
   });
 
@@ -413,7 +423,7 @@ describe('parseEnvLayer', () => {
       ],
     );
     assert.match(issues[0]!.message, /^expected auto, always or never, got "sometimes"/);
-    assert.match(issues[1]!.message, /^expected true or false \(or 1\/0, yes\/no, on\/off\), got "maybe"/);
+    assert.match(issues[1]!.message, /^expected true or false \(or 1\/0, t\/f, as the toolbox CLI reads it\), got "maybe"/);
   });
   it('warns once about the removed TOOLBOX_TOOLS_* switches and reads nothing from them', () => {
     const { layer, issues } = parseEnvLayer({ TOOLBOX_TOOLS_CODEX: 'false', TOOLBOX_TOOLS_GH: '0', TOOLBOX_PULL: 'never' });

@@ -43,9 +43,9 @@ describe('resolveConfig: precedence', () => {
       [{}, true, 'default'],
       [{ user: 'peer_messaging: false' }, false, 'user-file'],
       [{ user: 'peer_messaging: false', project: 'peer_messaging: true' }, true, 'project-file'],
-      [{ project: 'peer_messaging: true', env: { TOOLBOX_PEER_MESSAGING: 'off' } }, false, 'env'],
+      [{ project: 'peer_messaging: true', env: { TOOLBOX_PEER_MESSAGING: 'false' } }, false, 'env'],
       [{ project: 'peer_messaging: false', setting: true }, true, 'setting'],
-      [{ project: 'peer_messaging: true', env: { TOOLBOX_PEER_MESSAGING: 'on' }, setting: false }, false, 'setting'],
+      [{ project: 'peer_messaging: true', env: { TOOLBOX_PEER_MESSAGING: 'true' }, setting: false }, false, 'setting'],
       [{ user: 'pull: never', project: 'image: x' }, true, 'default'],
     ];
     for (const [parts, value, from] of table) {

@@ -41,9 +41,10 @@ const REQUEST_FIELDS: Partial<Record<RouteKey, readonly string[]>> = {
   edit: [FIELDS.editor, FIELDS.path],
   proximo: [FIELDS.command, FIELDS.args, FIELDS.home, FIELDS.codexHome],
   credential: [FIELDS.op, FIELDS.input],
+  sound: [FIELDS.name, FIELDS.data],
 };
-/** Routes no shim calls: healthz is for probes, sound has no shim yet. */
-const ROUTES_WITHOUT_SHIM: readonly RouteKey[] = ['healthz', 'sound'];
+/** Routes no shim calls: healthz is for probes. */
+const ROUTES_WITHOUT_SHIM: readonly RouteKey[] = ['healthz'];
 /** Environment names a script may read without the contract owning them. */
 const STANDARD_ENV = new Set(['HOME', 'PATH', 'TMPDIR', 'USER']);
 
@@ -295,7 +296,8 @@ describe('shim contract', () => {
 
   it('sees the literals it checks (the extraction is not vacuous)', () => {
     const posts = Object.values(files).flatMap((t) => all(/bridge_post (\/\w+) "\$\w+" (\d+)/g, shellCode(t), 0));
-    assert.equal(posts.length, 4);
+    assert.equal(posts.length, 5);
+    assert.deepEqual(pythonKeys(pythonSnippets(files.paplay).join('\n')).built.sort(), ['data', 'name']);
     assert.deepEqual(pythonKeys(pythonSnippets(files.code).join('\n')).built.sort(), ['editor', 'path']);
     assert.ok(externalEnv(files.code, files[LIB]).includes(ENV.hostWorkspace));
     assert.ok(ownedPaths(files[LIB]).includes(CONTAINER.bridgeDir));

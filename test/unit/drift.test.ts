@@ -9,6 +9,8 @@ import {
   peerDrift,
   peerSetupWarning,
   pidModeDrift,
+  seccompDrift,
+  warningsFor,
   type InspectedMount,
 } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
@@ -172,6 +174,111 @@ describe('openDriftNotice: what an open shows the user (issue 13, item 4)', () =
     assert.match(
       openDriftNotice(d!, names),
       /does not publish port 127\.0\.0\.1:8080 \(container port 80\/tcp\) that this folder asks for/,
+    );
+  });
+});
+
+describe('seccomp drift: the container runs with another profile than toolbox.seccomp asks for', () => {
+  const planWith = (securityOpt: string[]) =>
+    ({ name: 'toolbox-proj-1234abcd', peer: false, create: { HostConfig: { SecurityOpt: securityOpt } } }) as unknown as Parameters<
+      typeof driftAgainstPlan
+    >[1];
+
+  it("is none when both are unconfined, or both run Docker's profile", () => {
+    assert.equal(seccompDrift(['seccomp=unconfined'], ['seccomp=unconfined']), undefined);
+    assert.equal(seccompDrift(['seccomp:unconfined'], ['seccomp=unconfined']), undefined);
+    assert.equal(seccompDrift(null, []), undefined);
+    assert.equal(seccompDrift([], []), undefined);
+    assert.equal(seccompDrift(['label=disable'], []), undefined);
+  });
+
+  it('names the profile the open asks for when they differ', () => {
+    assert.equal(seccompDrift(['seccomp=unconfined'], []), 'default');
+    assert.equal(seccompDrift(null, ['seccomp=unconfined']), 'unconfined');
+    // A custom profile file is not unconfined.
+    assert.equal(seccompDrift(['seccomp=/etc/docker/custom.json'], ['seccomp=unconfined']), 'unconfined');
+  });
+
+  it("driftAgainstPlan reports it with upstream's warning shape and the fix", () => {
+    const [d] = driftAgainstPlan({ HostConfig: { PidMode: '', SecurityOpt: ['seccomp=unconfined'] } }, planWith([]), names, undefined);
+    assert.deepEqual(d, {
+      kind: 'seccomp',
+      container: 'toolbox-proj-1234abcd',
+      seccomp: 'default',
+      message: `toolbox-proj-1234abcd runs with seccomp=unconfined although toolbox.seccomp asks for Docker's default profile${FIX}`,
+    });
+    assert.deepEqual(warningsFor([d!]), [d!.message]);
+    const [u] = driftAgainstPlan({ HostConfig: { PidMode: '', SecurityOpt: null } }, planWith(['seccomp=unconfined']), names, undefined);
+    assert.equal(u?.seccomp, 'unconfined');
+    assert.deepEqual(driftAgainstPlan({ HostConfig: { PidMode: '' } }, planWith([]), names, undefined), []);
+  });
+
+  it('tells the user what the difference means, and the fix', () => {
+    assert.match(
+      openDriftNotice({ kind: 'seccomp', container: 'toolbox-proj-1234abcd', seccomp: 'default' }),
+      /^The container toolbox-proj-1234abcd runs without a seccomp filter, although the toolbox\.seccomp setting asks for Docker's default profile, .* To fix it, stop the container/,
+    );
+    assert.match(
+      openDriftNotice({ kind: 'seccomp', container: 'toolbox-proj-1234abcd', seccomp: 'unconfined' }),
+      /^The container toolbox-proj-1234abcd runs under Docker's default seccomp profile, .* so Codex's sandbox cannot start in it\. To fix it/,
+    );
+  });
+
+  it('comes after the peer warning and before the port ones', () => {
+    const plan = {
+      name: 'toolbox-proj-1234abcd',
+      peer: true,
+      create: { HostConfig: { SecurityOpt: [], PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }] } } },
+    } as unknown as Parameters<typeof driftAgainstPlan>[1];
+    const drift = driftAgainstPlan(
+      { HostConfig: { PidMode: '', SecurityOpt: ['seccomp=unconfined'] }, Mounts: [] },
+      plan,
+      names,
+      undefined,
+    );
+    assert.deepEqual(
+      drift.map((d) => d.kind),
+      ['planned-on-but-outside', 'missing-socket-volume', 'seccomp', 'missing-port'],
+    );
+    assert.deepEqual(
+      warningsFor(drift).map((w) => w.split(' ')[0] + ' ' + w.split(' ')[1]),
+      ['peer messaging:', 'toolbox-proj-1234abcd runs', 'toolbox-proj-1234abcd does'],
+    );
+  });
+});
+
+describe('missing ports: the request itself is compared, as Docker keeps it', () => {
+  const planWith = (bindings: Record<string, Array<{ HostIp: string; HostPort: string }>>) =>
+    ({
+      name: 'toolbox-proj-1234abcd',
+      peer: false,
+      create: { HostConfig: { SecurityOpt: [], PortBindings: bindings } },
+    }) as unknown as Parameters<typeof driftAgainstPlan>[1];
+
+  it('a port Docker picks is there when the container has the same request for that container port', () => {
+    const plan = planWith({ '7171/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] });
+    assert.deepEqual(
+      driftAgainstPlan({ HostConfig: { PortBindings: { '7171/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] } } }, plan, names, undefined),
+      [],
+    );
+    const [d] = driftAgainstPlan({ HostConfig: { PortBindings: {} } }, plan, names, undefined);
+    assert.equal(d?.port, '127.0.0.1:any free port (container port 7171/tcp)');
+  });
+
+  it('a fixed host port must be the one the container publishes', () => {
+    const plan = planWith({ '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }] });
+    assert.equal(
+      driftAgainstPlan(
+        { HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '9090' }] } } },
+        plan,
+        names,
+        undefined,
+      )[0]?.kind,
+      'missing-port',
+    );
+    assert.deepEqual(
+      driftAgainstPlan({ HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }] } } }, plan, names, undefined),
+      [],
     );
   });
 });

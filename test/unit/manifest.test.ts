@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CONTEXT_KEYS, SETTINGS, WALKTHROUGH_ID } from '../../extension/src/contract/constants';
+import { CONTEXT_KEYS, EXTENSION_VERSION, SECCOMP_PROFILES, SETTINGS, WALKTHROUGH_ID } from '../../extension/src/contract/constants';
 
 const root = join(__dirname, '../../..');
 interface Step {
@@ -17,6 +17,7 @@ interface Step {
   completionEvents?: string[];
 }
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  version: string;
   capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
   contributes: {
     configuration: { properties: Record<string, { scope?: string }> };
@@ -27,6 +28,10 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 };
 
 describe('package.json', () => {
+  it('has the version the containers are told (EXTENSION_VERSION, TOOLBOX_VSCODE_VERSION)', () => {
+    assert.equal(pkg.version, EXTENSION_VERSION);
+  });
+
   it('applies toolbox.dockerHost from User settings in a remote window too (scope window, docs/decisions/0015)', () => {
     const setting = pkg.contributes.configuration.properties[SETTINGS.dockerHost];
     assert.ok(setting, 'the setting is contributed under the contract name');
@@ -37,6 +42,15 @@ describe('package.json', () => {
 
   it('ignores a workspace value of toolbox.dockerHost until the workspace is trusted (a repository must not pick the engine)', () => {
     assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(SETTINGS.dockerHost));
+  });
+
+  it("offers toolbox.seccomp as upstream's unconfined by default, per folder, ignored from an untrusted workspace (docs/decisions/0024)", () => {
+    const setting = pkg.contributes.configuration.properties[SETTINGS.seccomp] as { scope?: string; default?: unknown; enum?: unknown };
+    assert.ok(setting, 'the setting is contributed under the contract name');
+    assert.equal(setting.default, 'unconfined');
+    assert.deepEqual(setting.enum, [...SECCOMP_PROFILES]);
+    assert.equal(setting.scope, 'resource');
+    assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(SETTINGS.seccomp));
   });
 
   it('names every view in title case ("Proximo", not "proximo")', () => {

@@ -15,7 +15,8 @@ import assert from 'node:assert/strict';
 import { resolveConfig } from '../../extension/src/config/resolve';
 import { issuesForOpen } from '../../extension/src/config/openIssues';
 import { objectNames } from '../../extension/src/contract/objects';
-import { planSession } from '../../extension/src/plan/session';
+import { goarch, goos, planSession, withImageDigest } from '../../extension/src/plan/session';
+import { EXTENSION_VERSION } from '../../extension/src/contract/constants';
 import type { HostFacts } from '../../extension/src/contract/types';
 import { HOST } from '../../extension/src/contract/constants';
 import { setShellPath } from '../../extension/src/config/edit';
@@ -581,5 +582,194 @@ describe('parity with the toolbox CLI: broken config files', () => {
     assert.ok(
       outcome.opened && outcome.warnings.some((w) => /^~\/\.toolbox\.yaml:\d+: is not valid YAML: .*Its settings are not applied/.test(w)),
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The TOOLBOX_* environment layer.
+//
+// filippolmt/toolbox@df4e5fe84c4ee6a523fed174eb53040372e9c06d internal/config/plan.go:
+//   EnvBoundKeys = bridge, image, registry_mirror, pull, peer_messaging ("the only config keys
+//   resolvable from a TOOLBOX_* environment variable"), envVarName = "TOOLBOX_" + upper(key),
+//   EnvVarSet treats an empty variable as unset. A boolean key decodes through viper's Unmarshal
+//   (mapstructure, weakly typed), which calls Go's strconv.ParseBool: 1 t T TRUE true True / 0 f F
+//   FALSE false False; any other text fails Unmarshal, so Merge, so the command.
+// ---------------------------------------------------------------------------------------------
+const UPSTREAM_ENV_BOUND = ['bridge', 'image', 'registry_mirror', 'pull', 'peer_messaging'] as const;
+const UPSTREAM_BOOL_KEYS = new Set(['bridge', 'peer_messaging']);
+const GO_PARSE_BOOL: Record<string, boolean> = {
+  '1': true,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
+};
+
+/** What upstream's Merge makes of the environment: the values it reads, or the error that stops it. */
+function upstreamEnvLayer(env: Record<string, string>): Record<string, string | boolean> | Error {
+  const out: Record<string, string | boolean> = {};
+  for (const key of UPSTREAM_ENV_BOUND) {
+    const text = env[`TOOLBOX_${key.toUpperCase()}`];
+    if (text === undefined || text === '') continue;
+    if (UPSTREAM_BOOL_KEYS.has(key)) {
+      if (!Object.hasOwn(GO_PARSE_BOOL, text)) return new Error(`strconv.ParseBool: parsing "${text}": invalid syntax`);
+      out[key] = GO_PARSE_BOOL[text]!;
+    } else {
+      out[key] = text;
+    }
+  }
+  return out;
+}
+
+/** The extension's resolved values for the same five keys, or its refusal to open. */
+function extensionEnvLayer(env: Record<string, string>): Record<string, string | boolean> | Error {
+  const resolved = resolveConfig({ env, settings: {}, trusted: true, home: HOME });
+  try {
+    issuesForOpen(resolved.issues, HOME);
+  } catch (err) {
+    return err as Error;
+  }
+  const c = resolved.config;
+  const out: Record<string, string | boolean> = {};
+  const fromEnv = (key: string) => (env[`TOOLBOX_${key.toUpperCase()}`] ?? '') !== '';
+  if (fromEnv('bridge') && c.bridge !== undefined) out.bridge = c.bridge;
+  if (fromEnv('image') && c.image !== undefined) out.image = c.image;
+  if (fromEnv('registry_mirror') && c.registryMirror !== undefined) out.registry_mirror = c.registryMirror;
+  if (fromEnv('pull')) out.pull = c.pull;
+  if (fromEnv('peer_messaging')) out.peer_messaging = c.peerMessaging;
+  return out;
+}
+
+describe('parity with the toolbox CLI: the TOOLBOX_* environment layer', () => {
+  const rows: Array<[string, Record<string, string>]> = [
+    [
+      'all five bound keys',
+      {
+        TOOLBOX_IMAGE: 'reg.local/tb:2',
+        TOOLBOX_REGISTRY_MIRROR: 'm.local',
+        TOOLBOX_PULL: 'never',
+        TOOLBOX_BRIDGE: 'F',
+        TOOLBOX_PEER_MESSAGING: 'True',
+      },
+    ],
+    ['empty variables count as unset', { TOOLBOX_IMAGE: '', TOOLBOX_BRIDGE: '' }],
+    ...Object.keys(GO_PARSE_BOOL).map((w): [string, Record<string, string>] => [`TOOLBOX_BRIDGE=${w}`, { TOOLBOX_BRIDGE: w }]),
+    ...['yes', 'no', 'on', 'off', 'tRuE', ' 1', 'enabled'].map((w): [string, Record<string, string>] => [
+      `TOOLBOX_PEER_MESSAGING=${JSON.stringify(w)} (not a Go bool: the command stops)`,
+      { TOOLBOX_PEER_MESSAGING: w },
+    ]),
+    [
+      'unbound: TOOLBOX_PROXIMO, TOOLBOX_MOUNTS_ROOT, TOOLBOX_SHELL are not read',
+      { TOOLBOX_PROXIMO: 'false', TOOLBOX_MOUNTS_ROOT: '/data/tb', TOOLBOX_SHELL: 'bash' },
+    ],
+  ];
+  for (const [label, env] of rows) {
+    it(label, () => {
+      const upstream = upstreamEnvLayer(env);
+      const ours = extensionEnvLayer(env);
+      assert.equal(ours instanceof Error, upstream instanceof Error, `${label}: ${String(ours)} vs ${String(upstream)}`);
+      if (!(upstream instanceof Error)) assert.deepEqual(ours, upstream, label);
+    });
+  }
+
+  it('an unbound variable changes nothing in the resolved config', () => {
+    const base = resolveConfig({ env: {}, settings: {}, trusted: true, home: HOME }).config;
+    const withUnbound = resolveConfig({
+      env: { TOOLBOX_PROXIMO: 'false', TOOLBOX_MOUNTS_ROOT: '/data/tb', TOOLBOX_MANAGED_STATUSLINE: 'false' },
+      settings: {},
+      trusted: true,
+      home: HOME,
+    }).config;
+    assert.deepEqual(withUnbound, base);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The session environment.
+//
+// filippolmt/toolbox@890f4757b5557bcf6ccf5ac4c75bd5e6a7c9bbdc internal/sessionplan/plan.go:
+//   composeEnv = shellEnv (TOOLBOX_HOST_WORKSPACE, PWD, CLAUDE_REMOTE_CONTROL_SESSION_NAME_PREFIX,
+//   HERDR_SESSION, SDD) + loopbackBridgeEnv + identityEnv (TOOLBOX_CLI_VERSION, then
+//   TOOLBOX_IMAGE_DIGEST only when a repo digest resolved) + hostPlatformEnv (TOOLBOX_HOST_OS =
+//   runtime.GOOS, TOOLBOX_HOST_ARCH = runtime.GOARCH, always) + managedStatuslineEnv + extra
+//   (proximo.Env, agentHomeEnv) + userEnv (sorted). WithImageDigest puts the digest right after
+//   the version entry, replaces an existing one, drops it when empty.
+// ---------------------------------------------------------------------------------------------
+describe('parity with the toolbox CLI: the session environment', () => {
+  const WS = `${HOME}/proj`;
+  /** Upstream's composeEnv for a plain folder (no SDD, no loopback, no proximo), host linux/amd64. */
+  function upstreamEnv(o: { digest?: string; managedStatusline?: boolean; user?: Record<string, string> }): string[] {
+    return [
+      `TOOLBOX_HOST_WORKSPACE=${WS}`,
+      `PWD=${WS}`,
+      'CLAUDE_REMOTE_CONTROL_SESSION_NAME_PREFIX=proj',
+      'HERDR_SESSION=<container>',
+      'TOOLBOX_CLI_VERSION=<cli version>',
+      ...(o.digest ? [`TOOLBOX_IMAGE_DIGEST=${o.digest}`] : []),
+      'TOOLBOX_HOST_OS=linux',
+      'TOOLBOX_HOST_ARCH=amd64',
+      ...(o.managedStatusline === false ? ['TOOLBOX_MANAGED_STATUSLINE=0'] : []),
+      `TOOLBOX_HOST_AGENT_HOME=${HOME}/.toolbox`,
+      `TOOLBOX_HOST_CODEX_HOME=${HOME}/.toolbox/.codex`,
+      ...Object.keys(o.user ?? {})
+        .sort()
+        .map((k) => `${k}=${o.user![k]}`),
+    ];
+  }
+  /**
+   * The decided differences, applied to upstream's list: the version under the extension's own
+   * name; no HERDR_SESSION (herdr is not in the runtime image); SHELL before the user's env
+   * (docs/decisions/0012-container-host-name-and-shell.md).
+   */
+  function decided(env: string[]): string[] {
+    const out: string[] = [];
+    for (const e of env) {
+      if (e.startsWith('HERDR_SESSION=')) continue;
+      if (e.startsWith('TOOLBOX_CLI_VERSION=')) out.push(`TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`);
+      else out.push(e);
+    }
+    const firstUser = out.findIndex((e) => !/^(TOOLBOX_|PWD=|CLAUDE_)/.test(e));
+    out.splice(firstUser === -1 ? out.length : firstUser, 0, 'SHELL=/bin/zsh');
+    return out;
+  }
+  function extensionEnv(o: { digest?: string; managedStatusline?: boolean; user?: Record<string, string> }): string[] {
+    const host: HostFacts = { uid: 1000, gid: 1000, home: HOME, platform: 'linux', arch: 'x64', pathExists: () => false };
+    const resolved = resolveConfig({ env: {}, settings: {}, trusted: true, home: HOME });
+    const config = { ...resolved.config, env: o.user ?? {}, ...(o.managedStatusline === false ? { managedStatusline: false } : {}) };
+    const { plan } = planSession({ workspace: WS, config, peer: false, bridge: BRIDGE, image: 'toolbox-runtime:test', names }, host);
+    // The engine stamps the digest the image step found (engine/open.ts create).
+    return withImageDigest(plan.create.Env, o.digest);
+  }
+  for (const [label, o] of [
+    ['a plain folder, a locally built image (no repo digest)', {}],
+    ['an image with a repo digest', { digest: 'sha256:' + 'ab'.repeat(32) }],
+    ['managed_statusline: false and user env', { managedStatusline: false, user: { ZED: '1', ALPHA: 'a' } }],
+  ] as Array<[string, { digest?: string; managedStatusline?: boolean; user?: Record<string, string> }]>) {
+    it(label, () => assert.deepEqual(extensionEnv(o), decided(upstreamEnv(o))));
+  }
+
+  it('GOOS/GOARCH spelling of the host platform', () => {
+    assert.deepEqual(
+      [goos('darwin'), goos('linux'), goos('win32'), goarch('x64'), goarch('arm64'), goarch('ia32')],
+      ['darwin', 'linux', 'windows', 'amd64', 'arm64', '386'],
+    );
+  });
+
+  it('WithImageDigest: replaces an existing entry, drops it when the digest is unknown', () => {
+    const env = ['A=1', `TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`, 'TOOLBOX_IMAGE_DIGEST=sha256:old', 'B=2'];
+    assert.deepEqual(withImageDigest(env, 'sha256:new'), [
+      'A=1',
+      `TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`,
+      'TOOLBOX_IMAGE_DIGEST=sha256:new',
+      'B=2',
+    ]);
+    assert.deepEqual(withImageDigest(env, undefined), ['A=1', `TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`, 'B=2']);
   });
 });

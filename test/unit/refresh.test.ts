@@ -40,6 +40,8 @@ function standInBackend() {
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
     writeProjectPeerMessaging: () => assert.fail('not used'),
     pinUserPeerMessaging: () => assert.fail('not used'),
+    configProblems: () => assert.fail('not used'),
+    resolvedConfigText: () => assert.fail('not used'),
     snapshot: async () => {
       calls.snapshot++;
       if (failure) throw failure;

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_CONFIG, type ToolboxConfig } from '../../extension/src/config/model';
 import { objectNames } from '../../extension/src/contract/objects';
 import { planSession, sessionContainerName } from '../../extension/src/plan/session';
+import { EXTENSION_VERSION } from '../../extension/src/contract/constants';
 import { agentHomes, editRoots, workspaceMirror } from '../../extension/src/plan/mounts';
 import type { HostFacts } from '../../extension/src/contract/types';
 import type { SessionRequest } from '../../extension/src/plan/types';
@@ -22,6 +23,7 @@ function hostFacts(existing: string[] = ['/home/u/.ssh', '/home/u/.gitconfig', '
     gid: 1001,
     home: '/home/u',
     platform: 'linux',
+    arch: 'arm64',
     pathExists: (p) => set.has(p),
     ...(gid !== undefined ? { dockerSocketGid: gid } : {}),
   };
@@ -103,6 +105,9 @@ describe('planSession: a typical workspace', () => {
         'TOOLBOX_HOST_WORKSPACE=/home/u/proj',
         'PWD=/home/u/proj',
         'CLAUDE_REMOTE_CONTROL_SESSION_NAME_PREFIX=proj',
+        `TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`,
+        'TOOLBOX_HOST_OS=linux',
+        'TOOLBOX_HOST_ARCH=arm64',
         'TOOLBOX_HOST_AGENT_HOME=/home/u/.toolbox',
         'TOOLBOX_HOST_CODEX_HOME=/home/u/.toolbox/.codex',
         'SHELL=/bin/zsh',
@@ -477,9 +482,22 @@ describe('planSession: switches', () => {
     assert.deepEqual(plan.create.Cmd, ['/bin/zsh']);
   });
 
+  it("toolbox.seccomp default keeps Docker's profile (no SecurityOpt); unconfined or unset is upstream's seccomp=unconfined", () => {
+    assert.deepEqual(planSession(request({ seccomp: 'default' }), hostFacts()).plan.create.HostConfig.SecurityOpt, []);
+    assert.deepEqual(planSession(request({ seccomp: 'unconfined' }), hostFacts()).plan.create.HostConfig.SecurityOpt, [
+      'seccomp=unconfined',
+    ]);
+    assert.deepEqual(planSession(request({ seccomp: undefined }), hostFacts()).plan.create.HostConfig.SecurityOpt, ['seccomp=unconfined']);
+    // The profile is not part of the container's identity: the same folder, the same container.
+    assert.equal(
+      planSession(request({ seccomp: 'default' }), hostFacts()).plan.name,
+      planSession(request({ seccomp: 'unconfined' }), hostFacts()).plan.name,
+    );
+  });
+
   it('managed_statusline false opts out through the env', () => {
     const { plan } = planSession(request({}, { managedStatusline: false }), hostFacts());
-    assert.equal(plan.create.Env[3], 'TOOLBOX_MANAGED_STATUSLINE=0');
+    assert.equal(plan.create.Env[6], 'TOOLBOX_MANAGED_STATUSLINE=0');
   });
 
   it('proximo: CA mounted read-only, CA env before the agent homes, and one host entry per routed name', () => {
@@ -488,7 +506,7 @@ describe('planSession: switches', () => {
       hostFacts(['/home/u/.proximo/tls/ca.pem', '/var/run/docker.sock']),
     );
     assert.ok(plan.create.HostConfig.Binds.includes('/home/u/.proximo/tls/ca.pem:/etc/ssl/proximo-ca.pem:ro'));
-    assert.deepEqual(plan.create.Env.slice(3), [
+    assert.deepEqual(plan.create.Env.slice(6), [
       'NODE_EXTRA_CA_CERTS=/etc/ssl/proximo-ca.pem',
       'TOOLBOX_PROXIMO_CA=/etc/ssl/proximo-ca.pem',
       'TOOLBOX_HOST_AGENT_HOME=/home/u/.toolbox',
@@ -507,9 +525,9 @@ describe('planSession: switches', () => {
     const { plan } = planSession(
       request({
         ports: [
-          { hostPort: 8080, containerPort: 80 },
-          { hostPort: 8081, containerPort: 80, hostIp: '0.0.0.0' },
-          { hostPort: 5353, containerPort: 53, protocol: 'udp' },
+          { hostPort: '8080', containerPort: 80 },
+          { hostPort: '8081', containerPort: 80, hostIp: '0.0.0.0' },
+          { hostPort: '5353', containerPort: 53, protocol: 'udp' },
         ],
       }),
       hostFacts(),

@@ -8,7 +8,9 @@ import type { ShellExec } from '../engine/exec';
 import type { HolderAddress } from '../engine/sessions';
 import type { OpenAction } from '../engine/open';
 import type { HostReach } from '../plan/posture';
+import type { PublishedPort } from '../plan/publish';
 import type { SettingScope } from '../config/resolve';
+import type { ConfigProblem } from '../config/diagnostics';
 
 export interface ShellRequest {
   /** Absolute host path of the workspace folder. */
@@ -17,6 +19,11 @@ export interface ShellRequest {
   peer?: boolean;
   /** A named shell (`toolbox shell --name`). */
   namedShell?: string;
+  /**
+   * Ports to publish, in upstream's `-p` syntax (plan/publish.ts). As `-p`, they apply when the
+   * container is created; a running container without them is reported as drift.
+   */
+  ports?: string[];
 }
 
 /**
@@ -218,6 +225,10 @@ export interface ToolboxBackend {
    * and the editor agree whatever their defaults (docs/decisions/0018). Returns the file written.
    */
   pinUserPeerMessaging(on: boolean): Promise<string>;
+  /** Show Resolved Configuration: every key of the folder's config, its value and the layer that set it (YAML). */
+  resolvedConfigText(folder: string): Promise<string>;
+  /** The problems of a .toolbox.yaml text (either file), placed on its lines, for the Problems panel. No I/O. */
+  configProblems(file: string, text: string): Promise<ConfigProblem[]>;
   snapshot(): Promise<Snapshot>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
@@ -278,6 +289,8 @@ export interface ContainerSummary {
   proximoCa?: boolean;
   /** What the container can reach on this host beyond its workspace, from its mounts (plan/posture.ts). */
   reach?: HostReach[];
+  /** The ports it publishes on this host (plan/publish.ts publishedPorts). */
+  ports?: PublishedPort[];
   /** How to reach the container's session holder (set when the container has one). */
   holder?: HolderAddress;
   /** Shells its session holder keeps, attached or not (undefined: no holder reachable from here). */

@@ -8,9 +8,11 @@ import * as vscode from 'vscode';
 import { findProjectConfig, loadConfig, nodeConfigFs, pinUserPeerMessaging, processOwner, writeConfigFile } from '../config/files';
 import { applyTurnOff, setPeerMessaging, setShellPath } from '../config/edit';
 import { formatIssue, parseConfigFile } from '../config/parse';
-import { explicitSetting, explicitSettingScope } from '../config/resolve';
+import { explicitSetting, explicitSettingScope, type SettingScope } from '../config/resolve';
 import { PEER_MESSAGING_ENV } from '../config/env';
 import { issuesForOpen } from '../config/openIssues';
+import { configProblems, type ConfigProblem } from '../config/diagnostics';
+import { renderResolvedConfig } from '../config/showConfig';
 import { connectEngine, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
@@ -34,17 +36,18 @@ import {
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
+import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO, SECCOMP_PROFILES, SETTINGS } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
-import { agentHomes, editRoots, validateWorkspaceBindPath } from '../plan/mounts';
+import { agentHomes, editRoots, patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
 import { cleanPath, namedShellName } from '../plan/naming';
 import { listConfiguredShells, namedShellFolder, shellKeyIn, type PathKind } from '../plan/namedShell';
+import { parsePublishSpecs, publishedPorts } from '../plan/publish';
 import { planSession, sessionContainerName } from '../plan/session';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
-import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
+import type { BridgeMount, HostFacts, ObjectNames, SeccompProfile } from '../contract/types';
 import type { PlannedMount, SessionRequest } from '../plan/types';
 import { detectProximo } from '../proximo/facts';
 import { findProximoBinary } from '../proximo/binary';
@@ -173,8 +176,40 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     return loadConfig({ folder, home: host.home, env: process.env, settings: { peerMessaging }, trusted });
   }
 
+  async resolvedConfigText(folder: string): Promise<string> {
+    const resolved = await this.readConfig(folder);
+    const scope = this.peerSettingScope(folder);
+    return renderResolvedConfig(resolved, {
+      folder,
+      home: this.deps.host().home,
+      settingScopes: scope ? { [SETTINGS.peerMessaging]: scope } : {},
+    });
+  }
+
+  async configProblems(file: string, text: string): Promise<ConfigProblem[]> {
+    return configProblems(text, file, { home: this.deps.host().home, knownMounts: patchableMountNames() });
+  }
+
+  /**
+   * The folder's `toolbox.seccomp` (no .toolbox.yaml key: upstream has none). Workspace and folder
+   * values count only in a trusted workspace, as for peerMessaging; anything unknown is the default.
+   */
+  private seccompFor(folder: string): SeccompProfile {
+    const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
+    const value = explicitSetting(scoped.inspect<string>('seccomp'), vscode.workspace.isTrusted);
+    return (SECCOMP_PROFILES as readonly string[]).includes(value ?? '') ? (value as SeccompProfile) : 'unconfined';
+  }
+
   async peerWanted(folder: string): Promise<boolean> {
     return (await this.readConfig(folder)).config.peerMessaging;
+  }
+
+  /** Where the folder's toolbox.peerMessaging value was set, when the user set one. */
+  private peerSettingScope(folder: string): SettingScope | undefined {
+    const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
+    const scope = explicitSettingScope(scoped.inspect<boolean>('peerMessaging'), vscode.workspace.isTrusted);
+    // In a single-folder window the workspace settings are the folder's .vscode/settings.json.
+    return scope === 'workspace' && !vscode.workspace.workspaceFile ? 'folder' : scope;
   }
 
   async peerSetting(folder: string): Promise<PeerSetting> {
@@ -196,13 +231,9 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       case 'env':
         source = { from: 'env', variable: PEER_MESSAGING_ENV };
         break;
-      case 'setting': {
-        const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
-        const scope = explicitSettingScope(scoped.inspect<boolean>('peerMessaging'), trusted) ?? 'user';
-        // In a single-folder window the workspace settings are the folder's .vscode/settings.json.
-        source = { from: 'setting', scope: scope === 'workspace' && !vscode.workspace.workspaceFile ? 'folder' : scope };
+      case 'setting':
+        source = { from: 'setting', scope: this.peerSettingScope(folder) ?? 'user' };
         break;
-      }
     }
     return { on: resolved.config.peerMessaging, source, ...(projectFile ? { projectFile } : {}), projectFileUsable: trusted };
   }
@@ -310,6 +341,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       peer: shell.peer ?? config.peerMessaging,
       peerOverride: shell.peer !== undefined,
       namedShell: shell.namedShell,
+      seccomp: this.seccompFor(shell.folder),
+      ...(shell.ports?.length ? { ports: parsePublishSpecs(shell.ports) } : {}),
       proximo,
       image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
       names: this.deps.names,
@@ -323,7 +356,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       warnings,
       notices,
       projectFileIgnored: resolved.projectFileIgnored,
-      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal),
+      // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
+      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal, shell.folder),
     };
   }
 
@@ -334,6 +368,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     title: string,
     progress: SessionProgress,
     signal: AbortSignal,
+    windowFolder: string = request.workspace,
   ): Promise<ShellSession> {
     const host = this.deps.host();
     const name = sessionContainerName(request);
@@ -417,7 +452,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
                 spare: true,
               });
               const record: SessionRecord = {
-                folder: request.workspace,
+                folder: windowFolder,
                 container: opened.name,
                 containerId: opened.id,
                 sessionId: session.id,
@@ -705,6 +740,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
       proximoHosts: hosts,
       reach: hostReach(info.Mounts, this.deps.host().home),
+      ports: publishedPorts(info.State?.Running ? info.NetworkSettings?.Ports : undefined, info.HostConfig?.PortBindings),
     };
   }
 

@@ -15,6 +15,7 @@ export function readHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts {
     // HOME first: the tests point it at a temporary directory so ~/.toolbox is theirs.
     home: env.HOME || homedir(),
     platform: process.platform,
+    arch: process.arch,
     pathExists: (p: string) => existsSync(p),
     dockerSocketGid: socketGid(HOST.dockerSocket),
   };

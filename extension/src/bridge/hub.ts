@@ -280,7 +280,11 @@ export class BridgeHub {
       key: registration.key,
       token,
       ...this.settingsOf(entry.registration),
-      buckets: { shared: new TokenBucket(rates.shared, now), credential: new TokenBucket(rates.credential, now) },
+      buckets: {
+        shared: new TokenBucket(rates.shared, now),
+        credential: new TokenBucket(rates.credential, now),
+        sound: new TokenBucket(rates.sound, now),
+      },
       inFlight: new Map(),
     };
 

@@ -131,9 +131,10 @@ async function skillHomes(
     [FIELDS.codexHome, codexHome, workspace.defaultCodexHome],
   ] as const;
   for (const [field, sent, own] of pinned) {
+    // 502 as upstream, whose launchProximo fails the run on a home it cannot use (bridge/proximo.go checkHostDir).
     if (sent !== '' && sent !== own) {
       return {
-        refusal: refused(
+        refusal: failed(
           `Refused proximo skill: ${field} ${JSON.stringify(sent)} is not the agent home this container mounts ` +
             `(${JSON.stringify(own)}); send that one, or none.`,
         ),

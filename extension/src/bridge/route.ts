@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { CredentialRequestInfo, CredentialVerdict } from './credentialConsent';
 import type { BucketRate, TokenBucket } from './gate';
 
-export type BucketName = 'shared' | 'credential';
+export type BucketName = 'shared' | 'credential' | 'sound';
 export type BucketRates = Record<BucketName, BucketRate>;
 
 /** One registered workspace as the routes see it. */
@@ -63,7 +63,8 @@ export interface RouteDeps extends EditorActions {
   proximoFallbackDirs?: string[];
 }
 
-export type RouteResult = { status: 200; json: Record<string, unknown> } | { status: 204 } | { status: 400 | 403 | 502; message: string };
+export type RouteResult =
+  { status: 200; json: Record<string, unknown> } | { status: 204 } | { status: 400 | 403 | 502 | 503; message: string };
 
 export interface Route {
   path: string;

@@ -21,15 +21,17 @@ import { bearerToken, isAllowedHostHeader, matchToken } from './gate';
 import { HEALTHZ_BODY, isChallenge } from './healthz';
 import { openRoute } from './open';
 import { proximoRoute } from './proximo';
+import { soundRoute } from './sound';
 import type { Route, RouteDeps, RouteResult, WorkspaceBinding } from './route';
 
-export const BRIDGE_ROUTES: readonly Route[] = [openRoute, editRoute, proximoRoute, credentialRoute];
+export const BRIDGE_ROUTES: readonly Route[] = [openRoute, editRoute, proximoRoute, credentialRoute, soundRoute];
 const ROUTE_BY_PATH = new Map(BRIDGE_ROUTES.map((r) => [r.path, r]));
 const CONCURRENCY_BY_PATH = new Map<string, number>([
   [ROUTES.open, CONCURRENCY_LIMITS.open],
   [ROUTES.edit, CONCURRENCY_LIMITS.edit],
   [ROUTES.proximo, CONCURRENCY_LIMITS.proximo],
   [ROUTES.credential, CONCURRENCY_LIMITS.credential],
+  [ROUTES.sound, CONCURRENCY_LIMITS.sound],
 ]);
 /** The route name logged for a connection refused before any request was read. */
 export const CONNECTION_ROUTE = '(connection)';

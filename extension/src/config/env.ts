@@ -2,32 +2,38 @@
  * The TOOLBOX_* environment layer. Pure: the caller passes the environment in.
  *
  * Upstream uses viper's AutomaticEnv with the TOOLBOX prefix, which resolves a variable only for
- * a key viper already knows; upstream binds image, registry_mirror, pull, bridge and
- * peer_messaging. We also read TOOLBOX_PROXIMO and TOOLBOX_MOUNTS_ROOT (top-level scalars a user
- * may reasonably switch per shell). Deliberately not read: TOOLBOX_MANAGED_STATUSLINE (the name of
- * a variable toolbox sets inside containers), TOOLBOX_SHELL and TOOLBOX_AGENT. Like viper, an empty
- * variable counts as unset.
+ * a key viper already knows: exactly its EnvBoundKeys (config/plan.go), image, registry_mirror,
+ * pull, bridge and peer_messaging. This layer reads those five variables and no other, so a
+ * TOOLBOX_* variable means the same to the CLI and the editor. Booleans are parsed as Go's
+ * strconv.ParseBool does (what viper's decoder calls): 1, t, T, TRUE, true, True, 0, f, F, FALSE,
+ * false, False, nothing else, no trimming. Upstream's load fails on any other text, and so does
+ * an open here (config/openIssues.ts). Like viper, an empty variable counts as unset.
  */
 import { z } from 'zod';
 import type { ConfigIssue, ToolboxConfig } from './model';
 import { explain } from './parse';
-import { imageSchema, mountsRootProblem, mountsRootSchema, pullSchema, registryMirrorSchema } from './schema';
+import { imageSchema, pullSchema, registryMirrorSchema } from './schema';
 
-const BOOL_WORDS: Record<string, boolean> = {
-  true: true,
+/** Go's strconv.ParseBool, word for word. */
+export const GO_BOOL_WORDS: Readonly<Record<string, boolean>> = {
   '1': true,
-  yes: true,
-  on: true,
-  false: false,
+  t: true,
+  T: true,
+  TRUE: true,
+  true: true,
+  True: true,
   '0': false,
-  no: false,
-  off: false,
+  f: false,
+  F: false,
+  FALSE: false,
+  false: false,
+  False: false,
 };
 
 const envBoolSchema = z.string().transform((s, ctx) => {
-  const value = BOOL_WORDS[s.trim().toLowerCase()];
+  const value = Object.hasOwn(GO_BOOL_WORDS, s) ? GO_BOOL_WORDS[s] : undefined;
   if (value === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'expected true or false (or 1/0, yes/no, on/off)' });
+    ctx.addIssue({ code: 'custom', message: 'expected true or false (or 1/0, t/f, as the toolbox CLI reads it)' });
     return z.NEVER;
   }
   return value;
@@ -44,38 +50,29 @@ const ENV_BINDINGS: ReadonlyArray<{ variable: string; key: keyof ToolboxConfig; 
   { variable: 'TOOLBOX_IMAGE', key: 'image', schema: imageSchema },
   { variable: 'TOOLBOX_REGISTRY_MIRROR', key: 'registryMirror', schema: registryMirrorSchema },
   { variable: 'TOOLBOX_PULL', key: 'pull', schema: pullSchema },
-  { variable: 'TOOLBOX_MOUNTS_ROOT', key: 'mountsRoot', schema: mountsRootSchema },
   { variable: 'TOOLBOX_BRIDGE', key: 'bridge', schema: envBoolSchema },
-  { variable: 'TOOLBOX_PROXIMO', key: 'proximo', schema: envBoolSchema },
   { variable: PEER_MESSAGING_ENV, key: 'peerMessaging', schema: envBoolSchema },
 ];
 
 /** The variables this layer reads, for docs and the UI ("set by TOOLBOX_PULL"). */
 export const ENV_VARIABLES: readonly string[] = ENV_BINDINGS.map((b) => b.variable);
 
-export function parseEnvLayer(
-  env: Record<string, string | undefined>,
-  home?: string,
-): {
+export function parseEnvLayer(env: Record<string, string | undefined>): {
   layer: Partial<ToolboxConfig>;
   issues: ConfigIssue[];
+  /** The variable that set each key of the layer. */
+  variables: Partial<Record<keyof ToolboxConfig, string>>;
 } {
   const layer: Record<string, unknown> = {};
+  const variables: Partial<Record<keyof ToolboxConfig, string>> = {};
   const issues: ConfigIssue[] = [];
   for (const { variable, key, schema } of ENV_BINDINGS) {
     const text = env[variable];
     if (text === undefined || text === '') continue;
     const result = schema.safeParse(text);
-    const rootProblem = result.success && key === 'mountsRoot' ? mountsRootProblem(text, home) : undefined;
-    if (rootProblem !== undefined) {
-      issues.push({
-        severity: 'error',
-        source: 'environment',
-        key: variable,
-        message: `${rootProblem} This variable is ignored until it is fixed or unset.`,
-      });
-    } else if (result.success) {
+    if (result.success) {
       layer[key] = result.data;
+      variables[key] = variable;
     } else {
       const message = `${explain(result.error.issues[0]!, text)}; this variable is ignored until it is fixed or unset`;
       issues.push({ severity: 'error', source: 'environment', key: variable, message });
@@ -93,5 +90,5 @@ export function parseEnvLayer(
         'per-tool switches are no longer supported and are ignored: every tool in the image is always installed, as with the toolbox CLI. Unset them to silence this warning.',
     });
   }
-  return { layer: layer as Partial<ToolboxConfig>, issues };
+  return { layer: layer as Partial<ToolboxConfig>, issues, variables };
 }

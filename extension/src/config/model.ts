@@ -59,6 +59,25 @@ export const DEFAULT_CONFIG: ToolboxConfig = {
 /** Where a resolved value came from, for messages and the tree. */
 export type ConfigLayer = 'default' | 'user-file' | 'project-file' | 'env' | 'setting';
 
+/**
+ * The layer that set one resolved key, for Show Resolved Configuration (upstream's
+ * `config show --origin`). A key with no entry in `ResolvedConfig.origins` has its default.
+ */
+export type KeyOrigin =
+  | { from: 'default' }
+  /** `line`: 1-based, of the key in that file. */
+  | { from: 'user-file' | 'project-file'; file: string; line?: number }
+  | { from: 'env'; variable: string }
+  | { from: 'setting'; setting: string };
+
+/** A stretch of a file's text: 1-based lines and columns, the end exclusive. */
+export interface TextSpan {
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
 /** A problem found while reading one layer: unknown keys are warnings, bad values errors. */
 export interface ConfigIssue {
   severity: 'error' | 'warning';
@@ -68,6 +87,8 @@ export interface ConfigIssue {
   key: string;
   /** 1-based line in the file, when the source is a file. */
   line?: number;
+  /** What the issue is about in the file (the key, or its value), for the editor's diagnostics. */
+  span?: TextSpan;
   message: string;
   /** The whole file was skipped (not the user's, writable by others): worth telling the user, not just the log. */
   fileSkipped?: boolean;
@@ -79,6 +100,12 @@ export interface ResolvedConfig {
   files: string[];
   /** Which layer set peerMessaging, for the UI ("off by .toolbox.yaml"). */
   peerMessagingFrom: ConfigLayer;
+  /**
+   * Where each key that is not at its default was set, by its name in the file: `pull`,
+   * `worktree.seed`, one per entry of a map (`env.FOO`, `shells.dev`), and `mounts` with one per
+   * entry of the list that won (`mounts[0]`, …).
+   */
+  origins: Record<string, KeyOrigin>;
   issues: ConfigIssue[];
   /** True when a project .toolbox.yaml exists but was ignored (untrusted workspace). */
   projectFileIgnored: boolean;

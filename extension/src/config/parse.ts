@@ -5,14 +5,20 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
-import type { ConfigIssue, MountOverride, ShellConfig, ToolboxConfig } from './model';
-import { fileSchema, mountsRootProblem, type ToolboxFile } from './schema';
+import type { ConfigIssue, MountOverride, ShellConfig, TextSpan, ToolboxConfig } from './model';
+import { fileSchema, mountSchema, mountsRootProblem, shellBlockSchema, type ToolboxFile } from './schema';
+import { closest } from './suggest';
 
 export interface ParsedFile {
   layer: Partial<ToolboxConfig>;
   issues: ConfigIssue[];
   /** The text is not YAML at all (its one issue says where), as opposed to YAML with a bad value. */
   notYaml?: boolean;
+  /**
+   * The 1-based line of each key the layer sets, named as in `ResolvedConfig.origins` (`pull`,
+   * `env.FOO`, `shells.dev`, `mounts[0]`, `worktree.seed`); empty when the file has an error.
+   */
+  keyLines?: Record<string, number>;
 }
 
 type Path = ReadonlyArray<PropertyKey>;
@@ -40,19 +46,27 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
   const lineCounter = new LineCounter();
   // merge: go-yaml v3 (upstream) honours `<<` merge keys.
   const doc = parseDocument(text, { lineCounter, merge: true });
-  const error = (key: string, line: number | undefined, message: string): ConfigIssue => ({
+  const error = (key: string, line: number | undefined, message: string, span?: TextSpan): ConfigIssue => ({
     severity: 'error',
     source: filePath,
     key,
     line,
     message,
+    ...(span ? { span } : {}),
   });
 
   const syntax = doc.errors[0];
   if (syntax) {
     // yaml appends " at line N, column M:" and a code excerpt; the line goes in its own field.
     const what = syntax.message.split(' at line ')[0];
-    return { layer: {}, issues: [error('', syntax.linePos?.[0].line, `is not valid YAML: ${what}`)], notYaml: true };
+    const [start, end] = syntax.linePos ?? [];
+    const span = start && {
+      line: start.line,
+      column: start.col,
+      endLine: end?.line ?? start.line,
+      endColumn: end && (end.line > start.line || end.col > start.col) ? end.col : start.col + 1,
+    };
+    return { layer: {}, issues: [error('', start?.line, `is not valid YAML: ${what}`, span)], notYaml: true };
   }
   let raw: unknown;
   try {
@@ -67,6 +81,7 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
   }
 
   const lineOf = (path: Path) => lineOfKey(doc, lineCounter, path);
+  const spanOf = (path: Path, part: 'key' | 'value') => spanAt(doc, lineCounter, path, part);
   const warnings: ConfigIssue[] = [];
   let result = fileSchema.safeParse(raw);
   if (!result.success) {
@@ -75,30 +90,39 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
       if (issue.code === 'unrecognized_keys') {
         for (const key of issue.keys) {
           const path = [...issue.path, key];
+          const meant = closest(key, knownKeysAt(issue.path));
           warnings.push({
             severity: 'warning',
             source: filePath,
             key: formatKey(path),
             line: lineOf(path),
-            message: 'unknown key, ignored',
+            message: meant === undefined ? 'unknown key, ignored' : `unknown key, ignored; did you mean ${meant}?`,
+            ...withSpan(spanOf(path, 'key')),
           });
           deleteAt(raw, issue.path, key);
         }
       } else {
-        errors.push(error(formatKey(issue.path), lineOf(issue.path), explain(issue, valueAt(raw, issue.path))));
+        errors.push(
+          error(formatKey(issue.path), lineOf(issue.path), explain(issue, valueAt(raw, issue.path)), spanOf(issue.path, 'value')),
+        );
       }
     }
     if (errors.length > 0) return { layer: {}, issues: byLine([...warnings, ...errors]) };
     // Only unknown keys: they are gone from `raw` now, so the rest validates on its own.
     result = fileSchema.safeParse(raw);
     if (!result.success) {
-      const issues = result.error.issues.map((i) => error(formatKey(i.path), lineOf(i.path), explain(i, valueAt(raw, i.path))));
+      const issues = result.error.issues.map((i) =>
+        error(formatKey(i.path), lineOf(i.path), explain(i, valueAt(raw, i.path)), spanOf(i.path, 'value')),
+      );
       return { layer: {}, issues: byLine([...warnings, ...issues]) };
     }
   }
   const rootProblem = result.data.mounts_root === undefined ? undefined : mountsRootProblem(result.data.mounts_root, context.home);
   if (rootProblem !== undefined) {
-    return { layer: {}, issues: byLine([...warnings, error('mounts_root', lineOf(['mounts_root']), rootProblem)]) };
+    return {
+      layer: {},
+      issues: byLine([...warnings, error('mounts_root', lineOf(['mounts_root']), rootProblem, spanOf(['mounts_root'], 'value'))]),
+    };
   }
   if (result.data.tools !== undefined) {
     warnings.push({
@@ -107,6 +131,7 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
       key: 'tools',
       line: lineOf(['tools']),
       message: TOOLS_REMOVED_MESSAGE,
+      ...withSpan(spanOf(['tools'], 'key')),
     });
   }
   if (result.data.browser_bridge !== undefined) {
@@ -117,9 +142,34 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
       key: 'browser_bridge',
       line: lineOf(['browser_bridge']),
       message: `is deprecated; rename it to bridge${alsoBridge}`,
+      ...withSpan(spanOf(['browser_bridge'], 'key')),
     });
   }
-  return { layer: toLayer(result.data), issues: byLine(warnings) };
+  return { layer: toLayer(result.data), issues: byLine(warnings), keyLines: keyLinesOf(doc, lineCounter) };
+}
+
+/** Lines of the keys a layer sets (see ParsedFile.keyLines). */
+function keyLinesOf(doc: Document, lineCounter: LineCounter): Record<string, number> {
+  const lines: Record<string, number> = {};
+  const lineOfNode = (node: unknown) => {
+    const start = rangeStart(node);
+    return start === undefined ? undefined : lineCounter.linePos(start).line;
+  };
+  const set = (name: string, node: unknown) => {
+    const line = lineOfNode(node);
+    if (line !== undefined) lines[name] = line;
+  };
+  if (!isMap(doc.contents)) return lines;
+  for (const pair of doc.contents.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    set(key, pair.key);
+    if ((key === 'env' || key === 'shells' || key === 'worktree') && isMap(pair.value)) {
+      for (const sub of pair.value.items) set(`${key}.${isScalar(sub.key) ? String(sub.key.value) : String(sub.key)}`, sub.key);
+    } else if (key === 'mounts' && isSeq(pair.value)) {
+      pair.value.items.forEach((item, i) => set(`mounts[${i}]`, item));
+    }
+  }
+  return lines;
 }
 
 /** snake_case file keys to the camelCase model; keys the file does not set stay absent. */
@@ -171,6 +221,61 @@ function lineOfKey(doc: Document, lineCounter: LineCounter, path: Path): number 
     }
   }
   return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+}
+
+/** The keys a mapping at `path` may have, for "did you mean": live keys only (not tools, not browser_bridge). */
+function knownKeysAt(path: Path): string[] {
+  if (path.length === 0) return Object.keys(fileSchema.shape).filter((k) => k !== 'tools' && k !== 'browser_bridge');
+  if (path[0] === 'mounts' && path.length === 2) return Object.keys(mountSchema.shape);
+  if (path[0] === 'shells' && path.length === 2) return Object.keys(shellBlockSchema.shape);
+  if (path[0] === 'worktree' && path.length === 1) return Object.keys(fileSchema.shape.worktree.unwrap().shape);
+  return [];
+}
+
+/**
+ * Where `path` is written: its key (`part` 'key') or its value, else the deepest part of the
+ * path that exists (a missing key: the mapping that lacks it), else the start of the file.
+ */
+export function spanAt(doc: Document, lineCounter: LineCounter, path: Path, part: 'key' | 'value'): TextSpan | undefined {
+  let node: unknown = doc.contents;
+  let keyNode: unknown;
+  let found = true;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment));
+      if (!pair) {
+        found = false;
+        break;
+      }
+      keyNode = pair.key;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
+      keyNode = undefined;
+      node = node.items[segment];
+    } else {
+      found = false;
+      break;
+    }
+  }
+  // A value that is not there (`image:` alone) has no range: the key stands for it. A missing key:
+  // the key of the mapping that lacks it.
+  const target = found ? (part === 'key' && keyNode !== undefined ? keyNode : nodeRange(node) ? node : keyNode) : (keyNode ?? node);
+  const range = nodeRange(target) ?? nodeRange(keyNode);
+  if (!range) return undefined;
+  const start = lineCounter.linePos(range[0]);
+  const end = lineCounter.linePos(Math.max(range[0] + 1, range[1]));
+  // A block (a mapping or list value) is marked on its first line only; the rest of that line.
+  if (end.line > start.line) return { line: start.line, column: start.col, endLine: start.line, endColumn: Number.MAX_SAFE_INTEGER };
+  return { line: start.line, column: start.col, endLine: end.line, endColumn: end.col };
+}
+
+function nodeRange(node: unknown): [number, number] | undefined {
+  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return range ? [range[0], range[1]] : undefined;
+}
+
+function withSpan(span: TextSpan | undefined): { span?: TextSpan } {
+  return span ? { span } : {};
 }
 
 function rangeStart(node: unknown): number | undefined {
@@ -242,4 +347,11 @@ function byLine(issues: ConfigIssue[]): ConfigIssue[] {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Where `path` is written in `text` (see spanAt): for checks made after parsing. */
+export function locate(text: string, path: Path, part: 'key' | 'value'): TextSpan | undefined {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, merge: true });
+  return spanAt(doc, lineCounter, path, part);
 }

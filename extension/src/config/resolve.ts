@@ -8,7 +8,8 @@
  * key; lists (mounts, inherit_host_auth, worktree.seed) are replaced whole by the higher layer —
  * a project `mounts:` list does not append to the user file's list, it supersedes it.
  */
-import { DEFAULT_CONFIG, type ConfigIssue, type ConfigLayer, type ResolvedConfig, type ToolboxConfig } from './model';
+import { DEFAULT_CONFIG, type ConfigIssue, type ConfigLayer, type KeyOrigin, type ResolvedConfig, type ToolboxConfig } from './model';
+import { SETTINGS } from '../contract/constants';
 import { parseEnvLayer } from './env';
 import { isPlainObject, parseConfigFile } from './parse';
 
@@ -42,7 +43,7 @@ export const UNTRUSTED_PROJECT_FILE_MESSAGE =
 export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const issues: ConfigIssue[] = [];
   const files: string[] = [];
-  const layers: Array<{ from: ConfigLayer; layer: Partial<ToolboxConfig> }> = [];
+  const layers: LayerSource[] = [];
 
   const addFile = (from: ConfigLayer, file: ConfigFileText) => {
     const parsed = parseConfigFile(file.text, file.path, { home: input.home });
@@ -62,7 +63,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     issues.push(...parsed.issues);
     if (parsed.issues.some((i) => i.severity === 'error')) return; // a broken file contributes nothing
     files.push(file.path);
-    layers.push({ from, layer: parsed.layer });
+    layers.push({ from, layer: parsed.layer, file: file.path, keyLines: parsed.keyLines });
   };
 
   if (input.userFile) addFile('user-file', input.userFile);
@@ -71,20 +72,84 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   if (input.projectFile && projectFileIgnored) {
     issues.push({ severity: 'warning', source: input.projectFile.path, key: '', message: UNTRUSTED_PROJECT_FILE_MESSAGE });
   }
-  const env = parseEnvLayer(input.env, input.home);
+  const env = parseEnvLayer(input.env);
   issues.push(...env.issues);
-  layers.push({ from: 'env', layer: env.layer });
+  layers.push({ from: 'env', layer: env.layer, variables: env.variables });
   if (input.settings.peerMessaging !== undefined) {
     layers.push({ from: 'setting', layer: { peerMessaging: input.settings.peerMessaging } });
   }
 
   let config = structuredClone(DEFAULT_CONFIG); // callers may mutate their copy
   let peerMessagingFrom: ConfigLayer = 'default';
-  for (const { from, layer } of layers) {
-    config = deepMerge(config, layer);
-    if (layer.peerMessaging !== undefined) peerMessagingFrom = from;
+  const origins: Record<string, KeyOrigin> = {};
+  for (const source of layers) {
+    config = deepMerge(config, source.layer);
+    if (source.layer.peerMessaging !== undefined) peerMessagingFrom = source.from;
+    recordOrigins(origins, source);
   }
-  return { config: clearEmptyStrings(config), files, peerMessagingFrom, issues, projectFileIgnored };
+  return { config: clearEmptyStrings(config), files, peerMessagingFrom, origins, issues, projectFileIgnored };
+}
+
+interface LayerSource {
+  from: ConfigLayer;
+  layer: Partial<ToolboxConfig>;
+  /** A file layer: its path and the lines of its keys. */
+  file?: string;
+  keyLines?: Record<string, number>;
+  /** The env layer: the variable of each key. */
+  variables?: Partial<Record<keyof ToolboxConfig, string>>;
+}
+
+/** The name of each model key in the file (and in `ResolvedConfig.origins`). */
+export const FILE_KEYS: Readonly<Record<keyof ToolboxConfig, string>> = {
+  shell: 'shell',
+  agent: 'agent',
+  image: 'image',
+  registryMirror: 'registry_mirror',
+  pull: 'pull',
+  mountsRoot: 'mounts_root',
+  bridge: 'bridge',
+  proximo: 'proximo',
+  managedStatusline: 'managed_statusline',
+  imageReclaim: 'image_reclaim',
+  peerMessaging: 'peer_messaging',
+  env: 'env',
+  shells: 'shells',
+  mounts: 'mounts',
+  inheritHostAuth: 'inherit_host_auth',
+  worktreeSeed: 'worktree.seed',
+};
+
+/** The setting that can set a key (only peer messaging has one). */
+const SETTING_OF: Partial<Record<keyof ToolboxConfig, string>> = { peerMessaging: SETTINGS.peerMessaging };
+
+/**
+ * Credits every key `source` sets to it, following the merge: maps (env, shells) per entry, a
+ * list whole (a higher `mounts:` list replaces the lower one, with its entries).
+ */
+function recordOrigins(origins: Record<string, KeyOrigin>, source: LayerSource): void {
+  const { from, layer, file, keyLines = {}, variables = {} } = source;
+  for (const [modelKey, value] of Object.entries(layer) as Array<[keyof ToolboxConfig, unknown]>) {
+    if (value === undefined) continue;
+    const at = (name: string, alias?: string): KeyOrigin => {
+      if (from === 'default') return { from };
+      if (from === 'env') return { from, variable: variables[modelKey] ?? '' };
+      if (from === 'setting') return { from, setting: SETTING_OF[modelKey] ?? '' };
+      const line = keyLines[name] ?? (alias === undefined ? undefined : keyLines[alias]);
+      return line === undefined ? { from, file: file ?? '' } : { from, file: file ?? '', line };
+    };
+    const key = FILE_KEYS[modelKey];
+    if ((modelKey === 'env' || modelKey === 'shells') && isPlainObject(value)) {
+      for (const name of Object.keys(value)) origins[`${key}.${name}`] = at(`${key}.${name}`);
+    } else if (modelKey === 'mounts' && Array.isArray(value)) {
+      for (const old of Object.keys(origins)) if (old.startsWith('mounts[')) delete origins[old];
+      origins.mounts = at('mounts');
+      value.forEach((_, i) => (origins[`mounts[${i}]`] = at(`mounts[${i}]`)));
+    } else {
+      // The deprecated browser_bridge sets bridge when bridge is not written.
+      origins[key] = at(key, modelKey === 'bridge' ? 'browser_bridge' : undefined);
+    }
+  }
 }
 
 /** The shape of VS Code's `WorkspaceConfiguration.inspect()` result that matters here. */

@@ -89,20 +89,25 @@ export const shellBlockSchema = z.strictObject(
     path: z
       .string({ error: 'expected an absolute path' })
       .refine((p) => path.posix.isAbsolute(p), { error: 'expected an absolute path' })
-      .optional(),
-    env: envSchema.optional(),
+      .optional()
+      .describe('Absolute host path of the folder this named shell opens (toolbox shell <name>).'),
+    env: envSchema.optional().describe('Environment variables for this named shell only, added to the top-level env.'),
   },
   { error: 'expected a mapping with path and env' },
 );
 
 export const mountSchema = z.strictObject(
   {
-    name: nonEmptyString,
-    source: nonEmptyString.optional(),
-    target: nonEmptyString.optional(),
-    readonly: boolSchema.optional(),
-    create_if_missing: boolSchema.optional(),
-    disabled: boolSchema.optional(),
+    name: nonEmptyString.describe(
+      'The mount to change (a default mount such as claude, gh or docker-sock), or the name of a new one. Without target: it patches the default mount of that name.',
+    ),
+    source: nonEmptyString.optional().describe('Host path to bind: absolute, ~/…, or relative to the mounts root (~/.toolbox).'),
+    target: nonEmptyString
+      .optional()
+      .describe('Path in the container: absolute, or relative to /home/toolbox. With source: it adds or replaces a mount.'),
+    readonly: boolSchema.optional().describe('Mount it read-only.'),
+    create_if_missing: boolSchema.optional().describe('Create the host directory when it does not exist, instead of skipping the mount.'),
+    disabled: boolSchema.optional().describe('Drop this mount (true), for example a default one the container should not have.'),
   },
   { error: 'expected a mapping with name, source, target, readonly, create_if_missing, disabled' },
 );
@@ -111,37 +116,101 @@ const repoRelativePath = nonEmptyString.refine((p) => !path.posix.isAbsolute(p) 
   error: 'expected a path relative to the repository, without ".."',
 });
 
-export const fileSchema = z.strictObject(
-  {
-    shell: shellSchema.optional(),
-    agent: agentSchema.optional(),
-    image: imageSchema.optional(),
-    registry_mirror: registryMirrorSchema.optional(),
-    pull: pullSchema.optional(),
-    mounts_root: mountsRootSchema.optional(),
-    bridge: boolSchema.optional(),
-    /** Deprecated spelling of `bridge`; `bridge` wins when a file has both. */
-    browser_bridge: boolSchema.optional(),
-    proximo: boolSchema.optional(),
-    managed_statusline: boolSchema.optional(),
-    image_reclaim: boolSchema.optional(),
-    peer_messaging: boolSchema.optional(),
-    /** Spec-driven-development skill packs: accepted in any shape and not used by the extension. */
-    sdd: z.unknown().optional(),
-    env: envSchema.optional(),
-    shells: z.record(z.string(), shellBlockSchema, { error: 'expected a mapping of shell name to block' }).optional(),
-    mounts: z.array(mountSchema, { error: 'expected a list of mounts' }).optional(),
-    inherit_host_auth: z.array(nonEmptyString, { error: 'expected a list of CLI names' }).optional(),
-    worktree: z
-      .strictObject(
-        { seed: z.array(repoRelativePath, { error: 'expected a list of paths' }).optional() },
-        { error: 'expected a mapping with seed' },
-      )
-      .optional(),
-    /** Removed upstream (every bundled tool is always installed): accepted in any shape, warned about, not used. */
-    tools: z.unknown().optional(),
-  },
-  { error: 'expected a mapping of configuration keys at the top level' },
-);
+/**
+ * Every key has a description: the JSON Schema generated from this (config/jsonSchema.ts,
+ * schemas/toolbox.schema.json) shows it as help in the editor's completion and hover.
+ */
+export const fileSchema = z
+  .strictObject(
+    {
+      shell: shellSchema.optional().describe('Login shell inside the container. Only zsh is supported.'),
+      agent: agentSchema
+        .optional()
+        .describe(
+          'Default AI agent launched by toolbox worktree sessions: claude (default), codex or pi. Not used by the VS Code extension.',
+        ),
+      image: imageSchema
+        .optional()
+        .describe(
+          'Full image reference used verbatim (host/path:tag or a digest) instead of the Toolbox runtime image. Wins over registry_mirror.',
+        ),
+      registry_mirror: registryMirrorSchema
+        .optional()
+        .describe(
+          'Pull the runtime image through this registry (a proxy or pull-through cache): a bare host[:port][/path], no scheme. Ignored when image is set.',
+        ),
+      pull: pullSchema
+        .optional()
+        .describe(
+          'When to ask the registry for the image: auto (default), always, or never (air-gapped: the image must already be on this machine).',
+        ),
+      mounts_root: mountsRootSchema
+        .optional()
+        .describe(
+          'Where the container keeps its own copies of credentials and caches: an absolute path or ~/sub. Default ~/.toolbox. A bare ~ is refused.',
+        ),
+      bridge: boolSchema
+        .optional()
+        .describe('The host bridge for code, xdg-open, git credentials and proximo inside the container. Unset: on. false: no bridge.'),
+      /** Deprecated spelling of `bridge`; `bridge` wins when a file has both. */
+      browser_bridge: boolSchema.optional().describe('Deprecated: the old spelling of bridge. Rename it to bridge.'),
+      proximo: boolSchema
+        .optional()
+        .describe('Reach the apps proximo serves on this host (https://app.test) from the container. Unset: on when proximo is installed.'),
+      managed_statusline: boolSchema
+        .optional()
+        .describe("The image's Claude Code status line, applied on every shell start. Unset: on. false keeps your own."),
+      image_reclaim: boolSchema
+        .optional()
+        .describe('Remove old runtime images that no container uses. Unset: on. false keeps every generation.'),
+      peer_messaging: boolSchema
+        .optional()
+        .describe(
+          'Let agent sessions in different toolbox containers message each other (a shared PID namespace and socket volume). On by default in VS Code; the toolbox.peerMessaging setting wins over this key.',
+        ),
+      /** Spec-driven-development skill packs: accepted in any shape and not used by the extension. */
+      sdd: z
+        .unknown()
+        .optional()
+        .describe(
+          'Spec-driven-development skill packs installed by the toolbox CLI (gsd, bmad, openspec). Not used by the VS Code extension.',
+        ),
+      env: envSchema
+        .optional()
+        .describe('Environment variables for every shell in the container (NAME: value). TOOLBOX_* and PWD are reserved.'),
+      shells: z
+        .record(z.string(), shellBlockSchema, { error: 'expected a mapping of shell name to block' })
+        .optional()
+        .describe('Named shells (toolbox shell <name>): each a host folder (path) and its own env.'),
+      mounts: z
+        .array(mountSchema, { error: 'expected a list of mounts' })
+        .optional()
+        .describe(
+          'Changes to the default mounts: patch one by name, disable it, or add a new one with source and target. A list in .toolbox.yaml replaces the one in ~/.toolbox.yaml.',
+        ),
+      inherit_host_auth: z
+        .array(nonEmptyString, { error: 'expected a list of CLI names' })
+        .optional()
+        .describe(
+          "CLIs whose host login the container uses instead of its own copy (for example gh). Shares the host's credentials with the container.",
+        ),
+      worktree: z
+        .strictObject(
+          {
+            seed: z
+              .array(repoRelativePath, { error: 'expected a list of paths' })
+              .optional()
+              .describe('Gitignored files copied into a new worktree (.env, local settings): paths relative to the repository.'),
+          },
+          { error: 'expected a mapping with seed' },
+        )
+        .optional()
+        .describe('Settings for toolbox worktree.'),
+      /** Removed upstream (every bundled tool is always installed): accepted in any shape, warned about, not used. */
+      tools: z.unknown().optional().describe('No longer supported: every tool in the image is always installed. Remove this block.'),
+    },
+    { error: 'expected a mapping of configuration keys at the top level' },
+  )
+  .meta({ title: 'Toolbox configuration (.toolbox.yaml, ~/.toolbox.yaml)' });
 
 export type ToolboxFile = z.infer<typeof fileSchema>;

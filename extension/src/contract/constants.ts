@@ -115,6 +115,15 @@ export const HOST = {
 export const HOST_GATEWAY = 'host-gateway';
 export const HOST_DOCKER_INTERNAL = 'host.docker.internal';
 
+/**
+ * The seccomp profiles a container can be created with (the `toolbox.seccomp` setting):
+ * `unconfined` as upstream (sessionplan NestedSandboxSecurityOpt), or Docker's `default` profile.
+ * docs/decisions/0024-seccomp-unconfined-with-an-opt-out.md
+ */
+export const SECCOMP_PROFILES = ['unconfined', 'default'] as const;
+/** The SecurityOpt entry of an unconfined container, as Docker stores it. */
+export const SECCOMP_UNCONFINED_OPT = 'seccomp=unconfined';
+
 /** The bridge's HTTP routes. */
 export const ROUTES = {
   healthz: '/healthz',
@@ -136,6 +145,9 @@ export const FIELDS = {
   codexHome: 'codex_home',
   op: 'op',
   input: 'input',
+  /** /sound: the container-side file name (for the log only, never a path) and the base64 MP3. */
+  name: 'name',
+  data: 'data',
   exit: 'exit',
   output: 'output',
 } as const;
@@ -148,6 +160,27 @@ export const BODY_LIMITS = {
   edit: 9216,
   proximo: 16384,
   credential: 65536,
+  /** Upstream's maxSoundBody (internal/bridge/daemon.go): a base64 MP3 chime. */
+  sound: 512 * 1024,
+} as const;
+
+/**
+ * /sound (upstream internal/bridge/sound.go): the players tried on a Linux host, in upstream's
+ * order with its flags (the file path is appended); macOS plays with afplay. A player is stopped
+ * after `playMs`, and one plays at a time: a sound asked for meanwhile is answered 503.
+ */
+export const SOUND = {
+  linuxPlayers: [
+    { name: 'paplay', args: [] },
+    { name: 'pw-play', args: [] },
+    { name: 'ffplay', args: ['-nodisp', '-autoexit', '-loglevel', 'quiet'] },
+    { name: 'mpg123', args: ['-q'] },
+    { name: 'mpv', args: ['--no-video', '--really-quiet'] },
+  ],
+  macPlayer: '/usr/bin/afplay',
+  playMs: 30_000,
+  /** Longest container-side file name kept for the log. */
+  nameMax: 255,
 } as const;
 
 /**
@@ -182,6 +215,8 @@ export const RUN_LIMITS_MS = {
   edit: 5_000,
   proximo: 120_000,
   credential: CREDENTIAL_LIMITS_MS.consent + CREDENTIAL_LIMITS_MS.git,
+  /** Writing the file and starting the player; the answer does not wait for the sound to end. */
+  sound: 5_000,
 } as const;
 
 /** Client-side (shim) `curl --max-time` per route, in seconds: run limit plus slack. */
@@ -190,12 +225,15 @@ export const SHIM_MAX_TIME_S = {
   edit: 5,
   proximo: 135,
   credential: 65,
+  /** Upstream's paplay shim: 5. */
+  sound: 5,
 } as const;
 
-/** Token buckets: open, edit and proximo share one; credential has its own. */
+/** Token buckets: open, edit and proximo share one; credential and sound have their own (upstream's budgets). */
 export const RATE_LIMITS = {
   shared: { perSecond: 10, burst: 5 },
   credential: { perSecond: 30, burst: 15 },
+  sound: { perSecond: 10, burst: 5 },
 } as const;
 
 export const SERVER_TIMEOUTS_MS = {
@@ -227,6 +265,7 @@ export const CONCURRENCY_LIMITS = {
   edit: 4,
   proximo: 4,
   credential: 4,
+  sound: 1,
 } as const;
 
 /** Output a host process may write (stdout and stderr together) before it is stopped. */
@@ -282,6 +321,9 @@ export const PROXIMO_HOST_ONLY = ['install', 'uninstall', 'trust', 'config'] as 
 /** The token length in bytes; the token file holds it hex-encoded plus a newline. */
 export const TOKEN_BYTES = 32;
 
+/** This extension's version, as in package.json (test/unit/manifest.test.ts holds them equal). */
+export const EXTENSION_VERSION = '0.1.0';
+
 /** Environment variable names set in the container or read by the shims. */
 export const ENV = {
   hostWorkspace: 'TOOLBOX_HOST_WORKSPACE',
@@ -293,6 +335,13 @@ export const ENV = {
   proximoCa: 'TOOLBOX_PROXIMO_CA',
   gitCredentialBridge: 'GIT_CREDENTIAL_BRIDGE',
   cliVersion: 'TOOLBOX_CLI_VERSION',
+  /** Which extension release created the container: upstream's TOOLBOX_CLI_VERSION under our own name. */
+  vscodeVersion: 'TOOLBOX_VSCODE_VERSION',
+  /** The repo digest of the image the container was created from (upstream sessionplan ImageDigestEnv). */
+  imageDigest: 'TOOLBOX_IMAGE_DIGEST',
+  /** The host's OS and architecture in Go's GOOS/GOARCH spelling (upstream sessionplan hostPlatformEnv). */
+  hostOs: 'TOOLBOX_HOST_OS',
+  hostArch: 'TOOLBOX_HOST_ARCH',
   managedStatusline: 'TOOLBOX_MANAGED_STATUSLINE',
   /** The user's shell, for programs that start one (the container's own command, /bin/zsh). */
   shell: 'SHELL',
@@ -309,10 +358,21 @@ export const SHIM_EXIT = {
   /** Bridge not installed, not reachable, or answered 5xx / 000. */
   unavailable: 69,
   usage: 64,
+  /**
+   * Upstream's own codes, kept by the paplay shim, whose caller (herdr) only tells zero from
+   * non-zero: 1 for any failure, 2 for a wrong command line (docs/decisions/0022-shim-exit-codes.md).
+   */
+  failed: 1,
+  misuse: 2,
 } as const;
 
 /** The shims installed into the runtime image, by file name under shims/. */
-export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-credential-toolbox'] as const;
+export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-credential-toolbox', 'paplay'] as const;
+/**
+ * Shims a custom image may lack without being refused: paplay only serves herdr's chimes, and an
+ * image made before upstream added it (or /sound) still runs every shell.
+ */
+export const OPTIONAL_SHIMS: readonly string[] = ['paplay'];
 
 /**
  * Labels this extension may set on containers it creates. Upstream sets none and identity stays
@@ -386,6 +446,8 @@ export const RUNTIME_IMAGE_CONTEXT = {
  */
 export const SETTINGS = {
   dockerHost: 'toolbox.dockerHost',
+  peerMessaging: 'toolbox.peerMessaging',
+  seccomp: 'toolbox.seccomp',
 } as const;
 
 export const CONTEXT_KEYS = {

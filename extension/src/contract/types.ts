@@ -10,6 +10,8 @@ export interface HostFacts {
   /** Absolute host home directory. */
   home: string;
   platform: NodeJS.Platform;
+  /** The host's CPU architecture, as Node names it (TOOLBOX_HOST_ARCH); unknown: not emitted. */
+  arch?: string;
   /** Whether a host path exists (the adapter answers from the filesystem; tests from a set). */
   pathExists(path: string): boolean;
   /** Group id owning the host's Docker socket; with "0", the container's GroupAdd when the socket is mounted. */
@@ -51,9 +53,14 @@ export interface BridgeMount {
 }
 
 /** A `--publish` style port: host port on 127.0.0.1 unless hostIp says otherwise. */
+/** The `toolbox.seccomp` setting (SECCOMP_PROFILES). */
+export type SeccompProfile = 'unconfined' | 'default';
+
 export interface PortSpec {
+  /** Undefined: loopback (plan/publish.ts DEFAULT_PUBLISH_HOST_IP). */
   hostIp?: string;
-  hostPort: number;
+  /** As Docker's HostPort: `8080`, a range Docker picks from (`8000-8010`), or '' (Docker picks any free port). */
+  hostPort: string;
   containerPort: number;
-  protocol?: 'tcp' | 'udp';
+  protocol?: 'tcp' | 'udp' | 'sctp';
 }

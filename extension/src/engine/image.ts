@@ -6,7 +6,7 @@
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import type { PullPolicy } from '../config/model';
-import { CONTAINER, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_LIMITS_MS, SHIMS } from '../contract/constants';
+import { CONTAINER, OPTIONAL_SHIMS, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_LIMITS_MS, SHIMS } from '../contract/constants';
 import { buildRuntimeImage, splitTag, tagTarget, untagIfMoved } from './imageBuild';
 import { PullProgress, type ImageProgress } from './imageProgress';
 import { demux, subscribeWait } from './containers';
@@ -34,14 +34,20 @@ export interface EnsureImageOptions {
   checkedImages?: Map<string, string[]>;
 }
 
-export async function ensureImage(ctx: EngineContext, opts: EnsureImageOptions): Promise<void> {
+/**
+ * Makes the image available and answers its repo digest (`sha256:…`, for TOOLBOX_IMAGE_DIGEST),
+ * or undefined when it has none (a local build), as upstream's session plan records it.
+ */
+export async function ensureImage(ctx: EngineContext, opts: EnsureImageOptions): Promise<string | undefined> {
   const { docker } = ctx;
   const { ref, pull, ours, onLog, signal } = opts;
   throwIfAborted(signal);
-  let present = await imageId(docker, ref);
+  const first = await imageInfo(docker, ref);
+  const present = first?.Id;
   if (ours) {
-    await ensureRuntimeImage(ctx, opts, present);
-    return;
+    const outcome = await ensureRuntimeImage(ctx, opts, present);
+    // The inspect above still describes the image unless this step pulled or built another.
+    return outcome.how === 'present' && first ? repoDigest(first) : repoDigest(await imageInfo(docker, ref));
   }
   if (!present || pull === 'always') {
     if (!present && pull === 'never') {
@@ -51,12 +57,24 @@ export async function ensureImage(ctx: EngineContext, opts: EnsureImageOptions):
       );
     }
     await pullImage(docker, ref, onLog, signal);
-    present = await imageId(docker, ref);
-    if (!present) {
+    const pulled = await imageInfo(docker, ref);
+    if (!pulled) {
       throw new Error(`The image ${ref} was pulled but Docker does not list it afterwards. Try again, or pull it yourself.`);
     }
+    await preflightImage(ctx, ref, pulled.Id, opts.checkedImages, signal);
+    return repoDigest(pulled);
   }
-  await preflightImage(ctx, ref, present, opts.checkedImages, signal);
+  await preflightImage(ctx, ref, present!, opts.checkedImages, signal);
+  return repoDigest(first);
+}
+
+/** The digest part of the image's first repo digest (`repo@sha256:…`); none for a local build. */
+export function repoDigest(info: { RepoDigests?: string[] } | undefined): string | undefined {
+  for (const entry of info?.RepoDigests ?? []) {
+    const at = entry.indexOf('@');
+    if (at > 0 && at < entry.length - 1) return entry.slice(at + 1);
+  }
+  return undefined;
 }
 
 /** How the runtime image step ended: already here, pulled, or built (and why it was not pulled). */
@@ -139,8 +157,13 @@ async function pullRuntimeImage(
 
 /** The image's id, or undefined when the engine has no such image. */
 async function imageId(docker: Docker, ref: string): Promise<string | undefined> {
+  return (await imageInfo(docker, ref))?.Id;
+}
+
+/** The image's inspect, or undefined when the engine has no such image. */
+async function imageInfo(docker: Docker, ref: string): Promise<Docker.ImageInspectInfo | undefined> {
   try {
-    return (await docker.getImage(ref).inspect()).Id;
+    return await docker.getImage(ref).inspect();
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw new Error(`Could not inspect the image ${ref}: ${clause(engineMessage(err))}.`, { cause: err });
@@ -259,6 +282,7 @@ export function preflightTargets(): { files: string[]; executables: string[]; co
   const files: string[] = [];
   const executables: string[] = [];
   for (const shim of SHIMS) {
+    if (OPTIONAL_SHIMS.includes(shim)) continue;
     if (CONTAINER.bridgeLib.endsWith(`/${shim}`)) files.push(CONTAINER.bridgeLib);
     else executables.push(`${CONTAINER.shimDir}/${shim}`);
   }

@@ -15,7 +15,7 @@ import {
   warningsFor,
   type Drift,
 } from '../plan/drift';
-import { withoutPeer } from '../plan/session';
+import { withImageDigest, withoutPeer } from '../plan/session';
 import type { SessionPlan } from '../plan/types';
 import { inspectAfterConflict, inspectContainer, parseUser, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
@@ -24,8 +24,11 @@ import { ensureAnchor, ensureSocketVolume } from './peer';
 import { checkPortsFree } from './ports';
 
 export interface OpenContainerOptions {
-  /** Makes the image available (build, pull, preflight); called on the create path only. */
-  ensureImage: (image: string) => Promise<void>;
+  /**
+   * Makes the image available (build, pull, preflight); called on the create path only. Answers
+   * the image's repo digest when it has one (the container's TOOLBOX_IMAGE_DIGEST).
+   */
+  ensureImage: (image: string) => Promise<string | undefined | void>;
   /** Creates a host directory (mode 0700 when new). The one filesystem side effect of an open. */
   ensureDir?: (path: string) => Promise<void>;
   progress?: (step: string) => void;
@@ -144,7 +147,7 @@ async function create(
     throw err;
   }
   step(`Preparing the image ${plan.create.Image}`);
-  await opts.ensureImage(plan.create.Image);
+  const digest = (await opts.ensureImage(plan.create.Image)) ?? undefined;
   throwIfAborted(opts.signal);
 
   const ensureDir = opts.ensureDir ?? defaultEnsureDir;
@@ -162,7 +165,8 @@ async function create(
   throwIfAborted(opts.signal);
 
   const warnings: string[] = [];
-  const body = peerFailure ? withoutPeer(plan.create, ctx.names) : plan.create;
+  const planned = { ...plan.create, Env: withImageDigest(plan.create.Env, digest) };
+  const body = peerFailure ? withoutPeer(planned, ctx.names) : planned;
   if (peerFailure) warnings.push(peerSetupWarning(peerFailure));
 
   step(`Creating the container ${plan.name}`);

@@ -15,7 +15,10 @@ import type { EngineContext } from './context';
  * by a process on this machine, fails the open with the name of whoever holds it.
  */
 export async function checkPortsFree(ctx: EngineContext, plan: SessionPlan): Promise<void> {
-  const ports = plannedPorts(plan);
+  // Only a fixed host port can be checked ahead; Docker picks one in a range, or any free one.
+  const ports = plannedPorts(plan)
+    .filter((p) => /^[0-9]+$/.test(p.hostPort) && Number(p.hostPort) > 0)
+    .map((p) => ({ ...p, hostPort: Number(p.hostPort) }));
   if (ports.length === 0) return;
   const running = await ctx.docker.listContainers();
   for (const p of ports) {

@@ -5,13 +5,13 @@
  * Pure comparisons over what the engine read from inspect; the engine decides when to ask, and
  * the open flow, the tree and the status bar all judge drift with `peerDrift` below.
  */
-import { CONTAINER, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
+import { CONTAINER, LABELS, PEER_RUN_LABEL_VALUES, SECCOMP_UNCONFINED_OPT } from '../contract/constants';
 import { objectNames } from '../contract/objects';
-import type { ObjectNames } from '../contract/types';
+import type { ObjectNames, SeccompProfile } from '../contract/types';
 import type { SessionPlan } from './types';
 
 export type PeerDriftKind = 'joined-but-planned-off' | 'planned-on-but-outside' | 'missing-socket-volume';
-export type DriftKind = PeerDriftKind | 'missing-port';
+export type DriftKind = PeerDriftKind | 'missing-port' | 'seccomp';
 
 export interface Drift {
   kind: DriftKind;
@@ -20,6 +20,8 @@ export interface Drift {
   message: string;
   /** missing-port: the port the open asks for, as `127.0.0.1:8080 (container port 80/tcp)`. */
   port?: string;
+  /** seccomp: the profile this open asks for (the container runs with the other one). */
+  seccomp?: SeccompProfile;
 }
 
 export interface PidModeDrift {
@@ -142,7 +144,7 @@ export function driftWarning(kind: PeerDriftKind, containerName: string, names: 
  * asks for: what differs, what it means for the shell, and the fix (which closes its shells).
  * The log keeps upstream's shape (driftWarning).
  */
-export function openDriftNotice(d: Pick<Drift, 'kind' | 'container' | 'port'>, names: ObjectNames = objectNames()): string {
+export function openDriftNotice(d: Pick<Drift, 'kind' | 'container' | 'port' | 'seccomp'>, names: ObjectNames = objectNames()): string {
   const fix = 'To fix it, stop the container (Toolbox: Stop Container…) and open the shell again; its open shells will close.';
   switch (d.kind) {
     case 'joined-but-planned-off':
@@ -153,6 +155,10 @@ export function openDriftNotice(d: Pick<Drift, 'kind' | 'container' | 'port'>, n
       return `The container ${d.container} does not mount the shared inbox volume ${names.socketVolume}, so agents in this shell cannot reach any peer. ${fix}`;
     case 'missing-port':
       return `The container ${d.container} does not publish ${d.port ? `port ${d.port}` : 'a port'} that this folder asks for. ${fix}`;
+    case 'seccomp':
+      return d.seccomp === 'default'
+        ? `The container ${d.container} runs without a seccomp filter, although the toolbox.seccomp setting asks for Docker's default profile, so programs in it can make system calls that profile blocks. ${fix}`
+        : `The container ${d.container} runs under Docker's default seccomp profile, although the toolbox.seccomp setting asks for unconfined, so Codex's sandbox cannot start in it. ${fix}`;
   }
 }
 
@@ -163,7 +169,7 @@ export function peerSetupWarning(reason: string): string {
 
 /** The parts of an inspected container the drift check reads. */
 export interface InspectedForDrift {
-  HostConfig: { PidMode?: string; PortBindings?: unknown };
+  HostConfig: { PidMode?: string; PortBindings?: unknown; SecurityOpt?: string[] | null };
   Mounts?: InspectedMount[];
 }
 
@@ -179,16 +185,31 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
   for (const kind of peerDrifts(observedPeerState(info, names), plan.peer, anchorId, names)) {
     drift.push({ kind, container, message: driftWarning(kind, container, names) });
   }
+  const seccomp = seccompDrift(info.HostConfig.SecurityOpt, plan.create.HostConfig.SecurityOpt);
+  if (seccomp) {
+    drift.push({
+      kind: 'seccomp',
+      container,
+      seccomp,
+      message:
+        (seccomp === 'default'
+          ? `${container} runs with seccomp=unconfined although toolbox.seccomp asks for Docker's default profile`
+          : `${container} runs under Docker's default seccomp profile although toolbox.seccomp asks for unconfined`) +
+        ` — stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
+    });
+  }
   const published = (info.HostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string; HostPort?: string }> | null>;
   for (const p of plannedPorts(plan)) {
-    const bound = (published[p.key] ?? []).some((b) => b.HostPort === String(p.hostPort));
+    // Docker keeps the HostPort it was asked for ('' when it picked one), so the request itself is compared.
+    const bound = (published[p.key] ?? []).some((b) => (b.HostPort ?? '') === p.hostPort);
     if (!bound) {
+      const port = plannedPortLabel(p);
       drift.push({
         kind: 'missing-port',
         container,
-        port: `${p.hostIp}:${p.hostPort} (container port ${p.key})`,
+        port,
         message:
-          `${container} does not publish port ${p.hostIp}:${p.hostPort} (container port ${p.key}) that this workspace asks for ` +
+          `${container} does not publish port ${port} that this workspace asks for ` +
           `— stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
       });
     }
@@ -196,17 +217,37 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
   return drift;
 }
 
-/** The warnings to show for drift found on an open: one peer warning (the first), then every port one. */
+/**
+ * The profile an open asks for when the container runs with the other one; undefined when they
+ * agree. Only `seccomp=unconfined` (or the older `seccomp:unconfined`) counts as unconfined: a
+ * custom profile is neither, and is judged as the default one.
+ */
+export function seccompDrift(observed: readonly string[] | null | undefined, planned: readonly string[]): SeccompProfile | undefined {
+  const unconfined = (opts: readonly string[] | null | undefined) =>
+    (opts ?? []).some((o) => o === SECCOMP_UNCONFINED_OPT || o === 'seccomp:unconfined');
+  const wants = unconfined(planned);
+  if (wants === unconfined(observed)) return undefined;
+  return wants ? 'unconfined' : 'default';
+}
+
+const PEER_KINDS: readonly DriftKind[] = ['joined-but-planned-off', 'planned-on-but-outside', 'missing-socket-volume'];
+
+/** The warnings to show for drift found on an open: one peer warning (the first), then the seccomp one, then every port one. */
 export function warningsFor(drift: readonly Drift[]): string[] {
-  const peer = drift.find((d) => d.kind !== 'missing-port');
-  return [...(peer ? [peer.message] : []), ...drift.filter((d) => d.kind === 'missing-port').map((d) => d.message)];
+  const peer = drift.find((d) => PEER_KINDS.includes(d.kind));
+  return [
+    ...(peer ? [peer.message] : []),
+    ...drift.filter((d) => d.kind === 'seccomp').map((d) => d.message),
+    ...drift.filter((d) => d.kind === 'missing-port').map((d) => d.message),
+  ];
 }
 
 export interface PlannedPort {
   /** `<container port>/<protocol>`, the key of Docker's PortBindings. */
   key: string;
   hostIp: string;
-  hostPort: number;
+  /** As planned: `8080`, `8000-8010` (Docker picks in the range) or '' (Docker picks any). */
+  hostPort: string;
   protocol: string;
 }
 
@@ -215,10 +256,12 @@ export function plannedPorts(plan: SessionPlan): PlannedPort[] {
   const out: PlannedPort[] = [];
   for (const [key, bindings] of Object.entries(plan.create.HostConfig.PortBindings ?? {})) {
     const protocol = key.split('/')[1] ?? 'tcp';
-    for (const b of bindings) {
-      const hostPort = Number(b.HostPort);
-      if (Number.isInteger(hostPort) && hostPort > 0) out.push({ key, hostIp: b.HostIp || '127.0.0.1', hostPort, protocol });
-    }
+    for (const b of bindings) out.push({ key, hostIp: b.HostIp || '127.0.0.1', hostPort: b.HostPort, protocol });
   }
   return out;
+}
+
+/** `127.0.0.1:8080 (container port 80/tcp)`; a host port Docker picks reads `127.0.0.1:any free port`. */
+export function plannedPortLabel(p: Pick<PlannedPort, 'key' | 'hostIp' | 'hostPort'>): string {
+  return `${p.hostIp}:${p.hostPort === '' ? 'any free port' : p.hostPort} (container port ${p.key})`;
 }

@@ -291,6 +291,16 @@ function applyInheritHostAuth(entries: Entry[], keys: string[], input: MountPlan
   return out;
 }
 
+/**
+ * Every name a `mounts:` patch can address: the defaults, the bridge's mounts, proximo's CA and
+ * the `inherit_host_auth` entries (the ones present depend on the config and the host). The
+ * editor's diagnostics warn about any other (config/diagnostics.ts).
+ */
+export function patchableMountNames(): string[] {
+  const bridge = ['bridge', 'bridge-legacy', 'bridge-run'];
+  return [...new Set([...DEFAULT_MOUNTS.map((m) => m.name), ...bridge, 'proximo-ca', ...Object.keys(INHERIT_HOST_AUTH)])];
+}
+
 function bridgeEntries(bridge: BridgeMount): Entry[] {
   const b = (name: string, source: string, target: string, readonly: boolean): Entry => ({
     name,

@@ -3,14 +3,21 @@
  * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
-import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
+import {
+  CONTAINER,
+  ENV,
+  EXTENSION_VERSION,
+  HOST_DOCKER_INTERNAL,
+  HOST_GATEWAY,
+  LABELS,
+  PEER_RUN_LABEL_VALUES,
+  SECCOMP_UNCONFINED_OPT,
+} from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
+import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
-import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
+import type { HostFacts, ObjectNames, PortSpec, SeccompProfile } from '../contract/types';
 import type { ContainerCreateSpec, SessionPlan, SessionRequest } from './types';
-
-/** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */
-const DEFAULT_PORT_HOST_IP = '127.0.0.1';
 
 export interface PlannedSession {
   plan: SessionPlan;
@@ -48,7 +55,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     Hostname: containerHostname(name),
     Image: req.image,
     Cmd: shellCmd,
-    Env: sessionEnv(req, workspace, mp.workingDir, agentHomes(mp.mounts), shellCmd),
+    Env: sessionEnv(req, host, workspace, mp.workingDir, agentHomes(mp.mounts), shellCmd),
     User: `${host.uid}:${host.gid}`,
     WorkingDir: mp.workingDir,
     Tty: true,
@@ -67,9 +74,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     HostConfig: {
       Binds: flattenBinds(mp.mounts),
       ExtraHosts: extraHosts(req),
-      // Codex's bubblewrap sandbox needs user namespaces, which Docker's default seccomp blocks.
-      // Always, as upstream since its per-tool switches (tools.codex) were removed.
-      SecurityOpt: ['seccomp=unconfined'],
+      SecurityOpt: securityOpt(req.seccomp),
       ...(req.peer ? { PidMode: `container:${req.names.anchor}` } : {}),
       ...(ports ? { PortBindings: ports.bindings } : {}),
       AutoRemove: true,
@@ -89,6 +94,16 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     },
     warnings: mp.warnings,
   };
+}
+
+/**
+ * Codex's bubblewrap sandbox needs user namespaces, which Docker's default seccomp profile
+ * blocks: unconfined, as upstream always does since its per-tool switches (tools.codex) were
+ * removed; `toolbox.seccomp: default` keeps Docker's profile
+ * (docs/decisions/0024-seccomp-unconfined-with-an-opt-out.md).
+ */
+export function securityOpt(profile: SeccompProfile | undefined): string[] {
+  return profile === 'default' ? [] : [SECCOMP_UNCONFINED_OPT];
 }
 
 /**
@@ -140,6 +155,7 @@ function containerName(req: SessionRequest, workspace: string): string {
  */
 function sessionEnv(
   req: SessionRequest,
+  host: HostFacts,
   workspace: string,
   workingDir: string,
   homes: { agentHome?: string; codexHome?: string },
@@ -148,8 +164,13 @@ function sessionEnv(
   const env = [`${ENV.hostWorkspace}=${workspace}`, `${ENV.pwd}=${workingDir}`, `${ENV.remoteControlPrefix}=${workspaceSlug(workspace)}`];
   // 2. SDD vars (TOOLBOX_SDD_*): not emitted — the extension has no `sdd:` support yet.
   // 3. TOOLBOX_LOOPBACK_BRIDGE_*: only for the CLI's loopback-bridge flag, which we do not offer.
-  // 4. TOOLBOX_CLI_VERSION / TOOLBOX_IMAGE_DIGEST: not emitted — they tell the in-container
-  //    update poller which CLI release is running, and the extension is not a CLI release.
+  // 4. identityEnv: the release that created the container, under our own name (TOOLBOX_CLI_VERSION
+  //    would claim a CLI release); TOOLBOX_IMAGE_DIGEST is stamped in by the engine once the image
+  //    step knows it (withImageDigest, engine/open.ts), right after the version, as upstream.
+  env.push(`${ENV.vscodeVersion}=${EXTENSION_VERSION}`);
+  // 5. hostPlatformEnv: the host's OS and architecture in Go's spelling, for builds that target the host.
+  env.push(`${ENV.hostOs}=${goos(host.platform)}`);
+  if (host.arch !== undefined) env.push(`${ENV.hostArch}=${goarch(host.arch)}`);
   if (req.config.managedStatusline === false) env.push(`${ENV.managedStatusline}=0`);
   if (req.proximo !== undefined) {
     env.push(`${ENV.nodeExtraCaCerts}=${CONTAINER.proximoCa}`, `${ENV.proximoCa}=${CONTAINER.proximoCa}`);
@@ -163,6 +184,44 @@ function sessionEnv(
   if (!(ENV.shell in user)) env.push(`${ENV.shell}=${shellCmd[0]}`);
   for (const key of Object.keys(user).sort()) env.push(`${key}=${user[key]}`);
   return env;
+}
+
+/** Node's platform name in Go's GOOS spelling (what upstream's TOOLBOX_HOST_OS carries). */
+export function goos(platform: string): string {
+  const names: Record<string, string> = { win32: 'windows', sunos: 'solaris', cygwin: 'windows' };
+  return names[platform] ?? platform;
+}
+
+/** Node's architecture name in Go's GOARCH spelling (what upstream's TOOLBOX_HOST_ARCH carries). */
+export function goarch(arch: string): string {
+  const names: Record<string, string> = { x64: 'amd64', ia32: '386', x32: '386', mipsel: 'mipsle', ppc64: 'ppc64le' };
+  return names[arch] ?? arch;
+}
+
+/**
+ * The create env with the image digest set (upstream sessionplan.WithImageDigest): an existing
+ * entry is replaced, or dropped when the digest is unknown; otherwise it goes right after the
+ * version entry, where upstream's identityEnv puts it.
+ */
+export function withImageDigest(env: readonly string[], digest: string | undefined): string[] {
+  const key = `${ENV.imageDigest}=`;
+  const out: string[] = [];
+  let placed = false;
+  for (const entry of env) {
+    if (entry.startsWith(key)) {
+      if (digest && !placed) {
+        out.push(key + digest);
+        placed = true;
+      }
+      continue;
+    }
+    out.push(entry);
+    if (!placed && digest && entry.startsWith(`${ENV.vscodeVersion}=`)) {
+      out.push(key + digest);
+      placed = true;
+    }
+  }
+  return out;
 }
 
 /** The named shell's `env:` overlay. YAML keys arrive as written; viper lowercases them. */
@@ -192,7 +251,7 @@ function portBindings(ports: PortSpec[]):
   for (const p of ports) {
     const key = `${p.containerPort}/${p.protocol ?? 'tcp'}`;
     exposed[key] = {};
-    (bindings[key] ??= []).push({ HostIp: p.hostIp ?? DEFAULT_PORT_HOST_IP, HostPort: String(p.hostPort) });
+    (bindings[key] ??= []).push({ HostIp: p.hostIp ?? DEFAULT_PUBLISH_HOST_IP, HostPort: p.hostPort });
   }
   return { exposed, bindings };
 }

@@ -2,7 +2,7 @@
  * Inputs and outputs of the pure session planner. The planner turns a ResolvedConfig plus host
  * facts into the exact options the engine sends to Docker; it performs no I/O.
  */
-import type { BridgeMount, ObjectNames, PortSpec, ProximoFacts } from '../contract/types';
+import type { BridgeMount, ObjectNames, PortSpec, ProximoFacts, SeccompProfile } from '../contract/types';
 import type { ToolboxConfig } from '../config/model';
 
 export interface SessionRequest {
@@ -22,7 +22,10 @@ export interface SessionRequest {
   proximo?: ProximoFacts;
   /** undefined when the bridge is off (`bridge: false`). */
   bridge?: BridgeMount;
+  /** Published ports for this run (upstream's `-p`), parsed by plan/publish.ts. */
   ports?: PortSpec[];
+  /** The `toolbox.seccomp` setting; undefined: `unconfined`, as upstream. */
+  seccomp?: SeccompProfile;
   /** Image reference to run (already resolved from config). */
   image: string;
   names: ObjectNames;

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { TreeNode } from './tree/render';
 
-export async function pickFolder(arg?: unknown): Promise<string | undefined> {
+export async function pickFolder(arg?: unknown, placeHolder = 'Open a Toolbox shell for which folder?'): Promise<string | undefined> {
   if (arg instanceof vscode.Uri) return vscode.workspace.getWorkspaceFolder(arg)?.uri.fsPath ?? arg.fsPath;
   const node = arg as TreeNode | undefined;
   if (node?.folder) return node.folder;
@@ -12,7 +12,7 @@ export async function pickFolder(arg?: unknown): Promise<string | undefined> {
     throw new Error('Toolbox needs a folder: open a folder (File: Open Folder…), then open the Toolbox shell again.');
   }
   if (folders.length === 1) return folders[0]!.uri.fsPath;
-  const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Open a Toolbox shell for which folder?' });
+  const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder });
   return picked?.uri.fsPath;
 }
 

@@ -54,6 +54,12 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   pinUserPeerMessaging(on: boolean) {
     return this.real.pinUserPeerMessaging(on);
   }
+  resolvedConfigText(folder: string) {
+    return this.real.resolvedConfigText(folder);
+  }
+  configProblems(file: string, text: string) {
+    return this.real.configProblems(file, text);
+  }
   snapshot() {
     return this.real.snapshot();
   }

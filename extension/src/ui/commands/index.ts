@@ -8,10 +8,13 @@ import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
 import { openShellPeerOff } from './openShellPeerOff';
 import { openShellPeerOn } from './openShellPeerOn';
+import { openShellWithPorts } from './openShellWithPorts';
+import { openPortInBrowser } from './openPortInBrowser';
 import { rebuildRuntimeImage } from './rebuildRuntimeImage';
 import { recreateContainer } from './recreateContainer';
 import { refreshCommand } from './refresh';
 import { showLog } from './showLog';
+import { showResolvedConfig } from './showResolvedConfig';
 import { stopAllCommand } from './stopAll';
 import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
@@ -25,6 +28,8 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   openShellPeerOff,
   openShellPeerOn,
   openNamedShell,
+  openShellWithPorts,
+  openPortInBrowser,
   stopContainerCommand,
   stopAllCommand,
   recreateContainer,
@@ -37,6 +42,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   manageCredentialGrants,
   turnOffReach,
   rebuildRuntimeImage,
+  showResolvedConfig,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

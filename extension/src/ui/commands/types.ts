@@ -4,6 +4,7 @@ import type { GrantState } from '../../bridge/credentialGrants';
 import type { RefreshManager } from '../refresh';
 import type { ShellLauncher } from '../shells';
 import type { DriftStatusBar } from '../statusBar';
+import type { ResolvedConfigDocuments } from '../resolvedConfig';
 
 /** The collaborators every command gets from the composition root. */
 export interface CommandServices {
@@ -14,6 +15,8 @@ export interface CommandServices {
   log: vscode.LogOutputChannel;
   /** Git credential grants per folder (globalState), for the manage command. */
   credentialGrants: GrantState;
+  /** Show Resolved Configuration's documents. */
+  resolvedConfig: ResolvedConfigDocuments;
 }
 
 export interface ToolboxCommand {

@@ -5,6 +5,7 @@
  */
 import type { PeerDriftKind } from '../../plan/drift';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
+import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import {
   peerSourceShort,
   peerSourceText,
@@ -416,4 +417,30 @@ export function reachItem(
         tooltip: `${src} on this host is mounted ${mode} at ${r.target}: it is outside the workspace and the toolbox directories. ${off}`,
       };
   }
+}
+
+/**
+ * One port a container publishes: `8080 → 127.0.0.1:8080` (container port → where this host
+ * reaches it). TCP ports get Open in Browser (`port.http`); UDP and SCTP ones cannot (`port.other`).
+ */
+export function portItem(p: PublishedPort, container: string): ItemProps {
+  const proto = p.protocol === 'tcp' ? '' : `/${p.protocol}`;
+  const host = p.hostIp.includes(':') ? `[${p.hostIp}]` : p.hostIp;
+  const everywhere = p.hostIp === '0.0.0.0' || p.hostIp === '::';
+  const url = publishedPortUrl(p);
+  return {
+    label: `${p.containerPort}${proto} → ${host}:${p.hostPort}`,
+    description: everywhere ? 'published on every interface' : 'published port',
+    icon: { id: 'plug', color: everywhere ? 'list.warningForeground' : undefined },
+    contextValue: p.protocol === 'tcp' ? 'port.http' : 'port.other',
+    tooltip: [
+      `Port ${p.containerPort}/${p.protocol} of ${container} is published on ${host}:${p.hostPort} of this host.`,
+      everywhere
+        ? 'It is bound on every interface, so other machines on your network can reach it too.'
+        : 'Only this machine can reach it.',
+      p.protocol === 'tcp' ? `Open in Browser opens ${url}.` : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  };
 }

@@ -16,6 +16,7 @@ import {
   errorItem,
   folderPeerItem,
   heldShellItem,
+  portItem,
   proximoCaItem,
   proximoHostsItem,
   proximoItem,
@@ -27,6 +28,7 @@ import {
   type IconSpec,
 } from './items';
 import type { HostReach } from '../../plan/posture';
+import type { PublishedPort } from '../../plan/publish';
 
 export interface TreeNode {
   /** Stable id, so VS Code keeps selection and expansion across refreshes. */
@@ -52,6 +54,8 @@ export interface TreeNode {
   reach?: HostReach;
   /** The window folder the container belongs to, when it does. */
   folder?: string;
+  /** A published port: what Open in Browser opens. */
+  port?: PublishedPort;
 }
 
 /** The engine's error, once, at the top of the Workspaces view; with Open Setting when the setting can fix it. */
@@ -98,14 +102,23 @@ export function workspacesNodes(state: ToolboxState, folders: readonly string[],
       inThisWindow: folder !== undefined,
       stopping: state.stopping?.has(c.name) ?? false,
     };
-    // Its held shells, then what it can reach on this host (a group that starts collapsed).
-    const children: TreeNode[] = (c.shells ?? []).map((s) => ({
-      id: `shell:${c.name}:${s.id}`,
-      ...heldShellItem(s, state.takenAt),
-      command: 'toolbox.attachShell',
+    // Its published ports, its held shells, then what it can reach on this host (a group that starts collapsed).
+    const ports = (c.ports ?? []).map((p): TreeNode => ({
+      id: `port:${c.name}:${p.containerPort}/${p.protocol}:${p.hostPort}`,
+      ...portItem(p, c.name),
       container: c,
-      shell: s,
+      port: p,
     }));
+    const children: TreeNode[] = [
+      ...ports,
+      ...(c.shells ?? []).map((s) => ({
+        id: `shell:${c.name}:${s.id}`,
+        ...heldShellItem(s, state.takenAt),
+        command: 'toolbox.attachShell',
+        container: c,
+        shell: s,
+      })),
+    ];
     if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder));
     return {
       id: `container:${c.name}`,
