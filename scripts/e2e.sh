@@ -28,6 +28,13 @@ mkdir -m 700 "$RUN/home/.ssh"
 printf '# demo workspace for the Toolbox e2e tests\n' > "$RUN/ws/.toolbox.yaml"
 printf 'hello from the toolbox e2e workspace\n' > "$RUN/ws/README.md"
 export HOME=$RUN/home XDG_CONFIG_HOME=$RUN/xdg/config XDG_DATA_HOME=$RUN/xdg/data XDG_CACHE_HOME=$RUN/xdg/cache
+# A stand-in `toolbox` CLI on PATH (docs/decisions/0018): `toolbox config show` prints what
+# ~/.fake-toolbox-config-show holds, nothing without it (an older CLI: no peer-default notice).
+mkdir -p "$RUN/bin"
+printf '#!/bin/sh\n[ "$1 $2" = "config show" ] || exit 2\ncat "$HOME/.fake-toolbox-config-show" 2>/dev/null\nexit 0\n' > "$RUN/bin/toolbox"
+chmod 755 "$RUN/bin/toolbox"
+# The editor may take PATH from a login shell, which resets it: the extension searches this instead.
+export TOOLBOX_VSCODE_CLI_PATH=$RUN/bin:$PATH
 # Tests only: object-name prefix and fast image build args (documented in extension/src/extension.ts).
 export TOOLBOX_VSCODE_NAME_PREFIX=${TOOLBOX_VSCODE_NAME_PREFIX:-tbxe2e$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')}
 export TOOLBOX_VSCODE_BUILD_ARGS=${TOOLBOX_VSCODE_BUILD_ARGS:-'{"INSTALL_AGENTS":"0"}'}

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './contract/constants';
 import { objectNames } from './contract/objects';
-import { CONTEXT_KEYS } from './contract/constants';
+import { CONTEXT_KEYS, PEER_DEFAULT_STATE } from './contract/constants';
+import { checkPeerDefaultAgreement, type PeerDefaultNoticeDeps } from './ui/peerDefaultNotice';
 import { registerCommands, showEngineError } from './ui/commands';
 import { LazyBackend } from './ui/lazyBackend';
 import { windowFolders } from './ui/folders';
@@ -34,6 +35,8 @@ export interface ToolboxTestApi {
   readonly state: ToolboxState;
   /** The folder's resolved peer-messaging choice (settings, .toolbox.yaml, env). */
   peerWanted(folder: string): Promise<boolean>;
+  /** Runs the peer-default check now (it runs by itself once, a few seconds after activation). */
+  checkPeerDefault(): ReturnType<typeof checkPeerDefaultAgreement>;
 }
 
 /**
@@ -42,6 +45,8 @@ export interface ToolboxTestApi {
  * runtime image then goes to the test repository, which the test harness prunes.
  * TOOLBOX_VSCODE_BUILD_ARGS (tests only): JSON object of runtime image build args, e.g.
  * '{"INSTALL_AGENTS":"0"}' so the image builds in seconds without the agent CLIs.
+ * TOOLBOX_VSCODE_CLI_PATH (tests only): the directories searched for the `toolbox` CLI instead of
+ * PATH (the peer-default check), because the editor may take PATH from a login shell.
  */
 function testOverrides(env: NodeJS.ProcessEnv) {
   const prefix = env.TOOLBOX_VSCODE_NAME_PREFIX?.trim();
@@ -193,6 +198,24 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     }),
   );
 
+  // Once per activation, off the critical path: does a toolbox CLI on PATH ship the other peer default?
+  const peerNotice: PeerDefaultNoticeDeps = {
+    backend,
+    state: context.globalState,
+    log,
+    folders: windowFolders,
+    env: process.env.TOOLBOX_VSCODE_CLI_PATH ? { ...process.env, PATH: process.env.TOOLBOX_VSCODE_CLI_PATH } : process.env,
+    home,
+    pinned: () => refresh.refreshSoon(),
+  };
+  const peerCheck = setTimeout(() => {
+    checkPeerDefaultAgreement(peerNotice).then(
+      (outcome) => log.debug(`Peer-default check: ${outcome}.`),
+      (err: Error) => log.warn(`Could not compare peer-messaging defaults with the toolbox CLI: ${err.message}`),
+    );
+  }, PEER_DEFAULT_STATE.delayMs);
+  context.subscriptions.push({ dispose: () => clearTimeout(peerCheck) });
+
   // Held shells of this window come back without a command (the backend loads only when there are any).
   if (sessions.forFolders(windowFolders()).length > 0 && persistSessions()) void reattachSessions(shells, refresh, log);
 
@@ -207,6 +230,10 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       return refresh.state;
     },
     peerWanted: (folder) => backend.peerWanted(folder),
+    checkPeerDefault: () => {
+      clearTimeout(peerCheck);
+      return checkPeerDefaultAgreement(peerNotice);
+    },
   };
 }
 

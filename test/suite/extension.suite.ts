@@ -146,17 +146,35 @@ describe('Toolbox extension', () => {
     }
   });
 
-  it('opens a named shell in a container of its own, named as the CLI names it', async () => {
+  it('opens a named shell in a container of its own, named as the CLI names it, in its configured path', async () => {
     const toolbox = await api();
-    const named = (await vscode.commands.executeCommand<unknown>(
-      'toolbox.openNamedShell',
-      folder().uri,
-      'Infra Tools',
-    )) as ToolboxTestApi['lastOpened'];
+    // As upstream's `toolbox shell <name>`, the shell must be configured (shells.<name>.path in ~/.toolbox.yaml).
+    const userFile = join(process.env.HOME ?? '', '.toolbox.yaml');
+    const saved = (() => {
+      try {
+        return readFileSync(userFile, 'utf8');
+      } catch {
+        return undefined;
+      }
+    })();
+    const shellPath = folder().uri.fsPath;
+    writeFileSync(userFile, `shells:\n  infra tools:\n    path: ${shellPath}\n`);
+    let named: ToolboxTestApi['lastOpened'];
+    try {
+      named = (await vscode.commands.executeCommand<unknown>(
+        'toolbox.openNamedShell',
+        folder().uri,
+        'Infra Tools',
+      )) as ToolboxTestApi['lastOpened'];
+    } finally {
+      if (saved === undefined) rmSync(userFile, { force: true });
+      else writeFileSync(userFile, saved);
+    }
     assert.ok(named, 'Open Toolbox Shell by Name failed: the Toolbox output channel says why');
     assert.equal(named.container, `${prefix}-named-infra-tools.peer`);
     const info = await docker().getContainer(named.containerId).inspect();
     assert.equal(info.State.Running, true);
+    assert.ok(info.Mounts.some((m) => m.Destination === '/workspace' && m.Source === shellPath));
     assert.match(info.HostConfig.PidMode ?? '', /^container:/, 'peer messaging is on by default, so it joins the anchor');
     named.terminal.sendText('echo "named=$(uname -n)"');
     await waitFor(

@@ -18,6 +18,10 @@ import { objectNames } from '../../extension/src/contract/objects';
 import { goarch, goos, planSession, withImageDigest } from '../../extension/src/plan/session';
 import { EXTENSION_VERSION } from '../../extension/src/contract/constants';
 import type { HostFacts } from '../../extension/src/contract/types';
+import { HOST } from '../../extension/src/contract/constants';
+import { setShellPath } from '../../extension/src/config/edit';
+import { namedShellFolder, shellKeyIn, type PathKind } from '../../extension/src/plan/namedShell';
+import { parse as parseYaml } from 'yaml';
 
 const HOME = '/home/u';
 const names = objectNames();
@@ -258,6 +262,9 @@ describe('parity with the toolbox CLI: mounts', () => {
 
   // filippolmt/toolbox@0f3409a67973e5cb5dd431f8183f56187b8ef2d7 internal/catalog/catalog.go: the
   // keys with a HostAuthMount, and their host and container paths.
+  // The mode: filippolmt/toolbox@690a7eac56b4480a76f011992f0f0ee2c5d9ff86 internal/mountplan/inherit_host_auth.go
+  // (hostAuthMountFor sets no ReadOnly: "Mount is read-write because most CLIs refresh tokens"),
+  // pinned by @2fc646d2c7da429ba399202c60f77b9e960055e9 inherit_host_auth_test.go ("ReadOnly = true, want false").
   const HOST_AUTH: Record<string, [string, string]> = {
     atuin: ['.local/share/atuin', '.local/share/atuin'],
     azure: ['.azure', '.azure'],
@@ -271,12 +278,11 @@ describe('parity with the toolbox CLI: mounts', () => {
     pi: ['.pi', '.pi'],
   };
   for (const [key, [hostPath, target]] of Object.entries(HOST_AUTH)) {
-    it(`inherit_host_auth: [${key}] binds ~/${hostPath} at /home/toolbox/${target} instead of the isolated copy`, () => {
+    it(`inherit_host_auth: [${key}] binds ~/${hostPath} at /home/toolbox/${target} read-write instead of the isolated copy`, () => {
       const outcome = extensionOpen({ project: `inherit_host_auth: [${key}]\n`, exists: [...DEFAULT_EXISTS, `${HOME}/${hostPath}`] });
       assert.ok(outcome.opened, key);
       const at = outcome.binds.filter((b) => b.split(':')[1] === `/home/toolbox/${target}`);
-      // Upstream's newer mountplan binds these read-write; the extension read-only, as its catalog comment says (plan/mounts.ts).
-      assert.deepEqual(at, [`${HOME}/${hostPath}:/home/toolbox/${target}:ro`], key);
+      assert.deepEqual(at, [`${HOME}/${hostPath}:/home/toolbox/${target}`], key);
     });
   }
 
@@ -357,6 +363,146 @@ describe('parity with the toolbox CLI: folder paths', () => {
       assert.ok(outcome.binds.includes(`${ws}:${ws}`), ws);
     });
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Named shells: filippolmt/toolbox@9196b528b8cfa0fba59e3bc11b5c3a75e2c6e9b7 cmd/shell_named.go
+// (resolveShellWorkspace: validateShellName, shellPathFor by the normalised key, then
+// ensureNamedShellPath: absolute, Lstat, missing / symlink / not a directory refused; the texts of
+// missingShellHint, missingPathHint and createHint; defaultShellPath $HOME/toolbox-shells/<key>;
+// --create: upsertShellInUserConfig writes ~/.toolbox.yaml through configedit.SetShell, with the
+// key from shellFileKey). @045628d339fdaa373b2b3e773a3ca5d4bbf94e43 internal/configedit/write.go:
+// a created file gets headerComment; SetShell sets path and keeps the entry's other keys.
+// @0c246484d383bd38e725efe99eb1418bf50b33d6 internal/configedit/mutate.go ShellKeyIn: an existing
+// spelling that normalises to the same key, else the normalised key. The container name,
+// `<prefix>-named-<sanitized>[.peer]`, does not depend on the path (internal/sessionplan, as
+// plan/naming.ts transcribes it). The workspace is then mounted as any folder (upstreamBinds).
+// ---------------------------------------------------------------------------------------------
+const upstreamKey = (name: string) => name.trim().toLowerCase();
+const upstreamDefaultPath = (name: string) => `${HOME}/toolbox-shells/${upstreamKey(name)}`;
+const upstreamCreateHint = (name: string, path: string) =>
+  `Create the directory:\n\n  mkdir -p ${path}\n\nOr re-run with auto-create:\n\n  toolbox shell ${name} --create`;
+const upstreamMissingShellHint = (name: string) =>
+  `shell "${name}" not configured\n\nAdd to ~/.toolbox.yaml:\n\n  shells:\n    ${upstreamKey(name)}:\n      path: ${upstreamDefaultPath(name)}\n\n` +
+  upstreamCreateHint(upstreamKey(name), upstreamDefaultPath(name));
+const upstreamMissingPathHint = (sanitized: string, path: string) =>
+  `path ${path} does not exist\n\n${upstreamCreateHint(sanitized, path)}`;
+const UPSTREAM_HEADER = [
+  '# .toolbox.yaml — toolbox configuration.',
+  "# Run 'toolbox config example' for an annotated template covering every field.",
+  '# Docs: https://github.com/filippolmt/toolbox',
+];
+
+type NamedOutcome = { opened: true; name: string; binds: string[]; env: string[] } | { opened: false; reason: string };
+
+/** `toolbox shell <name>` run from `from`, as the backend's prepareShell and open plan it. */
+function extensionOpenNamed(
+  shell: string,
+  o: { user?: string; project?: string; from?: string; peer?: boolean; kinds?: Record<string, PathKind> },
+): NamedOutcome {
+  const from = o.from ?? `${HOME}/proj`;
+  const exists = new Set(DEFAULT_EXISTS);
+  const host: HostFacts = { uid: 1000, gid: 1000, home: HOME, platform: 'linux', pathExists: (p) => exists.has(p) };
+  try {
+    const resolved = resolveConfig({
+      ...(o.user !== undefined ? { userFile: { path: `${HOME}/.toolbox.yaml`, text: o.user } } : {}),
+      ...(o.project !== undefined ? { projectFile: { path: `${from}/.toolbox.yaml`, text: o.project } } : {}),
+      env: {},
+      settings: {},
+      trusted: true,
+      home: HOME,
+    });
+    issuesForOpen(resolved.issues, HOME);
+    const lstat = (p: string): PathKind => o.kinds?.[p] ?? 'missing';
+    const workspace = namedShellFolder(shell, resolved.config.shells, HOME, lstat, names);
+    const { plan } = planSession(
+      {
+        workspace,
+        namedShell: shell,
+        config: resolved.config,
+        peer: o.peer ?? false,
+        bridge: BRIDGE,
+        image: 'toolbox-runtime:test',
+        names,
+      },
+      host,
+    );
+    return { opened: true, name: plan.name, binds: plan.create.HostConfig.Binds, env: plan.create.Env };
+  } catch (err) {
+    return { opened: false, reason: (err as Error).message };
+  }
+}
+
+describe('parity with the toolbox CLI: named shells', () => {
+  const infra = 'shells:\n  infra:\n    path: /srv/infra\n';
+  const dir = { '/srv/infra': 'directory' as PathKind };
+
+  it('mounts the configured path, not the folder it was opened from, in the container upstream names', () => {
+    const outcome = extensionOpenNamed('infra', { user: infra, kinds: dir });
+    assert.ok(outcome.opened, outcome.opened ? '' : outcome.reason);
+    assert.equal(outcome.name, 'toolbox-named-infra');
+    assert.deepEqual(
+      sorted(outcome.binds),
+      sorted(upstreamBinds({ workspace: '/srv/infra', exists: new Set(DEFAULT_EXISTS) }) as string[]),
+    );
+    assert.ok(outcome.binds.includes('/srv/infra:/workspace'));
+    assert.ok(!outcome.binds.some((b) => b.startsWith(`${HOME}/proj:`)), 'the folder it was opened from is not mounted');
+    assert.ok(outcome.env.includes('TOOLBOX_HOST_WORKSPACE=/srv/infra'));
+  });
+
+  it('finds the shell by its normalised key, from a project file too, with peer messaging in the name', () => {
+    const outcome = extensionOpenNamed('Infra', { project: infra, kinds: dir, peer: true, from: '/srv/other' });
+    assert.ok(outcome.opened, outcome.opened ? '' : outcome.reason);
+    assert.equal(outcome.name, 'toolbox-named-infra.peer');
+    assert.ok(outcome.binds.includes('/srv/infra:/workspace'));
+  });
+
+  for (const name of ['web', 'Web']) {
+    it(`refuses an unconfigured name (${name}) with upstream's hint, word for word`, () => {
+      const outcome = extensionOpenNamed(name, { user: infra, kinds: dir });
+      assert.ok(!outcome.opened);
+      assert.equal(outcome.reason, upstreamMissingShellHint(name));
+    });
+  }
+
+  it('refuses a configured path that does not exist, naming the mkdir and the --create', () => {
+    const outcome = extensionOpenNamed('infra', { user: infra });
+    assert.ok(!outcome.opened);
+    assert.equal(outcome.reason, upstreamMissingPathHint('infra', '/srv/infra'));
+  });
+
+  it("refuses a symlink, a file and an empty path with upstream's words", () => {
+    const link = extensionOpenNamed('infra', { user: infra, kinds: { '/srv/infra': 'symlink' } });
+    assert.ok(!link.opened);
+    assert.equal(link.reason, 'shell "infra" path /srv/infra is a symlink; point shells.infra.path at the resolved target directly');
+    const file = extensionOpenNamed('infra', { user: infra, kinds: { '/srv/infra': 'file' } });
+    assert.ok(!file.opened);
+    assert.equal(file.reason, 'shell "infra" path /srv/infra is not a directory');
+    const empty = extensionOpenNamed('infra', { user: 'shells:\n  infra:\n    env: {A: "1"}\n' });
+    assert.ok(!empty.opened);
+    assert.equal(empty.reason, 'shell "infra" has empty path');
+  });
+
+  it("create-on-request writes shells.<key>.path into a new ~/.toolbox.yaml under upstream's header", () => {
+    assert.equal(HOST.userConfig, '.toolbox.yaml', 'the file upstream writes: ~/.toolbox.yaml');
+    const { text, key } = setShellPath(undefined, (keys) => shellKeyIn(keys, 'Infra'), upstreamDefaultPath('Infra'));
+    assert.equal(key, 'infra');
+    assert.deepEqual(text.split('\n').slice(0, 3), UPSTREAM_HEADER);
+    assert.deepEqual(parseYaml(text), { shells: { infra: { path: `${HOME}/toolbox-shells/infra` } } });
+    // What it wrote opens as the CLI would open it.
+    const outcome = extensionOpenNamed('infra', { user: text, kinds: { [`${HOME}/toolbox-shells/infra`]: 'directory' } });
+    assert.ok(outcome.opened && outcome.binds.includes(`${HOME}/toolbox-shells/infra:/workspace`));
+  });
+
+  it("create-on-request edits an entry spelled differently in place, keeping its env and the file's comments", () => {
+    const before = '# mine\npull: never\nshells:\n  Infra: # the infra repo\n    env: {KUBECONFIG: /k}\n';
+    const { text, key } = setShellPath(before, (keys) => shellKeyIn(keys, 'infra'), '/srv/infra');
+    assert.equal(key, 'Infra');
+    assert.ok(text.startsWith('# mine\npull: never\n'));
+    assert.match(text, /# the infra repo/);
+    assert.deepEqual(parseYaml(text), { pull: 'never', shells: { Infra: { env: { KUBECONFIG: '/k' }, path: '/srv/infra' } } });
+    assert.ok(!text.includes('toolbox configuration'), 'no header on a file that exists');
+  });
 });
 
 // filippolmt/toolbox@a420f65fee9bfc9175e4266285d2b2faf7cf6ce2 internal/dockeridentity/dockeridentity.go

@@ -75,8 +75,8 @@ describe('hostReach from a planned container', () => {
   it('inherit_host_auth credential directories, with their key', () => {
     const list = hostReach(planned({ inheritHostAuth: ['gh', 'gcloud'] }, [`${HOME}/.config/gh`, `${HOME}/.config/gcloud`]), HOME);
     assert.deepEqual(brief(list), [
-      ['host-auth', `${HOME}/.config/gcloud`, `${H}/.config/gcloud`, true, 'gcloud'],
-      ['host-auth', `${HOME}/.config/gh`, `${H}/.config/gh`, true, 'gh'],
+      ['host-auth', `${HOME}/.config/gcloud`, `${H}/.config/gcloud`, false, 'gcloud'],
+      ['host-auth', `${HOME}/.config/gh`, `${H}/.config/gh`, false, 'gh'],
     ]);
     assert.equal(list[1]!.defaultMount, 'gh');
   });

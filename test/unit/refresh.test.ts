@@ -42,9 +42,12 @@ function standInBackend() {
     pruneAgentWorktrees: () => assert.fail('not used'),
     agentWorktreeChanges: () => assert.fail('not used'),
     agentWorktreeFileAt: () => assert.fail('not used'),
+    namedShells: async () => [],
+    prepareNamedShellCreate: () => assert.fail('not used'),
     peerWanted: async () => true,
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
     writeProjectPeerMessaging: () => assert.fail('not used'),
+    pinUserPeerMessaging: () => assert.fail('not used'),
     configProblems: () => assert.fail('not used'),
     resolvedConfigText: () => assert.fail('not used'),
     snapshot: async () => {

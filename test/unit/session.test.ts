@@ -301,9 +301,10 @@ describe('planSession: user mounts', () => {
     assert.throws(() => binds({ mounts: [{ name: 'x', target: '/x' }] }), /sets a target but no source/);
   });
 
-  it('binds the host credential path read-only for inherit_host_auth, keeping the mount name', () => {
+  // Read-write as upstream (filippolmt/toolbox@690a7eac56b4480a76f011992f0f0ee2c5d9ff86 internal/mountplan/inherit_host_auth.go): token refreshes write there.
+  it('binds the host credential path read-write for inherit_host_auth, keeping the mount name', () => {
     const { plan } = binds({ inheritHostAuth: ['claude'] }, ['/home/u/.claude', '/var/run/docker.sock']);
-    assert.equal(plan.create.HostConfig.Binds[0], `/home/u/.claude:${H}/.claude:ro`);
+    assert.equal(plan.create.HostConfig.Binds[0], `/home/u/.claude:${H}/.claude`);
     assert.equal(plan.mounts[0].name, 'claude');
     assert.ok(plan.create.Env.includes('TOOLBOX_HOST_AGENT_HOME=/home/u'));
     assert.ok(plan.create.Env.includes(`TOOLBOX_HOST_CODEX_HOME=${R}/.codex`));

@@ -523,7 +523,7 @@ describe('"Can reach on this host" under each container', () => {
     kind: 'host-auth',
     source: `${HOME}/.config/gh`,
     target: '/home/toolbox/.config/gh',
-    readonly: true,
+    readonly: false,
     defaultMount: 'gh',
     authKey: 'gh',
   };
@@ -556,7 +556,7 @@ describe('"Can reach on this host" under each container', () => {
       [
         ['Docker socket', '/var/run/docker.sock · root on this host', 'reach.docker-socket.window'],
         ['Your SSH keys', '~/.ssh · read-only', 'reach.host-ssh.window'],
-        ['gh credentials', '~/.config/gh · read-only · inherit_host_auth', 'reach.host-auth.window'],
+        ['gh credentials', '~/.config/gh · read-write, for token refresh · inherit_host_auth', 'reach.host-auth.window'],
         ['~/.aws', 'read-write at /home/toolbox/.aws in the container', 'reach.host-path.window'],
       ],
     );
@@ -590,7 +590,15 @@ describe('"Can reach on this host" under each container', () => {
       reachItem(ssh, HOME, true).tooltip,
       /because ~\/\.toolbox\/ssh does not exist: the container can read your private keys.*~\/\.toolbox\/ssh instead, or turn it off/,
     );
-    assert.match(reachItem(gh, HOME, true).tooltip, /inherit_host_auth mounts your own gh credentials \(~\/\.config\/gh\) read-only/);
+    assert.match(
+      reachItem(gh, HOME, true).tooltip,
+      /inherit_host_auth mounts your own gh credentials \(~\/\.config\/gh\) read-write at \/home\/toolbox\/\.config\/gh.*so the CLI can refresh its tokens\. Anything running in the container can read these credentials and change them: replace or delete tokens and change the settings your host's own gh then uses\. Turn it off for this folder with the button on this line \(it removes gh from inherit_host_auth in \.toolbox\.yaml\)\./,
+    );
+    // A container an older version created binds them read-only: the row says what it has.
+    const ghRo = reachItem({ ...gh, readonly: true }, HOME, true);
+    assert.equal(ghRo.description, '~/.config/gh · read-only · inherit_host_auth');
+    assert.match(ghRo.tooltip, /\(~\/\.config\/gh\) read-only at/);
+    assert.doesNotMatch(ghRo.tooltip, /refresh/);
     assert.match(reachItem(aws, HOME, true).tooltip, /~\/\.aws on this host is mounted read-write at \/home\/toolbox\/\.aws/);
     assert.equal(reachItem(socket, HOME, true).icon.color, 'list.errorForeground');
     assert.equal(reachGroupItem([socket]).description, '1 thing beyond its workspace');

@@ -247,6 +247,29 @@ export interface PeerSetting {
   projectFileUsable: boolean;
 }
 
+/** A shell configured in `shells:` (config/model.ts ShellConfig), for the picker. */
+export interface NamedShellEntry {
+  /** The key as the config file spells it. */
+  key: string;
+  /** The configured path ('' when the entry has none). */
+  path: string;
+}
+
+/** A new `shells:` entry for ~/.toolbox.yaml, as `toolbox shell <name> --create` writes it; nothing written until `apply()`. */
+export interface NamedShellCreatePlan {
+  file: string;
+  /** The file does not exist yet (it gets upstream's header comment). */
+  creates: boolean;
+  /** The key written (an existing spelling of the same name is reused). */
+  key: string;
+  path: string;
+  /** The entry as it reads in the file, for the confirmation. */
+  block: string;
+  /** The folder does not exist yet: `apply()` creates it (mode 0755, as upstream). */
+  createsFolder: boolean;
+  apply(): Promise<void>;
+}
+
 export interface ToolboxBackend {
   readonly names: ObjectNames;
   /** Reads the folder's config and names its container; throws on a config error. No Docker, no files written. */
@@ -257,6 +280,13 @@ export interface ToolboxBackend {
   endShell(record: SessionRecord): Promise<void>;
   /** A shell ended by itself: removes its container when no other shell or session runs there (upstream's rule). */
   shellEnded(container: { id: string; name: string; holder?: HolderAddress }): Promise<void>;
+  /** The named shells the folder's config has (`shells:` in ~/.toolbox.yaml and the project file), sorted. */
+  namedShells(folder: string): Promise<NamedShellEntry[]>;
+  /**
+   * Works out the ~/.toolbox.yaml edit that configures a named shell (upstream's `--create`);
+   * rejects with a sentence for a name or path the CLI would refuse.
+   */
+  prepareNamedShellCreate(folder: string, name: string, path: string): Promise<NamedShellCreatePlan>;
   /** Whether the folder's settings want peer messaging now. */
   peerWanted(folder: string): Promise<boolean>;
   /** The same choice, with where it comes from (for the Peer Messaging view and the toggle). */
@@ -266,6 +296,11 @@ export interface ToolboxBackend {
    * or a new one in the folder), keeping its comments. Returns the file written.
    */
   writeProjectPeerMessaging(folder: string, on: boolean): Promise<string>;
+  /**
+   * Writes `peer_messaging: <on>` into ~/.toolbox.yaml, keeping its comments, so the toolbox CLI
+   * and the editor agree whatever their defaults (docs/decisions/0018). Returns the file written.
+   */
+  pinUserPeerMessaging(on: boolean): Promise<string>;
   /** Show Resolved Configuration: every key of the folder's config, its value and the layer that set it (YAML). */
   resolvedConfigText(folder: string): Promise<string>;
   /** The problems of a .toolbox.yaml text (either file), placed on its lines, for the Problems panel. No I/O. */

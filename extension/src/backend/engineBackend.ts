@@ -2,10 +2,11 @@
  * The real ToolboxBackend: config → plan → engine, wired to VS Code settings and workspace
  * trust. The engine connection is made on first use, never at activation.
  */
+import { lstatSync, promises as fsp } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { findProjectConfig, loadConfig, nodeConfigFs, processOwner, writeConfigFile } from '../config/files';
-import { applyTurnOff, setPeerMessaging } from '../config/edit';
+import { findProjectConfig, loadConfig, nodeConfigFs, pinUserPeerMessaging, processOwner, writeConfigFile } from '../config/files';
+import { applyTurnOff, setPeerMessaging, setShellPath } from '../config/edit';
 import { formatIssue, parseConfigFile } from '../config/parse';
 import { explicitSetting, explicitSettingScope, type SettingScope } from '../config/resolve';
 import { PEER_MESSAGING_ENV } from '../config/env';
@@ -37,7 +38,9 @@ import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO, SECCOMP_PROFILES, SETTINGS } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
-import { agentHomes, editRoots, patchableMountNames } from '../plan/mounts';
+import { agentHomes, editRoots, patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
+import { cleanPath, namedShellName } from '../plan/naming';
+import { listConfiguredShells, namedShellFolder, shellKeyIn, type PathKind } from '../plan/namedShell';
 import { parsePublishSpecs, publishedPorts } from '../plan/publish';
 import { planSession, sessionContainerName } from '../plan/session';
 import { workspaceContainerName } from '../plan/naming';
@@ -74,6 +77,8 @@ import type {
   AgentWorktreeRequest,
   ContainerKind,
   ContainerSummary,
+  NamedShellCreatePlan,
+  NamedShellEntry,
   PeerSetting,
   PeerSettingSource,
   PreparedShell,
@@ -113,6 +118,17 @@ async function readProjectFile(path: string, home: string): Promise<string | und
   const read = await nodeConfigFs.read(path, processOwner());
   if (read.kind === 'refused') throw new Error(`${tildePath(path, home)} ${read.why}`);
   return read.kind === 'text' ? read.text : undefined;
+}
+
+/** What is at `path`, a final symlink not followed (upstream's named-shell check uses Lstat). */
+function lstatKind(path: string): PathKind {
+  try {
+    const st = lstatSync(path);
+    return st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'directory' : 'file';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw new Error(`stat ${path}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** The holder's answer that the session is over, as the SessionGoneError the UI reports once. */
@@ -268,18 +284,82 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     return file;
   }
 
+  async namedShells(folder: string): Promise<NamedShellEntry[]> {
+    const resolved = await this.readConfig(folder);
+    return listConfiguredShells(resolved.config.shells);
+  }
+
+  async prepareNamedShellCreate(folder: string, name: string, path: string): Promise<NamedShellCreatePlan> {
+    const home = this.deps.host().home;
+    // The CLI's name rules (throws its refusal), then an absolute path Docker can bind.
+    namedShellName(name, { peer: false }, this.deps.names);
+    const wanted = path.trim();
+    if (!wanted.startsWith('/')) throw new Error(`The folder "${wanted}" is not an absolute path. Give its full path, starting with /.`);
+    const target = cleanPath(wanted);
+    validateWorkspaceBindPath(target);
+    const kind = lstatKind(target);
+    if (kind === 'symlink') {
+      throw new Error(`${target} is a symbolic link; the toolbox CLI refuses those for a named shell. Give the folder it points to.`);
+    }
+    if (kind === 'file') throw new Error(`${target} is a file, not a folder.`);
+    const file = join(home, HOST.userConfig);
+    const read = await nodeConfigFs.read(file, processOwner());
+    if (read.kind === 'refused') throw new Error(`${tildePath(file, home)} ${read.why}`);
+    const exists = read.kind !== 'missing';
+    const before = read.kind === 'text' ? read.text : undefined;
+    let edit: { text: string; key: string };
+    try {
+      edit = setShellPath(exists ? (before ?? '') : undefined, (keys) => shellKeyIn(keys, name), target);
+    } catch (err) {
+      throw new Error(`${tildePath(file, home)} was not changed: ${(err as Error).message}.`, { cause: err });
+    }
+    const check = parseConfigFile(edit.text, file, { home }).issues.find((i) => i.severity === 'error');
+    if (check) throw new Error(`The edit would break ${tildePath(file, home)} (${formatIssue(check, home)}); nothing was written.`);
+    return {
+      file,
+      creates: !exists,
+      key: edit.key,
+      path: target,
+      block: `shells:\n  ${edit.key}:\n    path: ${target}`,
+      createsFolder: kind === 'missing',
+      apply: async () => {
+        await writeConfigFile(file, edit.text, before);
+        if (kind === 'missing') await fsp.mkdir(target, { recursive: true, mode: 0o755 });
+        this.deps.log.info(`Named shell "${edit.key}" (${folder}): wrote shells.${edit.key}.path: ${target} into ${file}.`);
+      },
+    };
+  }
+
+  async pinUserPeerMessaging(on: boolean): Promise<string> {
+    const file = await pinUserPeerMessaging(
+      this.deps.host().home,
+      on,
+      'Peer messaging, pinned from Toolbox for VS Code so the toolbox CLI and the editor open the same containers.',
+    );
+    this.deps.log.info(
+      `Peer messaging pinned ${on ? 'on' : 'off'} for both the CLI and the editor: wrote peer_messaging: ${on} into ${file}.`,
+    );
+    return file;
+  }
+
   async prepareShell(shell: ShellRequest): Promise<PreparedShell> {
     const host = this.deps.host();
     const resolved = await this.readConfig(shell.folder);
     // A broken project .toolbox.yaml (or TOOLBOX_* variable) stops the open here, naming file:line and the fix.
     const { warnings, notices } = issuesForOpen(resolved.issues, host.home);
     const config = resolved.config;
+    // A named shell works in its configured path, whatever folder asked (upstream cmd/shell_named.go);
+    // the name's own rules first, then the lookup (plan/namedShell.ts refuses with upstream's text).
+    let workspace = shell.folder;
+    if (shell.namedShell !== undefined && shell.namedShell.trim() !== '') {
+      workspace = namedShellFolder(shell.namedShell, config.shells, host.home, lstatKind, this.deps.names);
+    }
     const proximo =
       config.proximo === false ? undefined : await detectProximo({ home: host.home, env: process.env, log: (m) => this.deps.log.info(m) });
     // Our image's tag hashes the build context and the build args: work it out once per open.
     const ownImageBuildArgs = config.image === undefined ? this.imageBuildArgs() : undefined;
     const request: SessionRequest = {
-      workspace: shell.folder,
+      workspace,
       config,
       peer: shell.peer ?? config.peerMessaging,
       peerOverride: shell.peer !== undefined,
@@ -308,7 +388,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       warnings,
       notices,
       projectFileIgnored: resolved.projectFileIgnored,
-      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal, firstCommand),
+      // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
+      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal, shell.folder, firstCommand),
     };
   }
 
@@ -319,6 +400,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     title: string,
     progress: SessionProgress,
     signal: AbortSignal,
+    windowFolder: string = request.workspace,
     firstCommand?: string[],
   ): Promise<ShellSession> {
     const host = this.deps.host();
@@ -413,7 +495,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
                 spare: cmd === command.cmd,
               });
               const record: SessionRecord = {
-                folder: request.workspace,
+                folder: windowFolder,
                 container: opened.name,
                 containerId: opened.id,
                 sessionId: session.id,

@@ -19,6 +19,8 @@ import * as path from 'node:path';
 import { HOST } from '../contract/constants';
 import type { ConfigIssue, ResolvedConfig } from './model';
 import { resolveConfig, type ConfigFileText, type ResolveInput } from './resolve';
+import { setPeerMessaging } from './edit';
+import { formatIssue, parseConfigFile } from './parse';
 
 /** A config file is a few lines; anything this big is not one. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -265,4 +267,28 @@ export async function writeConfigFile(
     await fs.promises.rm(temp, { force: true });
     throw err;
   }
+}
+
+/**
+ * Writes `peer_messaging: <on>` into ~/.toolbox.yaml (created when missing), the rest of the file
+ * and its comments as they were (config/edit.ts setPeerMessaging): the one place both the CLI and
+ * the editor read, so pinning it there makes them agree (docs/decisions/0018). `note` becomes a
+ * comment above a new key. Refuses a file that is not the user's, or an edit that would break it.
+ * Returns the file written.
+ */
+export async function pinUserPeerMessaging(home: string, on: boolean, note: string, owner: FileOwner = processOwner()): Promise<string> {
+  const file = path.join(home, HOST.userConfig);
+  const read = await nodeConfigFs.read(file, owner);
+  if (read.kind === 'refused') throw new Error(`${file} ${read.why}`);
+  const before = read.kind === 'text' ? read.text : undefined;
+  let text: string;
+  try {
+    text = setPeerMessaging(before ?? '', on, note);
+  } catch (err) {
+    throw new Error(`${file} was not changed: ${(err as Error).message}.`, { cause: err });
+  }
+  const check = parseConfigFile(text, file, { home }).issues.find((i) => i.severity === 'error');
+  if (check) throw new Error(`The edit would break ${file} (${formatIssue(check, home)}); nothing was written.`);
+  await writeConfigFile(file, text, before, owner);
+  return file;
 }

@@ -457,6 +457,16 @@ export const CONTEXT_KEYS = {
   proximo: 'toolbox.proximo',
 } as const;
 
+/** Global-state keys of the peer-default notice (ui/peerDefaultNotice.ts, docs/decisions/0018). */
+export const PEER_DEFAULT_STATE = {
+  /** The notice was shown (it is shown once). */
+  shown: 'toolbox.peerDefaultNotice.shown',
+  /** The CLI's last answer, with the binary's path and mtime it was read from. */
+  cliAnswer: 'toolbox.peerDefaultNotice.cliAnswer',
+  /** How long after activation the check runs, in ms (off the critical path). */
+  delayMs: 8_000,
+} as const;
+
 /** The walkthrough's id in package.json (`contributes.walkthroughs`). */
 export const WALKTHROUGH_ID = 'toolbox.gettingStarted';
 

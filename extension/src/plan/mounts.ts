@@ -97,13 +97,14 @@ export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
 
 /**
  * `inherit_host_auth`: a listed CLI binds its credential path from the host home instead of the
- * isolated copy under the mounts root, read-only, replacing the default mount that has the same
+ * isolated copy under the mounts root, read-write, replacing the default mount that has the same
  * target (keeping its name, so `mounts:` patches still address it). Keys and paths are
  * upstream's catalog (`internal/catalog`, HostAuthMount); the host path must exist.
  *
- * Read-only follows upstream's catalog comment ("the container reads the host's
- * auth but must not mutate it"); note a newer upstream mountplan binds these read-write because
- * token refreshes write there.
+ * Read-write as upstream's `mountplan/inherit_host_auth.go`: the CLIs refresh tokens and write
+ * session state there (gh and docker rotate OAuth refresh tokens, atuin appends history), which a
+ * read-only bind would fail with EROFS. The user opts in per CLI; the Workspaces view says the
+ * container can change those files (ui/tree/items.ts reachItem).
  */
 export const INHERIT_HOST_AUTH: Readonly<Record<string, { hostPath: string; target: string }>> = {
   atuin: { hostPath: '.local/share/atuin', target: '.local/share/atuin' },
@@ -280,7 +281,7 @@ function applyInheritHostAuth(entries: Entry[], keys: string[], input: MountPlan
       name: idx >= 0 ? out[idx].name : key,
       source,
       target,
-      readonly: true,
+      readonly: false,
       type: 'bind',
       createIfMissing: false,
     };

@@ -36,6 +36,12 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   shellEnded(container: { id: string; name: string; holder?: HolderAddress }) {
     return this.real.shellEnded(container);
   }
+  namedShells(folder: string) {
+    return this.real.namedShells(folder);
+  }
+  prepareNamedShellCreate(folder: string, name: string, path: string) {
+    return this.real.prepareNamedShellCreate(folder, name, path);
+  }
   peerWanted(folder: string) {
     return this.real.peerWanted(folder);
   }
@@ -44,6 +50,9 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   }
   writeProjectPeerMessaging(folder: string, on: boolean) {
     return this.real.writeProjectPeerMessaging(folder, on);
+  }
+  pinUserPeerMessaging(on: boolean) {
+    return this.real.pinUserPeerMessaging(on);
   }
   resolvedConfigText(folder: string) {
     return this.real.resolvedConfigText(folder);

@@ -389,14 +389,25 @@ export function reachItem(
           `Your own SSH directory (${src}) is mounted ${mode} at ${r.target} because ~/.toolbox/ssh does not exist: the container can read your private keys and use them wherever they work. ` +
           `Put keys meant for the container in ~/.toolbox/ssh instead, or ${off.charAt(0).toLowerCase()}${off.slice(1)}`,
       };
-    case 'host-auth':
+    case 'host-auth': {
+      // Read-write as the CLI binds it (plan/mounts.ts INHERIT_HOST_AUTH): token refreshes write there.
+      // Turn Off drops the key from inherit_host_auth (plan/posture.ts turnOffChange), not a mounts: patch.
+      const authOff =
+        actionable && r.authKey !== undefined
+          ? `Turn it off for this folder with the button on this line (it removes ${r.authKey} from inherit_host_auth in .toolbox.yaml).`
+          : off;
       return {
         label: reachTitle(r, home),
-        description: `${src} · ${mode} · inherit_host_auth`,
+        description: `${src} · ${r.readonly ? mode : 'read-write, for token refresh'} · inherit_host_auth`,
         icon: { id: 'account', color: 'list.warningForeground' },
         contextValue,
-        tooltip: `inherit_host_auth mounts your own ${reachTitle(r, home)} (${src}) ${mode} at ${r.target}, instead of the container's own copy under ~/.toolbox. ${off}`,
+        tooltip: r.readonly
+          ? `inherit_host_auth mounts your own ${reachTitle(r, home)} (${src}) ${mode} at ${r.target}, instead of the container's own copy under ~/.toolbox. ${authOff}`
+          : `inherit_host_auth mounts your own ${reachTitle(r, home)} (${src}) read-write at ${r.target}, instead of the container's own copy under ~/.toolbox, ` +
+            `as the toolbox CLI does, so the CLI can refresh its tokens. Anything running in the container can read these credentials and change them: ` +
+            `replace or delete tokens and change the settings your host's own ${r.authKey ?? 'CLI'} then uses. ${authOff}`,
       };
+    }
     case 'host-path':
       return {
         label: reachTitle(r, home),
