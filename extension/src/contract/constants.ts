@@ -386,6 +386,8 @@ export const RUNTIME_IMAGE_CONTEXT = {
  */
 export const SETTINGS = {
   dockerHost: 'toolbox.dockerHost',
+  /** When a session goes to "needs you": always, whenUnfocused (the window), never. */
+  notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
 } as const;
 
 export const CONTEXT_KEYS = {
@@ -400,3 +402,16 @@ export const WALKTHROUGH_ID = 'toolbox.gettingStarted';
 
 /** What proximo is, for a newcomer: upstream's page about the integration. */
 export const PROXIMO_DOCS_URL = 'https://github.com/filippolmt/toolbox/blob/main/docs/proximo.md';
+
+/**
+ * Bounds of the terminal stream recogniser (ui/agentStream.ts), which reads every byte a container
+ * sends to a Toolbox terminal: the recogniser keeps one fixed buffer of this size and nothing else.
+ */
+export const AGENT_STREAM_LIMITS = {
+  /** Bytes of one OSC payload kept (the rest of a longer one is skipped, its terminator still awaited). */
+  oscPayloadBytes: 4096,
+  /** Characters of a notification message or title kept, after control characters are removed. */
+  messageChars: 200,
+  /** A BEL this soon after the user typed is the shell answering a keystroke (tab completion), not a call. */
+  bellAfterInputMs: 1000,
+} as const;
