@@ -79,6 +79,9 @@ describe('agent state from the stream', () => {
     s.out('\x07');
     assert.equal(s.t.current.state, 'needsYou');
     assert.equal(s.t.current.message, 'The terminal rang its bell.');
+    const n = tracked('claude');
+    n.out('\x1b]9;Claude is waiting for your input\x07\x07');
+    assert.equal(n.t.current.message, 'Claude is waiting for your input');
   });
 
   it('a repeated notification keeps the time it started needing you; ended is final', () => {

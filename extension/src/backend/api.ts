@@ -95,6 +95,8 @@ export interface SessionRecord {
   rows: number;
   /** ms since the epoch. */
   openedAt: number;
+  /** The agent the session runs, when the window knows (ui/agentState.ts); a shell otherwise. */
+  agent?: 'claude' | 'codex';
 }
 
 /** Why a recorded session cannot be attached again; said once, then the record is dropped. */

@@ -60,6 +60,11 @@ export class AgentStateTracker {
     return this.status;
   }
 
+  /** When the user last typed (ms on the tracker's clock; -Infinity when never). */
+  get lastInputAt(): number {
+    return this.lastInput;
+  }
+
   signal(s: StreamSignal): void {
     if (this.status.state === 'ended') return;
     switch (s.kind) {
@@ -67,6 +72,8 @@ export class AgentStateTracker {
         this.set('needsYou', s.message);
         return;
       case 'bell':
+        // A bell after a notification (Claude Code's iterm2_with_bell) keeps the notification's words.
+        if (this.status.state === 'needsYou') return;
         if (this.now() - this.lastInput >= AGENT_STREAM_LIMITS.bellAfterInputMs) this.set('needsYou', 'The terminal rang its bell.');
         return;
       case 'prompt':
@@ -114,4 +121,52 @@ export class AgentStateTracker {
     };
     this.onChange(this.status);
   }
+}
+
+/** The tab's name for a terminal: its title, and "needs you" when its session does. */
+export function terminalName(title: string, status: AgentStatus): string {
+  return status.state === 'needsYou' ? `${title} (needs you)` : title;
+}
+
+/** The user's choice for the nudge (the toolbox.notifyWhenAgentNeedsYou setting). */
+export type NudgeSetting = 'always' | 'whenUnfocused' | 'never';
+
+export function nudgeSetting(value: unknown): NudgeSetting {
+  return value === 'whenUnfocused' || value === 'never' ? value : 'always';
+}
+
+/**
+ * Whether a session that just went to "needs you" gets a notification: never while the user
+ * looks at its terminal (the window focused and that terminal the active one), and then as the
+ * setting says.
+ */
+export function shouldNudge(setting: NudgeSetting, view: { windowFocused: boolean; activeTerminal: boolean }): boolean {
+  if (setting === 'never') return false;
+  if (view.windowFocused && view.activeTerminal) return false;
+  return setting === 'always' || !view.windowFocused;
+}
+
+const AGENT_NAMES: Record<AgentKind, string> = { claude: 'Claude Code', codex: 'Codex', shell: 'The shell' };
+
+/** The nudge: names the agent and the container, and what it said. */
+export function nudgeText(container: string, status: AgentStatus): string {
+  const said = status.message ? `: ${status.message}` : '.';
+  return `${AGENT_NAMES[status.agent]} in ${container} needs you${said}`;
+}
+
+/** The status bar's count of sessions that need you; undefined hides it. */
+export function needsYouStatus(
+  list: ReadonlyArray<{ container: string; title: string; status: AgentStatus }>,
+): { text: string; tooltip: string } | undefined {
+  const waiting = list.filter((a) => a.status.state === 'needsYou');
+  if (waiting.length === 0) return undefined;
+  return {
+    text: `$(bell-dot) ${waiting.length}`,
+    tooltip: [
+      `${waiting.length} Toolbox session${waiting.length === 1 ? ' needs' : 's need'} you:`,
+      ...waiting.map((a) => `• ${a.title}: ${a.status.message ?? 'waiting'}`),
+      '',
+      'Click to go to the first one.',
+    ].join('\n'),
+  };
 }

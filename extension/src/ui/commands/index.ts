@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { attachShell } from './attachShell';
 import { driftActions } from './driftActions';
 import { endShell } from './endShell';
+import { focusTerminal } from './focusTerminal';
 import { manageCredentialGrants } from './manageCredentialGrants';
 import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
@@ -37,6 +38,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   manageCredentialGrants,
   turnOffReach,
   rebuildRuntimeImage,
+  focusTerminal,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

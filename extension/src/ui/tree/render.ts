@@ -6,6 +6,7 @@ import { PROXIMO_DOCS_URL, SETTINGS } from '../../contract/constants';
 import { folderOf, pointsAtDockerHost, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
 import type { ToolboxState } from '../refresh';
 import {
+  agentRowItem,
   agentSessionItem,
   anchorItem,
   containerContextValue,
@@ -24,6 +25,7 @@ import {
   reachItem,
   socketVolumeItem,
   PROXIMO_ONE_LINE,
+  type AgentRowInput,
   type IconSpec,
 } from './items';
 import type { HostReach } from '../../plan/posture';
@@ -80,11 +82,23 @@ function errorNodes(message: string): TreeNode[] {
   ];
 }
 
+/** The command a session's row runs: focus its terminal (ui/commands/focusTerminal.ts). */
+export const FOCUS_TERMINAL_COMMAND = 'toolbox.focusTerminal';
+
 /**
  * Workspaces: this window's folders first. Empty (so the welcome view shows) when nothing exists.
  * Each container holds its held shells and what it can reach on this host (plan/posture.ts).
+ * `agents` are this window's terminals with their sessions' state: a held shell shown in one of
+ * them is that session's row (agent, state, time in state; a click focuses the terminal), and a
+ * terminal without a held session gets a row of its own.
  */
-export function workspacesNodes(state: ToolboxState, folders: readonly string[], home = ''): TreeNode[] {
+export function workspacesNodes(
+  state: ToolboxState,
+  folders: readonly string[],
+  home = '',
+  agents: readonly AgentRowInput[] = [],
+  now: number = Date.now(),
+): TreeNode[] {
   if (state.error) return errorNodes(state.error);
   const snap = state.snapshot;
   if (!snap) return [];
@@ -99,13 +113,30 @@ export function workspacesNodes(state: ToolboxState, folders: readonly string[],
       stopping: state.stopping?.has(c.name) ?? false,
     };
     // Its held shells, then what it can reach on this host (a group that starts collapsed).
-    const children: TreeNode[] = (c.shells ?? []).map((s) => ({
-      id: `shell:${c.name}:${s.id}`,
-      ...heldShellItem(s, state.takenAt),
-      command: 'toolbox.attachShell',
-      container: c,
-      shell: s,
-    }));
+    const mine = agents.filter((a) => a.container === c.name);
+    const children: TreeNode[] = (c.shells ?? []).map((s) => {
+      const a = mine.find((m) => m.sessionId === s.id);
+      return a
+        ? {
+            id: `shell:${c.name}:${s.id}`,
+            ...agentRowItem(a, now, s),
+            command: FOCUS_TERMINAL_COMMAND,
+            commandArgs: [a.key],
+            container: c,
+            shell: s,
+          }
+        : { id: `shell:${c.name}:${s.id}`, ...heldShellItem(s, state.takenAt), command: 'toolbox.attachShell', container: c, shell: s };
+    });
+    for (const a of mine) {
+      if (a.sessionId !== undefined && c.shells?.some((s) => s.id === a.sessionId)) continue;
+      children.push({
+        id: `terminal:${a.key}`,
+        ...agentRowItem(a, now),
+        command: FOCUS_TERMINAL_COMMAND,
+        commandArgs: [a.key],
+        container: c,
+      });
+    }
     if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder));
     return {
       id: `container:${c.name}`,
