@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { benchAgentState } from './agentState';
 import { benchBridge } from './bridge';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
@@ -29,6 +30,7 @@ const BENCHES: Bench[] = [
   ['refresh', benchRefresh],
   ['scale', benchScale],
   ['image', benchImage],
+  ['agentstate', benchAgentState],
 ];
 
 async function main(): Promise<void> {

@@ -222,3 +222,11 @@ describe('package.json', () => {
     assert.equal(nudgeSetting(setting?.default), setting?.default);
   });
 });
+
+describe('Start Claude Code / Start Codex', () => {
+  it('runs the agent in an interactive shell, and the shell when it exits (the terminal and its session stay)', async () => {
+    const { agentCommand } = await import('../../extension/src/plan/session');
+    assert.deepEqual(agentCommand(['/bin/zsh'], 'claude'), ['/bin/zsh', '-ic', 'claude; exec /bin/zsh']);
+    assert.deepEqual(agentCommand(['/bin/zsh'], 'codex'), ['/bin/zsh', '-ic', 'codex; exec /bin/zsh']);
+  });
+});

@@ -17,6 +17,8 @@ export interface ShellRequest {
   peer?: boolean;
   /** A named shell (`toolbox shell --name`). */
   namedShell?: string;
+  /** Start this agent in the terminal instead of a shell (the shell follows when it exits). */
+  agent?: 'claude' | 'codex';
 }
 
 /**

@@ -33,10 +33,10 @@ import {
 import { inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
+import { AGENTS, CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
-import { planSession, sessionContainerName } from '../plan/session';
+import { agentCommand, planSession, sessionContainerName } from '../plan/session';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
@@ -236,14 +236,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     };
     const container = sessionContainerName(request);
     // The terminal's name says which folder it works in (the UI numbers a second one).
-    const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
+    const base = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
+    const title = shell.agent ? `${base} · ${AGENTS[shell.agent].name}` : base;
     return {
       container,
       title,
       warnings,
       notices,
       projectFileIgnored: resolved.projectFileIgnored,
-      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal),
+      open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal, shell.agent),
     };
   }
 
@@ -254,6 +255,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     title: string,
     progress: SessionProgress,
     signal: AbortSignal,
+    agent?: 'claude' | 'codex',
   ): Promise<ShellSession> {
     const host = this.deps.host();
     const name = sessionContainerName(request);
@@ -300,7 +302,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       signal,
     });
     const command: ShellCommand = {
-      cmd: plan.shellCmd,
+      cmd: agent ? agentCommand(plan.shellCmd, agent) : plan.shellCmd,
       user: plan.create.User,
       workdir: plan.create.WorkingDir,
       env: shellEnv(plan.create),

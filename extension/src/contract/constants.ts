@@ -415,3 +415,12 @@ export const AGENT_STREAM_LIMITS = {
   /** A BEL this soon after the user typed is the shell answering a keystroke (tab completion), not a call. */
   bellAfterInputMs: 1000,
 } as const;
+
+/**
+ * The agents Toolbox can start in a terminal (Start Claude Code, Start Codex): the command the
+ * runtime image installs, and the name a person knows it by.
+ */
+export const AGENTS = {
+  claude: { command: 'claude', name: 'Claude Code' },
+  codex: { command: 'codex', name: 'Codex' },
+} as const;

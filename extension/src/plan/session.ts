@@ -3,7 +3,7 @@
  * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
-import { CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
+import { AGENTS, CONTAINER, ENV, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, PEER_RUN_LABEL_VALUES } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import type { HostFacts, ObjectNames, PortSpec } from '../contract/types';
@@ -104,6 +104,16 @@ export function dockerSocketGroups(socketGid: number | undefined): string[] {
 /** `/bin/zsh`, the one shell (the config schema refuses any other; `tools:` no longer switches it off). */
 function shellCommand(): string[] {
   return [CONTAINER.shell];
+}
+
+/**
+ * The command of a terminal that starts an agent: the agent in an interactive shell (its rc file
+ * read, as when the user types it), and the shell itself when the agent exits, so the terminal
+ * and its session stay.
+ */
+export function agentCommand(shellCmd: readonly string[], agent: keyof typeof AGENTS): string[] {
+  const shell = shellCmd[0] ?? CONTAINER.shell;
+  return [shell, '-ic', `${AGENTS[agent].command}; exec ${shell}`];
 }
 
 /** A named shell when one with a usable name is asked for, else the workspace container. */

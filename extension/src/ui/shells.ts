@@ -363,7 +363,7 @@ export class ShellLauncher implements vscode.Disposable {
       this.plainNoticeShown.add(session.id);
       notice = `This shell will not survive a window reload: ${persistence.reason}.`;
     }
-    const pty = this.newPty(session.name, session.start, notice);
+    const pty = this.newPty(session.name, session.start, notice, request.agent);
     const title = numberedTitle(prepared.title, this.takenTitles());
     const entry: Tracked = {
       key: this.nextKey++,

@@ -24,6 +24,8 @@ export interface ShellTerminalOptions {
   notice?: string;
   /** The agent the terminal was opened to run, when known (otherwise a shell, until its title says). */
   agent?: AgentKind;
+  /** False: no recogniser at all (bench/agentState.ts measures the terminal with and without it). */
+  observe?: boolean;
   log: vscode.LogOutputChannel;
 }
 
@@ -141,9 +143,10 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     }
     this.exec = exec;
     exec.stream.once('data', () => this.shownFirst());
+    const observe = this.options.observe !== false;
     exec.stream.on('data', (chunk: Buffer) => {
       this.show(this.decoder.write(chunk));
-      this.recognizer.feed(chunk);
+      if (observe) this.recognizer.feed(chunk);
     });
     // A held session was attached at its recorded size; a plain exec already started at this one.
     if (this.sized || exec.record) void exec.resize(this.size.cols, this.size.rows).catch(() => undefined);

@@ -4,6 +4,8 @@ import { attachShell } from './attachShell';
 import { driftActions } from './driftActions';
 import { endShell } from './endShell';
 import { focusTerminal } from './focusTerminal';
+import { startClaudeCode } from './startClaudeCode';
+import { startCodex } from './startCodex';
 import { manageCredentialGrants } from './manageCredentialGrants';
 import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
@@ -39,6 +41,8 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   turnOffReach,
   rebuildRuntimeImage,
   focusTerminal,
+  startClaudeCode,
+  startCodex,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {
