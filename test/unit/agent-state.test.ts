@@ -36,7 +36,7 @@ describe('agent state from the stream', () => {
     assert.equal(s.t.current.agent, 'claude'); // from its title
     assert.equal(s.t.current.state, 'needsYou');
     assert.equal(s.t.current.message, 'Claude needs your permission to use Bash');
-    assert.deepEqual(s.states(), ['idle', 'working', 'needsYou']);
+    assert.deepEqual(s.states(), ['working', 'needsYou']);
     s.tick(5000);
     s.t.input('1');
     assert.equal(s.t.current.state, 'working');

@@ -203,8 +203,8 @@ describe('the terminal with the recogniser', () => {
     assert.equal(pty.agentStatus.state, 'working');
     stream.emit('data', AGENT_FIXTURES[3]!.bytes);
     assert.equal(pty.agentStatus.state, 'idle');
-    // The title names Claude (still idle), it works, asks (three messages), the user answers, a prompt, a command, the prompt again.
-    assert.deepEqual(states, ['idle', 'working', 'needsYou', 'needsYou', 'needsYou', 'working', 'idle', 'working', 'idle']);
+    // The title names Claude (so it works), it asks (three messages), the user answers, a prompt, a command, the prompt again.
+    assert.deepEqual(states, ['working', 'needsYou', 'needsYou', 'needsYou', 'working', 'idle', 'working', 'idle']);
     pty.close();
   });
 });

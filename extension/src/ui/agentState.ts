@@ -11,7 +11,8 @@
  *   the terminal runs an agent or the shell marks its prompts (a plain shell without shell
  *   integration stays idle: nothing would ever say it is back);
  * - ConEmu progress (OSC 9;4) set, or a title that starts with a spinner frame, while idle → working;
- * - the title names the agent (claude, codex) when the launch did not.
+ * - the title names the agent (claude, codex) when the launch did not; a shell whose title just
+ *   named an agent (the user started it there) is working.
  */
 import { AGENT_STREAM_LIMITS } from '../contract/constants';
 import type { StreamSignal } from './agentStream';
@@ -89,7 +90,8 @@ export class AgentStateTracker {
         const agent = this.status.agent === 'shell' && named ? named : this.status.agent;
         const changedAgent = agent !== this.status.agent;
         this.status = { ...this.status, agent, title: s.title };
-        if (SPINNER_TITLE.test(s.title) && this.status.state === 'idle') this.set('working');
+        // An agent that just named itself (started from the shell) or shows a spinner is working.
+        if ((changedAgent || SPINNER_TITLE.test(s.title)) && this.status.state === 'idle') this.set('working');
         else if (changedAgent) this.onChange(this.status);
         return;
       }
