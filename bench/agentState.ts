@@ -4,15 +4,15 @@
  * - latency: a program in the container emits OSC 9 → the terminal (ToolboxShellPty) recognises
  *   it → the Workspaces tree model is rendered with the session as "needs you", the status bar's
  *   text and the nudge's decision and text are computed (what extension.ts and ui/agentNudge.ts
- *   do on the change). The program stamps the OSC with its CLOCK_MONOTONIC time
- *   (process.hrtime), which the host shares with the container;
+ *   do on the change). The program (python3, in the runtime image) stamps the OSC with its
+ *   CLOCK_MONOTONIC time, which the host (process.hrtime) shares with the container;
  * - throughput: 256 MiB of agent-like output (the recorded fixtures and text) through the
  *   terminal with and without the recogniser, interleaved in the same run: end to end through a
  *   held session, and through the terminal alone from memory (the CPU the recogniser adds,
  *   without the transport's noise).
  */
 import { PassThrough } from 'node:stream';
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG } from '../extension/src/config/model';
@@ -113,6 +113,8 @@ export async function benchAgentState(): Promise<ResultRow[]> {
   const sessions: HeldSession[] = [];
   const chunk = agentLikeMiB();
   writeFileSync(join(ws, 'agent-output.bin'), chunk);
+  chmodSync(ws, 0o755); // the container's user reads it
+
   try {
     const opened = await openContainer(ctx, plan, { ensureImage: async () => undefined });
     const transport = await reachHolder(d, opened.id, holderAddress(runDir, plan.create.User));
@@ -120,7 +122,8 @@ export async function benchAgentState(): Promise<ResultRow[]> {
 
     // Latency: each Enter makes the stamper print an OSC 9 carrying its clock.
     const stamper = await startHeldSession(transport, {
-      cmd: ['node', '-e', "process.stdin.on('data', () => process.stdout.write('\\x1b]9;t=' + process.hrtime.bigint() + '\\x07'))"],
+      // Python's monotonic_ns and Node's hrtime read the same CLOCK_MONOTONIC (one kernel).
+      cmd: ['python3', '-c', 'import os, sys, time\nfor _ in sys.stdin:\n    os.write(1, b"\\x1b]9;t=%d\\x07" % time.monotonic_ns())'],
       env: ['TERM=xterm-256color'],
       cwd,
       cols: 120,
@@ -146,8 +149,12 @@ export async function benchAgentState(): Promise<ResultRow[]> {
       done?.();
     });
     for (let i = 0; i < 120; i++) {
-      await new Promise<void>((resolve) => {
-        done = resolve;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no OSC 9 came back: ${pty.transcript.slice(-300)}`)), 10_000);
+        done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
         pty.handleInput('\r'); // also the user's reply: needs you → working
       });
     }
@@ -157,7 +164,7 @@ export async function benchAgentState(): Promise<ResultRow[]> {
     // Throughput end to end: 256 MiB from a held session through the terminal.
     const bytes = 256 * MiB;
     const flood = {
-      cmd: ['sh', '-c', 'i=0; while [ $i -lt 256 ]; do cat agent-output.bin; i=$((i+1)); done'],
+      cmd: ['sh', '-c', 'i=0; while [ $i -lt 256 ]; do cat /workspace/agent-output.bin; i=$((i+1)); done'],
       env: [],
       cwd,
       cols: 120,
@@ -170,7 +177,7 @@ export async function benchAgentState(): Promise<ResultRow[]> {
       p.onDidWrite((t) => (n += t.length));
       await s.exitCode;
       p.close();
-      if (n < bytes / 2) throw new Error(`only ${n} characters arrived`);
+      if (n < bytes / 2) throw new Error(`only ${n} characters arrived: ${p.transcript.slice(-200)}`);
     };
     const e2e = await interleave({ with: through(true), without: through(false) }, { rounds: 6, warmup: 1 });
 

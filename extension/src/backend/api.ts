@@ -287,8 +287,11 @@ export interface AgentSessionSummary {
   /** Session or agent name as the registry records it. */
   name?: string;
   cwd?: string;
-  /** The container whose PID namespace the pid resolves in, when known. */
+  /** The container it lives in (its working directory is that container's workspace), when known. */
   container?: string;
+  /** Whether peers can message it (plan/peerReach.ts), and why not. */
+  reach?: 'reachable' | 'unreachable' | 'unknown';
+  why?: string;
 }
 
 export interface ProximoSummary {

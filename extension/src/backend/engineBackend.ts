@@ -30,7 +30,7 @@ import {
   type HolderAddress,
   type HolderTransport,
 } from '../engine/sessions';
-import { inspectPeerState, readAgentSessions } from '../engine/peerState';
+import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
 import { AGENTS, CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
@@ -38,6 +38,7 @@ import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots } from '../plan/mounts';
 import { agentCommand, planSession, sessionContainerName } from '../plan/session';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
+import { peerReach } from '../plan/peerReach';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
@@ -564,7 +565,13 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       anchor: { name: ctx.names.anchor, id: peer.anchor.id, state: peer.anchor.state },
       volume: { name: ctx.names.socketVolume, exists: peer.volume.exists, owner: peer.volume.owner, mode: peer.volume.mode },
       members: peer.members,
-      sessions: sessions.map((s) => ({ pid: s.pid, name: s.name ?? s.sessionId, cwd: s.cwd })),
+      sessions: await Promise.all(
+        sessions.map(async (s) => {
+          const facts = containers.map((c) => ({ name: c.name, workspace: c.workspace, running: c.state === 'running', member: c.peer }));
+          const r = peerReach(s, facts, await inboxSocketPresence(peer.volume, s.messagingSocketPath));
+          return { pid: s.pid, name: s.name ?? s.sessionId, cwd: s.cwd, container: r.container, reach: r.state, why: r.why };
+        }),
+      ),
     };
   }
 

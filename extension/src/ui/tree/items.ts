@@ -6,6 +6,7 @@
 import type { PeerDriftKind } from '../../plan/drift';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import type { AgentState, AgentStatus } from '../agentState';
+import { cleanText } from '../agentStream';
 import {
   peerSourceShort,
   peerSourceText,
@@ -198,12 +199,35 @@ export function agentSessionItem(s: AgentSessionSummary): {
   tooltip: string;
 } {
   const where = s.container ? ` · ${s.container}` : '';
+  // Whether peers can message it (plan/peerReach.ts): said in the row, and why not in the tooltip.
+  const reach =
+    s.reach === 'reachable'
+      ? ' · reachable'
+      : s.reach === 'unreachable'
+        ? ' · unreachable'
+        : s.reach === 'unknown'
+          ? ' · reach unknown'
+          : '';
+  const icon: IconSpec =
+    s.reach === 'reachable'
+      ? { id: 'hubot', color: 'testing.iconPassed' }
+      : s.reach === 'unreachable'
+        ? { id: 'hubot', color: 'list.warningForeground' }
+        : { id: 'hubot' };
   return {
-    label: s.name ?? `pid ${s.pid}`,
-    description: `pid ${s.pid}${where}`,
-    icon: { id: 'hubot' },
-    contextValue: 'agentSession',
-    tooltip: [`Agent session, pid ${s.pid}`, s.cwd ? `cwd ${s.cwd}` : undefined, s.container ? `in ${s.container}` : undefined]
+    label: cleanText(s.name ?? '', 60) || `pid ${s.pid}`,
+    description: `pid ${s.pid}${where}${reach}`,
+    icon,
+    contextValue: s.reach ? `agentSession.${s.reach}` : 'agentSession',
+    tooltip: [
+      `Agent session, pid ${s.pid}`,
+      s.cwd ? `cwd ${cleanText(s.cwd, 200)}` : undefined,
+      s.container ? `in ${s.container}` : undefined,
+      s.reach === 'reachable'
+        ? 'Reachable: its container shares the PID namespace and its inbox socket is in the shared volume.'
+        : undefined,
+      s.why,
+    ]
       .filter(Boolean)
       .join('\n'),
   };
