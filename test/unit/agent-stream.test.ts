@@ -195,3 +195,32 @@ describe('agent stream recogniser: hostile input', () => {
     assert.ok(signals > total / 512, `${signals} signals`);
   });
 });
+
+describe('agent stream recogniser: the fast Ground scan agrees with the byte-at-a-time machine', () => {
+  // One byte at a time, Ground sees one byte per call: that is the plain state machine.
+  const byteAtATime = (bytes: Buffer) => recognise(...[...bytes].map((b) => Buffer.from([b])));
+  const alphabet = Buffer.from('\x1b\x1b\x1b\x07\x07]]P_X^\\[9;0127738;Aa b\x18\x1a');
+
+  it('on 3000 random streams of the bytes that matter, in random chunks', () => {
+    const rnd = prng(2026);
+    for (let n = 0; n < 3000; n++) {
+      const len = 1 + Math.floor(rnd() * 80);
+      const bytes = Buffer.alloc(len);
+      for (let i = 0; i < len; i++) bytes[i] = alphabet[Math.floor(rnd() * alphabet.length)]!;
+      const cut = Math.floor(rnd() * len);
+      assert.deepEqual(recognise(bytes), byteAtATime(bytes), JSON.stringify(bytes.toString('latin1')));
+      assert.deepEqual(
+        recognise(bytes.subarray(0, cut), bytes.subarray(cut)),
+        byteAtATime(bytes),
+        `cut ${cut}: ${JSON.stringify(bytes.toString('latin1'))}`,
+      );
+    }
+  });
+
+  it('on the recorded fixtures with CSI around every sequence', () => {
+    for (const f of AGENT_FIXTURES) {
+      const wrapped = Buffer.concat([Buffer.from('\x1b[1m\x1bPq\x07\x1b\\'), f.bytes, Buffer.from('\x1b[0m\x07\x1b_a\x07')]);
+      assert.deepEqual(recognise(wrapped), byteAtATime(wrapped), f.name);
+    }
+  });
+});

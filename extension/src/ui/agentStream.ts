@@ -79,33 +79,85 @@ export class AgentStreamRecognizer {
   /** Reads one chunk of terminal output. The chunk is not modified or kept. */
   feed(chunk: Buffer): void {
     const n = chunk.length;
-    // Where the next ESC and BEL are at or after i, in Ground; found once each, not per byte.
-    let nextEsc = -1;
-    let nextBel = -1;
     let i = 0;
+    while (i < n) i = this.mode === Mode.Ground ? this.ground(chunk, i) : this.sequence(chunk, i);
+  }
+
+  /**
+   * Ground, the common case, without looking at every ESC (Ink and ratatui write thousands of
+   * CSI sequences per 64 KiB, and a native call per ESC costs more than the terminal itself).
+   * Only three things matter here, found with native scans: a BEL; "ESC ]" (an OSC starts, in
+   * any state: found by scanning for "]", rare in terminal output, and checking the byte before);
+   * and, to know what a BEL means and in which state the chunk ends, the last ESC before it.
+   * Everything else in Ground (CSI, ESC x) returns to Ground. test/unit/agent-stream.test.ts
+   * holds this to the byte-at-a-time state machine (sequence()) on random input.
+   */
+  private ground(chunk: Buffer, from: number): number {
+    const n = chunk.length;
+    let p = from;
+    let bel = chunk.indexOf(BEL, p);
+    let osc = this.oscStart(chunk, p);
+    for (;;) {
+      if (bel >= 0 && (osc < 0 || bel < osc)) {
+        // What the BEL means depends on the last ESC before it (in this Ground stretch).
+        const e = chunk.lastIndexOf(ESC, bel);
+        if (e >= p) {
+          const c = chunk[e + 1]!;
+          if (isStringStart(c)) {
+            this.mode = Mode.Str; // a DCS/SOS/PM/APC string is open: the BEL is in it
+            return e + 2;
+          }
+          if (e + 1 !== bel) this.emit({ kind: 'bell' }); // ESC BEL is no bell
+        } else {
+          this.emit({ kind: 'bell' });
+        }
+        p = bel + 1;
+        bel = chunk.indexOf(BEL, p);
+        if (osc >= 0 && osc < p) osc = this.oscStart(chunk, p);
+        continue;
+      }
+      if (osc >= 0) {
+        this.mode = Mode.Osc;
+        this.length = 0;
+        this.overflow = false;
+        return osc + 2;
+      }
+      // Nothing more in this chunk: the state it ends in follows from its last ESC.
+      const last = chunk.lastIndexOf(ESC, n - 1);
+      if (last >= p) {
+        if (last === n - 1) this.mode = Mode.Escape;
+        else if (isStringStart(chunk[last + 1]!)) {
+          this.mode = Mode.Str;
+          return last + 2;
+        }
+      }
+      return n;
+    }
+  }
+
+  /** Where the next "ESC ]" at or after `from` starts, or -1. */
+  private oscStart(chunk: Buffer, from: number): number {
+    for (let k = chunk.indexOf(0x5d, from + 1); k >= 0; k = chunk.indexOf(0x5d, k + 1)) {
+      if (chunk[k - 1] === ESC) return k - 1;
+    }
+    return -1;
+  }
+
+  /** Byte at a time, in an escape sequence, an OSC or a string, until Ground (or the chunk's end). */
+  private sequence(chunk: Buffer, from: number): number {
+    const n = chunk.length;
+    let i = from;
     while (i < n) {
       switch (this.mode) {
-        case Mode.Ground: {
-          if (nextEsc < i) nextEsc = indexOrEnd(chunk, ESC, i);
-          if (nextBel < i) nextBel = indexOrEnd(chunk, BEL, i);
-          if (nextBel < nextEsc) {
-            i = nextBel + 1;
-            this.emit({ kind: 'bell' });
-          } else if (nextEsc < n) {
-            i = nextEsc + 1;
-            this.mode = Mode.Escape;
-          } else {
-            i = n;
-          }
-          break;
-        }
+        case Mode.Ground:
+          return i;
         case Mode.Escape: {
           const b = chunk[i++]!;
           if (b === 0x5d /* ] */) {
             this.mode = Mode.Osc;
             this.length = 0;
             this.overflow = false;
-          } else if (b === 0x50 /* P */ || b === 0x58 /* X */ || b === 0x5e /* ^ */ || b === 0x5f /* _ */) {
+          } else if (isStringStart(b)) {
             this.mode = Mode.Str;
           } else if (b !== ESC) {
             // CSI and every other escape sequence: their bytes carry no ESC or BEL of ours.
@@ -176,6 +228,7 @@ export class AgentStreamRecognizer {
         }
       }
     }
+    return i;
   }
 
   /** A complete OSC: recognise the few we care about; every other one is ignored unread. */
@@ -254,6 +307,11 @@ export class AgentStreamRecognizer {
   private text(start: number, end: number): string {
     return start < end ? this.payload.toString('utf8', start, end) : '';
   }
+}
+
+/** ESC followed by one of these opens a DCS, SOS, PM or APC string. */
+function isStringStart(b: number): boolean {
+  return b === 0x50 /* P */ || b === 0x58 /* X */ || b === 0x5e /* ^ */ || b === 0x5f; /* _ */
 }
 
 function indexOrEnd(chunk: Buffer, byte: number, from: number): number {
