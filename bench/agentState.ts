@@ -55,7 +55,7 @@ function agentLikeMiB(every: number): Buffer {
   for (let i = 0; n < MiB; i++) {
     const b =
       i % every === 0
-        ? AGENT_FIXTURES[(i / 40) % AGENT_FIXTURES.length]!.bytes
+        ? AGENT_FIXTURES[(i / every) % AGENT_FIXTURES.length]!.bytes
         : Buffer.from(`\x1b[38;2;215;119;87m●\x1b[39m line ${i}: reading src/parser.ts, 42 matches — ünïcödé ✓ \x1b[2mdim\x1b[0m\r\n`);
     parts.push(b);
     n += b.length;
