@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { benchAgentState } from './agentState';
 import { benchBridge } from './bridge';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
@@ -31,6 +32,7 @@ const BENCHES: Bench[] = [
   ['scale', benchScale],
   ['image', benchImage],
   ['worktree', benchWorktree],
+  ['agentstate', benchAgentState],
 ];
 
 async function main(): Promise<void> {

@@ -20,7 +20,8 @@ import { RefreshManager } from './ui/refresh';
 import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { askCredentialConsent, credentialGrantState } from './ui/credentialConsent';
-import { DriftStatusBar } from './ui/statusBar';
+import { AgentStatusBar, DriftStatusBar } from './ui/statusBar';
+import { AgentNudge } from './ui/agentNudge';
 import { ConfigDiagnostics } from './ui/configDiagnostics';
 import { ResolvedConfigDocuments } from './ui/resolvedConfig';
 import { pickFolder } from './ui/folders';
@@ -107,7 +108,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const home = readHostFacts(process.env).home;
   const refresh = new RefreshManager(backend, windowFolders, log, home);
   const statusBar = new DriftStatusBar();
-  context.subscriptions.push(backend, shells, refresh, statusBar);
+  const agentBar = new AgentStatusBar();
+  const nudge = new AgentNudge(shells, log);
+  context.subscriptions.push(backend, shells, refresh, statusBar, agentBar, nudge);
 
   const resolvedConfig = new ResolvedConfigDocuments(backend);
   const services = { backend, shells, refresh, statusBar, log, credentialGrants, resolvedConfig };
@@ -123,10 +126,19 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   );
 
   const views: Array<[string, NodeTreeProvider]> = [
-    ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home))],
+    ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home, shells.agentTerminals()))],
     ['toolbox.peer', new NodeTreeProvider((s) => peerNodes(s, home))],
     ['toolbox.proximo', new NodeTreeProvider((s) => proximoNodes(s, windowFolders()))],
   ];
+  const workspacesView = views[0]![1];
+  const agentsChanged = () => {
+    workspacesView.update(refresh.state);
+    agentBar.update(shells.agentTerminals());
+  };
+  // The time in each state, redrawn every half minute while this window has Toolbox terminals.
+  const clock = setInterval(() => {
+    if (shells.agentTerminals().length > 0) workspacesView.update(refresh.state);
+  }, 30_000);
   const treeViews: vscode.TreeView<unknown>[] = [];
   // The Worktrees view: its own provider (git state from host git, live from git's files).
   const worktrees = new WorktreesProvider(backend, windowFolders, log);
@@ -176,6 +188,10 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       }
     }),
     shells.onDidOpen(() => refresh.noteShellOpened()),
+    // A session's state shows in the tree and the status bar as soon as its stream says so.
+    shells.onDidChangeAgent(() => agentsChanged()),
+    vscode.window.onDidCloseTerminal(() => agentsChanged()),
+    { dispose: () => clearInterval(clock) },
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('toolbox.dockerHost')) backend.resetConnection();
       if (e.affectsConfiguration('toolbox')) {

@@ -29,6 +29,8 @@ export interface ShellRequest {
    * is mounted too). The first shell starts the agent (the `agent` key), with `prompt` as its task.
    */
   worktree?: { root: string; prompt?: string };
+  /** Start this agent in the terminal instead of a shell (the shell follows when it exits). */
+  agent?: 'claude' | 'codex';
 }
 
 /**
@@ -178,6 +180,8 @@ export interface SessionRecord {
   rows: number;
   /** ms since the epoch. */
   openedAt: number;
+  /** The agent the session runs, when the window knows (ui/agentState.ts); a shell otherwise. */
+  agent?: 'claude' | 'codex';
 }
 
 /** Why a recorded session cannot be attached again; said once, then the record is dropped. */
@@ -426,8 +430,11 @@ export interface AgentSessionSummary {
   /** Session or agent name as the registry records it. */
   name?: string;
   cwd?: string;
-  /** The container whose PID namespace the pid resolves in, when known. */
+  /** The container it lives in (its working directory is that container's workspace), when known. */
   container?: string;
+  /** Whether peers can message it (plan/peerReach.ts), and why not. */
+  reach?: 'reachable' | 'unreachable' | 'unknown';
+  why?: string;
 }
 
 export interface ProximoSummary {

@@ -33,10 +33,19 @@ import {
   type HolderAddress,
   type HolderTransport,
 } from '../engine/sessions';
-import { inspectPeerState, readAgentSessions } from '../engine/peerState';
+import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, RUNTIME_IMAGE_TEST_REPO, SECCOMP_PROFILES, SETTINGS } from '../contract/constants';
+import {
+  AGENTS,
+  CONTAINER,
+  ENV,
+  HOST,
+  HOST_DOCKER_INTERNAL,
+  RUNTIME_IMAGE_TEST_REPO,
+  SECCOMP_PROFILES,
+  SETTINGS,
+} from '../contract/constants';
 import { missingSocketVolume, openDriftNotice, peerRunOf } from '../plan/drift';
 import { agentHomes, editRoots, patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
 import { cleanPath, namedShellName } from '../plan/naming';
@@ -59,6 +68,7 @@ import {
   fileAtCommit,
 } from '../engine/worktree';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
+import { peerReach } from '../plan/peerReach';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
@@ -378,10 +388,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       if (problem) throw new Error(problem);
       request.worktreeRoot = shell.worktree.root;
       firstCommand = agentLaunchCommand(agent, shell.worktree.prompt);
+    } else if (shell.agent) {
+      // Start Claude Code / Start Codex: the agent first, an interactive shell when it exits.
+      firstCommand = agentLaunchCommand(AGENTS[shell.agent].command, undefined);
     }
     const container = sessionContainerName(request);
     // The terminal's name says which folder it works in (the UI numbers a second one).
-    const title = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
+    const base = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
+    const title = shell.agent ? `${base} · ${AGENTS[shell.agent].name}` : base;
     return {
       container,
       title,
@@ -722,7 +736,13 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       anchor: { name: ctx.names.anchor, id: peer.anchor.id, state: peer.anchor.state },
       volume: { name: ctx.names.socketVolume, exists: peer.volume.exists, owner: peer.volume.owner, mode: peer.volume.mode },
       members: peer.members,
-      sessions: sessions.map((s) => ({ pid: s.pid, name: s.name ?? s.sessionId, cwd: s.cwd })),
+      sessions: await Promise.all(
+        sessions.map(async (s) => {
+          const facts = containers.map((c) => ({ name: c.name, workspace: c.workspace, running: c.state === 'running', member: c.peer }));
+          const r = peerReach(s, facts, await inboxSocketPresence(peer.volume, s.messagingSocketPath));
+          return { pid: s.pid, name: s.name ?? s.sessionId, cwd: s.cwd, container: r.container, reach: r.state, why: r.why };
+        }),
+      ),
     };
   }
 

@@ -448,6 +448,8 @@ export const SETTINGS = {
   dockerHost: 'toolbox.dockerHost',
   peerMessaging: 'toolbox.peerMessaging',
   seccomp: 'toolbox.seccomp',
+  /** When a session goes to "needs you": always, whenUnfocused (the window), never. */
+  notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
 } as const;
 
 export const CONTEXT_KEYS = {
@@ -499,3 +501,25 @@ export const GIT_LIMITS_MS = {
 
 /** Host git output kept per call (stdout and stderr each). */
 export const GIT_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Bounds of the terminal stream recogniser (ui/agentStream.ts), which reads every byte a container
+ * sends to a Toolbox terminal: the recogniser keeps one fixed buffer of this size and nothing else.
+ */
+export const AGENT_STREAM_LIMITS = {
+  /** Bytes of one OSC payload kept (the rest of a longer one is skipped, its terminator still awaited). */
+  oscPayloadBytes: 4096,
+  /** Characters of a notification message or title kept, after control characters are removed. */
+  messageChars: 200,
+  /** A BEL this soon after the user typed is the shell answering a keystroke (tab completion), not a call. */
+  bellAfterInputMs: 1000,
+} as const;
+
+/**
+ * The agents Toolbox can start in a terminal (Start Claude Code, Start Codex): the command the
+ * runtime image installs, and the name a person knows it by.
+ */
+export const AGENTS = {
+  claude: { command: 'claude', name: 'Claude Code' },
+  codex: { command: 'codex', name: 'Codex' },
+} as const;

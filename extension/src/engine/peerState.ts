@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { engineMessage, isNotFound } from './errors';
 import { joinsNamespace } from '../plan/drift';
+import type { SocketPresence } from '../plan/peerReach';
+import { CONTAINER } from '../contract/constants';
 import type { EngineContext } from './context';
 import { listOwnedContainers, type OwnedContainer } from './lifecycle';
 
@@ -146,4 +148,23 @@ export async function readAgentSessions(claudeHome: string): Promise<AgentSessio
 
 function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * Whether a registered session's inbox socket is in the shared socket volume, read on this host
+ * (a local engine, the volume's directory readable: `volume.owner` was read). The path comes from
+ * a container-writable registry: only a plain name under the socket directory is looked at, with
+ * lstat (a symlink is not followed); anything else is missing.
+ */
+export async function inboxSocketPresence(volume: SocketVolumeState, socketPath: string | undefined): Promise<SocketPresence> {
+  if (!socketPath) return 'missing';
+  const prefix = `${CONTAINER.peerSocketDir}/`;
+  const rel = socketPath.startsWith(prefix) ? socketPath.slice(prefix.length) : '';
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(rel) || rel === '.' || rel === '..') return 'missing';
+  if (!volume.mountpoint || volume.owner === undefined) return 'unknown';
+  try {
+    return (await fs.lstat(join(volume.mountpoint, rel))).isSocket() ? 'present' : 'missing';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unknown';
+  }
 }

@@ -131,7 +131,6 @@ function shellCommand(): string[] {
   return [CONTAINER.shell];
 }
 
-/** A named shell when one with a usable name is asked for, else the workspace container. */
 /**
  * The container a request resolves to, without planning the rest: callers that must key
  * something by it first (the bridge) ask this, then plan once.

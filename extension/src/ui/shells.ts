@@ -29,6 +29,7 @@ import { numberedTitle } from './model';
 import { withPhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
 import { ToolboxShellPty, type ShellEnd } from './terminal';
+import { terminalName, type AgentKind, type AgentStatus } from './agentState';
 
 export interface OpenedShell {
   container: string;
@@ -44,10 +45,24 @@ export interface OpenedShell {
 }
 
 interface Tracked extends Omit<OpenedShell, 'terminal'> {
+  /** This window's own id for the terminal (the tree's rows and the nudge's Focus name it). */
+  key: number;
   terminal?: vscode.Terminal;
   ended: boolean;
   /** The terminal's name (numbered when this window has another shell of the same name). */
   title?: string;
+}
+
+/** A Toolbox terminal of this window and what its session is doing (the tree, the nudge, the status bar). */
+export interface AgentTerminal {
+  key: number;
+  container: string;
+  /** The terminal's name without the state the tab adds. */
+  title: string;
+  /** The held session behind it, when there is one (its row in the tree is that shell's). */
+  sessionId?: string;
+  status: AgentStatus;
+  terminal?: vscode.Terminal;
 }
 
 export interface ReattachOutcome {
@@ -71,6 +86,10 @@ export class ShellLauncher implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after a container was opened or a shell started or ended (the views refresh on it). */
   readonly onDidOpen = this.changed.event;
+  private readonly agentChanged = new vscode.EventEmitter<AgentTerminal>();
+  /** Fires when a terminal's session changes state (working, needs you, idle, ended). */
+  readonly onDidChangeAgent = this.agentChanged.event;
+  private nextKey = 1;
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Containers whose shells were said not to survive a reload, in this window. */
   private readonly plainNoticeShown = new Set<string>();
@@ -92,6 +111,34 @@ export class ShellLauncher implements vscode.Disposable {
 
   get shells(): readonly OpenedShell[] {
     return this.tracked.filter((o): o is Tracked & OpenedShell => o.terminal !== undefined);
+  }
+
+  /** Every terminal of this window with its session's state, in the order they were opened. */
+  agentTerminals(): AgentTerminal[] {
+    return this.tracked.map((o) => this.agentTerminal(o));
+  }
+
+  private agentTerminal(o: Tracked): AgentTerminal {
+    return {
+      key: o.key,
+      container: o.container,
+      title: o.title ?? o.container,
+      ...(o.record ? { sessionId: o.record.sessionId } : {}),
+      status: o.pty.agentStatus,
+      ...(o.terminal ? { terminal: o.terminal } : {}),
+    };
+  }
+
+  /** When the user last typed into that terminal (ms since the epoch; -Infinity when never). */
+  lastInputAt(key: number): number {
+    return this.tracked.find((o) => o.key === key)?.pty.lastInputAt ?? Number.NEGATIVE_INFINITY;
+  }
+
+  /** Shows and focuses a terminal by its key; false when it is gone. */
+  focus(key: number): boolean {
+    const terminal = this.tracked.find((o) => o.key === key)?.terminal;
+    terminal?.show(false);
+    return terminal !== undefined;
   }
 
   /** Plans and opens the container, then a terminal; undefined when cancelled. */
@@ -205,12 +252,18 @@ export class ShellLauncher implements vscode.Disposable {
 
   /** A terminal on a held session; `shell` may still be attaching (its terminal waits for it). */
   private createTerminal(record: SessionRecord, attaching: StartedShell | Promise<StartedShell>): Tracked {
-    const pty = this.newPty(record.container, async (size) => {
-      const shell = await attaching;
-      await shell.resize(size.cols, size.rows);
-      return shell;
-    });
+    const pty = this.newPty(
+      record.container,
+      async (size) => {
+        const shell = await attaching;
+        await shell.resize(size.cols, size.rows);
+        return shell;
+      },
+      undefined,
+      record.agent === 'claude' || record.agent === 'codex' ? record.agent : undefined,
+    );
     const entry: Tracked = {
+      key: this.nextKey++,
       container: record.container,
       containerId: record.containerId,
       folder: record.folder,
@@ -225,12 +278,18 @@ export class ShellLauncher implements vscode.Disposable {
     return entry;
   }
 
-  private newPty(container: string, start: (size: { cols: number; rows: number }) => Promise<StartedShell>, notice?: string) {
+  private newPty(
+    container: string,
+    start: (size: { cols: number; rows: number }) => Promise<StartedShell>,
+    notice?: string,
+    agent?: AgentKind,
+  ) {
     let pty: ToolboxShellPty | undefined = undefined;
     pty = new ToolboxShellPty({
       container,
       start,
       notice,
+      agent,
       log: this.log,
       reconnect: async () => {
         const record = this.tracked.find((o) => o.pty === pty)?.record;
@@ -247,13 +306,33 @@ export class ShellLauncher implements vscode.Disposable {
     entry.pty.onDidStart((shell) => {
       if (shell.record && !entry.record) {
         // Recorded under the terminal's (numbered) name, so a reload brings back the same names.
-        entry.record = entry.title ? { ...shell.record, title: entry.title } : shell.record;
+        const agent = entry.pty.agentStatus.agent;
+        entry.record = {
+          ...shell.record,
+          ...(entry.title ? { title: entry.title } : {}),
+          ...(agent !== 'shell' ? { agent } : {}),
+        };
         void this.store.add(entry.record);
       }
       // The holder's list changed, and no Docker event says so: the views refresh on this.
       this.changed.fire();
     });
     entry.pty.onDidEnd((how) => this.shellEnded(entry, how));
+    let named = entry.title;
+    entry.pty.onDidChangeAgent((status) => {
+      // The tab says when the session needs you (VS Code lets a pseudoterminal change its name, not its icon).
+      const name = entry.title ? terminalName(entry.title, status) : undefined;
+      if (name && name !== named && status.state !== 'ended') {
+        named = name;
+        entry.pty.rename(name);
+      }
+      // A reload brings the agent back with its session (a title may name it after the start).
+      if (entry.record && status.agent !== 'shell' && entry.record.agent !== status.agent) {
+        entry.record = { ...entry.record, agent: status.agent };
+        void this.store.add(entry.record);
+      }
+      this.agentChanged.fire(this.agentTerminal(entry));
+    });
     entry.pty.onDidAskReopen(() => void vscode.commands.executeCommand('toolbox.openShell', vscode.Uri.file(entry.folder)));
   }
 
@@ -328,9 +407,10 @@ export class ShellLauncher implements vscode.Disposable {
       this.plainNoticeShown.add(session.id);
       notice = `This shell will not survive a window reload: ${persistence.reason}.`;
     }
-    const pty = this.newPty(session.name, session.start, notice);
+    const pty = this.newPty(session.name, session.start, notice, request.agent);
     const title = numberedTitle(prepared.title, this.takenTitles());
     const entry: Tracked = {
+      key: this.nextKey++,
       container: session.name,
       containerId: session.id,
       folder: request.folder,
@@ -345,7 +425,8 @@ export class ShellLauncher implements vscode.Disposable {
 
   /** The names of this window's Toolbox terminals (open, or about to be). */
   private takenTitles(): string[] {
-    return this.tracked.flatMap((o) => (o.terminal ? [o.terminal.name] : o.title ? [o.title] : []));
+    // The title, not the tab's name now: the tab adds the session's state to it.
+    return this.tracked.flatMap((o) => (o.title ? [o.title] : o.terminal ? [o.terminal.name] : []));
   }
 
   /**
@@ -375,7 +456,7 @@ export class ShellLauncher implements vscode.Disposable {
   liveTerminals(container: string): Array<{ name: string; sessionId?: string }> {
     return this.tracked
       .filter((o) => o.container === container && !o.ended && o.terminal)
-      .map((o) => ({ name: o.terminal!.name, sessionId: o.record?.sessionId }));
+      .map((o) => ({ name: o.title ?? o.terminal!.name, sessionId: o.record?.sessionId }));
   }
 
   /** The user stopped these containers: their terminals close (no offer to reopen). */
@@ -391,6 +472,7 @@ export class ShellLauncher implements vscode.Disposable {
 
   dispose(): void {
     this.changed.dispose();
+    this.agentChanged.dispose();
     for (const s of this.subscriptions) s.dispose();
   }
 }

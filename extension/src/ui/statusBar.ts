@@ -1,10 +1,13 @@
 /**
+ * The status bar: the drift warning, and the count of sessions that need you (AgentStatusBar).
+ *
  * The drift warning: shown while a container of this window's folders has PID-namespace drift
  * (either direction) or lacks the socket volume; gone as soon as the drift is. It names the one
  * container to stop, never a blanket fix.
  */
 import * as vscode from 'vscode';
 import { driftStatus, type DriftFinding } from './model';
+import { needsYouStatus, type AgentStatus } from './agentState';
 
 export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
 
@@ -46,6 +49,34 @@ export class DriftStatusBar implements vscode.Disposable {
     this.item.text = status.text;
     this.item.tooltip = status.tooltip;
     this.item.accessibilityInformation = { label: `Toolbox: ${status.name} has drifted from its settings` };
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+/** The count of this window's sessions that need you; a click focuses the first. Hidden at zero. */
+export class AgentStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('toolbox.agents', vscode.StatusBarAlignment.Left, 99);
+    this.item.name = 'Toolbox sessions that need you';
+    this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    this.item.command = 'toolbox.focusTerminal';
+  }
+
+  update(list: ReadonlyArray<{ container: string; title: string; status: AgentStatus }>): void {
+    const status = needsYouStatus(list);
+    if (!status) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = status.text;
+    this.item.tooltip = status.tooltip;
+    this.item.accessibilityInformation = { label: status.tooltip.split('\n')[0]! };
     this.item.show();
   }
 

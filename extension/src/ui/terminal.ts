@@ -10,6 +10,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import * as vscode from 'vscode';
 import type { StartedShell, TerminalSize } from '../backend/api';
+import { AgentStateTracker, type AgentKind, type AgentStatus } from './agentState';
+import { AgentStreamRecognizer } from './agentStream';
 
 export interface ShellTerminalOptions {
   /** Container name, for messages. */
@@ -20,6 +22,10 @@ export interface ShellTerminalOptions {
   reconnect?: (size: TerminalSize) => Promise<StartedShell>;
   /** A line shown before the shell's first output (e.g. that it will not survive a reload). */
   notice?: string;
+  /** The agent the terminal was opened to run, when known (otherwise a shell, until its title says). */
+  agent?: AgentKind;
+  /** False: no recogniser at all (bench/agentState.ts measures the terminal with and without it). */
+  observe?: boolean;
   log: vscode.LogOutputChannel;
 }
 
@@ -50,6 +56,15 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   readonly onDidEnd = this.endedEmitter.event;
   /** The user asked for a new shell after this one's container went away. */
   readonly onDidAskReopen = this.reopenEmitter.event;
+  private readonly agentEmitter = new vscode.EventEmitter<AgentStatus>();
+  /** The session's state changed (working, needs you, idle, ended), from its stream and the user's keys. */
+  readonly onDidChangeAgent = this.agentEmitter.event;
+  private readonly nameEmitter = new vscode.EventEmitter<string>();
+  /** VS Code renames the terminal's tab on this (its icon and colour are fixed at creation). */
+  readonly onDidChangeName = this.nameEmitter.event;
+  private readonly agent: AgentStateTracker;
+  /** Reads the signals in the output; it never changes a byte (ui/agentStream.ts). */
+  private readonly recognizer: AgentStreamRecognizer;
   private exec: StartedShell | undefined;
   private size: TerminalSize = { cols: 80, rows: 24 };
   private sized = false;
@@ -71,7 +86,25 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   /** performance.now() when VS Code opened the terminal (called open()). */
   openedAt: number | undefined;
 
-  constructor(private readonly options: ShellTerminalOptions) {}
+  constructor(private readonly options: ShellTerminalOptions) {
+    this.agent = new AgentStateTracker(options.agent, (status) => this.agentEmitter.fire(status));
+    this.recognizer = new AgentStreamRecognizer((signal) => this.agent.signal(signal));
+  }
+
+  /** What the session is doing now, as far as its stream says. */
+  get agentStatus(): AgentStatus {
+    return this.agent.current;
+  }
+
+  /** When the user last typed here (ms since the epoch; -Infinity when never). */
+  get lastInputAt(): number {
+    return this.agent.lastInputAt;
+  }
+
+  /** Renames the terminal's tab (VS Code keeps the name it was created with until this). */
+  rename(name: string): void {
+    if (!this.closed) this.nameEmitter.fire(name);
+  }
 
   /** Recent output, newest last (tests read the shell's answers from here). */
   get transcript(): string {
@@ -101,6 +134,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
       o.log.error(message);
       this.show(`\r\n${message}\r\nPress any key to close this terminal.\r\n`);
       this.ended = true;
+      this.agent.end();
       return;
     }
     if (this.closed) {
@@ -109,7 +143,11 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     }
     this.exec = exec;
     exec.stream.once('data', () => this.shownFirst());
-    exec.stream.on('data', (chunk: Buffer) => this.show(this.decoder.write(chunk)));
+    const observe = this.options.observe !== false;
+    exec.stream.on('data', (chunk: Buffer) => {
+      this.show(this.decoder.write(chunk));
+      if (observe) this.recognizer.feed(chunk);
+    });
     // A held session was attached at its recorded size; a plain exec already started at this one.
     if (this.sized || exec.record) void exec.resize(this.size.cols, this.size.rows).catch(() => undefined);
     for (const data of this.earlyInput) exec.stream.write(data);
@@ -134,6 +172,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   private finish(code: number): void {
     if (this.closed) return;
     this.ended = true;
+    this.agent.end();
     this.show(this.decoder.end());
     this.options.log.info(`Shell in ${this.options.container} exited with code ${code}.`);
     this.endedEmitter.fire({ kind: 'exited', code });
@@ -188,6 +227,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     if (this.closed) return;
     this.show(`\r\n[${this.options.container} was stopped]\r\n`);
     this.ended = true;
+    this.agent.end();
     this.end(undefined);
   }
 
@@ -195,6 +235,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   private containerGone(reason: string): void {
     if (this.closed || this.ended) return;
     this.ended = true;
+    this.agent.end();
     this.offerReopen = true;
     this.exec?.dispose();
     this.options.log.info(`Shell in ${this.options.container} ended: ${reason}`);
@@ -210,6 +251,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
       this.end(undefined);
       return;
     }
+    this.agent.input(data);
     // Raw TTY: Ctrl-C (\x03) and Ctrl-D (\x04) reach the shell as the kernel's line discipline expects.
     if (this.exec) this.exec.stream.write(data);
     else this.earlyInput.push(data);
@@ -246,5 +288,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     this.startedEmitter.dispose();
     this.endedEmitter.dispose();
     this.reopenEmitter.dispose();
+    this.agentEmitter.dispose();
+    this.nameEmitter.dispose();
   }
 }

@@ -3,6 +3,9 @@ import * as vscode from 'vscode';
 import { attachShell } from './attachShell';
 import { driftActions } from './driftActions';
 import { endShell } from './endShell';
+import { focusTerminal } from './focusTerminal';
+import { startClaudeCode } from './startClaudeCode';
+import { startCodex } from './startCodex';
 import { manageCredentialGrants } from './manageCredentialGrants';
 import { openNamedShell } from './openNamedShell';
 import { openShell } from './openShell';
@@ -57,6 +60,9 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   pruneAgentWorktrees,
   compareAgentWorktree,
   openAgentWorktreeFolder,
+  focusTerminal,
+  startClaudeCode,
+  startCodex,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

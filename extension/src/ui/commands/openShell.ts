@@ -1,11 +1,14 @@
 import { pickFolder } from '../folders';
 import type { CommandServices, ToolboxCommand } from './types';
 
-/** Opens (creates or reattaches) the folder's container with its peer setting, or a per-run override. */
-export async function openShellFor(s: CommandServices, arg: unknown, peer?: boolean) {
+/**
+ * Opens (creates or reattaches) the folder's container with its peer setting, or a per-run
+ * override, and a terminal in it: a shell, or an agent (Start Claude Code, Start Codex).
+ */
+export async function openShellFor(s: CommandServices, arg: unknown, peer?: boolean, agent?: 'claude' | 'codex') {
   const folder = await pickFolder(arg);
   if (!folder) return undefined;
-  const shell = await s.shells.openTerminal({ folder, peer });
+  const shell = await s.shells.openTerminal({ folder, peer, ...(agent ? { agent } : {}) });
   if (shell) s.refresh.noteShellOpened();
   return shell;
 }

@@ -6,6 +6,8 @@
 import type { PeerDriftKind } from '../../plan/drift';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
+import type { AgentState, AgentStatus } from '../agentState';
+import { cleanText } from '../agentStream';
 import {
   peerSourceShort,
   peerSourceText,
@@ -198,12 +200,35 @@ export function agentSessionItem(s: AgentSessionSummary): {
   tooltip: string;
 } {
   const where = s.container ? ` · ${s.container}` : '';
+  // Whether peers can message it (plan/peerReach.ts): said in the row, and why not in the tooltip.
+  const reach =
+    s.reach === 'reachable'
+      ? ' · reachable'
+      : s.reach === 'unreachable'
+        ? ' · unreachable'
+        : s.reach === 'unknown'
+          ? ' · reach unknown'
+          : '';
+  const icon: IconSpec =
+    s.reach === 'reachable'
+      ? { id: 'hubot', color: 'testing.iconPassed' }
+      : s.reach === 'unreachable'
+        ? { id: 'hubot', color: 'list.warningForeground' }
+        : { id: 'hubot' };
   return {
-    label: s.name ?? `pid ${s.pid}`,
-    description: `pid ${s.pid}${where}`,
-    icon: { id: 'hubot' },
-    contextValue: 'agentSession',
-    tooltip: [`Agent session, pid ${s.pid}`, s.cwd ? `cwd ${s.cwd}` : undefined, s.container ? `in ${s.container}` : undefined]
+    label: cleanText(s.name ?? '', 60) || `pid ${s.pid}`,
+    description: `pid ${s.pid}${where}${reach}`,
+    icon,
+    contextValue: s.reach ? `agentSession.${s.reach}` : 'agentSession',
+    tooltip: [
+      `Agent session, pid ${s.pid}`,
+      s.cwd ? `cwd ${cleanText(s.cwd, 200)}` : undefined,
+      s.container ? `in ${s.container}` : undefined,
+      s.reach === 'reachable'
+        ? 'Reachable: its container shares the PID namespace and its inbox socket is in the shared volume.'
+        : undefined,
+      s.why,
+    ]
       .filter(Boolean)
       .join('\n'),
   };
@@ -439,6 +464,71 @@ export function portItem(p: PublishedPort, container: string): ItemProps {
         ? 'It is bound on every interface, so other machines on your network can reach it too.'
         : 'Only this machine can reach it.',
       p.protocol === 'tcp' ? `Open in Browser opens ${url}.` : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  };
+}
+
+/** A terminal of this window and its session's state (ui/shells.ts AgentTerminal, without vscode). */
+export interface AgentRowInput {
+  key: number;
+  container: string;
+  title: string;
+  sessionId?: string;
+  status: AgentStatus;
+}
+
+const STATE_WORDS: Record<AgentState, string> = { working: 'working', needsYou: 'needs you', idle: 'idle', ended: 'ended' };
+
+/** The state as an icon: a bell that stands out when it needs you. */
+export function agentStateIcon(state: AgentState): IconSpec {
+  switch (state) {
+    case 'needsYou':
+      return { id: 'bell-dot', color: 'list.warningForeground' };
+    case 'working':
+      return { id: 'loading~spin' };
+    case 'idle':
+      return { id: 'circle-large-outline' };
+    case 'ended':
+      return { id: 'circle-slash' };
+  }
+}
+
+/** How long it has been in its state, coarse: the tree is redrawn every half minute, not every second. */
+export function timeInState(since: number, now: number): string {
+  const minutes = Math.floor(Math.max(0, now - since) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} days`;
+}
+
+/**
+ * A session in one of this window's terminals: the agent (claude, codex, shell), its state and
+ * for how long; a click focuses its terminal. `heldShell` is the holder's line for the same
+ * session, when it has one: its contextValue keeps the `heldShell.` prefix so Attach and End stay.
+ */
+export function agentRowItem(
+  a: AgentRowInput,
+  now: number,
+  heldShell?: HeldShellSummary,
+): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  const s = a.status;
+  const state = STATE_WORDS[s.state];
+  const said = s.state === 'needsYou' && s.message ? ` · ${s.message}` : '';
+  const held = heldShell ? `heldShell.${heldShell.attached > 0 ? 'attached' : 'detached'}.` : '';
+  return {
+    label: s.agent,
+    description: `${state} · ${timeInState(s.since, now)}${said}`,
+    icon: agentStateIcon(s.state),
+    contextValue: `${held}agent.${s.state}`,
+    tooltip: [
+      `${a.title}: ${s.agent === 'shell' ? 'a shell' : s.agent}, ${state} since ${new Date(s.since).toLocaleTimeString()}.`,
+      s.state === 'needsYou' && s.message ? `It said: ${s.message}` : undefined,
+      s.title ? `Its title: ${s.title}` : undefined,
+      heldShell ? `${heldShell.command || 'shell'} (pid ${heldShell.pid} in the container).` : undefined,
+      'Click to focus its terminal.',
     ]
       .filter(Boolean)
       .join('\n'),

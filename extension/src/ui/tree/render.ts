@@ -6,6 +6,7 @@ import { PROXIMO_DOCS_URL, SETTINGS } from '../../contract/constants';
 import { folderOf, pointsAtDockerHost, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
 import type { ToolboxState } from '../refresh';
 import {
+  agentRowItem,
   agentSessionItem,
   anchorItem,
   containerContextValue,
@@ -25,6 +26,7 @@ import {
   reachItem,
   socketVolumeItem,
   PROXIMO_ONE_LINE,
+  type AgentRowInput,
   type IconSpec,
 } from './items';
 import type { HostReach } from '../../plan/posture';
@@ -84,11 +86,23 @@ function errorNodes(message: string): TreeNode[] {
   ];
 }
 
+/** The command a session's row runs: focus its terminal (ui/commands/focusTerminal.ts). */
+export const FOCUS_TERMINAL_COMMAND = 'toolbox.focusTerminal';
+
 /**
  * Workspaces: this window's folders first. Empty (so the welcome view shows) when nothing exists.
  * Each container holds its held shells and what it can reach on this host (plan/posture.ts).
+ * `agents` are this window's terminals with their sessions' state: a held shell shown in one of
+ * them is that session's row (agent, state, time in state; a click focuses the terminal), and a
+ * terminal without a held session gets a row of its own.
  */
-export function workspacesNodes(state: ToolboxState, folders: readonly string[], home = ''): TreeNode[] {
+export function workspacesNodes(
+  state: ToolboxState,
+  folders: readonly string[],
+  home = '',
+  agents: readonly AgentRowInput[] = [],
+  now: number = Date.now(),
+): TreeNode[] {
   if (state.error) return errorNodes(state.error);
   const snap = state.snapshot;
   if (!snap) return [];
@@ -102,23 +116,40 @@ export function workspacesNodes(state: ToolboxState, folders: readonly string[],
       inThisWindow: folder !== undefined,
       stopping: state.stopping?.has(c.name) ?? false,
     };
-    // Its published ports, its held shells, then what it can reach on this host (a group that starts collapsed).
+    // Its published ports, its held shells (the agent's state where a terminal of this window shows one), then what it can reach on this host (a group that starts collapsed).
     const ports = (c.ports ?? []).map((p): TreeNode => ({
       id: `port:${c.name}:${p.containerPort}/${p.protocol}:${p.hostPort}`,
       ...portItem(p, c.name),
       container: c,
       port: p,
     }));
+    const mine = agents.filter((a) => a.container === c.name);
     const children: TreeNode[] = [
       ...ports,
-      ...(c.shells ?? []).map((s) => ({
-        id: `shell:${c.name}:${s.id}`,
-        ...heldShellItem(s, state.takenAt),
-        command: 'toolbox.attachShell',
-        container: c,
-        shell: s,
-      })),
+      ...(c.shells ?? []).map((s): TreeNode => {
+        const a = mine.find((m) => m.sessionId === s.id);
+        return a
+          ? {
+              id: `shell:${c.name}:${s.id}`,
+              ...agentRowItem(a, now, s),
+              command: FOCUS_TERMINAL_COMMAND,
+              commandArgs: [a.key],
+              container: c,
+              shell: s,
+            }
+          : { id: `shell:${c.name}:${s.id}`, ...heldShellItem(s, state.takenAt), command: 'toolbox.attachShell', container: c, shell: s };
+      }),
     ];
+    for (const a of mine) {
+      if (a.sessionId !== undefined && c.shells?.some((s) => s.id === a.sessionId)) continue;
+      children.push({
+        id: `terminal:${a.key}`,
+        ...agentRowItem(a, now),
+        command: FOCUS_TERMINAL_COMMAND,
+        commandArgs: [a.key],
+        container: c,
+      });
+    }
     if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder));
     return {
       id: `container:${c.name}`,

@@ -1,0 +1,57 @@
+/**
+ * The nudge: when a session of this window goes to "needs you" and the user is not looking at its
+ * terminal, a notification names the agent, the container and what it said, with Focus. The
+ * toolbox.notifyWhenAgentNeedsYou setting turns it off or keeps it for when the window is not
+ * focused (ui/agentState.ts shouldNudge).
+ *
+ * "Looking at it": the window is focused, the terminal is the active one, and the user's last
+ * keystroke or editor action was in that terminal (VS Code does not say whether the panel has
+ * the focus; a user who went on typing in an editor is not looking at the terminal).
+ */
+import * as vscode from 'vscode';
+import { SETTINGS } from '../contract/constants';
+import { nudgeSetting, nudgeText, shouldNudge } from './agentState';
+import type { AgentTerminal, ShellLauncher } from './shells';
+
+export const FOCUS_BUTTON = 'Focus';
+
+export class AgentNudge implements vscode.Disposable {
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** Per terminal: the `since` of the "needs you" it was nudged for (one nudge per time it asks). */
+  private readonly nudged = new Map<number, number>();
+  private lastEditorActivity = 0;
+
+  constructor(
+    private readonly shells: ShellLauncher,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    const editorActivity = () => (this.lastEditorActivity = Date.now());
+    this.subscriptions.push(
+      shells.onDidChangeAgent((a) => void this.changed(a)),
+      vscode.window.onDidChangeActiveTextEditor(editorActivity),
+      vscode.window.onDidChangeTextEditorSelection(editorActivity),
+    );
+  }
+
+  private async changed(a: AgentTerminal): Promise<void> {
+    if (a.status.state !== 'needsYou') {
+      this.nudged.delete(a.key);
+      return;
+    }
+    if (this.nudged.get(a.key) === a.status.since) return;
+    this.nudged.set(a.key, a.status.since);
+    const setting = nudgeSetting(vscode.workspace.getConfiguration().get(SETTINGS.notifyWhenAgentNeedsYou));
+    const lookingAt =
+      a.terminal !== undefined && vscode.window.activeTerminal === a.terminal && this.shells.lastInputAt(a.key) >= this.lastEditorActivity;
+    const windowFocused = vscode.window.state.focused;
+    if (!shouldNudge(setting, { windowFocused, activeTerminal: lookingAt })) return;
+    const text = nudgeText(a.container, a.status);
+    this.log.info(`Nudge: ${text}`);
+    const answer = await vscode.window.showInformationMessage(text, FOCUS_BUTTON);
+    if (answer === FOCUS_BUTTON) this.shells.focus(a.key);
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
+}

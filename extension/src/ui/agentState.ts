@@ -1,0 +1,174 @@
+/**
+ * The state of one Toolbox terminal's session, from the signals of its stream
+ * (ui/agentStream.ts) and the user's keystrokes: working, needs you, idle (at a shell prompt),
+ * ended. Pure (a clock is passed in), so the rules are unit-tested: test/unit/agent-state.test.ts.
+ *
+ * The rules:
+ * - a notification (OSC 9 / 777 / 99) → needs you, with its message; so does a BEL, unless the
+ *   user typed within AGENT_STREAM_LIMITS.bellAfterInputMs (a shell answering Tab with a bell);
+ * - any keystroke while it needs you → working (the user answered);
+ * - a prompt marker A/B (OSC 133/633) → idle; C → working; Enter at an idle prompt → working when
+ *   the terminal runs an agent or the shell marks its prompts (a plain shell without shell
+ *   integration stays idle: nothing would ever say it is back);
+ * - ConEmu progress (OSC 9;4) set, or a title that starts with a spinner frame, while idle → working;
+ * - the title names the agent (claude, codex) when the launch did not; a shell whose title just
+ *   named an agent (the user started it there) is working.
+ */
+import { AGENT_STREAM_LIMITS } from '../contract/constants';
+import type { StreamSignal } from './agentStream';
+
+export type AgentKind = 'claude' | 'codex' | 'shell';
+export type AgentState = 'working' | 'needsYou' | 'idle' | 'ended';
+
+export interface AgentStatus {
+  agent: AgentKind;
+  state: AgentState;
+  /** When it entered this state (ms since the epoch). */
+  since: number;
+  /** What the agent said when it asked for the user (notification text), while it needs you. */
+  message?: string;
+  /** The last title the program set (OSC 0/2), sanitised. */
+  title?: string;
+}
+
+/** Braille spinner frames (U+2800–U+28FF) and the usual ASCII/dingbat spinners at a title's start. */
+const SPINNER_TITLE = /^[\u2800-\u28ff\u25d0-\u25d3\u2596-\u259f|/\\-]\s/;
+
+/** The agent a command line or title names, if any. */
+export function agentOf(text: string | undefined): AgentKind | undefined {
+  if (!text) return undefined;
+  if (/\bclaude\b/i.test(text)) return 'claude';
+  if (/\bcodex\b/i.test(text)) return 'codex';
+  return undefined;
+}
+
+export class AgentStateTracker {
+  private status: AgentStatus;
+  private lastInput = Number.NEGATIVE_INFINITY;
+  private promptsMarked = false;
+
+  constructor(
+    agent: AgentKind | undefined,
+    private readonly onChange: (status: AgentStatus) => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    // A launched agent starts working; a shell starts at its prompt.
+    const kind = agent ?? 'shell';
+    this.status = { agent: kind, state: kind === 'shell' ? 'idle' : 'working', since: now() };
+  }
+
+  get current(): AgentStatus {
+    return this.status;
+  }
+
+  /** When the user last typed (ms on the tracker's clock; -Infinity when never). */
+  get lastInputAt(): number {
+    return this.lastInput;
+  }
+
+  signal(s: StreamSignal): void {
+    if (this.status.state === 'ended') return;
+    switch (s.kind) {
+      case 'notify':
+        this.set('needsYou', s.message);
+        return;
+      case 'bell':
+        // A bell after a notification (Claude Code's iterm2_with_bell) keeps the notification's words.
+        if (this.status.state === 'needsYou') return;
+        if (this.now() - this.lastInput >= AGENT_STREAM_LIMITS.bellAfterInputMs) this.set('needsYou', 'The terminal rang its bell.');
+        return;
+      case 'prompt':
+        this.promptsMarked = true;
+        if (s.mark === 'A' || s.mark === 'B') this.set('idle');
+        else if (s.mark === 'C') this.set('working');
+        return;
+      case 'progress':
+        if (s.active && this.status.state === 'idle') this.set('working');
+        return;
+      case 'title': {
+        const named = agentOf(s.title);
+        const agent = this.status.agent === 'shell' && named ? named : this.status.agent;
+        const changedAgent = agent !== this.status.agent;
+        this.status = { ...this.status, agent, title: s.title };
+        // An agent that just named itself (started from the shell) or shows a spinner is working.
+        if ((changedAgent || SPINNER_TITLE.test(s.title)) && this.status.state === 'idle') this.set('working');
+        else if (changedAgent) this.onChange(this.status);
+        return;
+      }
+    }
+  }
+
+  /** The user typed into the terminal. */
+  input(data: string): void {
+    this.lastInput = this.now();
+    const state = this.status.state;
+    if (state === 'needsYou') this.set('working');
+    else if (state === 'idle' && data.includes('\r') && (this.status.agent !== 'shell' || this.promptsMarked)) this.set('working');
+  }
+
+  /** The shell ended (or its container went away). */
+  end(): void {
+    this.set('ended');
+  }
+
+  private set(state: AgentState, message?: string): void {
+    const s = this.status;
+    if (s.state === state && s.message === message) return;
+    this.status = {
+      agent: s.agent,
+      state,
+      since: s.state === state ? s.since : this.now(),
+      title: s.title,
+      ...(message ? { message } : {}),
+    };
+    this.onChange(this.status);
+  }
+}
+
+/** The tab's name for a terminal: its title, and "needs you" when its session does. */
+export function terminalName(title: string, status: AgentStatus): string {
+  return status.state === 'needsYou' ? `${title} (needs you)` : title;
+}
+
+/** The user's choice for the nudge (the toolbox.notifyWhenAgentNeedsYou setting). */
+export type NudgeSetting = 'always' | 'whenUnfocused' | 'never';
+
+export function nudgeSetting(value: unknown): NudgeSetting {
+  return value === 'whenUnfocused' || value === 'never' ? value : 'always';
+}
+
+/**
+ * Whether a session that just went to "needs you" gets a notification: never while the user
+ * looks at its terminal (the window focused and that terminal the active one), and then as the
+ * setting says.
+ */
+export function shouldNudge(setting: NudgeSetting, view: { windowFocused: boolean; activeTerminal: boolean }): boolean {
+  if (setting === 'never') return false;
+  if (view.windowFocused && view.activeTerminal) return false;
+  return setting === 'always' || !view.windowFocused;
+}
+
+const AGENT_NAMES: Record<AgentKind, string> = { claude: 'Claude Code', codex: 'Codex', shell: 'The shell' };
+
+/** The nudge: names the agent and the container, and what it said. */
+export function nudgeText(container: string, status: AgentStatus): string {
+  const said = status.message ? `: ${status.message}` : '.';
+  return `${AGENT_NAMES[status.agent]} in ${container} needs you${said}`;
+}
+
+/** The status bar's count of sessions that need you; undefined hides it. */
+export function needsYouStatus(
+  list: ReadonlyArray<{ container: string; title: string; status: AgentStatus }>,
+): { text: string; tooltip: string } | undefined {
+  const waiting = list.filter((a) => a.status.state === 'needsYou');
+  if (waiting.length === 0) return undefined;
+  return {
+    text: `$(bell-dot) ${waiting.length}`,
+    tooltip: [
+      `${waiting.length} Toolbox session${waiting.length === 1 ? ' needs' : 's need'} you:`,
+      ...waiting.map((a) => `• ${a.title}: ${a.status.message ?? 'waiting'}`),
+      '',
+      'Click to go to the first one.',
+    ].join('\n'),
+  };
+}
