@@ -141,7 +141,8 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
       await walk.getByText('How agents message each other').first().click();
       await page.waitForTimeout(1500);
       await shot('walkthrough-peer');
-      await pane('Workspaces').click({ position: { x: 200, y: 300 } });
+      // Focus back in the side bar (its title: no row, button or welcome action is under it).
+      await page.locator('.part.sidebar .composite.title').first().click();
       await runCommand('View: Close All Editors');
     }),
   );
@@ -223,11 +224,20 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
     { timeout: LONG },
     scenario('stop', async () => {
       // A second container below this folder's, whose Stop button must not get the focus.
+      // A named shell is configured first (upstream's --create): the picker writes the entry, for this folder.
       await runCommand('Toolbox: Open Toolbox Shell by Name…');
+      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Create a new named shell' }).first().click();
       const input = page.locator('.quick-input-widget input');
       await input.waitFor({ state: 'visible' });
       await input.fill('other');
+      await page.locator('.quick-input-message', { hasText: `Container ${prefix}-named-other` }).waitFor();
       await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget', { hasText: 'the folder "other" works in' }).waitFor();
+      await page.keyboard.press('Enter');
+      const confirm = page.locator('.monaco-dialog-box');
+      await confirm.waitFor({ timeout: 30_000 });
+      await confirm.locator('.monaco-button', { hasText: /^Create$/ }).click();
+      await confirm.waitFor({ state: 'detached', timeout: 15_000 });
       const other = row(new RegExp(`^${prefix}-named-other`));
       await other.waitFor({ timeout: LONG });
       await page.locator('.terminal-tabs-entry', { hasText: 'Toolbox: other' }).waitFor({ timeout: LONG });
