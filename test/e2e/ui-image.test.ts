@@ -136,6 +136,10 @@ describe('the runtime image in VS Code', { skip: uiTestsSkip }, () => {
         assert.equal(out, '42');
         await wb.shot('pulled-shell');
         await wb.runCommand('Toolbox: Show Log');
+        // Later lines may have scrolled it out of view (the Output view renders visible lines only): filter for it.
+        const filter = wb.page.locator('.part.panel input[placeholder="Filter"]').first();
+        await filter.waitFor({ timeout: 15_000 });
+        await filter.fill('Pulled the runtime image');
         await wb.page
           .locator('.view-line', { hasText: /Pulled\sthe\sruntime\simage\sfrom\s127\.0\.0\.1:\d+/ })
           .first()

@@ -209,7 +209,8 @@ describe('Toolbox for a newcomer (issue 13)', { skip: uiTestsSkip }, () => {
     { timeout: LONG },
     scenario('end-shell', async () => {
       await wb.openToolboxView();
-      const shellRow = page.locator('.pane-body .monaco-list-row', { hasText: /attached ·/ }).first();
+      // The held shell of this window's terminal: its row shows the session's state (ui/tree/items.ts agentRowItem).
+      const shellRow = page.locator('.pane-body .monaco-list-row', { hasText: /^shell\s*(idle|working|needs you) · / }).first();
       await shellRow.waitFor({ timeout: 30_000 });
       const before = await running();
       await shellRow.hover();

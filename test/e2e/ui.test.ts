@@ -128,7 +128,11 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
         if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
         await page.waitForTimeout(500);
       }
-      await page.getByText('attached ·', { exact: false }).first().waitFor({ timeout: 30_000 });
+      // The held shell, shown with its session's state (ui/tree/items.ts agentRowItem).
+      await page
+        .locator('.pane-body .monaco-list-row', { hasText: /^shell\s*(idle|working|needs you) · / })
+        .first()
+        .waitFor({ timeout: 30_000 });
       await shot('sessions-shell-in-tree');
 
       /** Reloads the window and selects our terminal, which must come back without a command. */
