@@ -86,6 +86,11 @@ export class AgentStateTracker {
         if (s.active && this.status.state === 'idle') this.set('working');
         return;
       case 'title': {
+        if (s.title === this.status.title) {
+          // The same title again (the recogniser hands back the same string): only a spinner while idle matters.
+          if (this.status.state === 'idle' && SPINNER_TITLE.test(s.title)) this.set('working');
+          return;
+        }
         const named = agentOf(s.title);
         const agent = this.status.agent === 'shell' && named ? named : this.status.agent;
         const changedAgent = agent !== this.status.agent;

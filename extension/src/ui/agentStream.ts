@@ -57,12 +57,48 @@ export function cleanText(raw: string, max: number = AGENT_STREAM_LIMITS.message
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * cleanText of the UTF-8 in bytes[start, end), without the regexes when the bytes show that
+ * nothing would change: no C0/DEL byte, no space at either end or twice in a row, and none of
+ * the UTF-8 lead pairs under which every other character UNSAFE or \s matches lives (C2 80–A0:
+ * C1, NEL, NBSP; E1 9A: U+1680; E2 80/81: U+2000–U+207F, the spaces and bidi marks; E3 80:
+ * U+3000; EF BB: U+FEFF). Anything else takes cleanText (test/unit/agent-stream.test.ts holds
+ * the two to the same result on random bytes).
+ */
+export function cleanBytes(bytes: Buffer, start: number, end: number, max: number = AGENT_STREAM_LIMITS.messageChars): string {
+  if (start >= end) return '';
+  if (bytes[start] === 0x20 || bytes[end - 1] === 0x20) return cleanText(bytes.toString('utf8', start, end), max);
+  for (let j = start; j < end; j++) {
+    const b = bytes[j]!;
+    if (b < 0x80) {
+      if (b < 0x20 || b === 0x7f || (b === 0x20 && bytes[j + 1] === 0x20)) return cleanText(bytes.toString('utf8', start, end), max);
+      continue;
+    }
+    const c = j + 1 < end ? bytes[j + 1]! : 0;
+    if (
+      (b === 0xc2 && c <= 0xa0) ||
+      (b === 0xe1 && c === 0x9a) ||
+      (b === 0xe2 && (c === 0x80 || c === 0x81)) ||
+      (b === 0xe3 && c === 0x80) ||
+      (b === 0xef && c === 0xbb)
+    ) {
+      return cleanText(bytes.toString('utf8', start, end), max);
+    }
+  }
+  const text = bytes.toString('utf8', start, end);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 export class AgentStreamRecognizer {
   private mode = Mode.Ground;
   private readonly payload: Buffer;
   private length = 0;
   /** The OSC being read is longer than the buffer: it is skipped to its end, never dispatched. */
   private overflow = false;
+  /** The bytes of the last title (allocated at the first one) and what they gave (title()). */
+  private lastTitle: Buffer | undefined;
+  private lastTitleLength = -1;
+  private lastTitleText = '';
 
   constructor(
     private readonly emit: (signal: StreamSignal) => void,
@@ -246,7 +282,7 @@ export class AgentStreamRecognizer {
     switch (id) {
       case 0:
       case 2:
-        this.emit({ kind: 'title', title: cleanText(this.text(rest, len)) });
+        this.emit({ kind: 'title', title: this.title(rest, len) });
         return;
       case 9:
         this.osc9(rest, len);
@@ -300,8 +336,29 @@ export class AgentStreamRecognizer {
       }
       return;
     }
-    const message = cleanText(this.text(start, len));
+    const message = cleanBytes(p, start, len);
     if (message) this.emit({ kind: 'notify', source: 'osc9', message });
+  }
+
+  /**
+   * A title, cleaned. Agents set the same title many times a second (a spinner has a few
+   * frames): the bytes of the last one are kept, and an equal title is the same string again,
+   * not decoded or cleaned twice.
+   */
+  private title(start: number, end: number): string {
+    const n = end - start;
+    const last = this.lastTitle;
+    if (last && n === this.lastTitleLength && this.payload.compare(last, 0, n, start, end) === 0) return this.lastTitleText;
+    const title = cleanBytes(this.payload, start, end);
+    if (n <= AGENT_STREAM_LIMITS.titleBytes) {
+      const keep = last ?? (this.lastTitle = Buffer.alloc(AGENT_STREAM_LIMITS.titleBytes));
+      this.payload.copy(keep, 0, start, end);
+      this.lastTitleLength = n;
+      this.lastTitleText = title;
+    } else {
+      this.lastTitleLength = -1;
+    }
+    return title;
   }
 
   private text(start: number, end: number): string {
