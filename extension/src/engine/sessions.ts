@@ -476,9 +476,13 @@ async function attachTo(transport: HolderTransport, hello: Record<string, unknow
     conn.sendJson(F.hello, hello);
   });
   const session = sessionInfo(info);
+  // The holder says how much of the first output is replayed history (an older holder does not: none).
+  const replayBytes =
+    typeof info.replayBytes === 'number' && Number.isSafeInteger(info.replayBytes) && info.replayBytes > 0 ? info.replayBytes : 0;
   return {
     id: session.id,
     pid: session.pid,
+    replayBytes,
     stream: output,
     exitCode,
     resize: async (cols: number, rows: number) => {

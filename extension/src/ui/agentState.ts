@@ -66,13 +66,20 @@ export class AgentStateTracker {
     return this.lastInput;
   }
 
-  signal(s: StreamSignal): void {
+  /**
+   * Reads a signal. `replayed`: it is in the history a held session replays when attached again
+   * (after a reload): a notification or bell there was answered or not at some past time nobody
+   * can tell, so it changes nothing (no "needs you", no nudge); titles, prompt marks and progress
+   * still restore what the session shows (docs/decisions/0029-session-state-from-the-terminal-stream.md).
+   */
+  signal(s: StreamSignal, replayed = false): void {
     if (this.status.state === 'ended') return;
     switch (s.kind) {
       case 'notify':
-        this.set('needsYou', s.message);
+        if (!replayed) this.set('needsYou', s.message);
         return;
       case 'bell':
+        if (replayed) return;
         // A bell after a notification (Claude Code's iterm2_with_bell) keeps the notification's words.
         if (this.status.state === 'needsYou') return;
         if (this.now() - this.lastInput >= AGENT_STREAM_LIMITS.bellAfterInputMs) this.set('needsYou', 'The terminal rang its bell.');
