@@ -33,6 +33,8 @@ const SUB = 0x1a;
 const SEMI = 0x3b;
 const BACKSLASH = 0x5c;
 
+const NOTIFY = Buffer.from('notify;');
+
 const enum Mode {
   Ground,
   /** After ESC. */
@@ -202,28 +204,29 @@ export class AgentStreamRecognizer {
           break;
         }
         case Mode.Osc: {
-          const cap = this.payload.length;
-          while (i < n) {
-            const b = chunk[i]!;
-            if (b === BEL) {
-              i++;
-              this.dispatch();
-              this.mode = Mode.Ground;
-              break;
-            }
-            if (b === ESC) {
-              i++;
-              this.mode = Mode.OscEscape;
-              break;
-            }
-            if (b === CAN || b === SUB) {
-              i++;
-              this.mode = Mode.Ground;
-              break;
-            }
-            if (this.length < cap) this.payload[this.length++] = b;
-            else this.overflow = true;
-            i++;
+          // The payload runs to the first BEL, ESC, CAN or SUB (all below 0x20): copied in one go.
+          let k = i;
+          let b = 0;
+          while (k < n && ((b = chunk[k]!) >= 0x20 || (b !== BEL && b !== ESC && b !== CAN && b !== SUB))) k++;
+          const room = this.payload.length - this.length;
+          if (k - i > room) {
+            chunk.copy(this.payload, this.length, i, i + room);
+            this.length += room;
+            this.overflow = true;
+          } else {
+            chunk.copy(this.payload, this.length, i, k);
+            this.length += k - i;
+          }
+          i = k;
+          if (k === n) break;
+          i++;
+          if (b === BEL) {
+            this.dispatch();
+            this.mode = Mode.Ground;
+          } else if (b === ESC) {
+            this.mode = Mode.OscEscape;
+          } else {
+            this.mode = Mode.Ground; // CAN or SUB
           }
           break;
         }
@@ -289,10 +292,11 @@ export class AgentStreamRecognizer {
         return;
       case 777: {
         // OSC 777 ; notify ; title ; body (rxvt, ghostty, foot, …)
-        const text = this.text(rest, len);
-        if (!text.startsWith('notify;')) return;
-        const [title = '', ...body] = text.slice('notify;'.length).split(';');
-        const message = cleanText(body.join(';')) || cleanText(title);
+        if (len - rest < NOTIFY.length || p.compare(NOTIFY, 0, NOTIFY.length, rest, rest + NOTIFY.length) !== 0) return;
+        const title = rest + NOTIFY.length;
+        let semi = p.indexOf(SEMI, title);
+        if (semi < 0 || semi >= len) semi = len;
+        const message = (semi < len ? cleanBytes(p, semi + 1, len) : '') || cleanBytes(p, title, semi);
         if (message) this.emit({ kind: 'notify', source: 'osc777', message });
         return;
       }
