@@ -24,6 +24,26 @@ function tracked(agent?: AgentKind) {
 }
 
 describe('agent state from the stream', () => {
+  it('replayed history (a reload): a notification or bell in it is no "needs you"; its title still names the agent', () => {
+    const t = new AgentStateTracker(undefined, () => undefined);
+    const changes: AgentStatus[] = [];
+    const r = new AgentStreamRecognizer((sig) => t.signal(sig, true));
+    const watched = new AgentStateTracker(undefined, (st) => changes.push(st));
+    const rw = new AgentStreamRecognizer((sig) => watched.signal(sig, true));
+    for (const f of [AGENT_FIXTURES[0]!, AGENT_FIXTURES[1]!]) {
+      r.feed(f.bytes);
+      rw.feed(f.bytes);
+    }
+    assert.equal(t.current.agent, 'claude');
+    assert.equal(t.current.state, 'working'); // named by its title while idle: working, as live
+    assert.equal(t.current.message, undefined);
+    assert.ok(!changes.some((c) => c.state === 'needsYou'), JSON.stringify(changes));
+    // The same bytes live do ask for the user.
+    const live = tracked();
+    live.out(AGENT_FIXTURES[1]!.bytes);
+    assert.equal(live.t.current.state, 'needsYou');
+  });
+
   it('a launched agent starts working; a shell at its prompt is idle', () => {
     assert.equal(tracked('claude').t.current.state, 'working');
     assert.equal(tracked().t.current.state, 'idle');

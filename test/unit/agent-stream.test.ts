@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { AGENT_STREAM_LIMITS } from '../../extension/src/contract/constants';
-import { AgentStreamRecognizer, cleanText, type StreamSignal } from '../../extension/src/ui/agentStream';
+import { AgentStreamRecognizer, cleanBytes, cleanText, type StreamSignal } from '../../extension/src/ui/agentStream';
 import { AGENT_FIXTURES } from '../fixtures/agentOutput';
 
 function recognise(...chunks: Buffer[]): StreamSignal[] {
@@ -121,6 +121,69 @@ describe('agent stream recogniser: what it recognises', () => {
     assert.equal(long?.kind, 'notify');
     assert.equal((long as { message: string }).message.length, AGENT_STREAM_LIMITS.messageChars);
     assert.equal(cleanText('  a \u2066b\u2069  '), 'a b');
+  });
+
+  it('the byte fast path cleans exactly as cleanText does, on random bytes and the characters that matter', () => {
+    const rnd = prng(17);
+    // Spaces, controls, C1/NBSP, U+1680, U+2000–U+207F (spaces, bidi), U+3000, U+FEFF, and harmless neighbours.
+    const pieces = [
+      ' ',
+      '  ',
+      'a',
+      'Z',
+      '~',
+      '\t',
+      '\x1f',
+      '\x7f',
+      '\u0085',
+      '\u009b',
+      '\u00a0',
+      '\u00a1',
+      'é',
+      '\u1680',
+      '\u16a0',
+      '\u2003',
+      '\u200e',
+      '\u2028',
+      '\u202e',
+      '\u202f',
+      '\u205f',
+      '\u2066',
+      '\u2069',
+      '\u2026',
+      '\u2733',
+      '\u2800',
+      '\u3000',
+      '\u3042',
+      '\ufeff',
+      '\uff21',
+      '😀',
+    ];
+    const raw = [0x80, 0xc2, 0xe1, 0xe2, 0xe3, 0xef, 0xff, 0x20];
+    for (let n = 0; n < 20000; n++) {
+      const parts: Buffer[] = [];
+      const count = 1 + Math.floor(rnd() * 12);
+      for (let k = 0; k < count; k++) {
+        parts.push(
+          rnd() < 0.15 ? Buffer.from([raw[Math.floor(rnd() * raw.length)]!]) : Buffer.from(pieces[Math.floor(rnd() * pieces.length)]!),
+        );
+      }
+      const bytes = Buffer.concat(parts);
+      const max = rnd() < 0.2 ? 1 + Math.floor(rnd() * 8) : AGENT_STREAM_LIMITS.messageChars;
+      assert.equal(cleanBytes(bytes, 0, bytes.length, max), cleanText(bytes.toString('utf8'), max), JSON.stringify([...bytes]));
+    }
+  });
+
+  it('a title set again gives the same title; a different one, its own', () => {
+    const spin = ['\u2810 Working', '\u2820 Working', '\u2810 Working', '\u2810 Working'];
+    const seen = recognise(
+      ...spin.map((t) => Buffer.from(`\x1b]0;${t}\x07`)),
+      Buffer.from('\x1b]2; two\tspaces \x07\x1b]2; two\tspaces \x07'),
+    );
+    assert.deepEqual(
+      seen.map((s) => (s.kind === 'title' ? s.title : s.kind)),
+      [...spin, 'two spaces', 'two spaces'],
+    );
   });
 });
 

@@ -207,6 +207,42 @@ describe('the terminal with the recogniser', () => {
     assert.deepEqual(states, ['working', 'needsYou', 'needsYou', 'needsYou', 'working', 'idle', 'working', 'idle']);
     pty.close();
   });
+
+  it('after a reload, a notification in the replayed history raises no "needs you" (so no nudge); one after it does', async () => {
+    installVscodeLite();
+    const { ToolboxShellPty } = await import('../../extension/src/ui/terminal');
+    // What the holder replays: Codex asked for approval before the reload (OSC 9), then the live output.
+    const replay = AGENT_FIXTURES[2]!.bytes;
+    const live = Buffer.from('\x1b]0;codex\x07\x1b]9;Approval requested: npm publish\x07');
+    const { shell, stream } = fakeShell();
+    Object.assign(shell, { replayBytes: replay.length });
+    // Reattached from its record, which says Codex runs there.
+    const pty = new ToolboxShellPty({ container: 'toolbox-app', start: async () => shell, agent: 'codex', log: silentLog as never });
+    let written = '';
+    pty.onDidWrite((t) => (written += t));
+    const seen: AgentStatus[] = [];
+    pty.onDidChangeAgent((s) => seen.push(s));
+    pty.open({ columns: 80, rows: 24 });
+    await new Promise((r) => setImmediate(r));
+    // The replay ends inside a chunk, with the live output's start in the same chunk.
+    const bytes = Buffer.concat([replay, live]);
+    const cut = replay.length - 40;
+    stream.emit('data', bytes.subarray(0, cut));
+    stream.emit('data', bytes.subarray(cut, replay.length + 5));
+    assert.equal(pty.agentStatus.state, 'working'); // as recorded: the agent runs; nothing asked anew
+    assert.equal(pty.agentStatus.agent, 'codex');
+    assert.equal(pty.agentStatus.title, 'codex');
+    assert.ok(!seen.some((s) => s.state === 'needsYou'), 'the replayed OSC 9 is not read as new');
+    stream.emit('data', bytes.subarray(replay.length + 5));
+    assert.equal(written, bytes.toString('utf8')); // every byte shown, replayed or not
+    assert.equal(pty.agentStatus.state, 'needsYou');
+    assert.equal(pty.agentStatus.message, 'Approval requested: npm publish');
+    assert.deepEqual(
+      seen.map((s) => s.state),
+      ['needsYou'],
+    );
+    pty.close();
+  });
 });
 
 describe('package.json', () => {

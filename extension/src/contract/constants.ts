@@ -511,6 +511,8 @@ export const AGENT_STREAM_LIMITS = {
   oscPayloadBytes: 4096,
   /** Characters of a notification message or title kept, after control characters are removed. */
   messageChars: 200,
+  /** A title up to this many bytes is remembered, so the same title set again is not decoded again. */
+  titleBytes: 512,
   /** A BEL this soon after the user typed is the shell answering a keystroke (tab completion), not a call. */
   bellAfterInputMs: 1000,
 } as const;

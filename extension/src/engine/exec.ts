@@ -22,6 +22,11 @@ export interface ShellExec {
   /** The shell's exit code once its stream ends; rejects when the exec or container is gone. */
   exitCode: Promise<number>;
   dispose(): void;
+  /**
+   * Bytes at the stream's start that are restored history, not new output (a held session
+   * attached again replays its recent output: engine/sessions.ts). Absent: none.
+   */
+  replayBytes?: number;
 }
 
 /** Docker rejects a zero-sized TTY; VS Code can report 0 before layout settles. */

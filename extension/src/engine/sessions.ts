@@ -476,9 +476,15 @@ async function attachTo(transport: HolderTransport, hello: Record<string, unknow
     conn.sendJson(F.hello, hello);
   });
   const session = sessionInfo(info);
+  // The holder says how much of the first output is replayed history (an older holder does not:
+  // none). It comes in one data frame, so never more than a frame holds.
+  const claimed = info.replayBytes;
+  const replayBytes =
+    typeof claimed === 'number' && Number.isSafeInteger(claimed) && claimed > 0 ? Math.min(claimed, SESSION_PROTOCOL.maxFrame) : 0;
   return {
     id: session.id,
     pid: session.pid,
+    replayBytes,
     stream: output,
     exitCode,
     resize: async (cols: number, rows: number) => {

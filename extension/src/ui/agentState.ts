@@ -66,13 +66,20 @@ export class AgentStateTracker {
     return this.lastInput;
   }
 
-  signal(s: StreamSignal): void {
+  /**
+   * Reads a signal. `replayed`: it is in the history a held session replays when attached again
+   * (after a reload): a notification or bell there was answered or not at some past time nobody
+   * can tell, so it changes nothing (no "needs you", no nudge); titles, prompt marks and progress
+   * still restore what the session shows (docs/decisions/0029-session-state-from-the-terminal-stream.md).
+   */
+  signal(s: StreamSignal, replayed = false): void {
     if (this.status.state === 'ended') return;
     switch (s.kind) {
       case 'notify':
-        this.set('needsYou', s.message);
+        if (!replayed) this.set('needsYou', s.message);
         return;
       case 'bell':
+        if (replayed) return;
         // A bell after a notification (Claude Code's iterm2_with_bell) keeps the notification's words.
         if (this.status.state === 'needsYou') return;
         if (this.now() - this.lastInput >= AGENT_STREAM_LIMITS.bellAfterInputMs) this.set('needsYou', 'The terminal rang its bell.');
@@ -86,6 +93,11 @@ export class AgentStateTracker {
         if (s.active && this.status.state === 'idle') this.set('working');
         return;
       case 'title': {
+        if (s.title === this.status.title) {
+          // The same title again (the recogniser hands back the same string): only a spinner while idle matters.
+          if (this.status.state === 'idle' && SPINNER_TITLE.test(s.title)) this.set('working');
+          return;
+        }
         const named = agentOf(s.title);
         const agent = this.status.agent === 'shell' && named ? named : this.status.agent;
         const changedAgent = agent !== this.status.agent;

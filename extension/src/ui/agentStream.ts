@@ -7,8 +7,10 @@
  * sequence split across chunks is recognised the same) and bounded: one fixed buffer of
  * AGENT_STREAM_LIMITS.oscPayloadBytes holds the OSC being read; a longer one is skipped to its
  * end; an OSC that never ends is abandoned at the next ESC, CAN or SUB, as xterm does. Nothing is
- * allocated per chunk and nothing decoded, except the payload of a recognised sequence: the scan
- * looks only for ESC (0x1b) and BEL (0x07) with Buffer.indexOf.
+ * allocated per chunk and nothing decoded, except the payload of a recognised sequence: in
+ * Ground, two native scans per chunk (Buffer.indexOf of BEL and of "]", each about 1 µs per
+ * 64 KiB; a scan per ESC, or for the two bytes "ESC ]", costs several times both), and a title
+ * set again is not decoded again (title()).
  *
  * Pure (no vscode, no I/O): test/unit/agent-stream.test.ts.
  */
@@ -32,6 +34,8 @@ const CAN = 0x18;
 const SUB = 0x1a;
 const SEMI = 0x3b;
 const BACKSLASH = 0x5c;
+
+const NOTIFY = Buffer.from('notify;');
 
 const enum Mode {
   Ground,
@@ -57,12 +61,48 @@ export function cleanText(raw: string, max: number = AGENT_STREAM_LIMITS.message
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * cleanText of the UTF-8 in bytes[start, end), without the regexes when the bytes show that
+ * nothing would change: no C0/DEL byte, no space at either end or twice in a row, and none of
+ * the UTF-8 lead pairs under which every other character UNSAFE or \s matches lives (C2 80–A0:
+ * C1, NEL, NBSP; E1 9A: U+1680; E2 80/81: U+2000–U+207F, the spaces and bidi marks; E3 80:
+ * U+3000; EF BB: U+FEFF). Anything else takes cleanText (test/unit/agent-stream.test.ts holds
+ * the two to the same result on random bytes).
+ */
+export function cleanBytes(bytes: Buffer, start: number, end: number, max: number = AGENT_STREAM_LIMITS.messageChars): string {
+  if (start >= end) return '';
+  if (bytes[start] === 0x20 || bytes[end - 1] === 0x20) return cleanText(bytes.toString('utf8', start, end), max);
+  for (let j = start; j < end; j++) {
+    const b = bytes[j]!;
+    if (b < 0x80) {
+      if (b < 0x20 || b === 0x7f || (b === 0x20 && bytes[j + 1] === 0x20)) return cleanText(bytes.toString('utf8', start, end), max);
+      continue;
+    }
+    const c = j + 1 < end ? bytes[j + 1]! : 0;
+    if (
+      (b === 0xc2 && c <= 0xa0) ||
+      (b === 0xe1 && c === 0x9a) ||
+      (b === 0xe2 && (c === 0x80 || c === 0x81)) ||
+      (b === 0xe3 && c === 0x80) ||
+      (b === 0xef && c === 0xbb)
+    ) {
+      return cleanText(bytes.toString('utf8', start, end), max);
+    }
+  }
+  const text = bytes.toString('utf8', start, end);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 export class AgentStreamRecognizer {
   private mode = Mode.Ground;
   private readonly payload: Buffer;
   private length = 0;
   /** The OSC being read is longer than the buffer: it is skipped to its end, never dispatched. */
   private overflow = false;
+  /** The bytes of the last title (allocated at the first one) and what they gave (title()). */
+  private lastTitle: Buffer | undefined;
+  private lastTitleLength = -1;
+  private lastTitleText = '';
 
   constructor(
     private readonly emit: (signal: StreamSignal) => void,
@@ -166,28 +206,29 @@ export class AgentStreamRecognizer {
           break;
         }
         case Mode.Osc: {
-          const cap = this.payload.length;
-          while (i < n) {
-            const b = chunk[i]!;
-            if (b === BEL) {
-              i++;
-              this.dispatch();
-              this.mode = Mode.Ground;
-              break;
-            }
-            if (b === ESC) {
-              i++;
-              this.mode = Mode.OscEscape;
-              break;
-            }
-            if (b === CAN || b === SUB) {
-              i++;
-              this.mode = Mode.Ground;
-              break;
-            }
-            if (this.length < cap) this.payload[this.length++] = b;
-            else this.overflow = true;
-            i++;
+          // The payload runs to the first BEL, ESC, CAN or SUB (all below 0x20): copied in one go.
+          let k = i;
+          let b = 0;
+          while (k < n && ((b = chunk[k]!) >= 0x20 || (b !== BEL && b !== ESC && b !== CAN && b !== SUB))) k++;
+          const room = this.payload.length - this.length;
+          if (k - i > room) {
+            chunk.copy(this.payload, this.length, i, i + room);
+            this.length += room;
+            this.overflow = true;
+          } else {
+            chunk.copy(this.payload, this.length, i, k);
+            this.length += k - i;
+          }
+          i = k;
+          if (k === n) break;
+          i++;
+          if (b === BEL) {
+            this.dispatch();
+            this.mode = Mode.Ground;
+          } else if (b === ESC) {
+            this.mode = Mode.OscEscape;
+          } else {
+            this.mode = Mode.Ground; // CAN or SUB
           }
           break;
         }
@@ -246,17 +287,18 @@ export class AgentStreamRecognizer {
     switch (id) {
       case 0:
       case 2:
-        this.emit({ kind: 'title', title: cleanText(this.text(rest, len)) });
+        this.emit({ kind: 'title', title: this.title(rest, len) });
         return;
       case 9:
         this.osc9(rest, len);
         return;
       case 777: {
         // OSC 777 ; notify ; title ; body (rxvt, ghostty, foot, …)
-        const text = this.text(rest, len);
-        if (!text.startsWith('notify;')) return;
-        const [title = '', ...body] = text.slice('notify;'.length).split(';');
-        const message = cleanText(body.join(';')) || cleanText(title);
+        if (len - rest < NOTIFY.length || p.compare(NOTIFY, 0, NOTIFY.length, rest, rest + NOTIFY.length) !== 0) return;
+        const title = rest + NOTIFY.length;
+        let semi = p.indexOf(SEMI, title);
+        if (semi < 0 || semi >= len) semi = len;
+        const message = (semi < len ? cleanBytes(p, semi + 1, len) : '') || cleanBytes(p, title, semi);
         if (message) this.emit({ kind: 'notify', source: 'osc777', message });
         return;
       }
@@ -300,8 +342,29 @@ export class AgentStreamRecognizer {
       }
       return;
     }
-    const message = cleanText(this.text(start, len));
+    const message = cleanBytes(p, start, len);
     if (message) this.emit({ kind: 'notify', source: 'osc9', message });
+  }
+
+  /**
+   * A title, cleaned. Agents set the same title many times a second (a spinner has a few
+   * frames): the bytes of the last one are kept, and an equal title is the same string again,
+   * not decoded or cleaned twice.
+   */
+  private title(start: number, end: number): string {
+    const n = end - start;
+    const last = this.lastTitle;
+    if (last && n === this.lastTitleLength && this.payload.compare(last, 0, n, start, end) === 0) return this.lastTitleText;
+    const title = cleanBytes(this.payload, start, end);
+    if (n <= AGENT_STREAM_LIMITS.titleBytes) {
+      const keep = last ?? (this.lastTitle = Buffer.alloc(AGENT_STREAM_LIMITS.titleBytes));
+      this.payload.copy(keep, 0, start, end);
+      this.lastTitleLength = n;
+      this.lastTitleText = title;
+    } else {
+      this.lastTitleLength = -1;
+    }
+    return title;
   }
 
   private text(start: number, end: number): string {

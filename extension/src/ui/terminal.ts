@@ -65,6 +65,8 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   private readonly agent: AgentStateTracker;
   /** Reads the signals in the output; it never changes a byte (ui/agentStream.ts). */
   private readonly recognizer: AgentStreamRecognizer;
+  /** The recogniser is reading replayed history (see feed()). */
+  private replaying = false;
   private exec: StartedShell | undefined;
   private size: TerminalSize = { cols: 80, rows: 24 };
   private sized = false;
@@ -88,7 +90,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
 
   constructor(private readonly options: ShellTerminalOptions) {
     this.agent = new AgentStateTracker(options.agent, (status) => this.agentEmitter.fire(status));
-    this.recognizer = new AgentStreamRecognizer((signal) => this.agent.signal(signal));
+    this.recognizer = new AgentStreamRecognizer((signal) => this.agent.signal(signal, this.replaying));
   }
 
   /** What the session is doing now, as far as its stream says. */
@@ -144,9 +146,24 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     this.exec = exec;
     exec.stream.once('data', () => this.shownFirst());
     const observe = this.options.observe !== false;
+    // A held session attached again starts with its replayed history: read, but not as new (agentState.ts signal()).
+    let replayLeft = exec.replayBytes ?? 0;
     exec.stream.on('data', (chunk: Buffer) => {
       this.show(this.decoder.write(chunk));
-      if (observe) this.recognizer.feed(chunk);
+      if (!observe) return;
+      if (replayLeft > 0) {
+        const head = chunk.length <= replayLeft ? chunk : chunk.subarray(0, replayLeft);
+        replayLeft -= head.length;
+        this.replaying = true;
+        try {
+          this.recognizer.feed(head);
+        } finally {
+          this.replaying = false;
+        }
+        if (head.length === chunk.length) return;
+        chunk = chunk.subarray(head.length);
+      }
+      this.recognizer.feed(chunk);
     });
     // A held session was attached at its recorded size; a plain exec already started at this one.
     if (this.sized || exec.record) void exec.resize(this.size.cols, this.size.rows).catch(() => undefined);
