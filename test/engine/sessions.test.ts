@@ -276,4 +276,25 @@ describe('session holder in the runtime image', () => {
       return true;
     });
   });
+
+  it('says the image has no holder while it also watches the run dir socket (the start is not a race it can lose)', async () => {
+    const plainRun = mkdtempSync(join(tmpdir(), 'tbxt-run-'));
+    try {
+      const plain = await ns.docker.createContainer({
+        name: `${ns.names.prefix}-plain-rundir`,
+        Image: 'debian:bookworm-slim',
+        Cmd: ['sleep', 'infinity'],
+        Labels: { [TEST_LABEL]: '1' },
+        HostConfig: { Binds: [`${plainRun}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none' },
+      });
+      await plain.start();
+      await assert.rejects(reachHolder(ns.docker, plain.id, holderAddress(plainRun, '0:0')), (err: unknown) => {
+        assert.ok(err instanceof HolderUnavailableError);
+        assert.match(err.message, /no session holder/);
+        return true;
+      });
+    } finally {
+      rmSync(plainRun, { recursive: true, force: true });
+    }
+  });
 });

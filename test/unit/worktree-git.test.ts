@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit, type GitRunner } from '../../extension/src/engine/git';
 import {
@@ -110,6 +110,10 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
     await refused(createWorktree({ folder: rig.repo, branch: 'main', git }), 'branch-exists', /already exists/);
     mkdirSync(join(rig.repo, '.worktrees', 'tbx-taken'), { recursive: true });
     await refused(createWorktree({ folder: rig.repo, branch: 'taken', git }), 'dir-exists', /already exists/);
+    // The checks run side by side but refuse in a fixed order: the branch before its folder.
+    mkdirSync(join(rig.repo, '.worktrees', 'tbx-main'), { recursive: true });
+    await refused(createWorktree({ folder: rig.repo, branch: 'main', git }), 'branch-exists', /A branch named main already exists/);
+    rmSync(join(rig.repo, '.worktrees', 'tbx-main'), { recursive: true });
     await refused(
       createWorktree({ folder: rig.repo, branch: 'ok', base: 'no-such-base', git }),
       'no-base',

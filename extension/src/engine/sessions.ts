@@ -30,6 +30,8 @@ export const SESSION_TIMEOUTS_MS = {
   ping: 15_000,
   /** …and a connection that answers nothing for this long is stalled. */
   stalled: 30_000,
+  /** While the holder is being started, its run-dir socket is tried this often from the host. */
+  startPoll: 4,
 } as const;
 
 /** Where a container's holder listens, as the container and (when reachable) the host see it. */
@@ -562,7 +564,24 @@ export async function reachHolder(docker: Docker, containerId: string, address: 
   const direct = address.hostSocket ? socketTransport(address.hostSocket) : undefined;
   if (direct && (await greets(direct))) return direct;
   const viaExec = execTransport(docker, containerId, address);
-  await ensureHolder(docker, containerId, address);
+  const ensured = ensureHolder(docker, containerId, address);
+  if (direct) {
+    // The run-dir socket greets as soon as the holder listens, before the exec that started it
+    // has ended and been inspected: a greeting there is the same proof the end of the exec gives.
+    let settled = false;
+    const outcome = ensured.then(() => false).finally(() => (settled = true));
+    outcome.catch(() => undefined);
+    const greeted = (async () => {
+      while (!settled) {
+        if (await greets(direct)) return true;
+        await new Promise((resolve) => setTimeout(resolve, SESSION_TIMEOUTS_MS.startPoll));
+      }
+      return false;
+    })();
+    // A failed start (no holder in the image) rejects here, as it did before.
+    if (await Promise.race([greeted, outcome])) return direct;
+  }
+  await ensured;
   if (direct && (await greets(direct))) return direct;
   return viaExec;
 }

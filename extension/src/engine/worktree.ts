@@ -136,34 +136,40 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Creat
   const problem = branchInputProblem(branch);
   if (problem) throw new WorktreeError('bad-branch', problem);
   const root = await repositoryRoot(opts.folder, opts);
-  const valid = await git(runner, ['-C', root, 'check-ref-format', '--branch', branch]);
+  const path = worktreePath(root, branch);
+  // The checks are independent reads: they run side by side, and refuse in this order.
+  const [valid, originUrl, base, taken, pathTaken] = await Promise.all([
+    git(runner, ['-C', root, 'check-ref-format', '--branch', branch]),
+    ok(runner, ['-C', root, 'remote', 'get-url', 'origin']),
+    opts.base !== undefined ? opts.base : defaultBranch(root, opts),
+    git(runner, ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]),
+    exists(path),
+  ]);
   if (valid.code !== 0) {
     throw new WorktreeError(
       'bad-branch',
       `Git does not accept "${branch}" as a branch name (no spaces, "..", "~", "^", ":", "?", "*", "[" or a trailing "/" or ".lock"). Choose another name, such as fix/login-timeout.`,
     );
   }
-  if ((await ok(runner, ['-C', root, 'remote', 'get-url', 'origin'])) === undefined) {
+  if (originUrl === undefined) {
     throw new WorktreeError(
       'no-origin',
       `The repository ${root} has no remote named origin. An agent worktree branches from origin's base branch and pushes there: add one with git remote add origin <url>, then try again.`,
     );
   }
-  const base = opts.base ?? (await defaultBranch(root, opts));
   if (base === undefined) {
     throw new WorktreeError(
       'no-default-branch',
       `Could not tell the default branch of ${root}: origin/HEAD is not set. Choose the base branch yourself, or run git remote set-head origin --auto once.`,
     );
   }
-  if ((await git(runner, ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).code === 0) {
+  if (taken.code === 0) {
     throw new WorktreeError(
       'branch-exists',
       `A branch named ${branch} already exists in ${root}. Choose another name, or open that branch's worktree if it has one.`,
     );
   }
-  const path = worktreePath(root, branch);
-  if (await exists(path)) {
+  if (pathTaken) {
     throw new WorktreeError(
       'dir-exists',
       `The folder ${path} already exists (another branch maps to the same folder name, or it was left behind). Choose another branch name, or remove that folder.`,
@@ -209,22 +215,27 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Creat
       `Git could not create the worktree (${gitReason(added)}). Nothing was created; fix the cause and try again.`,
     );
   }
-  try {
-    const recorded = await git(runner, ['-C', root, 'config', baseConfigKey(branch), base]);
-    if (recorded.code !== 0)
-      notes.push(`The base ${base} could not be recorded for ${branch}; sync and prune will use the default branch.`);
-    if ((await ok(runner, ['-C', root, 'config', '--get', 'push.autoSetupRemote'])) === undefined) {
-      await git(runner, ['-C', root, 'config', 'push.autoSetupRemote', 'true']);
-    }
-    await excludeWorktreesDir(root);
-  } catch (err) {
-    await rollbackCreate(root, branch, path, opts);
-    throw err;
-  }
-  const seeded = await seedWorktree(root, path, opts.seed ?? [], opts).catch((err: unknown) => {
+  // The steps after the add touch different files, so they run side by side; the two config
+  // writes stay one after the other (git locks .git/config for each write).
+  const seeding = seedWorktree(root, path, opts.seed ?? [], opts).catch((err: unknown) => {
     notes.push(`Some gitignored files could not be copied into the worktree: ${err instanceof Error ? err.message : String(err)}`);
     return [] as string[];
   });
+  try {
+    const [recorded, autoSetup] = await Promise.all([
+      git(runner, ['-C', root, 'config', baseConfigKey(branch), base]),
+      ok(runner, ['-C', root, 'config', '--get', 'push.autoSetupRemote']),
+      excludeWorktreesDir(root),
+    ]);
+    if (recorded.code !== 0)
+      notes.push(`The base ${base} could not be recorded for ${branch}; sync and prune will use the default branch.`);
+    if (autoSetup === undefined) await git(runner, ['-C', root, 'config', 'push.autoSetupRemote', 'true']);
+  } catch (err) {
+    await seeding;
+    await rollbackCreate(root, branch, path, opts);
+    throw err;
+  }
+  const seeded = await seeding;
   return { root, path, branch, base, startRef, seeded, notes };
 }
 
