@@ -122,7 +122,11 @@ export interface WellKnownSocket {
  * The sockets tried, in order, when nothing is configured (no setting, no DOCKER_HOST, no
  * context other than "default"): docs/decisions/0033-engine-endpoint-probe-order.md. Pure.
  */
-export function wellKnownSockets(home: string, env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): WellKnownSocket[] {
+export function wellKnownSockets(
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform,
+): WellKnownSocket[] {
   if (platform === 'win32') return [{ label: 'Docker', endpoint: DEFAULT_NPIPE_ENDPOINT }];
   const runtime = env.XDG_RUNTIME_DIR?.trim();
   const list: WellKnownSocket[] = [{ label: 'Docker', endpoint: DEFAULT_UNIX_ENDPOINT }];
@@ -242,6 +246,8 @@ export interface ConnectOptions {
   platform?: NodeJS.Platform;
   /** How long the first ping may take. */
   timeoutMs?: number;
+  /** The sockets tried when nothing is configured; wellKnownSockets() unless a test substitutes its own. */
+  wellKnown?: readonly WellKnownSocket[];
 }
 
 export interface EngineConnection {
@@ -272,8 +278,16 @@ export async function planEndpoints(opts: ConnectOptions = {}): Promise<Endpoint
   const named = context && context !== 'default' ? context : undefined;
   const contextMetaText = named ? await readOptional(contextMetaPath(configDir, named)) : undefined;
   const contextTlsDir = named ? await tlsDirIfAny(contextTlsPath(configDir, named)) : undefined;
-  const endpoint = resolveEndpoint({ setting: opts.setting, env, dockerConfigText, contextMetaText, contextTlsDir, dockerConfigDir: configDir, platform });
-  const wellKnown = wellKnownSockets(home, env, platform).map(wellKnownEndpoint);
+  const endpoint = resolveEndpoint({
+    setting: opts.setting,
+    env,
+    dockerConfigText,
+    contextMetaText,
+    contextTlsDir,
+    dockerConfigDir: configDir,
+    platform,
+  });
+  const wellKnown = (opts.wellKnown ?? wellKnownSockets(home, env, platform)).map(wellKnownEndpoint);
   return endpoint.source === 'default' ? { wellKnown } : { configured: endpoint, wellKnown };
 }
 
@@ -326,7 +340,10 @@ export function checkApiVersion(apiVersion: unknown, endpoint?: ResolvedEndpoint
   const parsed = typeof apiVersion === 'string' ? parseApiVersion(apiVersion) : undefined;
   if (!parsed) {
     const short = `the API version "${shown}" is not a Docker Engine API version`;
-    throw new EngineTooOldError(`The engine${where} reports the API version "${shown}", which is not a Docker Engine API version: ${fix}`, short);
+    throw new EngineTooOldError(
+      `The engine${where} reports the API version "${shown}", which is not a Docker Engine API version: ${fix}`,
+      short,
+    );
   }
   const floor = parseApiVersion(MIN_API_VERSION)!;
   if (parsed[0] < floor[0] || (parsed[0] === floor[0] && parsed[1] < floor[1])) {
@@ -353,7 +370,12 @@ async function connectTo(endpoint: ResolvedEndpoint, timeoutMs: number): Promise
   if (endpoint.skipTlsVerify) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const https = require('node:https') as typeof import('node:https');
-    (options as { agent?: unknown }).agent = new https.Agent({ ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: false });
+    (options as { agent?: unknown }).agent = new https.Agent({
+      ca: options.ca,
+      cert: options.cert,
+      key: options.key,
+      rejectUnauthorized: false,
+    });
   }
   // Loaded here, not at the top: requiring dockerode costs ~70 ms
   // (docs/decisions/0005-lazy-backend-bundle.md).
@@ -403,10 +425,16 @@ export async function probeEngines(opts: ConnectOptions = {}): Promise<EnginePro
     plan = await planEndpoints(opts);
   } catch {
     // A broken context must not hide the sockets that work.
-    plan = await planEndpoints({ ...opts, setting: undefined, env: { ...(opts.env ?? process.env), DOCKER_HOST: undefined, DOCKER_CONTEXT: 'default' } });
+    plan = await planEndpoints({
+      ...opts,
+      setting: undefined,
+      env: { ...(opts.env ?? process.env), DOCKER_HOST: undefined, DOCKER_CONTEXT: 'default' },
+    });
   }
   const seen = new Set<string>();
-  const all = [...(plan.configured ? [plan.configured] : []), ...plan.wellKnown].filter((e) => !seen.has(e.endpoint) && seen.add(e.endpoint));
+  const all = [...(plan.configured ? [plan.configured] : []), ...plan.wellKnown].filter(
+    (e) => !seen.has(e.endpoint) && seen.add(e.endpoint),
+  );
   const windows = (opts.platform ?? process.platform) === 'win32';
   const results = await Promise.all(
     all.map(async (endpoint): Promise<EngineProbe | undefined> => {
@@ -431,7 +459,9 @@ export async function probeEngines(opts: ConnectOptions = {}): Promise<EnginePro
 
 /** The one error when nothing is configured and no well-known socket answered. */
 export function noneReachable(tried: readonly { endpoint: ResolvedEndpoint; cause: unknown }[]): Error {
-  const list = tried.map((t, i) => `(${i + 1}) ${t.endpoint.endpoint} (${describeSource(t.endpoint.source)}): ${shortReason(t.cause, t.endpoint)}`);
+  const list = tried.map(
+    (t, i) => `(${i + 1}) ${t.endpoint.endpoint} (${describeSource(t.endpoint.source)}): ${shortReason(t.cause, t.endpoint)}`,
+  );
   return new Error(
     `Docker is not reachable: nothing is configured (no toolbox.dockerHost, DOCKER_HOST or Docker context), ` +
       `and none of the usual sockets answered. Tried in order: ${list.join('; ')}. ` +
