@@ -140,6 +140,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     if (shells.agentTerminals().length > 0) workspacesView.update(refresh.state);
   }, 30_000);
   const treeViews: vscode.TreeView<unknown>[] = [];
+  let workspacesTreeView: vscode.TreeView<unknown> | undefined;
   // The Worktrees view: its own provider (git state from host git, live from git's files).
   const worktrees = new WorktreesProvider(backend, windowFolders, log);
   const worktreesView = vscode.window.createTreeView('toolbox.worktrees', { treeDataProvider: worktrees, showCollapseAll: false });
@@ -159,6 +160,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   }
   for (const [id, provider] of views) {
     const view = vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: false });
+    if (id === 'toolbox.workspaces') workspacesTreeView = view;
     // Untrusted: the project's .toolbox.yaml is ignored; say so where the user looks.
     if (!vscode.workspace.isTrusted) view.description = 'limited mode (untrusted workspace)';
     treeViews.push(view as vscode.TreeView<unknown>);
@@ -182,6 +184,10 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       for (const [, provider] of views) provider.update(state);
       worktrees.update(state);
       statusBar.update(state.findings);
+      // The engine in use and where its endpoint came from, as the Workspaces view's description.
+      if (workspacesTreeView && vscode.workspace.isTrusted && !state.loading) {
+        workspacesTreeView.description = state.error ? undefined : state.snapshot?.engine;
+      }
       if (state.snapshot && !state.error) {
         const running = state.snapshot.containers.filter((c) => c.state === 'running').map((c) => c.id);
         shells.closeGone(new Set(running), state.takenAt);

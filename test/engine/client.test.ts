@@ -4,7 +4,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connectEngine } from '../../extension/src/engine/client';
+import { MIN_API_VERSION } from '../../extension/src/contract/constants';
+import { checkApiVersion, connectEngine, probeEngines } from '../../extension/src/engine/client';
 
 const realSocket = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
 
@@ -89,5 +90,37 @@ describe('connectEngine against real and broken endpoints', () => {
       );
       return true;
     });
+  });
+
+  it('finds the real engine among the usual sockets when nothing is configured, and it passes the API floor', async () => {
+    const missing = join(dir, 'no-engine.sock');
+    // A home without a docker config (an earlier test left a context in dir/.docker).
+    const conn = await connectEngine({
+      env: {},
+      home: join(dir, 'clean-home'),
+      platform: 'linux',
+      wellKnown: [
+        { label: 'Docker', endpoint: `unix://${missing}` },
+        { label: 'Test', endpoint: `unix://${realSocket}` },
+      ],
+    });
+    assert.equal(conn.endpoint.source, 'well-known Test');
+    // The engine here (Docker 20.10: API 1.41) is at or above the floor; connectEngine checked it.
+    assert.doesNotThrow(() => checkApiVersion(conn.apiVersion));
+    const [major, minor] = conn.apiVersion.split('.').map(Number);
+    const [fMajor, fMinor] = MIN_API_VERSION.split('.').map(Number);
+    assert.ok(major! > fMajor! || (major === fMajor && minor! >= fMinor!), `API ${conn.apiVersion} >= ${MIN_API_VERSION}`);
+  });
+
+  it('offers the real engine in Select Engine with its version', async () => {
+    const probes = await probeEngines({
+      env: {},
+      home: dir,
+      platform: 'linux',
+      wellKnown: [{ label: 'Test', endpoint: `unix://${realSocket}` }],
+    });
+    assert.equal(probes.length, 1);
+    assert.match(probes[0]!.version ?? '', /^\d+\.\d+/);
+    assert.equal(probes[0]!.problem, undefined);
   });
 });

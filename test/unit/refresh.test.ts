@@ -50,6 +50,7 @@ function standInBackend() {
     pinUserPeerMessaging: () => assert.fail('not used'),
     configProblems: () => assert.fail('not used'),
     resolvedConfigText: () => assert.fail('not used'),
+    engineChoices: () => assert.fail('not used'),
     snapshot: async () => {
       calls.snapshot++;
       if (failure) throw failure;

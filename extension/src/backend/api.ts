@@ -231,6 +231,22 @@ export interface Snapshot {
   /** Containers sharing the anchor's PID namespace. */
   members: string[];
   sessions: AgentSessionSummary[];
+  /** The engine in use and where its endpoint came from: "Docker 20.10.24 at unix:///var/run/docker.sock (the platform default)". */
+  engine?: string;
+}
+
+/** One engine Select Engine offers (engine/client.ts probeEngines). */
+export interface EngineChoice {
+  /** The endpoint as toolbox.dockerHost takes it. */
+  endpoint: string;
+  /** Where it comes from: "from DOCKER_HOST", "the Colima socket", … */
+  source: string;
+  /** "Docker 20.10.24 (API 1.41)" when it answered and is new enough. */
+  version?: string;
+  /** Why it cannot be used, when it cannot. */
+  problem?: string;
+  /** It is the endpoint the current connection uses. */
+  current: boolean;
 }
 
 /** Where a folder's peer-messaging choice comes from (the highest layer that sets it, config/resolve.ts). */
@@ -310,6 +326,8 @@ export interface ToolboxBackend {
   /** The problems of a .toolbox.yaml text (either file), placed on its lines, for the Problems panel. No I/O. */
   configProblems(file: string, text: string): Promise<ConfigProblem[]>;
   snapshot(): Promise<Snapshot>;
+  /** Select Engine: the configured endpoint and the well-known sockets that exist, each asked briefly. */
+  engineChoices(): Promise<EngineChoice[]>;
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
   /**

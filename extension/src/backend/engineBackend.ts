@@ -13,7 +13,7 @@ import { PEER_MESSAGING_ENV } from '../config/env';
 import { issuesForOpen } from '../config/openIssues';
 import { configProblems, type ConfigProblem } from '../config/diagnostics';
 import { renderResolvedConfig } from '../config/showConfig';
-import { connectEngine, type EngineConnection } from '../engine/client';
+import { connectEngine, describeConnection, describeSource, probeEngines, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
 import { ensureImage } from '../engine/image';
 import { extraCaCerts, publishedRuntimeImageRef, runtimeImageTag } from '../engine/imageBuild';
@@ -87,6 +87,7 @@ import type {
   AgentWorktreeRequest,
   ContainerKind,
   ContainerSummary,
+  EngineChoice,
   NamedShellCreatePlan,
   NamedShellEntry,
   PeerSetting,
@@ -187,12 +188,25 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       const setting = vscode.workspace.getConfiguration('toolbox').get<string>('dockerHost') ?? '';
       this.connection = connectEngine({ setting, env: process.env, home: this.deps.host().home });
       this.connection.then(
-        (c) => this.deps.log.info(`Connected to Docker ${c.version} (API ${c.apiVersion}) at ${c.endpoint.endpoint}.`),
+        (c) => this.deps.log.info(`Connected to ${describeConnection(c)}, API ${c.apiVersion}.`),
         () => (this.connection = undefined),
       );
     }
     const { docker } = await this.connection;
     return { docker, names: this.deps.names };
+  }
+
+  async engineChoices(): Promise<EngineChoice[]> {
+    const setting = vscode.workspace.getConfiguration('toolbox').get<string>('dockerHost') ?? '';
+    const current = await this.connection?.catch(() => undefined);
+    const probes = await probeEngines({ setting, env: process.env, home: this.deps.host().home });
+    return probes.map((p) => ({
+      endpoint: p.endpoint.endpoint,
+      source: describeSource(p.endpoint.source),
+      ...(p.version ? { version: `Docker ${p.version} (API ${p.apiVersion ?? '?'})` } : {}),
+      ...(p.problem ? { problem: p.problem } : {}),
+      current: current?.endpoint.endpoint === p.endpoint.endpoint,
+    }));
   }
 
   /** Forget the connection when the endpoint setting changes. */
@@ -725,6 +739,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
 
   async snapshot(): Promise<Snapshot> {
     const ctx = await this.connectedEngine();
+    const connection = await this.connection;
     // One list (and one inspect per container) serves both the shells and the peer state.
     const owned = listOwnedContainers(ctx);
     const [listed, peer] = await Promise.all([listToolboxContainers(ctx, owned), inspectPeerState(ctx, owned)]);
@@ -736,6 +751,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       anchor: { name: ctx.names.anchor, id: peer.anchor.id, state: peer.anchor.state },
       volume: { name: ctx.names.socketVolume, exists: peer.volume.exists, owner: peer.volume.owner, mode: peer.volume.mode },
       members: peer.members,
+      ...(connection ? { engine: describeConnection(connection) } : {}),
       sessions: await Promise.all(
         sessions.map(async (s) => {
           const facts = containers.map((c) => ({ name: c.name, workspace: c.workspace, running: c.state === 'running', member: c.peer }));

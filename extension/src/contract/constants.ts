@@ -525,3 +525,9 @@ export const AGENTS = {
   claude: { command: 'claude', name: 'Claude Code' },
   codex: { command: 'codex', name: 'Codex' },
 } as const;
+
+/**
+ * The oldest Docker Engine API the extension speaks (docs/decisions/0034-engine-api-floor.md):
+ * Docker 20.10 and Podman 4.3's compat API both report 1.41. An older engine is refused at connect.
+ */
+export const MIN_API_VERSION = '1.41';

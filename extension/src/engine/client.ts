@@ -1,16 +1,23 @@
 /**
  * Finding and reaching the Docker engine. The endpoint is chosen like the docker CLI chooses it
- * (setting → DOCKER_HOST → current context → platform default); the choice is pure and
- * unit-tested, the file reads and the ping are the thin I/O around it.
+ * (setting → DOCKER_HOST → current context → the well-known sockets in order), by reading files,
+ * never by running the CLI (docs/decisions/0033-engine-endpoint-probe-order.md). The choice is
+ * pure and unit-tested, the file reads and the ping are the thin I/O around it. An engine older
+ * than MIN_API_VERSION is refused at connect (docs/decisions/0034-engine-api-floor.md).
  */
 import type Docker from 'dockerode';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { MIN_API_VERSION } from '../contract/constants';
 import { clause, engineMessage, statusOf } from './errors';
 
-export type EndpointSource = 'setting' | 'DOCKER_HOST' | `context ${string}` | 'default';
+/**
+ * Where an endpoint came from. `default` is /var/run/docker.sock (or the Windows pipe);
+ * `well-known <label>` is one of the other sockets tried when nothing is configured.
+ */
+export type EndpointSource = 'setting' | 'DOCKER_HOST' | `context ${string}` | 'default' | `well-known ${string}`;
 
 /** The subset of dockerode's constructor options we set. */
 export interface DockerodeOptions {
@@ -29,6 +36,8 @@ export interface ResolvedEndpoint {
   options: DockerodeOptions;
   /** Directory holding ca.pem / cert.pem / key.pem when the endpoint speaks TLS. */
   tlsDir?: string;
+  /** The context says `SkipTLSVerify`: the server certificate is not checked. */
+  skipTlsVerify?: boolean;
 }
 
 export interface ResolveEndpointInput {
@@ -39,6 +48,10 @@ export interface ResolveEndpointInput {
   dockerConfigText?: string;
   /** Text of the current context's `meta.json`, when it exists. */
   contextMetaText?: string;
+  /** The context's TLS directory (`contexts/tls/<sha256>/docker`) when it holds any .pem file. */
+  contextTlsDir?: string;
+  /** The docker config directory (DOCKER_CONFIG or ~/.docker): DOCKER_CERT_PATH's default. */
+  dockerConfigDir?: string;
   platform: NodeJS.Platform;
 }
 
@@ -70,41 +83,97 @@ export function contextMetaPath(dockerConfigDir: string, name: string): string {
   return join(dockerConfigDir, 'contexts', 'meta', digest, 'meta.json');
 }
 
+/** Where the docker CLI keeps a context's TLS files: `contexts/tls/<sha256(name)>/docker`. */
+export function contextTlsPath(dockerConfigDir: string, name: string): string {
+  const digest = createHash('sha256').update(name).digest('hex');
+  return join(dockerConfigDir, 'contexts', 'tls', digest, 'docker');
+}
+
 /** Decides which endpoint to use and how dockerode should reach it. Pure. */
 export function resolveEndpoint(input: ResolveEndpointInput): ResolvedEndpoint {
   const { env, platform } = input;
+  const certDefault = input.dockerConfigDir;
   const setting = input.setting?.trim();
-  if (setting) return withOptions(setting, 'setting', env);
+  if (setting) return withOptions(setting, 'setting', env, certDefault);
   const dockerHost = env.DOCKER_HOST?.trim();
-  if (dockerHost) return withOptions(dockerHost, 'DOCKER_HOST', env);
+  if (dockerHost) return withOptions(dockerHost, 'DOCKER_HOST', env, certDefault);
   const context = currentContextName(env, input.dockerConfigText);
   if (context && context !== 'default') {
-    const host = contextHost(context, input.contextMetaText);
-    return withOptions(host, `context ${context}`, env);
+    const { host, skipTlsVerify } = contextEndpoint(context, input.contextMetaText);
+    // A context carries its own TLS material; DOCKER_TLS_VERIFY and DOCKER_CERT_PATH do not apply.
+    const resolved = withOptions(host, `context ${context}`, {}, undefined, input.contextTlsDir !== undefined);
+    if (resolved.options.protocol === 'https') {
+      if (input.contextTlsDir) resolved.tlsDir = input.contextTlsDir;
+      if (skipTlsVerify) resolved.skipTlsVerify = true;
+    }
+    return resolved;
   }
   const fallback = platform === 'win32' ? DEFAULT_NPIPE_ENDPOINT : DEFAULT_UNIX_ENDPOINT;
   return withOptions(fallback, 'default', env);
 }
 
-function contextHost(name: string, metaText: string | undefined): string {
+export interface WellKnownSocket {
+  /** Who puts a socket there: `rootless Docker`, `Colima`, … */
+  label: string;
+  endpoint: string;
+}
+
+/**
+ * The sockets tried, in order, when nothing is configured (no setting, no DOCKER_HOST, no
+ * context other than "default"): docs/decisions/0033-engine-endpoint-probe-order.md. Pure.
+ */
+export function wellKnownSockets(
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform,
+): WellKnownSocket[] {
+  if (platform === 'win32') return [{ label: 'Docker', endpoint: DEFAULT_NPIPE_ENDPOINT }];
+  const runtime = env.XDG_RUNTIME_DIR?.trim();
+  const list: WellKnownSocket[] = [{ label: 'Docker', endpoint: DEFAULT_UNIX_ENDPOINT }];
+  if (runtime) list.push({ label: 'rootless Docker', endpoint: `unix://${join(runtime, 'docker.sock')}` });
+  list.push(
+    { label: 'Colima', endpoint: `unix://${join(home, '.colima', 'default', 'docker.sock')}` },
+    { label: 'Colima', endpoint: `unix://${join(home, '.colima', 'docker.sock')}` },
+    { label: 'OrbStack', endpoint: `unix://${join(home, '.orbstack', 'run', 'docker.sock')}` },
+    { label: 'Rancher Desktop', endpoint: `unix://${join(home, '.rd', 'docker.sock')}` },
+  );
+  if (runtime) list.push({ label: 'Podman', endpoint: `unix://${join(runtime, 'podman', 'podman.sock')}` });
+  list.push({ label: 'Podman', endpoint: 'unix:///run/podman/podman.sock' });
+  return list;
+}
+
+/** The well-known socket as a resolved endpoint; the first one keeps the source `default`. */
+export function wellKnownEndpoint(socket: WellKnownSocket, index: number): ResolvedEndpoint {
+  return withOptions(socket.endpoint, index === 0 ? 'default' : `well-known ${socket.label}`, {});
+}
+
+function contextEndpoint(name: string, metaText: string | undefined): { host: string; skipTlsVerify: boolean } {
   const fix = `Switch with \`docker context use default\`, or set toolbox.dockerHost.`;
   if (metaText === undefined) {
     throw new Error(`The current Docker context "${name}" has no metadata file, so its endpoint is unknown. ${fix}`);
   }
   let host: unknown;
+  let skip: unknown;
   try {
-    const meta = JSON.parse(metaText) as { Endpoints?: { docker?: { Host?: unknown } } };
+    const meta = JSON.parse(metaText) as { Endpoints?: { docker?: { Host?: unknown; SkipTLSVerify?: unknown } } };
     host = meta.Endpoints?.docker?.Host;
+    skip = meta.Endpoints?.docker?.SkipTLSVerify;
   } catch (err) {
     throw new Error(`The metadata of Docker context "${name}" is not valid JSON (${clause(engineMessage(err))}). ${fix}`, { cause: err });
   }
   if (typeof host !== 'string' || host.trim() === '') {
     throw new Error(`The Docker context "${name}" names no Docker endpoint (Endpoints.docker.Host is empty). ${fix}`);
   }
-  return host.trim();
+  return { host: host.trim(), skipTlsVerify: skip === true };
 }
 
-function withOptions(endpoint: string, source: EndpointSource, env: Readonly<Record<string, string | undefined>>): ResolvedEndpoint {
+function withOptions(
+  endpoint: string,
+  source: EndpointSource,
+  env: Readonly<Record<string, string | undefined>>,
+  certDefault?: string,
+  forceTls = false,
+): ResolvedEndpoint {
   const lower = endpoint.toLowerCase();
   if (lower.startsWith('unix://')) {
     const socketPath = endpoint.slice('unix://'.length);
@@ -142,13 +211,15 @@ function withOptions(endpoint: string, source: EndpointSource, env: Readonly<Rec
   }
   const tlsVerify = env.DOCKER_TLS_VERIFY !== undefined && env.DOCKER_TLS_VERIFY !== '' && env.DOCKER_TLS_VERIFY !== '0';
   const port = url.port ? Number(url.port) : tlsVerify || scheme === 'https' ? DEFAULT_TLS_PORT : DEFAULT_TCP_PORT;
-  const tls = scheme === 'https' || tlsVerify || port === DEFAULT_TLS_PORT;
+  const tls = scheme === 'https' || tlsVerify || forceTls || port === DEFAULT_TLS_PORT;
   const result: ResolvedEndpoint = {
     endpoint,
     source,
     options: { host: url.hostname, port, protocol: tls ? 'https' : 'http' },
   };
-  if (tls && env.DOCKER_CERT_PATH) result.tlsDir = env.DOCKER_CERT_PATH;
+  // As the docker CLI: DOCKER_CERT_PATH, else the docker config directory (~/.docker).
+  const certDir = env.DOCKER_CERT_PATH?.trim() || certDefault;
+  if (tls && certDir) result.tlsDir = certDir;
   return result;
 }
 
@@ -163,6 +234,7 @@ export function describeSource(source: EndpointSource): string {
   if (source === 'setting') return 'from the toolbox.dockerHost setting';
   if (source === 'DOCKER_HOST') return 'from DOCKER_HOST';
   if (source === 'default') return 'the platform default';
+  if (source.startsWith('well-known ')) return `the ${source.slice('well-known '.length)} socket`;
   return `from Docker ${source}`;
 }
 
@@ -174,6 +246,8 @@ export interface ConnectOptions {
   platform?: NodeJS.Platform;
   /** How long the first ping may take. */
   timeoutMs?: number;
+  /** The sockets tried when nothing is configured; wellKnownSockets() unless a test substitutes its own. */
+  wellKnown?: readonly WellKnownSocket[];
 }
 
 export interface EngineConnection {
@@ -186,25 +260,122 @@ export interface EngineConnection {
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 4_000;
 
-/**
- * Resolves the endpoint, creates the client and asks the engine for its version. Any failure is
- * one Error saying where we knocked, why nobody answered, and what to do.
- */
-export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineConnection> {
+/** What the files say: one configured endpoint, or the well-known sockets to try in order. */
+export interface EndpointPlan {
+  configured?: ResolvedEndpoint;
+  wellKnown: ResolvedEndpoint[];
+}
+
+/** Reads the docker config (and the current context's files) and decides what to try. */
+export async function planEndpoints(opts: ConnectOptions = {}): Promise<EndpointPlan> {
   const env = opts.env ?? process.env;
   const platform = opts.platform ?? process.platform;
-  const configDir = env.DOCKER_CONFIG?.trim() || join(opts.home ?? homedir(), '.docker');
+  const home = opts.home ?? homedir();
+  const configDir = env.DOCKER_CONFIG?.trim() || join(home, '.docker');
   const needsContext = !opts.setting?.trim() && !env.DOCKER_HOST?.trim();
   const dockerConfigText = needsContext ? await readOptional(join(configDir, 'config.json')) : undefined;
   const context = needsContext ? currentContextName(env, dockerConfigText) : undefined;
-  const contextMetaText = context && context !== 'default' ? await readOptional(contextMetaPath(configDir, context)) : undefined;
-  const endpoint = resolveEndpoint({ setting: opts.setting, env, dockerConfigText, contextMetaText, platform });
+  const named = context && context !== 'default' ? context : undefined;
+  const contextMetaText = named ? await readOptional(contextMetaPath(configDir, named)) : undefined;
+  const contextTlsDir = named ? await tlsDirIfAny(contextTlsPath(configDir, named)) : undefined;
+  const endpoint = resolveEndpoint({
+    setting: opts.setting,
+    env,
+    dockerConfigText,
+    contextMetaText,
+    contextTlsDir,
+    dockerConfigDir: configDir,
+    platform,
+  });
+  const wellKnown = (opts.wellKnown ?? wellKnownSockets(home, env, platform)).map(wellKnownEndpoint);
+  return endpoint.source === 'default' ? { wellKnown } : { configured: endpoint, wellKnown };
+}
 
+/**
+ * Resolves the endpoint, creates the client and asks the engine for its version. A configured
+ * endpoint is the only one tried; with nothing configured, each well-known socket that exists is
+ * asked in order and the first that answers wins. Any failure is one Error saying where we
+ * knocked, why nobody answered, and what to do.
+ */
+export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineConnection> {
+  const plan = await planEndpoints(opts);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  if (plan.configured) return connectTo(plan.configured, timeoutMs);
+  const tried: { endpoint: ResolvedEndpoint; cause: unknown }[] = [];
+  const windows = (opts.platform ?? process.platform) === 'win32';
+  for (const endpoint of plan.wellKnown) {
+    if (!windows && endpoint.options.socketPath) {
+      try {
+        await stat(endpoint.options.socketPath);
+      } catch (err) {
+        tried.push({ endpoint, cause: err });
+        continue;
+      }
+    }
+    try {
+      return await connectTo(endpoint, timeoutMs);
+    } catch (err) {
+      tried.push({ endpoint, cause: err instanceof EngineTooOldError ? err : ((err as { cause?: unknown }).cause ?? err) });
+    }
+  }
+  throw noneReachable(tried);
+}
+
+/** An engine answered, but speaks an API older than MIN_API_VERSION. */
+export class EngineTooOldError extends Error {
+  constructor(
+    message: string,
+    /** The message without the endpoint and the advice, for lists of endpoints. */
+    readonly short: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Refuses an API version older than MIN_API_VERSION (or one that is not a version). Pure. */
+export function checkApiVersion(apiVersion: unknown, endpoint?: ResolvedEndpoint): void {
+  const where = endpoint ? ` at ${endpoint.endpoint} (${describeSource(endpoint.source)})` : '';
+  const fix = 'update Docker (20.10 or newer) or Podman (4.3 or newer), or point toolbox.dockerHost at a newer engine.';
+  const shown = typeof apiVersion === 'string' ? apiVersion.slice(0, 32) : String(apiVersion).slice(0, 32);
+  const parsed = typeof apiVersion === 'string' ? parseApiVersion(apiVersion) : undefined;
+  if (!parsed) {
+    const short = `the API version "${shown}" is not a Docker Engine API version`;
+    throw new EngineTooOldError(
+      `The engine${where} reports the API version "${shown}", which is not a Docker Engine API version: ${fix}`,
+      short,
+    );
+  }
+  const floor = parseApiVersion(MIN_API_VERSION)!;
+  if (parsed[0] < floor[0] || (parsed[0] === floor[0] && parsed[1] < floor[1])) {
+    const short = `Docker Engine API ${shown} is older than the oldest supported (${MIN_API_VERSION})`;
+    throw new EngineTooOldError(`${short.replace(` ${shown} `, ` ${shown}${where} `)}: ${fix}`, short);
+  }
+}
+
+function parseApiVersion(v: string): [number, number] | undefined {
+  const m = /^(\d{1,4})\.(\d{1,4})$/.exec(v.trim());
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/** Creates the client for one endpoint and asks the engine for its version, within timeoutMs. */
+async function connectTo(endpoint: ResolvedEndpoint, timeoutMs: number): Promise<EngineConnection> {
   const options: Docker.DockerOptions = { ...endpoint.options };
   if (endpoint.tlsDir) {
-    options.ca = await readFile(join(endpoint.tlsDir, 'ca.pem'));
-    options.cert = await readFile(join(endpoint.tlsDir, 'cert.pem'));
-    options.key = await readFile(join(endpoint.tlsDir, 'key.pem'));
+    // The docker CLI reads whichever of the three files exist (a context may carry only ca.pem).
+    const [ca, cert, key] = await Promise.all(['ca.pem', 'cert.pem', 'key.pem'].map((f) => readOptionalBytes(join(endpoint.tlsDir!, f))));
+    if (ca) options.ca = ca;
+    if (cert) options.cert = cert;
+    if (key) options.key = key;
+  }
+  if (endpoint.skipTlsVerify) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const https = require('node:https') as typeof import('node:https');
+    (options as { agent?: unknown }).agent = new https.Agent({
+      ca: options.ca,
+      cert: options.cert,
+      key: options.key,
+      rejectUnauthorized: false,
+    });
   }
   // Loaded here, not at the top: requiring dockerode costs ~70 ms
   // (docs/decisions/0005-lazy-backend-bundle.md).
@@ -212,22 +383,142 @@ export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineCo
   const DockerCtor = require('dockerode') as typeof Docker;
   const docker = new DockerCtor(options);
 
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
   }, timeoutMs);
+  let info: Docker.DockerVersion;
   try {
     // The typings omit the options argument dockerode 5 accepts here.
     const version = docker.version.bind(docker) as unknown as (o: { abortSignal: AbortSignal }) => Promise<Docker.DockerVersion>;
-    const info = await version({ abortSignal: controller.signal });
-    return { docker, endpoint, version: info.Version, apiVersion: info.ApiVersion };
+    info = await version({ abortSignal: controller.signal });
   } catch (err) {
     throw unreachable(endpoint, timedOut ? { timeoutMs } : err);
   } finally {
     clearTimeout(timer);
+  }
+  checkApiVersion(info?.ApiVersion, endpoint);
+  const version = typeof info.Version === 'string' ? info.Version.slice(0, 64) : 'unknown';
+  return { docker, endpoint, version, apiVersion: String(info.ApiVersion) };
+}
+
+/** One candidate engine as Select Engine shows it: its version, or why it did not answer. */
+export interface EngineProbe {
+  endpoint: ResolvedEndpoint;
+  version?: string;
+  apiVersion?: string;
+  /** Short reason (`no socket`, `connection refused`, the floor message…) when unusable. */
+  problem?: string;
+}
+
+export const PROBE_TIMEOUT_MS = 1_500;
+
+/**
+ * Every endpoint the user could pick: the configured one (if any) and the well-known sockets,
+ * each asked in parallel with a short timeout. Sockets that do not exist are left out.
+ */
+export async function probeEngines(opts: ConnectOptions = {}): Promise<EngineProbe[]> {
+  let plan: EndpointPlan;
+  try {
+    plan = await planEndpoints(opts);
+  } catch {
+    // A broken context must not hide the sockets that work.
+    plan = await planEndpoints({
+      ...opts,
+      setting: undefined,
+      env: { ...(opts.env ?? process.env), DOCKER_HOST: undefined, DOCKER_CONTEXT: 'default' },
+    });
+  }
+  const seen = new Set<string>();
+  const all = [...(plan.configured ? [plan.configured] : []), ...plan.wellKnown].filter(
+    (e) => !seen.has(e.endpoint) && seen.add(e.endpoint),
+  );
+  const windows = (opts.platform ?? process.platform) === 'win32';
+  const results = await Promise.all(
+    all.map(async (endpoint): Promise<EngineProbe | undefined> => {
+      if (!windows && endpoint.options.socketPath && endpoint !== plan.configured) {
+        try {
+          await stat(endpoint.options.socketPath);
+        } catch {
+          return undefined;
+        }
+      }
+      try {
+        const c = await connectTo(endpoint, opts.timeoutMs ?? PROBE_TIMEOUT_MS);
+        return { endpoint, version: c.version, apiVersion: c.apiVersion };
+      } catch (err) {
+        const cause = err instanceof EngineTooOldError ? err : ((err as { cause?: unknown }).cause ?? err);
+        return { endpoint, problem: shortReason(cause, endpoint) };
+      }
+    }),
+  );
+  return results.filter((r): r is EngineProbe => r !== undefined);
+}
+
+/** The one error when nothing is configured and no well-known socket answered. */
+export function noneReachable(tried: readonly { endpoint: ResolvedEndpoint; cause: unknown }[]): Error {
+  const list = tried.map(
+    (t, i) => `(${i + 1}) ${t.endpoint.endpoint} (${describeSource(t.endpoint.source)}): ${shortReason(t.cause, t.endpoint)}`,
+  );
+  return new Error(
+    `Docker is not reachable: nothing is configured (no toolbox.dockerHost, DOCKER_HOST or Docker context), ` +
+      `and none of the usual sockets answered. Tried in order: ${list.join('; ')}. ` +
+      `Start Docker (or Colima, OrbStack, Rancher Desktop, Podman), or set toolbox.dockerHost.`,
+  );
+}
+
+/** Why one endpoint failed, in a few words. */
+export function shortReason(cause: unknown, endpoint: ResolvedEndpoint): string {
+  if (cause instanceof EngineTooOldError) return cause.short;
+  if (cause && typeof cause === 'object' && 'timeoutMs' in cause) {
+    return `no answer within ${Math.round((cause as { timeoutMs: number }).timeoutMs / 100) / 10} s`;
+  }
+  const status = statusOf(cause);
+  if (status !== undefined) return `HTTP ${status}`;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no socket there';
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host name ${endpoint.options.host ?? ''} could not be resolved`;
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'closed without an answer';
+    default:
+      return clause(engineMessage(cause));
+  }
+}
+
+/** An engine's one-line description: "Docker 20.10.24 at unix:///var/run/docker.sock (the platform default)". */
+export function describeConnection(c: { version: string; endpoint: ResolvedEndpoint }): string {
+  return `Docker ${c.version} at ${c.endpoint.endpoint} (${describeSource(c.endpoint.source)})`;
+}
+
+async function tlsDirIfAny(dir: string): Promise<string | undefined> {
+  for (const f of ['ca.pem', 'cert.pem', 'key.pem']) {
+    try {
+      await stat(join(dir, f));
+      return dir;
+    } catch {
+      // Try the next file.
+    }
+  }
+  return undefined;
+}
+
+async function readOptionalBytes(path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -60,6 +60,9 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   configProblems(file: string, text: string) {
     return this.real.configProblems(file, text);
   }
+  engineChoices() {
+    return this.real.engineChoices();
+  }
   snapshot() {
     return this.real.snapshot();
   }

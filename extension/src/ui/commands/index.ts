@@ -18,6 +18,7 @@ import { recreateContainer } from './recreateContainer';
 import { refreshCommand } from './refresh';
 import { showLog } from './showLog';
 import { showResolvedConfig } from './showResolvedConfig';
+import { selectEngine } from './selectEngine';
 import { stopAllCommand } from './stopAll';
 import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
@@ -63,6 +64,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   focusTerminal,
   startClaudeCode,
   startCodex,
+  selectEngine,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

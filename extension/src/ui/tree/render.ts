@@ -74,7 +74,7 @@ function errorNodes(message: string): TreeNode[] {
           command: 'workbench.action.openSettings',
           commandArgs: [SETTINGS.dockerHost],
           contextValue: 'action',
-          tooltip: `Opens the ${SETTINGS.dockerHost} setting: the Docker endpoint Toolbox uses (empty: DOCKER_HOST, the current Docker context, then the default socket).`,
+          tooltip: `Opens the ${SETTINGS.dockerHost} setting: the Docker endpoint Toolbox uses (empty: DOCKER_HOST, the current Docker context, then the usual sockets).`,
         },
       ]
     : [];
