@@ -85,6 +85,24 @@ describe('/credential runs host git on config the container cannot write (issue 
     }
   });
 
+  it("runs the user's own helper from a ~/.gitconfig the container has only read-only", async () => {
+    const a = await attackRig();
+    try {
+      // The default plan binds the host ~/.gitconfig read-only when ~/.toolbox/gitconfig is missing:
+      // a mount source (which /edit may open) that is not among the read-write ones.
+      const gitconfig = join(a.rig.home, '.gitconfig');
+      await a.rig.hub.ensureWorkspace({ ...a.rig.registration, mountsRoots: [gitconfig], writableRoots: [join(a.rig.home, '.toolbox')] });
+      const reply = await a.get();
+      assert.equal(reply.status, 200, reply.text);
+      assert.ok(reply.text.includes(SECRET), 'the host helper answered');
+      // The same file bound read-write (an older container) is refused, as above.
+      await a.rig.hub.ensureWorkspace({ ...a.rig.registration, mountsRoots: [gitconfig], writableRoots: [gitconfig] });
+      assert.equal((await a.get()).status, 403);
+    } finally {
+      await a.rig.cleanup();
+    }
+  });
+
   for (const where of ['workspace', 'mounts root'] as const) {
     it(`refuses a helper that an include.path into the ${where} adds`, async () => {
       let included = '';

@@ -92,7 +92,10 @@ export const credentialRoute: Route = {
         action: CREDENTIAL_OPS[op],
         input,
         env: deps.env,
-        writableRoots: [workspace.workspaceFolder, ...workspace.mountsRoots, ...(workspace.writableRoots ?? [])],
+        // What the container can write: the workspace and its read-write mount sources. A read-only
+        // bind (the host ~/.gitconfig when there is no ~/.toolbox/gitconfig) is not among them, so
+        // the user's own credential.helper there runs. Without that list, every mount source counts.
+        writableRoots: [workspace.workspaceFolder, ...(workspace.writableRoots ?? workspace.mountsRoots)],
         timeoutMs: CREDENTIAL_LIMITS_MS.git,
       });
       switch (result.kind) {
