@@ -85,7 +85,13 @@ describe('.toolbox.yaml in the editor (issue 15, items 13 and 14)', { skip: uiTe
         .click();
       await page.locator('.editor-group-container.active .monaco-editor textarea').first().focus();
       await page.keyboard.press('Control+A');
-      await page.keyboard.type('pull: never\npeer_messaging: false\n');
+      // Line by line, closing the word-suggestion widget first, so Enter makes a new line instead
+      // of accepting a suggestion.
+      for (const line of ['pull: never', 'peer_messaging: false']) {
+        await page.keyboard.type(line);
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Enter');
+      }
       await page.keyboard.press('Control+S');
       await page.locator('.tab.active:not(.dirty)', { hasText: '.toolbox.yaml' }).waitFor({ timeout: 30_000 });
       await page.locator('.tab', { hasText: 'Resolved configuration of ws-schema' }).first().click();
