@@ -12,24 +12,18 @@
  *   without the transport's noise).
  */
 import { PassThrough } from 'node:stream';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_CONFIG } from '../extension/src/config/model';
-import { objectNames } from '../extension/src/contract/objects';
-import type { HostFacts } from '../extension/src/contract/types';
 import type { StartedShell } from '../extension/src/backend/api';
-import type { EngineContext } from '../extension/src/engine/context';
 import { openContainer } from '../extension/src/engine/open';
 import { holderAddress, reachHolder, startHeldSession, type HeldSession } from '../extension/src/engine/sessions';
-import { planSession } from '../extension/src/plan/session';
 import type { ContainerSummary } from '../extension/src/backend/api';
 import { needsYouStatus, nudgeText, shouldNudge } from '../extension/src/ui/agentState';
-import { docker as testDocker, removeNamespaceObjects } from '../test/support/docker';
-import { ensureTestRuntimeImage } from '../test/support/image';
+import { removeNamespaceObjects } from '../test/support/docker';
 import { installVscodeLite, silentLog } from '../test/support/vscodeLite';
 import { AGENT_FIXTURES } from '../test/fixtures/agentOutput';
 import { fmtMs, interleave, spreadOf, stats, type ResultRow } from './harness';
+import { heldSessionRig } from './sessions';
 
 installVscodeLite();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -38,8 +32,6 @@ const { ToolboxShellPty } = require('../extension/src/ui/terminal') as typeof im
 const { workspacesNodes } = require('../extension/src/ui/tree/render') as typeof import('../extension/src/ui/tree/render');
 
 type Pty = InstanceType<typeof ToolboxShellPty>;
-const UID = 1000;
-const GID = 1000;
 const MiB = 2 ** 20;
 
 /**
@@ -104,18 +96,7 @@ function snapshotWith(name: string, sessionId: string) {
 }
 
 export async function benchAgentState(): Promise<ResultRow[]> {
-  const d = testDocker();
-  const names = objectNames(`tbxbencha${process.pid}`);
-  const image = await ensureTestRuntimeImage();
-  const home = mkdtempSync(join(tmpdir(), 'tbxbench-home-'));
-  const ws = mkdtempSync(join(tmpdir(), 'tbxbench-ws-'));
-  const stateDir = join(home, 'bridge');
-  const runDir = join(stateDir, 'run');
-  mkdirSync(runDir, { recursive: true });
-  chownSync(runDir, UID, GID);
-  const host: HostFacts = { uid: UID, gid: GID, home, platform: process.platform, pathExists: () => false };
-  const ctx: EngineContext = { docker: d, names };
-  const plan = planSession({ workspace: ws, config: DEFAULT_CONFIG, peer: false, image, names, bridge: { stateDir, runDir } }, host).plan;
+  const { d, names, home, ws, runDir, ctx, plan } = await heldSessionRig('a');
   const sessions: HeldSession[] = [];
   const chunk = agentLikeMiB(2900);
   const dense = agentLikeMiB(40);

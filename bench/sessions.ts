@@ -28,9 +28,13 @@ const UID = 1000;
 const GID = 1000;
 const MiB = 2 ** 20;
 
-export async function benchSessions(): Promise<ResultRow[]> {
+/**
+ * What a held-session benchmark needs before it opens its container: our test image, a temporary
+ * home with the bridge's run dir (owned by the container's user) and workspace, and the plan.
+ */
+export async function heldSessionRig(tag: string) {
   const d = testDocker();
-  const names = objectNames(`tbxbenchs${process.pid}`);
+  const names = objectNames(`tbxbench${tag}${process.pid}`);
   const image = await ensureTestRuntimeImage();
   const home = mkdtempSync(join(tmpdir(), 'tbxbench-home-'));
   const ws = mkdtempSync(join(tmpdir(), 'tbxbench-ws-'));
@@ -41,6 +45,11 @@ export async function benchSessions(): Promise<ResultRow[]> {
   const host: HostFacts = { uid: UID, gid: GID, home, platform: process.platform, pathExists: () => false };
   const ctx: EngineContext = { docker: d, names };
   const plan = planSession({ workspace: ws, config: DEFAULT_CONFIG, peer: false, image, names, bridge: { stateDir, runDir } }, host).plan;
+  return { d, names, home, ws, runDir, ctx, plan };
+}
+
+export async function benchSessions(): Promise<ResultRow[]> {
+  const { d, names, home, ws, runDir, ctx, plan } = await heldSessionRig('s');
   const sessions: HeldSession[] = [];
   try {
     const opened = await openContainer(ctx, plan, { ensureImage: async () => undefined });
