@@ -347,8 +347,9 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       block: `shells:\n  ${edit.key}:\n    path: ${target}`,
       createsFolder: kind === 'missing',
       apply: async () => {
-        await writeConfigFile(file, edit.text, before);
+        // The folder first: ~/.toolbox.yaml never names a folder that could not be made.
         if (kind === 'missing') await fsp.mkdir(target, { recursive: true, mode: 0o755 });
+        await writeConfigFile(file, edit.text, before);
         this.deps.log.info(`Named shell "${edit.key}" (${folder}): wrote shells.${edit.key}.path: ${target} into ${file}.`);
       },
     };
