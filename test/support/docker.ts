@@ -12,6 +12,13 @@ import type { ObjectNames } from '../../extension/src/contract/types';
 
 export const TEST_LABEL = 'dev.toolbox.test-run';
 
+/**
+ * Which engine the integration suite runs against: scripts/test.sh runs it against Docker, then
+ * again against Podman with TOOLBOX_TEST_ENGINE=podman and TOOLBOX_TEST_DOCKER_SOCKET set.
+ * Tests branch on it only where the engines answer differently (docs/engines.md).
+ */
+export const TEST_ENGINE: 'docker' | 'podman' = process.env.TOOLBOX_TEST_ENGINE === 'podman' ? 'podman' : 'docker';
+
 export function docker(): Docker {
   return new Docker({ socketPath: process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock' });
 }
@@ -51,17 +58,22 @@ function inTestNamespace(name: string, prefix: string): boolean {
 }
 
 export async function removeNamespaceObjects(d: Docker, names: ObjectNames): Promise<void> {
-  const containers = await d.listContainers({ all: true, filters: { name: [names.prefix] } });
-  await Promise.all(
-    containers
-      .filter((c) => c.Names.some((n) => inTestNamespace(n, names.prefix)))
-      .map((c) =>
+  const containers = (await d.listContainers({ all: true, filters: { name: [names.prefix] } })).filter((c) =>
+    c.Names.some((n) => inTestNamespace(n, names.prefix)),
+  );
+  const remove = (list: Docker.ContainerInfo[]) =>
+    Promise.all(
+      list.map((c) =>
         d
           .getContainer(c.Id)
           .remove({ force: true, v: false })
           .catch(() => undefined),
       ),
-  );
+    );
+  // Members first: Podman refuses to remove a container whose PID namespace others join.
+  const isAnchor = (c: Docker.ContainerInfo) => c.Names.some((n) => n.replace(/^\//, '') === names.anchor);
+  await remove(containers.filter((c) => !isAnchor(c)));
+  await remove(containers.filter(isAnchor));
   const { Volumes } = await d.listVolumes({ filters: { name: [names.prefix] } });
   await Promise.all(
     (Volumes ?? [])

@@ -7,10 +7,11 @@
 import type Docker from 'dockerode';
 import { CONTAINER, LABELS } from '../contract/constants';
 import { bareName, foreignLabel, foreignLabelled } from '../contract/objects';
-import { joinsNamespace } from '../plan/drift';
+import { joinsNamespace, storedPidMode } from '../plan/drift';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
 import { waitUntilGone } from './containers';
 import type { EngineContext } from './context';
+import { familiarImageName } from './compat';
 
 /** A toolbox shell container as the engine lists it (the views get a ContainerSummary built from it). */
 export interface ListedContainer {
@@ -58,7 +59,7 @@ export async function listOwnedContainers(ctx: EngineContext): Promise<OwnedCont
       try {
         const detail = await docker.getContainer(info.Id).inspect();
         if (detail.State.Status === 'removing' || foreignLabelled(detail.Config?.Labels)) return undefined;
-        return { id: info.Id, name, info, pidMode: detail.HostConfig.PidMode ?? '', detail };
+        return { id: info.Id, name, info, pidMode: storedPidMode(detail.HostConfig.PidMode), detail };
       } catch (err) {
         // Removed between list and inspect: it is gone, which is what the list should say.
         if (isNotFound(err)) return undefined;
@@ -87,7 +88,7 @@ export async function listToolboxContainers(
       name,
       state: info.State,
       status: info.Status,
-      image: info.Image,
+      image: familiarImageName(info.Image),
       workspace: info.Labels?.[LABELS.workspace] || undefined,
       pidMode,
       peer: joinsNamespace(pidMode, anchor),
