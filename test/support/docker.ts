@@ -17,6 +17,10 @@ export const TEST_LABEL = 'dev.toolbox.test-run';
  * again against Podman with TOOLBOX_TEST_ENGINE=podman and TOOLBOX_TEST_DOCKER_SOCKET set.
  * Tests branch on it only where the engines answer differently (docs/engines.md).
  */
+/** Where scripts/ensure-podman.sh serves the test Podman, and the config its CLI needs. */
+export const PODMAN_TEST_SOCKET = process.env.TOOLBOX_PODMAN_SOCKET ?? '/run/toolbox-test-podman/podman.sock';
+export const PODMAN_TEST_CONF = '/etc/toolbox-test/podman/containers.conf';
+
 export const TEST_ENGINE: 'docker' | 'podman' = process.env.TOOLBOX_TEST_ENGINE === 'podman' ? 'podman' : 'docker';
 
 export function docker(): Docker {

@@ -22,6 +22,14 @@ export function isConflict(err: unknown): boolean {
   return status === 409 || (status === 500 && /\bis already in use\b/.test(engineMessage(err)));
 }
 
+/**
+ * Podman refuses to remove a container whose namespaces others joined, even exited ones ("has
+ * dependent containers which must be removed before it"); Docker removes it (docs/engines.md).
+ */
+export function hasDependents(err: unknown): boolean {
+  return statusOf(err) === 500 && /\bhas dependent containers\b/.test(engineMessage(err));
+}
+
 /** 304 from start/stop: the container already is in the requested state. */
 export function isNotModified(err: unknown): boolean {
   return statusOf(err) === 304;

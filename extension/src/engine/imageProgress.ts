@@ -62,6 +62,18 @@ export class PullProgress {
     return this.report();
   }
 
+  /**
+   * The report once the engine says the pull succeeded: every layer is here. Podman's stream
+   * never marks its last layers complete, so the bar would stop short of the end.
+   */
+  complete(): ImageProgress {
+    for (const layer of this.layers.values()) {
+      layer.done = true;
+      if (layer.total !== undefined) layer.current = layer.total;
+    }
+    return { ...this.report(), percent: 100 };
+  }
+
   report(): ImageProgress {
     const all = [...this.layers.values()];
     const done = all.filter((l) => l.done).length;

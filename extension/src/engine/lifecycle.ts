@@ -8,7 +8,7 @@ import type Docker from 'dockerode';
 import { CONTAINER, LABELS } from '../contract/constants';
 import { bareName, foreignLabel, foreignLabelled } from '../contract/objects';
 import { joinsNamespace, storedPidMode } from '../plan/drift';
-import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
+import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified } from './errors';
 import { waitUntilGone } from './containers';
 import type { EngineContext } from './context';
 import { familiarImageName } from './compat';
@@ -151,7 +151,20 @@ export async function stopContainer(ctx: EngineContext, name: string, options: S
       await container.stop({ t: options.graceSeconds ?? 10 }).catch(tolerate(isNotModified, isNotFound));
     }
     // AutoRemove may already be removing it (409) or be done (404): both mean "on its way out".
-    await container.remove({ force: true, v: false }).catch(tolerate(isNotFound, isConflict));
+    const kept = await container
+      .remove({ force: true, v: false })
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        // Podman keeps a container others joined (an anchor with a foreign member): stopped is
+        // what was asked; it goes once they do.
+        if (hasDependents(err)) return clause(engineMessage(err));
+        tolerate(isNotFound, isConflict)(err);
+        return undefined;
+      });
+    if (kept !== undefined) {
+      ctx.log?.(`${target} is stopped; the engine keeps it while other containers share its namespaces (${kept}).`);
+      return 'stopped';
+    }
   } catch (err) {
     throw engineFailure(target, err);
   }

@@ -7,7 +7,7 @@ import { CONTAINER } from '../contract/constants';
 import { PEER_MESSAGE_PREFIX } from '../plan/drift';
 import { inspectAfterConflict, logTail, raceAbort, subscribeWait, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
-import { clause, engineMessage, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
+import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
 
 /** The anchor's entrypoint: a bare sleep under tini, which reaps whatever joins the namespace. */
 export const ANCHOR_ENTRYPOINT: readonly string[] = [CONTAINER.tini, '-g', '--', 'sleep'];
@@ -38,8 +38,17 @@ export async function ensureAnchor(ctx: EngineContext, image: string): Promise<s
     const running = info.State.Running;
     if (!running || !(await namespaceHeld(ctx, info.Id))) {
       ctx.log?.(`${PEER_MESSAGE_PREFIX}replacing the stale anchor ${names.anchor} (entrypoint ${JSON.stringify(info.Config.Entrypoint)})`);
-      await docker.getContainer(info.Id).remove({ force: true });
-      info = undefined;
+      const removed = await docker
+        .getContainer(info.Id)
+        .remove({ force: true })
+        .then(() => true)
+        .catch((err: unknown) => {
+          // Podman keeps it while any container joined it, even an exited one: it still holds a namespace.
+          if (hasDependents(err)) return false;
+          throw err;
+        });
+      if (removed) info = undefined;
+      else ctx.log?.(`${PEER_MESSAGE_PREFIX}the engine keeps the stale anchor ${names.anchor} while containers joined it; using it`);
     } else {
       ctx.log?.(`${PEER_MESSAGE_PREFIX}the anchor ${names.anchor} is stale but other containers share its namespace; keeping it`);
     }
