@@ -99,7 +99,7 @@ export async function benchPodman(): Promise<ResultRow[]> {
       { rounds: 10, warmup: 1 },
     );
 
-    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+    const ratio = (a: number, b: number) => `${(a / b).toFixed(a / b < 0.1 ? 3 : 2)}×`;
     return [
       {
         benchmark: 'Podman',
