@@ -13,7 +13,7 @@ import type Docker from 'dockerode';
 import { ensureAnchor, ensureSocketVolume } from '../../extension/src/engine/peer';
 import { inspectPeerState, readAgentSessions } from '../../extension/src/engine/peerState';
 import { CONTAINER } from '../../extension/src/contract/constants';
-import { adaptCreateBody } from '../../extension/src/engine/compat';
+import { createAdapted } from '../../extension/src/engine/compat';
 import { TEST_LABEL, testNamespace, testUser, type TestNamespace } from '../support/docker';
 import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
@@ -79,21 +79,19 @@ describe('peer messaging regression gate', () => {
 
   const session = async (suffix: string, cmd: string[], peer: boolean) => {
     // Through the engine adapter, as the extension's own shells (the user namespace on rootless Podman).
-    const c = await ns.docker.createContainer(
-      await adaptCreateBody(ns.docker, {
-        name: `${ns.names.prefix}-named-${suffix}`,
-        Image: image,
-        Cmd: cmd,
-        User: `${UID}:${GID}`,
-        Labels: { [TEST_LABEL]: ns.names.prefix },
-        HostConfig: {
-          AutoRemove: false,
-          NetworkMode: 'none',
-          Binds: [`${ns.names.socketVolume}:${DIR}`],
-          ...(peer ? { PidMode: `container:${ns.names.anchor}` } : {}),
-        },
-      }),
-    );
+    const c = await createAdapted(ns.docker, {
+      name: `${ns.names.prefix}-named-${suffix}`,
+      Image: image,
+      Cmd: cmd,
+      User: `${UID}:${GID}`,
+      Labels: { [TEST_LABEL]: ns.names.prefix },
+      HostConfig: {
+        AutoRemove: false,
+        NetworkMode: 'none',
+        Binds: [`${ns.names.socketVolume}:${DIR}`],
+        ...(peer ? { PidMode: `container:${ns.names.anchor}` } : {}),
+      },
+    });
     await c.start();
     return c;
   };

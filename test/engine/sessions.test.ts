@@ -10,7 +10,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { adaptCreateBody } from '../../extension/src/engine/compat';
+import { createAdapted } from '../../extension/src/engine/compat';
 import { CONTAINER } from '../../extension/src/contract/constants';
 import {
   attachHeldSession,
@@ -74,15 +74,13 @@ describe('session holder in the runtime image', () => {
     runDir = mkdtempSync(join(tmpdir(), 'tbxt-run-'));
     chownSync(runDir, ids.uid, ids.gid);
     // Through the engine adapter, as the extension's own containers (the user namespace on rootless Podman).
-    container = await ns.docker.createContainer(
-      await adaptCreateBody(ns.docker, {
-        name: `${ns.names.prefix}-sessions`,
-        Image: image,
-        User: USER,
-        Labels: { [TEST_LABEL]: '1' },
-        HostConfig: { Binds: [`${runDir}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none', AutoRemove: false },
-      }),
-    );
+    container = await createAdapted(ns.docker, {
+      name: `${ns.names.prefix}-sessions`,
+      Image: image,
+      User: USER,
+      Labels: { [TEST_LABEL]: '1' },
+      HostConfig: { Binds: [`${runDir}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none', AutoRemove: false },
+    });
     await container.start();
     address = holderAddress(runDir, USER);
     direct = await reachHolder(ns.docker, container.id, address);

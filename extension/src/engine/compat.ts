@@ -169,3 +169,18 @@ export function familiarImageName(ref: string): string {
   }
   return ref;
 }
+
+let rootlessCreates: Promise<unknown> = Promise.resolve();
+
+/**
+ * docker.createContainer with the body adaptCreateBody() gives. On rootless Podman the creates of
+ * this process run one at a time: each one in a user namespace reads the subordinate ids through
+ * libsubid, which is not thread-safe, and two at once can crash the Podman service (docs/engines.md).
+ */
+export async function createAdapted(docker: Docker, body: Docker.ContainerCreateOptions): Promise<Docker.Container> {
+  const adapted = await adaptCreateBody(docker, body);
+  if (adapted.HostConfig?.UsernsMode === undefined || body.HostConfig?.UsernsMode !== undefined) return docker.createContainer(adapted);
+  const created = rootlessCreates.then(() => docker.createContainer(adapted));
+  rootlessCreates = created.catch(() => undefined);
+  return created;
+}

@@ -18,7 +18,7 @@ import {
 } from '../plan/drift';
 import { withImageDigest, withoutPeer } from '../plan/session';
 import type { SessionPlan } from '../plan/types';
-import { adaptCreateBody } from './compat';
+import { createAdapted } from './compat';
 import { inspectAfterConflict, inspectContainer, parseUser, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
@@ -168,13 +168,13 @@ async function create(
 
   const warnings: string[] = [];
   const planned = { ...plan.create, Env: withImageDigest(plan.create.Env, digest) };
-  const body = await adaptCreateBody(docker, peerFailure ? withoutPeer(planned, ctx.names) : planned);
+  const body = peerFailure ? withoutPeer(planned, ctx.names) : planned;
   if (peerFailure) warnings.push(peerSetupWarning(peerFailure));
 
   step(`Creating the container ${plan.name}`);
   let id: string;
   try {
-    id = (await docker.createContainer(body as Docker.ContainerCreateOptions)).id;
+    id = (await createAdapted(docker, body as Docker.ContainerCreateOptions)).id;
   } catch (err) {
     if (isConflict(err)) {
       // Another open of the same workspace won the race: attach to its container.

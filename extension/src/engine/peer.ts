@@ -5,7 +5,7 @@
 import type Docker from 'dockerode';
 import { CONTAINER } from '../contract/constants';
 import { PEER_MESSAGE_PREFIX } from '../plan/drift';
-import { adaptCreateBody } from './compat';
+import { createAdapted } from './compat';
 import { inspectAfterConflict, logTail, raceAbort, subscribeWait, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
 import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified, isVolumeTaken, throwIfAborted } from './errors';
@@ -93,16 +93,14 @@ async function createAnchor(ctx: EngineContext, image: string): Promise<string> 
   const { docker, names } = ctx;
   let id: string;
   try {
-    const created = await docker.createContainer(
-      await adaptCreateBody(docker, {
-        name: names.anchor,
-        Image: image,
-        Entrypoint: [...ANCHOR_ENTRYPOINT],
-        Cmd: [...ANCHOR_CMD],
-        // It only holds a PID namespace: no network to set up, nothing to fail on a broken bridge.
-        HostConfig: { AutoRemove: false, NetworkMode: 'none' },
-      }),
-    );
+    const created = await createAdapted(docker, {
+      name: names.anchor,
+      Image: image,
+      Entrypoint: [...ANCHOR_ENTRYPOINT],
+      Cmd: [...ANCHOR_CMD],
+      // It only holds a PID namespace: no network to set up, nothing to fail on a broken bridge.
+      HostConfig: { AutoRemove: false, NetworkMode: 'none' },
+    });
     id = created.id;
   } catch (err) {
     if (!isConflict(err)) {
@@ -209,17 +207,15 @@ async function runVolumeInit(ctx: EngineContext, image: string, uid: number, gid
   const command = opts.initCommand ?? `chown ${uid}:${gid} ${dir} && chmod 0700 ${dir}`;
   let container: Docker.Container;
   try {
-    container = await docker.createContainer(
-      // On rootless Podman in the user's own id mapping, as the shells that will use the volume.
-      await adaptCreateBody(docker, {
-        name: names.socketVolumeInit,
-        Image: image,
-        User: '0:0',
-        Entrypoint: ['sh', '-c'],
-        Cmd: [command],
-        HostConfig: { Binds: [`${names.socketVolume}:${dir}`], AutoRemove: false, NetworkMode: 'none' },
-      }),
-    );
+    // On rootless Podman in the user's own id mapping, as the shells that will use the volume.
+    container = await createAdapted(docker, {
+      name: names.socketVolumeInit,
+      Image: image,
+      User: '0:0',
+      Entrypoint: ['sh', '-c'],
+      Cmd: [command],
+      HostConfig: { Binds: [`${names.socketVolume}:${dir}`], AutoRemove: false, NetworkMode: 'none' },
+    });
   } catch (err) {
     if (isConflict(err)) {
       // Another open is initialising the same volume right now: let it finish, then trust it.
