@@ -8,10 +8,11 @@
 import type Docker from 'dockerode';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { MIN_API_VERSION } from '../contract/constants';
 import { clause, engineMessage, statusOf } from './errors';
+import { SshError, sshTransport } from './ssh';
 
 /**
  * Where an endpoint came from. `default` is /var/run/docker.sock (or the Windows pipe);
@@ -256,9 +257,17 @@ export interface EngineConnection {
   /** The engine's version (`20.10.24`) and the API version it speaks. */
   version: string;
   apiVersion: string;
+  /** Ends what the client holds open (an ssh:// endpoint's SSH connection); a later call reconnects. */
+  close(): void;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 4_000;
+/** An ssh:// endpoint gets longer: TCP, key exchange, authentication, then the engine's answer. */
+export const SSH_CONNECT_TIMEOUT_MS = 10_000;
+
+function connectTimeout(endpoint: ResolvedEndpoint, given: number | undefined): number {
+  return given ?? (endpoint.options.protocol === 'ssh' ? SSH_CONNECT_TIMEOUT_MS : DEFAULT_CONNECT_TIMEOUT_MS);
+}
 
 /** What the files say: one configured endpoint, or the well-known sockets to try in order. */
 export interface EndpointPlan {
@@ -300,7 +309,9 @@ export async function planEndpoints(opts: ConnectOptions = {}): Promise<Endpoint
 export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineConnection> {
   const plan = await planEndpoints(opts);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  if (plan.configured) return connectTo(plan.configured, timeoutMs);
+  const env = opts.env ?? process.env;
+  const home = opts.home ?? homedir();
+  if (plan.configured) return connectTo(plan.configured, connectTimeout(plan.configured, opts.timeoutMs), { env, home });
   const tried: { endpoint: ResolvedEndpoint; cause: unknown }[] = [];
   const windows = (opts.platform ?? process.platform) === 'win32';
   for (const endpoint of plan.wellKnown) {
@@ -313,7 +324,7 @@ export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineCo
       }
     }
     try {
-      return await connectTo(endpoint, timeoutMs);
+      return await connectTo(endpoint, timeoutMs, { env, home });
     } catch (err) {
       tried.push({ endpoint, cause: err instanceof EngineTooOldError ? err : ((err as { cause?: unknown }).cause ?? err) });
     }
@@ -357,9 +368,37 @@ function parseApiVersion(v: string): [number, number] | undefined {
   return m ? [Number(m[1]), Number(m[2])] : undefined;
 }
 
+/** The local user name, as ssh uses it when neither the endpoint nor ~/.ssh/config names one. */
+function localUser(env: Readonly<Record<string, string | undefined>>): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return env.USER ?? env.USERNAME ?? 'root';
+  }
+}
+
 /** Creates the client for one endpoint and asks the engine for its version, within timeoutMs. */
-async function connectTo(endpoint: ResolvedEndpoint, timeoutMs: number): Promise<EngineConnection> {
+async function connectTo(
+  endpoint: ResolvedEndpoint,
+  timeoutMs: number,
+  where: { env: Readonly<Record<string, string | undefined>>; home: string },
+): Promise<EngineConnection> {
   const options: Docker.DockerOptions = { ...endpoint.options };
+  let close = () => undefined as void;
+  if (endpoint.options.protocol === 'ssh') {
+    // Our own transport (engine/ssh.ts): one SSH connection, host key checked, the CLI's keys.
+    const transport = await sshTransport({
+      endpoint: { host: endpoint.options.host!, port: endpoint.options.port, username: endpoint.options.username },
+      home: where.home,
+      localUser: localUser(where.env),
+      env: where.env,
+      timeoutMs,
+    });
+    options.protocol = 'http';
+    (options as { agent?: unknown }).agent = transport.agent;
+    delete options.username;
+    close = () => transport.close();
+  }
   if (endpoint.tlsDir) {
     // The docker CLI reads whichever of the three files exist (a context may carry only ca.pem).
     const [ca, cert, key] = await Promise.all(['ca.pem', 'cert.pem', 'key.pem'].map((f) => readOptionalBytes(join(endpoint.tlsDir!, f))));
@@ -395,13 +434,19 @@ async function connectTo(endpoint: ResolvedEndpoint, timeoutMs: number): Promise
     const version = docker.version.bind(docker) as unknown as (o: { abortSignal: AbortSignal }) => Promise<Docker.DockerVersion>;
     info = await version({ abortSignal: controller.signal });
   } catch (err) {
+    close();
     throw unreachable(endpoint, timedOut ? { timeoutMs } : err);
   } finally {
     clearTimeout(timer);
   }
-  checkApiVersion(info?.ApiVersion, endpoint);
+  try {
+    checkApiVersion(info?.ApiVersion, endpoint);
+  } catch (err) {
+    close();
+    throw err;
+  }
   const version = typeof info.Version === 'string' ? info.Version.slice(0, 64) : 'unknown';
-  return { docker, endpoint, version, apiVersion: String(info.ApiVersion) };
+  return { docker, endpoint, version, apiVersion: String(info.ApiVersion), close };
 }
 
 /** One candidate engine as Select Engine shows it: its version, or why it did not answer. */
@@ -446,7 +491,15 @@ export async function probeEngines(opts: ConnectOptions = {}): Promise<EnginePro
         }
       }
       try {
-        const c = await connectTo(endpoint, opts.timeoutMs ?? PROBE_TIMEOUT_MS);
+        const c = await connectTo(
+          endpoint,
+          opts.timeoutMs ?? (endpoint.options.protocol === 'ssh' ? SSH_CONNECT_TIMEOUT_MS : PROBE_TIMEOUT_MS),
+          {
+            env: opts.env ?? process.env,
+            home: opts.home ?? homedir(),
+          },
+        );
+        c.close();
         return { endpoint, version: c.version, apiVersion: c.apiVersion };
       } catch (err) {
         const cause = err instanceof EngineTooOldError ? err : ((err as { cause?: unknown }).cause ?? err);
@@ -472,6 +525,7 @@ export function noneReachable(tried: readonly { endpoint: ResolvedEndpoint; caus
 /** Why one endpoint failed, in a few words. */
 export function shortReason(cause: unknown, endpoint: ResolvedEndpoint): string {
   if (cause instanceof EngineTooOldError) return cause.short;
+  if (cause instanceof SshError) return cause.short;
   if (cause && typeof cause === 'object' && 'timeoutMs' in cause) {
     return `no answer within ${Math.round((cause as { timeoutMs: number }).timeoutMs / 100) / 10} s`;
   }
@@ -540,8 +594,15 @@ export function unreachable(endpoint: ResolvedEndpoint, cause: unknown): Error {
 
 function reasonFor(cause: unknown, endpoint: ResolvedEndpoint): string {
   const fix = endpoint.source === 'setting' ? 'correct toolbox.dockerHost' : 'set toolbox.dockerHost';
+  if (cause instanceof SshError) return cause.message;
   if (cause && typeof cause === 'object' && 'timeoutMs' in cause) {
     const secs = Math.round((cause as { timeoutMs: number }).timeoutMs / 100) / 10;
+    if (endpoint.options.protocol === 'ssh') {
+      return (
+        `no answer within ${secs} s — the SSH connection to ${endpoint.options.host ?? ''} or the engine behind it did not answer. ` +
+        `Check that you can connect with ssh and run docker info there, or ${fix}.`
+      );
+    }
     return `no answer within ${secs} s — the daemon may be hung, or the endpoint is not a Docker engine. ` + `Restart Docker, or ${fix}.`;
   }
   const status = statusOf(cause);
