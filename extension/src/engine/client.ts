@@ -526,6 +526,8 @@ export function noneReachable(tried: readonly { endpoint: ResolvedEndpoint; caus
 export function shortReason(cause: unknown, endpoint: ResolvedEndpoint): string {
   if (cause instanceof EngineTooOldError) return cause.short;
   if (cause instanceof SshError) return cause.short;
+  const tls = tlsReason(cause, endpoint);
+  if (tls) return tls.short;
   if (cause && typeof cause === 'object' && 'timeoutMs' in cause) {
     return `no answer within ${Math.round((cause as { timeoutMs: number }).timeoutMs / 100) / 10} s`;
   }
@@ -584,6 +586,42 @@ async function readOptional(path: string): Promise<string | undefined> {
   }
 }
 
+const CERT_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** A TLS failure of a tcp:// endpoint, said in words: whose certificate, which files, what to do. */
+export function tlsReason(cause: unknown, endpoint: ResolvedEndpoint): { long: string; short: string } | undefined {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const message = String((cause as { message?: unknown } | undefined)?.message ?? '');
+  const dir = endpoint.tlsDir ? ` in ${endpoint.tlsDir}` : '';
+  if (typeof code === 'string' && CERT_CODES.has(code)) {
+    return {
+      long: `the engine's TLS certificate was not accepted (${code}): it is not signed by the ca.pem${dir}, or does not name ${endpoint.options.host ?? 'the host'}. Put the engine's CA certificate there as ca.pem.`,
+      short: `the engine's certificate was not accepted (${code})`,
+    };
+  }
+  if (/alert (bad certificate|certificate required|unknown ca|certificate unknown)/i.test(message)) {
+    return {
+      long: `the engine refused this client's TLS certificate (${endpoint.tlsDir ? `cert.pem and key.pem${dir}` : 'no certificate directory is set'}). Use a client certificate signed by the CA the engine trusts (its --tlscacert).`,
+      short: 'the engine refused the client certificate',
+    };
+  }
+  if (statusOf(cause) === 400 && /HTTP request to an HTTPS server/i.test(engineMessage(cause))) {
+    return {
+      long: `the engine speaks TLS on this port, and the connection did not. Set DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH (ca.pem, cert.pem, key.pem), or use a Docker context that has them.`,
+      short: 'the engine expects TLS',
+    };
+  }
+  return undefined;
+}
+
 /** The one error shown when the engine does not answer. */
 export function unreachable(endpoint: ResolvedEndpoint, cause: unknown): Error {
   const where = `Docker is not reachable at ${endpoint.endpoint} (${describeSource(endpoint.source)})`;
@@ -595,6 +633,8 @@ export function unreachable(endpoint: ResolvedEndpoint, cause: unknown): Error {
 function reasonFor(cause: unknown, endpoint: ResolvedEndpoint): string {
   const fix = endpoint.source === 'setting' ? 'correct toolbox.dockerHost' : 'set toolbox.dockerHost';
   if (cause instanceof SshError) return cause.message;
+  const tls = tlsReason(cause, endpoint);
+  if (tls) return `${tls.long} Or ${fix}.`;
   if (cause && typeof cause === 'object' && 'timeoutMs' in cause) {
     const secs = Math.round((cause as { timeoutMs: number }).timeoutMs / 100) / 10;
     if (endpoint.options.protocol === 'ssh') {
