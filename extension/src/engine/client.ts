@@ -384,6 +384,8 @@ async function connectTo(
   where: { env: Readonly<Record<string, string | undefined>>; home: string },
 ): Promise<EngineConnection> {
   const options: Docker.DockerOptions = { ...endpoint.options };
+  // Always explicit: docker-modem otherwise takes the protocol (and an ssh:// host) from DOCKER_HOST.
+  if (options.socketPath !== undefined) options.protocol = 'http';
   let close = () => undefined as void;
   if (endpoint.options.protocol === 'ssh') {
     // Our own transport (engine/ssh.ts): one SSH connection, host key checked, the CLI's keys.
