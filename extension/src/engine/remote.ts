@@ -46,6 +46,6 @@ export function remoteFolderRefusal(folder: string, endpoint: string, locality: 
     `(${locality.engineHost}; this one is ${locality.localHost}). The container gets the folder as a bind mount, ` +
     `and a bind mount takes the path on the engine's machine, where this folder does not exist (Docker would make an empty one there). ` +
     `Open the folder on ${locality.engineHost} with VS Code Remote-SSH, where Toolbox uses that machine's engine, ` +
-    `or pick an engine on this machine with Toolbox: Select Engine…. Nothing was created.`
+    `or pick an engine on this machine (Toolbox: Select Engine…). Nothing was created.`
   );
 }
