@@ -124,6 +124,9 @@ export async function startSecondEngine(opts: SecondEngineOptions = {}): Promise
       ...(hostname ? ['--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', hostname] : ['--']),
       ...dockerd,
     ];
+    if (tls && !existsSync('/usr/bin/systemd-socket-activate')) {
+      throw new Error('The TLS test engine needs systemd-socket-activate (Debian package systemd): apt-get install systemd.');
+    }
     const argv = tls ? ['systemd-socket-activate', '-l', `127.0.0.1:${tls.port}`, ...inNamespaces] : inNamespaces;
     const proc = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', log, log] });
     closeSync(log);
