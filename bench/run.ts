@@ -13,6 +13,7 @@ import { benchImage } from './image';
 import { benchSessions } from './sessions';
 import { benchShim } from './shim';
 import { benchReattach } from './reattach';
+import { benchRemote } from './remote';
 import { benchStartup } from './startup';
 import { benchRefresh, benchScale } from './ui';
 import { benchWorktree } from './worktree';
@@ -33,6 +34,7 @@ const BENCHES: Bench[] = [
   ['image', benchImage],
   ['worktree', benchWorktree],
   ['agentstate', benchAgentState],
+  ['remote', benchRemote],
 ];
 
 async function main(): Promise<void> {
