@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveEndpoint } from '../../extension/src/engine/client';
 import { engineLocality, remoteFolderRefusal, sameHostName } from '../../extension/src/engine/remote';
+import { pointsAtDockerHost, pointsAtSelectEngine } from '../../extension/src/ui/model';
 
 const at = (endpoint: string) => resolveEndpoint({ setting: endpoint, env: {}, platform: 'linux' });
 
@@ -60,5 +61,12 @@ describe('remoteFolderRefusal', () => {
         "(Docker would make an empty one there). Open the folder on build-01 with VS Code Remote-SSH, where Toolbox uses that machine's engine, " +
         'or pick an engine on this machine (Toolbox: Select Engine…). Nothing was created.',
     );
+  });
+
+  it('gets the Select Engine… button, not Open Setting', () => {
+    const text = remoteFolderRefusal('/p', 'tcp://10.0.0.5:2376', { remote: true, engineHost: 'far', localHost: 'here' });
+    assert.ok(pointsAtSelectEngine(text));
+    assert.ok(!pointsAtDockerHost(text));
+    assert.ok(!pointsAtSelectEngine('Docker is not reachable at unix:///x: connection refused.'));
   });
 });
