@@ -11,7 +11,7 @@
 import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -326,6 +326,12 @@ describe('tcp:// with TLS to an engine on another machine (second dockerd, own h
     await assert.rejects((await backend.prepareShell({ folder })).open(progress, new AbortController().signal), refusal);
     assert.ok(!steps.some((s) => /bridge/i.test(s)), `the bridge never started (steps: ${steps.join(' | ')})`);
     await assert.rejects((await backend.prepareShell({ folder, namedShell: 'far' })).open(quiet, new AbortController().signal), refusal);
+    await assert.rejects(backend.prepareNamedShellCreate(folder, 'farnew', join(home, 'new-folder')), (err: Error) => {
+      assert.match(err.message, /^Toolbox cannot open .*new-folder in a container: the Docker engine at tcp:/);
+      return true;
+    });
+    assert.equal(existsSync(join(home, 'new-folder')), false, 'no folder made for the new named shell');
+    assert.doesNotMatch(readFileSync(join(home, '.toolbox.yaml'), 'utf8'), /farnew/, '~/.toolbox.yaml unchanged');
     await assert.rejects(
       backend.createAgentWorktree({ folder, branch: 'tbxt-remote', prompt: '' }, quiet, new AbortController().signal),
       refusal,

@@ -366,6 +366,10 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const home = this.deps.host().home;
     // The CLI's name rules (throws its refusal), then an absolute path Docker can bind.
     namedShellName(name, { peer: false }, this.deps.names);
+    // The shell would be refused on an engine on another machine: say so before writing anything
+    // (with no engine at all the entry is still worth writing, so only a known remote one stops it).
+    const locality = await this.engineLocality().catch((): EngineLocality => ({ remote: false }));
+    if (locality.remote) throw new Error(remoteFolderRefusal(path.trim() || folder, (await this.connection!).endpoint.endpoint, locality));
     const wanted = path.trim();
     if (!wanted.startsWith('/')) throw new Error(`The folder "${wanted}" is not an absolute path. Give its full path, starting with /.`);
     const target = cleanPath(wanted);
