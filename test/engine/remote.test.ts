@@ -350,7 +350,10 @@ describe('tcp:// with TLS to an engine on another machine (second dockerd, own h
     const backend = newBackend(names, join(dir, 'home'));
     backends.push(backend);
     const snapshot = await backend.snapshot();
-    assert.match(snapshot.engine ?? '', new RegExp(`at tcp://127\\.0\\.0\\.1:${port} .*, on the machine ${farHost}$`));
+    assert.match(
+      snapshot.engine ?? '',
+      new RegExp(`^Docker \\S+ on the machine ${farHost}, at tcp://127\\.0\\.0\\.1:${port} \\(from DOCKER_HOST\\)$`),
+    );
     assert.deepEqual(snapshot.containers, []);
     assert.deepEqual(await backend.stopAllTargets(), []);
     assert.deepEqual(await backend.stopAll(), []);

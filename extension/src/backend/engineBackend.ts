@@ -815,8 +815,13 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       anchor: { name: ctx.names.anchor, id: peer.anchor.id, state: peer.anchor.state },
       volume: { name: ctx.names.socketVolume, exists: peer.volume.exists, owner: peer.volume.owner, mode: peer.volume.mode },
       members: peer.members,
+      // The machine first for a remote engine: the view's description is cut at its width.
       ...(connection
-        ? { engine: `${describeConnection(connection)}${locality.remote ? `, on the machine ${locality.engineHost}` : ''}` }
+        ? {
+            engine: locality.remote
+              ? `Docker ${connection.version} on the machine ${locality.engineHost}, at ${connection.endpoint.endpoint} (${describeSource(connection.endpoint.source)})`
+              : describeConnection(connection),
+          }
         : {}),
       sessions: await Promise.all(
         sessions.map(async (s) => {
