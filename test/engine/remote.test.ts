@@ -21,11 +21,12 @@ import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants'
 import type { HostFacts, ObjectNames } from '../../extension/src/contract/types';
 import { connectEngine } from '../../extension/src/engine/client';
 import { startShellExec } from '../../extension/src/engine/exec';
+import { holderAddress, listHeldSessions, reachHolder } from '../../extension/src/engine/sessions';
 import { engineLocality } from '../../extension/src/engine/remote';
 import { docker as mainDocker, removeNamespaceObjects } from '../support/docker';
 import { ensureTestRuntimeImage, TEST_BUILD_ARGS, repoRoot } from '../support/image';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
-import { freePort, startLoopbackSshd, type LoopbackSshd } from '../support/sshd';
+import { freePort, startLoopbackSshd, startSshAgent, type LoopbackSshd } from '../support/sshd';
 import { makeTlsFiles, type TlsFiles } from '../support/tls';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
 
@@ -162,6 +163,15 @@ describe('ssh:// to this machine’s engine through a loopback sshd', () => {
         assert.equal(await exec.exitCode, 3);
         assert.match(text, /got hello/);
         exec.dispose();
+        // The session holder through an exec (the transport used when its socket is not on this host).
+        const user = session.command.user ?? '';
+        const viaExec = await reachHolder(c.docker, session.id, { containerSocket: holderAddress('/unused', user).containerSocket, user });
+        assert.equal(viaExec.kind, 'exec');
+        const held = await listHeldSessions(viaExec);
+        assert.ok(
+          held.some((h) => !h.ended),
+          `the terminal's shell is listed through the exec transport (${JSON.stringify(held)})`,
+        );
       } finally {
         c.close();
       }
@@ -190,6 +200,41 @@ describe('ssh:// to this machine’s engine through a loopback sshd', () => {
     } finally {
       watch.dispose();
     }
+  });
+
+  it('authenticates through ssh-agent (SSH_AUTH_SOCK) when no key file is there', async () => {
+    const home = mkdtempSync(join(sshd.home, '..', 'agent-'));
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.ssh', 'known_hosts'), `${sshd.knownHostsLine}\n`);
+    const agent = await startSshAgent(join(sshd.home, '.ssh', 'id_ed25519'));
+    try {
+      const c = await connectEngine({ env: { DOCKER_HOST: sshd.endpoint, SSH_AUTH_SOCK: agent.socket }, home });
+      assert.equal(String(await c.docker.ping()), 'OK');
+      c.close();
+    } finally {
+      await agent.stop();
+    }
+    await assert.rejects(connectEngine({ env: { DOCKER_HOST: sshd.endpoint }, home }), (err: Error) => {
+      assert.match(
+        err.message,
+        /there is no SSH key to offer to 127\.0\.0\.1: SSH_AUTH_SOCK is not set and none of .*id_ed25519.* can be used\. Load your key into ssh-agent \(ssh-add\)/,
+      );
+      return true;
+    });
+  });
+
+  it('follows ~/.ssh/config for a host alias (HostName, User, Port, IdentityFile)', async () => {
+    const home = mkdtempSync(join(sshd.home, '..', 'config-'));
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.ssh', 'known_hosts'), `${sshd.knownHostsLine}\n`);
+    cpSync(join(sshd.home, '.ssh', 'id_ed25519'), join(home, '.ssh', 'box_key'));
+    writeFileSync(
+      join(home, '.ssh', 'config'),
+      `Host tbxt-box\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ~/.ssh/box_key\n`,
+    );
+    const c = await connectEngine({ env: { DOCKER_HOST: 'ssh://tbxt-box' }, home });
+    assert.equal(String(await c.docker.ping()), 'OK');
+    c.close();
   });
 
   it('refuses a host whose key is not in known_hosts, and says how to add it', async () => {

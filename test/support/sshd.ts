@@ -131,3 +131,26 @@ export async function startLoopbackSshd(opts: { dockerSocket?: string } = {}): P
     stop,
   };
 }
+
+/** An ssh-agent of the test's own (its socket in a temporary directory) holding one key. */
+export async function startSshAgent(keyFile: string): Promise<{ socket: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync('/tmp/tbxagent-');
+  const socket = join(dir, 'agent.sock');
+  const child = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await gone;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 10_000;
+  while (!existsSync(socket)) {
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error('ssh-agent did not create its socket within 10 s.');
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  execFileSync('ssh-add', ['-q', keyFile], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: 'ignore' });
+  return { socket, stop };
+}

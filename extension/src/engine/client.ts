@@ -389,8 +389,10 @@ async function connectTo(
   let close = () => undefined as void;
   if (endpoint.options.protocol === 'ssh') {
     // Our own transport (engine/ssh.ts): one SSH connection, host key checked, the CLI's keys.
+    // A port the URL does not name comes from ~/.ssh/config (else 22), as for ssh.
+    const namedPort = URL.canParse(endpoint.endpoint) && new URL(endpoint.endpoint).port !== '';
     const transport = await sshTransport({
-      endpoint: { host: endpoint.options.host!, port: endpoint.options.port, username: endpoint.options.username },
+      endpoint: { host: endpoint.options.host!, port: namedPort ? endpoint.options.port : undefined, username: endpoint.options.username },
       home: where.home,
       localUser: localUser(where.env),
       env: where.env,
