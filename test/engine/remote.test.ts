@@ -261,6 +261,30 @@ describe('ssh:// to this machine’s engine through a loopback sshd', () => {
     });
   });
 
+  it('says what failed when the far host has no docker command, or its docker cannot reach the engine', async () => {
+    for (const [command, expected] of [
+      [
+        'exec tbxt-no-such-docker system dial-stdio',
+        /docker system dial-stdio failed on 127\.0\.0\.1: the docker command is not installed there/,
+      ],
+      [
+        'echo "permission denied while trying to connect to the Docker daemon socket" >&2; exit 1',
+        /docker system dial-stdio failed on 127\.0\.0\.1: it said: permission denied while trying to connect to the Docker daemon socket\. Check that \S+ may use Docker on 127\.0\.0\.1/,
+      ],
+    ] as const) {
+      const broken = await startLoopbackSshd({ forceCommand: command });
+      try {
+        await assert.rejects(connectEngine({ env: { DOCKER_HOST: broken.endpoint }, home: broken.home }), (err: Error) => {
+          assert.ok(err.message.startsWith(`Docker is not reachable at ${broken.endpoint} (from DOCKER_HOST): `), err.message);
+          assert.match(err.message, expected);
+          return true;
+        });
+      } finally {
+        await broken.stop();
+      }
+    }
+  });
+
   it('says nothing accepts SSH when the port is closed', async () => {
     const port = await freePort();
     const endpoint = `ssh://${sshd.user}@127.0.0.1:${port}`;

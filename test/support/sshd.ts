@@ -50,7 +50,7 @@ function clientHome(root: string, knownHosts: string): { home: string; pub: stri
   return { home, pub };
 }
 
-export async function startLoopbackSshd(opts: { dockerSocket?: string } = {}): Promise<LoopbackSshd> {
+export async function startLoopbackSshd(opts: { dockerSocket?: string; forceCommand?: string } = {}): Promise<LoopbackSshd> {
   if (!existsSync(SSHD_BIN)) throw new Error(`${SSHD_BIN} is missing: run bash scripts/ensure-sshd.sh install (scripts/setup.sh does).`);
   // sshd's privilege separation needs this directory; the package's service makes it at boot.
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
@@ -81,6 +81,8 @@ export async function startLoopbackSshd(opts: { dockerSocket?: string } = {}): P
     // The login's docker CLI talks to the engine the tests use.
     `SetEnv DOCKER_HOST=unix://${socket}`,
     'LogLevel VERBOSE',
+    // A far host without a working docker, for the dial-stdio failure messages.
+    ...(opts.forceCommand ? [`ForceCommand ${opts.forceCommand}`] : []),
   ].join('\n');
   writeFileSync(join(dir, 'sshd_config'), `${config}\n`);
   const log = join(dir, 'sshd.log');

@@ -448,14 +448,46 @@ function dialChannel(channel: Duplex & { stderr: NodeJS.ReadableStream }, target
   channel.stderr.on('data', (d: Buffer) => {
     if (stderr.length < 2048) stderr += d.toString('utf8');
   });
+  // OpenSSH sends the end of output before the exit status: hold the end until the status says
+  // whether it is a failure (else node's http client reports only "socket hang up").
+  const push = channel.push.bind(channel);
+  let exited = false;
+  let endHeld = false;
+  socketLike.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (chunk === null && !exited) {
+      endHeld = true;
+      return false;
+    }
+    return push(chunk, encoding);
+  };
+  const release = () => {
+    exited = true;
+    if (endHeld) push(null);
+  };
+  channel.on('close', release);
   channel.on('exit', (code: unknown) => {
-    if (typeof code !== 'number' || code === 0) return;
-    const said = stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300);
+    if (typeof code !== 'number' || code === 0) {
+      release();
+      return;
+    }
+    exited = true;
+    const said = stderr
+      .trim()
+      .split('\n')
+      .slice(-2)
+      .join(' ')
+      .slice(0, 300)
+      .replace(/[.\s]+$/, '');
     const advice =
       code === 127
         ? `the docker command is not installed there (the Docker CLI is needed on that host for ssh:// endpoints). Install it on ${target.host}.`
         : `it said: ${said || `exit code ${code}`}. Check that ${target.username} may use Docker on ${target.host} (for example with docker info there).`;
-    channel.destroy(new SshError(`${DIAL_STDIO} failed on ${target.host}: ${advice}`, `${DIAL_STDIO} failed`));
+    // ssh2's Channel.destroy() takes no error: say it as the socket's error to the request using
+    // it (an idle keep-alive channel has no listener, and an unheard 'error' would throw), then close.
+    if (channel.listenerCount('error') > 0) {
+      channel.emit('error', new SshError(`${DIAL_STDIO} failed on ${target.host}: ${advice}`, `${DIAL_STDIO} failed`));
+    }
+    channel.destroy();
   });
   return channel;
 }
