@@ -511,7 +511,6 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       plan.mounts.filter((m) => m.type === 'bind' && !m.readonly).map((m) => m.source),
     );
     for (const w of planWarnings) this.deps.log.warn(w);
-    progress.step('Connecting to Docker');
     const engine = await this.connectedEngine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
     // A shell closed just now may be taking this container with it: open after that, not during.
