@@ -172,6 +172,17 @@ describe('ssh:// to this machine’s engine through a loopback sshd', () => {
           held.some((h) => !h.ended),
           `the terminal's shell is listed through the exec transport (${JSON.stringify(held)})`,
         );
+        // Closing the connection when idle (the endpoint setting changed) does not cut a running shell.
+        const cat = await startShellExec(c.docker, session.id, { cmd: ['cat'], cols: 80, rows: 24 });
+        let echoed = '';
+        cat.stream.on('data', (d: Buffer) => (echoed += d.toString('utf8')));
+        c.close({ whenIdle: true });
+        cat.stream.write('still-here\r');
+        for (const end = Date.now() + 10_000; !echoed.includes('still-here');) {
+          assert.ok(Date.now() < end, `the shell works on after close({ whenIdle }) (${JSON.stringify(echoed)})`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        cat.dispose();
       } finally {
         c.close();
       }

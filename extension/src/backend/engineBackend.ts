@@ -217,16 +217,16 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     }));
   }
 
-  /** Forget the connection when the endpoint setting changes. */
+  /** Forget the connection when the endpoint setting changes (shells running over it go on). */
   resetConnection(): void {
-    this.closeConnection();
+    this.closeConnection({ whenIdle: true });
   }
 
-  private closeConnection(): void {
+  private closeConnection(options?: { whenIdle?: boolean }): void {
     const old = this.connection;
     this.connection = undefined;
     this.locality = undefined;
-    old?.then((c) => c.close()).catch(() => undefined);
+    old?.then((c) => c.close(options)).catch(() => undefined);
   }
 
   /**
@@ -1081,10 +1081,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   async watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable> {
-    const { docker } = await this.connectedEngine();
+    await this.connectedEngine();
     const names = this.deps.names;
     const watch = watchEngineEvents({
-      connect: async () => docker,
+      // A reconnect (after the feed dropped) asks for the engine in use now, not the first one.
+      connect: async () => (await this.connectedEngine()).docker,
       onEvent: (e) => {
         if (concernsOurObjects(e, names)) onEvent();
       },

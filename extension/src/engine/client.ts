@@ -257,8 +257,11 @@ export interface EngineConnection {
   /** The engine's version (`20.10.24`) and the API version it speaks. */
   version: string;
   apiVersion: string;
-  /** Ends what the client holds open (an ssh:// endpoint's SSH connection); a later call reconnects. */
-  close(): void;
+  /**
+   * Ends what the client holds open (an ssh:// endpoint's SSH connection); a later call
+   * reconnects. `whenIdle`: only once the streams in use (a terminal, the event feed) have ended.
+   */
+  close(options?: { whenIdle?: boolean }): void;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 4_000;
@@ -386,7 +389,7 @@ async function connectTo(
   const options: Docker.DockerOptions = { ...endpoint.options };
   // Always explicit: docker-modem otherwise takes the protocol (and an ssh:// host) from DOCKER_HOST.
   if (options.socketPath !== undefined) options.protocol = 'http';
-  let close = () => undefined as void;
+  let close: EngineConnection['close'] = () => undefined;
   if (endpoint.options.protocol === 'ssh') {
     // Our own transport (engine/ssh.ts): one SSH connection, host key checked, the CLI's keys.
     // A port the URL does not name comes from ~/.ssh/config (else 22), as for ssh.
@@ -401,7 +404,7 @@ async function connectTo(
     options.protocol = 'http';
     (options as { agent?: unknown }).agent = transport.agent;
     delete options.username;
-    close = () => transport.close();
+    close = (o) => transport.close(o);
   }
   if (endpoint.tlsDir) {
     // The docker CLI reads whichever of the three files exist (a context may carry only ca.pem).

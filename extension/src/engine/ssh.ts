@@ -292,8 +292,12 @@ export const DIAL_STDIO = 'docker system dial-stdio';
 export interface SshTransport {
   agent: HttpAgent;
   target: SshTarget;
-  /** Ends the SSH connection (a later request opens a new one). */
-  close(): void;
+  /**
+   * Ends the SSH connection (a later request opens a new one). `whenIdle`: idle keep-alive
+   * channels now, the connection once the channels in use (a terminal's exec, an event stream)
+   * have ended, so switching engines does not cut a running shell.
+   */
+  close(options?: { whenIdle?: boolean }): void;
 }
 
 interface SshClientLike {
@@ -408,6 +412,11 @@ export async function sshTransport(opts: SshTransportOptions): Promise<SshTransp
               cb(new SshError(`${target.host} refused to run ${DIAL_STDIO} (${err.message}).`, 'SSH exec refused'));
               return;
             }
+            inUse.add(channel);
+            channel.once('close', () => {
+              inUse.delete(channel);
+              if (ending && inUse.size === 0) endNow();
+            });
             cb(null, dialChannel(channel, target));
           });
         } catch (err) {
@@ -422,15 +431,28 @@ export async function sshTransport(opts: SshTransportOptions): Promise<SshTransp
     );
     return undefined;
   };
+  const inUse = new Set<Duplex>();
+  // After close(): no channel is kept for reuse, and the connection ends whenever none is in use
+  // (a request made later, like a finished shell's exit code, opens one that ends the same way).
+  let ending = false;
+  const endNow = () => {
+    const c = live;
+    live = undefined;
+    client = undefined;
+    c?.end();
+    agent.destroy();
+  };
+  agent.on('free', (socket: Duplex) => {
+    if (ending) socket.destroy();
+  });
   return {
     agent,
     target,
-    close: () => {
-      const c = live;
-      live = undefined;
-      client = undefined;
-      c?.end();
-      agent.destroy();
+    close: (options) => {
+      ending = true;
+      if (!options?.whenIdle) return endNow();
+      for (const list of Object.values(agent.freeSockets)) for (const idle of list ?? []) idle.destroy();
+      if (inUse.size === 0) endNow();
     },
   };
 }
