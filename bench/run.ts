@@ -10,6 +10,7 @@ import { benchBridge } from './bridge';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
 import { benchImage } from './image';
+import { benchPodman } from './podman';
 import { benchSessions } from './sessions';
 import { benchShim } from './shim';
 import { benchReattach } from './reattach';
@@ -35,6 +36,7 @@ const BENCHES: Bench[] = [
   ['worktree', benchWorktree],
   ['agentstate', benchAgentState],
   ['remote', benchRemote],
+  ['podman', benchPodman],
 ];
 
 async function main(): Promise<void> {

@@ -38,8 +38,9 @@ case "${1:-}" in
       cat "$dir/addr"
       exit 0
     fi
-    # A free port: bind port 0 and read what the kernel gave.
-    port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+    # A free port: bind port 0 and read what the kernel gave. REGISTRY_PORT fixes it instead
+    # (the Podman pass: its test engine trusts plain HTTP on that one port, scripts/ensure-podman.sh).
+    port="${REGISTRY_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')}"
     addr="127.0.0.1:$port"
     cat >"$dir/config.yml" <<EOF
 version: 0.1

@@ -3,6 +3,7 @@
 # Each tier also runs alone:
 #   npm run test:unit    no Docker, no VS Code (pure planning, config, tree items, the bridge)
 #   npm run test:docker  the real Docker engine (image, shims in a container, engine)
+#   npm run test:podman  the same against rootful Podman (scripts/test-podman.sh)
 #   npm run test:vscode  code-server + Chromium + the real engine (extension-host suite, UI tests)
 # scripts/setup.sh installs and starts what the last two need (.ci/run calls it first).
 set -euo pipefail
@@ -15,5 +16,7 @@ echo "== unit tests (no Docker, no VS Code)"
 node --test out/test/unit out/test/bridge
 echo "== integration tests (real Docker engine)"
 node --test --test-concurrency=1 out/test/image out/test/engine
+echo "== integration tests again, against Podman (its Docker-compatible API)"
+bash scripts/test-podman.sh
 echo "== VS Code tests (code-server + Chromium, real Docker engine)"
 E2E_SKIP_BUILD=1 bash scripts/e2e.sh

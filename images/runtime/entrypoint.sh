@@ -50,9 +50,21 @@ as_root() {
 }
 
 # --- 1. account entries for the runtime uid/gid -------------------------------------------
+# Podman (4.x) writes its own entries for a uid/gid the image does not know, named after the
+# number, with home = the working directory and /bin/sh; they are replaced by ours
+# (docs/engines.md). Rewritten in place: /etc/passwd and /etc/group are 0666, /etc is not.
+drop_podman_entry() {
+  local file="$1" prefix="$2" rest
+  grep -q -F -- "$prefix" "$file" 2>/dev/null || return 0
+  rest="$(awk -v p="$prefix" 'index($0, p) != 1' "$file")" || return 1
+  printf '%s\n' "$rest" >"$file" && log "replaced the engine's stand-in entry ${prefix%%:*} in $file"
+}
+
 ensure_account() {
   local uid gid
   uid="$(id -u)" gid="$(id -g)"
+  drop_podman_entry /etc/group "$gid:x:$gid:" || return 1
+  drop_podman_entry /etc/passwd "$uid:*:$uid:$gid:container user:" || return 1
   if ! getent group "$gid" >/dev/null 2>&1; then
     if printf 'toolbox:x:%s:\n' "$gid" >>/etc/group 2>/dev/null; then
       log "added group entry toolbox:$gid"

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type Docker from 'dockerode';
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,14 +11,14 @@ import { checkDrift, openContainer, type OpenResult } from '../../extension/src/
 import { CONTAINER, EXTENSION_VERSION, RUNTIME_IMAGE_LABELS } from '../../extension/src/contract/constants';
 import { runtimeContextHash } from '../../extension/src/engine/imageBuild';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
+import { storedPidMode } from '../../extension/src/plan/drift';
 import { containerHostname } from '../../extension/src/plan/naming';
-import { planSession } from '../../extension/src/plan/session';
+import { planSession, withImageDigest } from '../../extension/src/plan/session';
 import type { SessionPlan } from '../../extension/src/plan/types';
-import { testNamespace, type TestNamespace } from '../support/docker';
+import { TEST_ENGINE, TEST_ROOTLESS, testNamespace, testUser, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot, TEST_BUILD_ARGS, TEST_RUNTIME_IMAGE_REPO } from '../support/image';
 
-const UID = 4321;
-const GID = 4322;
+const { uid: UID, gid: GID } = testUser(4321, 4322);
 
 interface PlanOptions {
   peer: boolean;
@@ -177,40 +177,54 @@ describe('openContainer against the real engine', () => {
       'printf "%s|%s|%s|%s" "$TOOLBOX_VSCODE_VERSION" "$TOOLBOX_IMAGE_DIGEST" "$TOOLBOX_HOST_OS" "$TOOLBOX_HOST_ARCH"',
     ]);
     assert.equal(seen, `${EXTENSION_VERSION}|${digest}|linux|amd64`);
+    // Upstream's order, as sent (Podman merges the image's env in and sorts what it reports).
     const env = (await ns.docker.getContainer(result.id).inspect()).Config.Env;
-    assert.equal(env.indexOf(`TOOLBOX_IMAGE_DIGEST=${digest}`), env.indexOf(`TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`) + 1);
+    assert.ok(env.includes(`TOOLBOX_IMAGE_DIGEST=${digest}`));
+    const sent = withImageDigest(plan.create.Env ?? [], digest);
+    assert.equal(sent.indexOf(`TOOLBOX_IMAGE_DIGEST=${digest}`), sent.indexOf(`TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`) + 1);
   });
 
-  it('lets the container user reach a root-owned Docker socket, as on Docker Desktop, through GroupAdd "0" (issue 15, item 4)', async () => {
-    const { ns, open } = setup();
-    // Docker Desktop's socket is root:root 0660 inside its VM, whatever group the host reports.
-    const sock = join(ns.home, 'desktop.sock');
-    const server = createServer((c) => c.end('ok\n'));
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(sock, resolve));
-    chmodSync(sock, 0o660);
-    assert.equal(statSync(sock).gid, 0, 'the test runs as root, so the socket is root:root');
-    const planAt = (folder: string) => {
-      const workspace = join(ns.home, folder);
-      mkdirSync(workspace);
-      return planSession(
-        { workspace, config: { ...DEFAULT_CONFIG, mounts: [{ name: 'docker-sock', source: sock }] }, peer: false, image, names: ns.names },
-        { uid: UID, gid: GID, home: ns.home, platform: 'linux', pathExists: (p) => p === sock, dockerSocketGid: 998 },
-      ).plan;
-    };
-    const probe = ['zsh', '-fc', 'zmodload zsh/net/socket && zsocket /var/run/docker.sock && read -r line <&$REPLY && print -r -- $line'];
+  // Rootless Podman: a file the test user makes cannot be root-owned, and host root is nobody inside.
+  it(
+    'lets the container user reach a root-owned Docker socket, as on Docker Desktop, through GroupAdd "0" (issue 15, item 4)',
+    { skip: TEST_ROOTLESS },
+    async () => {
+      const { ns, open } = setup();
+      // Docker Desktop's socket is root:root 0660 inside its VM, whatever group the host reports.
+      const sock = join(ns.home, 'desktop.sock');
+      const server = createServer((c) => c.end('ok\n'));
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(sock, resolve));
+      chmodSync(sock, 0o660);
+      assert.equal(statSync(sock).gid, 0, 'the test runs as root, so the socket is root:root');
+      const planAt = (folder: string) => {
+        const workspace = join(ns.home, folder);
+        mkdirSync(workspace);
+        return planSession(
+          {
+            workspace,
+            config: { ...DEFAULT_CONFIG, mounts: [{ name: 'docker-sock', source: sock }] },
+            peer: false,
+            image,
+            names: ns.names,
+          },
+          { uid: UID, gid: GID, home: ns.home, platform: 'linux', pathExists: (p) => p === sock, dockerSocketGid: 998 },
+        ).plan;
+      };
+      const probe = ['zsh', '-fc', 'zmodload zsh/net/socket && zsocket /var/run/docker.sock && read -r line <&$REPLY && print -r -- $line'];
 
-    const plan = planAt('desktop');
-    assert.deepEqual(plan.create.HostConfig.GroupAdd, ['0', '998']);
-    const opened = await open(plan);
-    assert.equal(await execOut(ns.docker, opened.id, probe), 'ok');
+      const plan = planAt('desktop');
+      assert.deepEqual(plan.create.HostConfig.GroupAdd, ['0', '998']);
+      const opened = await open(plan);
+      assert.equal(await execOut(ns.docker, opened.id, probe), 'ok');
 
-    // The group the host reports, alone (what the extension sent before), is refused there.
-    const before = planAt('desktop-before');
-    const hostGroupOnly = { ...before, create: { ...before.create, HostConfig: { ...before.create.HostConfig, GroupAdd: ['998'] } } };
-    const refused = await open(hostGroupOnly);
-    assert.match(await execOut(ns.docker, refused.id, probe), /permission denied/);
-  });
+      // The group the host reports, alone (what the extension sent before), is refused there.
+      const before = planAt('desktop-before');
+      const hostGroupOnly = { ...before, create: { ...before.create, HostConfig: { ...before.create.HostConfig, GroupAdd: ['998'] } } };
+      const refused = await open(hostGroupOnly);
+      assert.match(await execOut(ns.docker, refused.id, probe), /permission denied/);
+    },
+  );
 
   it('connects to the running container on the next open, without drift or image work', async () => {
     const { ns, open, imageCalls } = setup();
@@ -258,19 +272,18 @@ describe('openContainer against the real engine', () => {
 
   it('creates the container without the namespace and says why when the anchor cannot start', async () => {
     const { ns, open } = setup();
-    // An anchor that exists but cannot start: it joins the PID namespace of a stopped container.
-    const dead = await ns.docker.createContainer({
-      name: `${ns.names.prefix}-never-started`,
-      Image: image,
-      HostConfig: { NetworkMode: 'none' },
-    });
+    // An anchor that exists but cannot start: the folder it binds is gone. (Not a PID namespace
+    // of a stopped container: Podman starts that container first, Docker refuses.)
+    const gone = join(ns.home, 'gone');
+    mkdirSync(gone);
     await ns.docker.createContainer({
       name: ns.names.anchor,
       Image: image,
       Entrypoint: [...ANCHOR_ENTRYPOINT],
       Cmd: ['infinity'],
-      HostConfig: { PidMode: `container:${dead.id}`, NetworkMode: 'none' },
+      HostConfig: { Mounts: [{ Type: 'bind', Source: gone, Target: '/gone' }], NetworkMode: 'none' },
     });
+    rmSync(gone, { recursive: true });
     const plan = planFor(ns, image, { peer: true });
     const result = await open(plan);
 
@@ -282,7 +295,7 @@ describe('openContainer against the real engine', () => {
       new RegExp(`^peer messaging: The anchor container ${ns.names.anchor} could not start: .+ — starting this shell without it$`),
     );
     const info = await ns.docker.getContainer(result.id).inspect();
-    assert.equal(info.HostConfig.PidMode ?? '', '');
+    assert.equal(storedPidMode(info.HostConfig.PidMode), '', 'its own PID namespace');
     assert.ok(!info.Mounts.some((m) => m.Name === ns.names.socketVolume), 'no socket volume without the namespace');
 
     // Every later open reconnects to it and says it is outside the namespace.
@@ -312,7 +325,7 @@ describe('openContainer against the real engine', () => {
     );
     await assert.rejects(ns.docker.getVolume(ns.names.socketVolume).inspect(), { statusCode: 404 });
     const info = await ns.docker.getContainer(result.id).inspect();
-    assert.equal(info.HostConfig.PidMode ?? '', '');
+    assert.equal(storedPidMode(info.HostConfig.PidMode), '', 'its own PID namespace');
   });
 
   it('flags a container in the shared namespace when the plan now has peer messaging off', async () => {
@@ -455,8 +468,16 @@ describe('ensureImage against the real engine', () => {
     const ref = `${TEST_RUNTIME_IMAGE_REPO}:${ns.names.prefix}`;
     tags.push(ref);
     const digest = await ensureImage(ctx, { ref, pull: 'never', ours: true, contextRoot: repoRoot(), buildArgs: TEST_BUILD_ARGS, onLog });
-    assert.equal(digest, undefined, 'a local build has no repo digest, so the container gets no TOOLBOX_IMAGE_DIGEST (as upstream)');
     const built = await ns.docker.getImage(ref).inspect();
+    if (TEST_ENGINE === 'docker') {
+      assert.equal(digest, undefined, 'a local build has no repo digest, so the container gets no TOOLBOX_IMAGE_DIGEST (as upstream)');
+    } else {
+      // Podman gives every image a repo digest, a local build's included (docs/engines.md).
+      assert.equal(
+        `${TEST_RUNTIME_IMAGE_REPO}@${digest}`,
+        built.RepoDigests.find((d) => d.endsWith(`@${digest}`))?.replace(/^docker\.io\//, ''),
+      );
+    }
     // The image records the context it was built from (what a pull is checked against), and
     // keeps the runtime image's user and entrypoint. (Its id is not compared with the shared
     // test image's: which cached layers the engine offers depends on earlier builds.)

@@ -3,9 +3,10 @@ import type Docker from 'dockerode';
 import { after, before, describe, it } from 'node:test';
 import { demux, subscribeWait } from '../../extension/src/engine/containers';
 import type { EngineContext } from '../../extension/src/engine/context';
+import { stopContainer } from '../../extension/src/engine/lifecycle';
 import { ANCHOR_CMD, ANCHOR_ENTRYPOINT, ensureAnchor, ensureSocketVolume } from '../../extension/src/engine/peer';
 import { CONTAINER } from '../../extension/src/contract/constants';
-import { testNamespace, type TestNamespace } from '../support/docker';
+import { TEST_ENGINE, testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 
 /** Runs `sh -c script` in a throwaway container of ours and returns its exit code and output. */
@@ -210,6 +211,60 @@ describe('peer messaging objects against the real engine', () => {
       await member.start();
       assert.equal(await ensureAnchor(ctx, image), stale.id);
       assert.ok(lines.some((l) => l.includes('is stale but other containers share its namespace')));
+    });
+
+    it('replaces a stale anchor only an exited container joined; Podman keeps it, and it still holds a namespace', async () => {
+      spaces.push(fresh());
+      const stale = await ns.docker.createContainer({
+        name: ns.names.anchor,
+        Image: image,
+        Entrypoint: ['sleep'],
+        Cmd: ['infinity'],
+        HostConfig: { NetworkMode: 'none' },
+      });
+      await stale.start();
+      const member = await ns.docker.createContainer({
+        name: `${ns.names.prefix}-named-exited`,
+        Image: image,
+        Entrypoint: ['true'],
+        HostConfig: { PidMode: `container:${ns.names.anchor}`, NetworkMode: 'none' },
+      });
+      const { exited } = await subscribeWait(ns.docker, member.id, 'next-exit');
+      await member.start();
+      await exited;
+      const id = await ensureAnchor(ctx, image);
+      const info = await ns.docker.getContainer(id).inspect();
+      assert.equal(info.State.Running, true, 'the anchor runs');
+      if (TEST_ENGINE === 'docker') {
+        assert.notEqual(id, stale.id, 'Docker removes it: nothing running shares it');
+        assert.deepEqual(info.Config.Entrypoint, [...ANCHOR_ENTRYPOINT]);
+      } else {
+        assert.equal(id, stale.id, 'Podman refuses to remove a container another one joined');
+        assert.ok(lines.some((l) => l.includes('the engine keeps the stale anchor')));
+      }
+    });
+  });
+
+  describe('stopContainer', () => {
+    it('stops the anchor even when a container that is not ours joined it (Podman then keeps it, stopped)', async () => {
+      spaces.push(fresh());
+      const id = await ensureAnchor(ctx, image);
+      // Not one of ours by name: stop-all would not stop it first.
+      const foreign = await ns.docker.createContainer({
+        name: `${ns.names.prefix}-foreign`,
+        Image: image,
+        Entrypoint: ['sleep'],
+        Cmd: ['infinity'],
+        HostConfig: { PidMode: `container:${ns.names.anchor}`, NetworkMode: 'none' },
+      });
+      await foreign.start();
+      assert.equal(await stopContainer(ctx, ns.names.anchor, { graceSeconds: 0 }), 'stopped');
+      const left = await ns.docker
+        .getContainer(id)
+        .inspect()
+        .catch(() => undefined);
+      if (TEST_ENGINE === 'docker') assert.equal(left, undefined, 'Docker removes it');
+      else assert.equal(left?.State.Running, false, 'Podman keeps it, stopped');
     });
   });
 });

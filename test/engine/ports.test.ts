@@ -37,7 +37,9 @@ async function freePort(): Promise<number> {
 /** Runs a command in the container, detached (a server that keeps running). */
 async function execDetached(docker: Docker, id: string, cmd: string[]): Promise<void> {
   const exec = await docker.getContainer(id).exec({ Cmd: cmd, User: `${UID}:${GID}`, AttachStdout: false, AttachStderr: false });
-  await exec.start({ Detach: true });
+  const answer: unknown = await exec.start({ Detach: true });
+  // Podman answers a detached start on a connection it keeps open: close it.
+  (answer as { destroy?: () => void } | undefined)?.destroy?.();
 }
 
 /** The Seccomp: line of /proc/self/status for a process in the container. */
@@ -47,6 +49,8 @@ async function seccompMode(docker: Docker, id: string): Promise<string> {
   const chunks: Buffer[] = [];
   stream.on('data', (c: Buffer) => chunks.push(c));
   await new Promise((resolve) => stream.on('end', resolve));
+  // Podman keeps the hijacked connection open after the output ends.
+  stream.destroy();
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/^Seccomp:\s*/, '')

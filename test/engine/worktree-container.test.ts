@@ -146,7 +146,8 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
     assert.equal(existsSync(join(state, 'pwned2')), false, 'backticks in the prompt ran');
 
     const container = docker().getContainer(opened.session.id);
-    const binds = (await container.inspect()).HostConfig.Binds ?? [];
+    // Podman reports each bind with the options it added (`:rw,rprivate,rbind`); Docker as sent.
+    const binds = ((await container.inspect()).HostConfig.Binds ?? []).map((b) => b.replace(/:rw,rprivate,rbind$/, ''));
     assert.ok(binds.includes(`${repo}/.git:${repo}/.git`), `the main .git is mounted at its own path: ${binds.join(', ')}`);
     const inside = (script: string) => execIn(container, ['sh', '-c', script], { workdir: opened.path, env: ['GIT_TERMINAL_PROMPT=0'] });
     const status = await inside('git status --porcelain=v1 --branch');

@@ -12,6 +12,29 @@ import type { ObjectNames } from '../../extension/src/contract/types';
 
 export const TEST_LABEL = 'dev.toolbox.test-run';
 
+/**
+ * Which engine the integration suite runs against: scripts/test.sh runs it against Docker, then
+ * again against Podman with TOOLBOX_TEST_ENGINE=podman and TOOLBOX_TEST_DOCKER_SOCKET set.
+ * Tests branch on it only where the engines answer differently (docs/engines.md).
+ */
+/** Where scripts/ensure-podman.sh serves the test Podman, and the config its CLI needs. */
+export const PODMAN_TEST_SOCKET = process.env.TOOLBOX_PODMAN_SOCKET ?? '/run/toolbox-test-podman/podman.sock';
+export const PODMAN_TEST_CONF = '/etc/toolbox-test/podman/containers.conf';
+
+export const TEST_ENGINE: 'docker' | 'podman' = process.env.TOOLBOX_TEST_ENGINE === 'podman' ? 'podman' : 'docker';
+
+/**
+ * The rootless Podman pass (scripts/test-podman.sh rootless): tests run as the engine's own user,
+ * and containers map that user's uid to itself (keep-id, engine/compat.ts), so a container user
+ * other than the test's own would own nothing the host can read back. testUser() gives the ids a
+ * test's containers run as: its usual ones, or the test's own under that pass.
+ */
+export const TEST_ROOTLESS = process.env.TOOLBOX_TEST_ROOTLESS === '1';
+
+export function testUser(uid: number, gid: number): { uid: number; gid: number } {
+  return TEST_ROOTLESS ? { uid: process.getuid!(), gid: process.getgid!() } : { uid, gid };
+}
+
 export function docker(): Docker {
   return new Docker({ socketPath: process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock' });
 }
@@ -51,17 +74,22 @@ function inTestNamespace(name: string, prefix: string): boolean {
 }
 
 export async function removeNamespaceObjects(d: Docker, names: ObjectNames): Promise<void> {
-  const containers = await d.listContainers({ all: true, filters: { name: [names.prefix] } });
-  await Promise.all(
-    containers
-      .filter((c) => c.Names.some((n) => inTestNamespace(n, names.prefix)))
-      .map((c) =>
+  const containers = (await d.listContainers({ all: true, filters: { name: [names.prefix] } })).filter((c) =>
+    c.Names.some((n) => inTestNamespace(n, names.prefix)),
+  );
+  const remove = (list: Docker.ContainerInfo[]) =>
+    Promise.all(
+      list.map((c) =>
         d
           .getContainer(c.Id)
           .remove({ force: true, v: false })
           .catch(() => undefined),
       ),
-  );
+    );
+  // Members first: Podman refuses to remove a container whose PID namespace others join.
+  const isAnchor = (c: Docker.ContainerInfo) => c.Names.some((n) => n.replace(/^\//, '') === names.anchor);
+  await remove(containers.filter((c) => !isAnchor(c)));
+  await remove(containers.filter(isAnchor));
   const { Volumes } = await d.listVolumes({ filters: { name: [names.prefix] } });
   await Promise.all(
     (Volumes ?? [])

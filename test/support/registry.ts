@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TEST_ENGINE } from './docker';
 import { repoRoot } from './image';
 
 export interface LoopbackRegistry {
@@ -19,7 +20,10 @@ export interface LoopbackRegistry {
 export function startRegistry(prefix: string): LoopbackRegistry {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-registry-`));
   const script = join(repoRoot(), 'scripts', 'ensure-registry.sh');
-  const address = execFileSync('bash', [script, 'start', dir], { encoding: 'utf8' }).trim();
+  // The Podman pass uses the one port its test engine trusts over plain HTTP (scripts/ensure-podman.sh).
+  const port = TEST_ENGINE === 'podman' ? (process.env.TOOLBOX_TEST_REGISTRY_PORT ?? '55055') : undefined;
+  const env = port ? { ...process.env, REGISTRY_PORT: port } : process.env;
+  const address = execFileSync('bash', [script, 'start', dir], { encoding: 'utf8', env }).trim();
   return {
     address,
     stop() {

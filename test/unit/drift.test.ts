@@ -265,6 +265,14 @@ describe('missing ports: the request itself is compared, as Docker keeps it', ()
     assert.equal(d?.port, '127.0.0.1:any free port (container port 7171/tcp)');
   });
 
+  it('a port Podman picked (it records the port, not the empty request) meets a request for any free port', () => {
+    const plan = planWith({ '7171/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] });
+    const podman = { HostConfig: { PortBindings: { '7171/tcp': [{ HostIp: '127.0.0.1', HostPort: '41234' }] } } };
+    assert.deepEqual(driftAgainstPlan(podman, plan, names, undefined), []);
+    const other = { HostConfig: { PortBindings: { '7172/tcp': [{ HostIp: '127.0.0.1', HostPort: '41234' }] } } };
+    assert.equal(driftAgainstPlan(other, plan, names, undefined)[0]?.kind, 'missing-port', 'another container port does not');
+  });
+
   it('a fixed host port must be the one the container publishes', () => {
     const plan = planWith({ '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }] });
     assert.equal(

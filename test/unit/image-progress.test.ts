@@ -49,6 +49,14 @@ describe('pull progress', () => {
     assert.equal(p.update({ status: 'Status: Downloaded newer image for x' }), undefined);
     assert.deepEqual(p.report(), { message: 'Pulling x: 1 of 1 layers', percent: 100 });
   });
+
+  it('ends at every layer once the pull succeeded, though the stream never said so (Podman)', () => {
+    const p = new PullProgress('x');
+    for (const id of ['a', 'b', 'c']) p.update({ status: 'Pulling fs layer', id });
+    p.update({ status: 'Download complete', id: 'a' });
+    assert.equal(p.report().percent, 0);
+    assert.deepEqual(p.complete(), { message: 'Pulling x: 3 of 3 layers', percent: 100 });
+  });
 });
 
 describe('build progress', () => {

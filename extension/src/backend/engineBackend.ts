@@ -211,7 +211,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     return probes.map((p) => ({
       endpoint: p.endpoint.endpoint,
       source: describeSource(p.endpoint.source),
-      ...(p.version ? { version: `Docker ${p.version} (API ${p.apiVersion ?? '?'})` } : {}),
+      ...(p.version ? { version: `${p.product ?? 'Docker'} ${p.version} (API ${p.apiVersion ?? '?'})` } : {}),
       ...(p.problem ? { problem: p.problem } : {}),
       current: current?.endpoint.endpoint === p.endpoint.endpoint,
     }));

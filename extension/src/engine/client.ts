@@ -11,6 +11,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { MIN_API_VERSION } from '../contract/constants';
+import { identityFromVersion, pingUnixSocket, podmanRootless, rememberEngine, type EngineIdentity } from './compat';
 import { clause, engineMessage, statusOf } from './errors';
 import { SshError, sshTransport } from './ssh';
 
@@ -254,6 +255,8 @@ export interface ConnectOptions {
 export interface EngineConnection {
   docker: Docker;
   endpoint: ResolvedEndpoint;
+  /** Which engine answers the Docker Engine API there (docs/engines.md). */
+  product: 'Docker' | 'Podman';
   /** The engine's version (`20.10.24`) and the API version it speaks. */
   version: string;
   apiVersion: string;
@@ -435,11 +438,19 @@ async function connectTo(
     timedOut = true;
     controller.abort();
   }, timeoutMs);
-  let info: Docker.DockerVersion;
+  let identity: EngineIdentity;
   try {
-    // The typings omit the options argument dockerode 5 accepts here.
-    const version = docker.version.bind(docker) as unknown as (o: { abortSignal: AbortSignal }) => Promise<Docker.DockerVersion>;
-    info = await version({ abortSignal: controller.signal });
+    // A unix socket's /_ping headers name the engine and both versions (Podman takes ~0.5 s
+    // to answer /version); anything else, or a ping that says too little, asks /version.
+    const pinged =
+      options.socketPath && !options.socketPath.startsWith('//') ? await pingUnixSocket(options.socketPath, timeoutMs) : undefined;
+    if (pinged) {
+      identity = pinged;
+    } else {
+      // The typings omit the options argument dockerode 5 accepts here.
+      const version = docker.version.bind(docker) as unknown as (o: { abortSignal: AbortSignal }) => Promise<Docker.DockerVersion>;
+      identity = identityFromVersion(await version({ abortSignal: controller.signal }));
+    }
   } catch (err) {
     close();
     throw unreachable(endpoint, timedOut ? { timeoutMs } : err);
@@ -447,18 +458,21 @@ async function connectTo(
     clearTimeout(timer);
   }
   try {
-    checkApiVersion(info?.ApiVersion, endpoint);
+    checkApiVersion(identity.apiVersion, endpoint);
   } catch (err) {
     close();
     throw err;
   }
-  const version = typeof info.Version === 'string' ? info.Version.slice(0, 64) : 'unknown';
-  return { docker, endpoint, version, apiVersion: String(info.ApiVersion), close };
+  rememberEngine(docker, identity);
+  // Whether a Podman runs rootless decides every create (engine/compat.ts): ask now, off the open's path.
+  if (identity.product === 'Podman') void podmanRootless(docker);
+  return { docker, endpoint, version: identity.version || 'unknown', apiVersion: identity.apiVersion, product: identity.product, close };
 }
 
 /** One candidate engine as Select Engine shows it: its version, or why it did not answer. */
 export interface EngineProbe {
   endpoint: ResolvedEndpoint;
+  product?: 'Docker' | 'Podman';
   version?: string;
   apiVersion?: string;
   /** Short reason (`no socket`, `connection refused`, the floor message…) when unusable. */
@@ -507,7 +521,7 @@ export async function probeEngines(opts: ConnectOptions = {}): Promise<EnginePro
           },
         );
         c.close();
-        return { endpoint, version: c.version, apiVersion: c.apiVersion };
+        return { endpoint, version: c.version, apiVersion: c.apiVersion, product: c.product };
       } catch (err) {
         const cause = err instanceof EngineTooOldError ? err : ((err as { cause?: unknown }).cause ?? err);
         return { endpoint, problem: shortReason(cause, endpoint) };
@@ -561,8 +575,8 @@ export function shortReason(cause: unknown, endpoint: ResolvedEndpoint): string 
 }
 
 /** An engine's one-line description: "Docker 20.10.24 at unix:///var/run/docker.sock (the platform default)". */
-export function describeConnection(c: { version: string; endpoint: ResolvedEndpoint }): string {
-  return `Docker ${c.version} at ${c.endpoint.endpoint} (${describeSource(c.endpoint.source)})`;
+export function describeConnection(c: { version: string; endpoint: ResolvedEndpoint; product?: string }): string {
+  return `${c.product ?? 'Docker'} ${c.version} at ${c.endpoint.endpoint} (${describeSource(c.endpoint.source)})`;
 }
 
 async function tlsDirIfAny(dir: string): Promise<string | undefined> {

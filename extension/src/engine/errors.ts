@@ -13,8 +13,27 @@ export function isNotFound(err: unknown): boolean {
   return statusOf(err) === 404;
 }
 
+/**
+ * A name already taken: Docker answers 409; Podman (4.x) answers 500 with "… is already in use"
+ * for a container name (docs/engines.md), so a concurrent open would otherwise lose its race.
+ */
 export function isConflict(err: unknown): boolean {
-  return statusOf(err) === 409;
+  const status = statusOf(err);
+  return status === 409 || (status === 500 && /\bis already in use\b/.test(engineMessage(err)));
+}
+
+/**
+ * Podman refuses to remove a container whose namespaces others joined, even exited ones ("has
+ * dependent containers which must be removed before it"); Docker removes it (docs/engines.md).
+ */
+export function hasDependents(err: unknown): boolean {
+  return statusOf(err) === 500 && /\bhas dependent containers\b/.test(engineMessage(err));
+}
+
+/** Podman's answer to creating a volume that exists ("volume already exists"); Docker returns the volume. */
+export function isVolumeTaken(err: unknown): boolean {
+  const status = statusOf(err);
+  return (status === 409 || status === 500) && /\bvolume already exists\b/.test(engineMessage(err));
 }
 
 /** 304 from start/stop: the container already is in the requested state. */

@@ -4,6 +4,7 @@
  */
 import type Docker from 'dockerode';
 import type { Duplex } from 'node:stream';
+import { statusOf } from './errors';
 
 export interface ShellExecOptions {
   cmd: string[];
@@ -53,7 +54,10 @@ export async function startShellExec(docker: Docker, containerId: string, option
   const startOptions = { hijack: true, stdin: true, Tty: true, ConsoleSize: [rows, cols] };
   const stream = (await exec.start(startOptions as Docker.ExecStartOptions)) as Duplex;
   const resize = async (c: number, r: number): Promise<void> => {
-    await exec.resize({ w: clampSize(c, cols), h: clampSize(r, rows) });
+    await exec.resize({ w: clampSize(c, cols), h: clampSize(r, rows) }).catch((err: unknown) => {
+      // Podman answers a successful resize with 201, which dockerode reports as an error.
+      if (statusOf(err) !== 201) throw err;
+    });
   };
   // Engines before API 1.42 start the process at 0x0 or the daemon default: size it right away.
   // Not awaited: the daemon answers a resize only once the process runs (~50-90 ms), and the

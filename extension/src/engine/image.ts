@@ -255,7 +255,10 @@ async function pullImageOnce(
         else if (signal.aborted) reject(fail(stalled));
         else if (err) reject(fail(engineMessage(err)));
         else if (failed) reject(fail(failed.errorDetail?.message ?? failed.error ?? 'unknown error'));
-        else resolve();
+        else {
+          if (onProgress && lastPercent < 100) onProgress(progress.complete());
+          resolve();
+        }
       },
       (event: PullEvent) => {
         alive();

@@ -16,7 +16,7 @@ import {
   RUNTIME_IMAGE_REPO,
 } from '../contract/constants';
 import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
-import { buildStepProgress, type ImageProgress } from './imageProgress';
+import { buildStepProgress, parseBuildStep, type ImageProgress } from './imageProgress';
 
 export interface BuildRuntimeImageOptions {
   /** Directory holding `images/runtime/` and `shims/` (the extension root). */
@@ -126,12 +126,12 @@ export async function buildRuntimeImage(docker: Dockerode, opts: BuildRuntimeIma
   let lastStep = '';
   const argDefaults: Record<string, string> = {};
   const log = (line: string): void => {
-    const step = /^Step \d+\/\d+ : (.*)$/.exec(line);
+    const step = parseBuildStep(line);
     if (step) {
       // Name the real image in FROM steps: substitute build args and ARG defaults seen so far.
-      const arg = /^ARG\s+(\w+)=(\S*)/i.exec(step[1]);
+      const arg = /^ARG\s+(\w+)=(\S*)/i.exec(step.instruction);
       if (arg) argDefaults[arg[1]] = arg[2];
-      lastStep = step[1].replace(/\$\{(\w+)\}/g, (m, k: string) => buildArgs?.[k] ?? argDefaults[k] ?? m);
+      lastStep = step.instruction.replace(/\$\{(\w+)\}/g, (m, k: string) => buildArgs?.[k] ?? argDefaults[k] ?? m);
       const progress = buildStepProgress('the runtime image', line);
       if (progress) onProgress?.(progress);
     }
@@ -256,7 +256,10 @@ function buildError(tag: string, message: string, tail: string[], lastStep: stri
   const reason = clause(message);
   const text = `${reason}\n${tail.join('\n')}`;
   let hint = 'Check that the Docker engine is running and has free disk space, then retry; the last build lines are below.';
-  if (/^FROM\b/i.test(lastStep) || /pull access denied|repository does not exist|manifest unknown|No such image/i.test(reason)) {
+  if (
+    /^FROM\b/i.test(lastStep) ||
+    /pull access denied|repository does not exist|manifest unknown|No such image|initializing source docker:\/\//i.test(reason)
+  ) {
     hint =
       `The base image (${lastStep || 'FROM'}) is not available locally and could not be pulled: ` +
       'pull or build it first (in this repository: bash scripts/ensure-base-image.sh), then retry.';

@@ -62,6 +62,18 @@ export class PullProgress {
     return this.report();
   }
 
+  /**
+   * The report once the engine says the pull succeeded: every layer is here. Podman's stream
+   * never marks its last layers complete, so the bar would stop short of the end.
+   */
+  complete(): ImageProgress {
+    for (const layer of this.layers.values()) {
+      layer.done = true;
+      if (layer.total !== undefined) layer.current = layer.total;
+    }
+    return { ...this.report(), percent: 100 };
+  }
+
   report(): ImageProgress {
     const all = [...this.layers.values()];
     const done = all.filter((l) => l.done).length;
@@ -79,13 +91,28 @@ export class PullProgress {
   }
 }
 
-/** The build step a "Step n/m : INSTRUCTION" line starts, or undefined for any other line. */
+export interface BuildStep {
+  n: number;
+  of: number;
+  /** The Dockerfile instruction as the builder printed it (`FROM debian:bookworm-slim`). */
+  instruction: string;
+}
+
+/**
+ * The step a build output line starts: Docker's classic builder prints "Step n/m : INSTRUCTION",
+ * Podman's Buildah "STEP n/m: INSTRUCTION". Undefined for any other line.
+ */
+export function parseBuildStep(line: string): BuildStep | undefined {
+  const m = /^(?:Step|STEP) (\d+)\/(\d+) ?: (.*)$/.exec(line);
+  return m ? { n: Number(m[1]), of: Number(m[2]), instruction: m[3] } : undefined;
+}
+
+/** The progress a build step line reports, or undefined for any other line. */
 export function buildStepProgress(label: string, line: string): ImageProgress | undefined {
-  const m = /^Step (\d+)\/(\d+) : (.*)$/.exec(line);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const of = Number(m[2]);
-  const instruction = m[3].replace(/\s+/g, ' ').trim();
+  const step = parseBuildStep(line);
+  if (!step) return undefined;
+  const { n, of } = step;
+  const instruction = step.instruction.replace(/\s+/g, ' ').trim();
   const short = instruction.length > 48 ? `${instruction.slice(0, 47)}…` : instruction;
   // Step n has started, so n - 1 are done.
   return { message: `Building ${label}: step ${n} of ${of} (${short})`, percent: of > 0 ? Math.floor((100 * (n - 1)) / of) : undefined };

@@ -5,6 +5,7 @@
  * (running or stopped) still uses, never anything outside our repository.
  */
 import type Docker from 'dockerode';
+import { familiarImageName } from './compat';
 import { buildRuntimeImage, tagTarget } from './imageBuild';
 import { clause, engineMessage } from './errors';
 import type { ImageProgress } from './imageProgress';
@@ -64,11 +65,14 @@ export async function pruneRuntimeImages(
 ): Promise<{ pruned: string[]; inUse: string[] }> {
   const repo = keep.slice(0, keep.lastIndexOf(':'));
   const keepId = await tagTarget(docker, keep);
-  const used = new Set((await docker.listContainers({ all: true })).map((c) => c.ImageID));
+  // Podman lists image ids without the sha256: prefix Docker gives them, and names with their registry.
+  const bareId = (id: string) => id.replace(/^sha256:/, '');
+  const used = new Set((await docker.listContainers({ all: true })).map((c) => bareId(c.ImageID)));
   const images = scope.otherTags ? await docker.listImages({ filters: { reference: [`${repo}:*`] } }) : [];
   const targets: { name: string; id: string }[] = [];
   for (const img of images) {
-    for (const t of img.RepoTags ?? []) {
+    for (const tag of img.RepoTags ?? []) {
+      const t = familiarImageName(tag);
       if (t !== keep && t.startsWith(`${repo}:`)) targets.push({ name: t, id: img.Id });
     }
   }
@@ -85,7 +89,7 @@ export async function pruneRuntimeImages(
         .catch(() => undefined);
       continue;
     }
-    if (used.has(t.id)) {
+    if (used.has(bareId(t.id))) {
       inUse.push(t.name);
       continue;
     }

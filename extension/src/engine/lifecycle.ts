@@ -7,10 +7,11 @@
 import type Docker from 'dockerode';
 import { CONTAINER, LABELS } from '../contract/constants';
 import { bareName, foreignLabel, foreignLabelled } from '../contract/objects';
-import { joinsNamespace } from '../plan/drift';
-import { clause, engineMessage, isConflict, isNotFound, isNotModified } from './errors';
+import { joinsNamespace, storedPidMode } from '../plan/drift';
+import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified } from './errors';
 import { waitUntilGone } from './containers';
 import type { EngineContext } from './context';
+import { familiarImageName } from './compat';
 
 /** A toolbox shell container as the engine lists it (the views get a ContainerSummary built from it). */
 export interface ListedContainer {
@@ -58,7 +59,7 @@ export async function listOwnedContainers(ctx: EngineContext): Promise<OwnedCont
       try {
         const detail = await docker.getContainer(info.Id).inspect();
         if (detail.State.Status === 'removing' || foreignLabelled(detail.Config?.Labels)) return undefined;
-        return { id: info.Id, name, info, pidMode: detail.HostConfig.PidMode ?? '', detail };
+        return { id: info.Id, name, info, pidMode: storedPidMode(detail.HostConfig.PidMode), detail };
       } catch (err) {
         // Removed between list and inspect: it is gone, which is what the list should say.
         if (isNotFound(err)) return undefined;
@@ -87,7 +88,7 @@ export async function listToolboxContainers(
       name,
       state: info.State,
       status: info.Status,
-      image: info.Image,
+      image: familiarImageName(info.Image),
       workspace: info.Labels?.[LABELS.workspace] || undefined,
       pidMode,
       peer: joinsNamespace(pidMode, anchor),
@@ -150,7 +151,20 @@ export async function stopContainer(ctx: EngineContext, name: string, options: S
       await container.stop({ t: options.graceSeconds ?? 10 }).catch(tolerate(isNotModified, isNotFound));
     }
     // AutoRemove may already be removing it (409) or be done (404): both mean "on its way out".
-    await container.remove({ force: true, v: false }).catch(tolerate(isNotFound, isConflict));
+    const kept = await container
+      .remove({ force: true, v: false })
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        // Podman keeps a container others joined (an anchor with a foreign member): stopped is
+        // what was asked; it goes once they do.
+        if (hasDependents(err)) return clause(engineMessage(err));
+        tolerate(isNotFound, isConflict)(err);
+        return undefined;
+      });
+    if (kept !== undefined) {
+      ctx.log?.(`${target} is stopped; the engine keeps it while other containers share its namespaces (${kept}).`);
+      return 'stopped';
+    }
   } catch (err) {
     throw engineFailure(target, err);
   }

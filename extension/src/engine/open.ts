@@ -12,11 +12,13 @@ import {
   peerDrift,
   peerSetupWarning,
   PEER_MESSAGE_PREFIX,
+  storedPidMode,
   warningsFor,
   type Drift,
 } from '../plan/drift';
 import { withImageDigest, withoutPeer } from '../plan/session';
 import type { SessionPlan } from '../plan/types';
+import { adaptCreateBody } from './compat';
 import { inspectAfterConflict, inspectContainer, parseUser, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
@@ -84,7 +86,7 @@ async function reattach(
     });
   } else if (!info.State.Running) {
     action = 'start';
-    const storedPid = info.HostConfig.PidMode ?? '';
+    const storedPid = storedPidMode(info.HostConfig.PidMode);
     if (plan.peer || storedPid.startsWith('container:')) {
       step('Setting up peer messaging');
       // The container cannot start while the namespace it joins is down; the volume is checked
@@ -166,7 +168,7 @@ async function create(
 
   const warnings: string[] = [];
   const planned = { ...plan.create, Env: withImageDigest(plan.create.Env, digest) };
-  const body = peerFailure ? withoutPeer(planned, ctx.names) : planned;
+  const body = await adaptCreateBody(docker, peerFailure ? withoutPeer(planned, ctx.names) : planned);
   if (peerFailure) warnings.push(peerSetupWarning(peerFailure));
 
   step(`Creating the container ${plan.name}`);

@@ -13,6 +13,7 @@ import type { SocketPresence } from '../plan/peerReach';
 import { CONTAINER } from '../contract/constants';
 import type { EngineContext } from './context';
 import { listOwnedContainers, type OwnedContainer } from './lifecycle';
+import { familiarImageName } from './compat';
 
 export interface AnchorState {
   state: 'running' | 'stopped' | 'missing';
@@ -57,7 +58,7 @@ export async function inspectPeerState(
 async function inspectAnchor(docker: Docker, name: string): Promise<AnchorState> {
   try {
     const info = await docker.getContainer(name).inspect();
-    return { state: info.State.Running ? 'running' : 'stopped', id: info.Id, image: info.Config.Image };
+    return { state: info.State.Running ? 'running' : 'stopped', id: info.Id, image: familiarImageName(info.Config.Image) };
   } catch (err) {
     if (isNotFound(err)) return { state: 'missing' };
     throw new Error(`Could not inspect the peer anchor ${name}: ${engineMessage(err)}`, { cause: err });

@@ -318,6 +318,7 @@ export async function sshTransport(opts: SshTransportOptions): Promise<SshTransp
   /* eslint-disable @typescript-eslint/no-require-imports */
   const ssh2 = require('ssh2') as typeof import('ssh2');
   const http = require('node:http') as typeof import('node:http');
+  const net = require('node:net') as typeof import('node:net');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   // What to offer: the agent, then every key file that exists and needs no passphrase.
@@ -342,6 +343,14 @@ export async function sshTransport(opts: SshTransportOptions): Promise<SshTransp
     (skipped.length ? ` Skipped: ${skipped.join(', ')}; a key with a passphrase works through ssh-agent.` : '');
 
   let client: Promise<SshClientLike> | undefined;
+  let tcp: import('node:net').Socket | undefined;
+  /** Channels a request is using (not idle in the keep-alive pool): while any, the connection holds the process. */
+  const busy = new Set<Duplex>();
+  let opening = 0;
+  const holdsProcess = () => {
+    if (busy.size > 0 || opening > 0) tcp?.ref();
+    else tcp?.unref();
+  };
   let live: SshClientLike | undefined;
   const connect = (): Promise<SshClientLike> => {
     if (auth.length === 0) {
@@ -354,11 +363,17 @@ export async function sshTransport(opts: SshTransportOptions): Promise<SshTransp
     }
     return new Promise((resolve, reject) => {
       const conn = new ssh2.Client() as unknown as SshClientLike;
+      // Our own TCP socket, so an SSH connection with only idle channels can let the process exit
+      // (as node's own keep-alive sockets do): see holdsProcess below.
+      const sock = net.connect({ host: target.host, port: target.port });
+      tcp = sock;
       let hostKeyProblem: SshError | undefined;
       let settled = false;
       conn.once('ready', () => {
         settled = true;
         live = conn;
+        // Until a channel is asked for (in the same tick, by the request waiting for this), nothing holds the process.
+        holdsProcess();
         resolve(conn);
       });
       conn.on('error', (...args: unknown[]) => {
@@ -383,6 +398,7 @@ export async function sshTransport(opts: SshTransportOptions): Promise<SshTransp
       });
       const prefer = preferredHostKeyAlgorithms(known, target.host, target.port);
       conn.connect({
+        sock,
         host: target.host,
         port: target.port,
         username: target.username,
@@ -407,13 +423,33 @@ export async function sshTransport(opts: SshTransportOptions): Promise<SshTransp
     (client ??= connect()).then(
       (conn) => {
         try {
+          opening++;
+          holdsProcess();
           conn.exec(DIAL_STDIO, (err, channel) => {
+            opening--;
+            holdsProcess();
             if (err) {
               cb(new SshError(`${target.host} refused to run ${DIAL_STDIO} (${err.message}).`, 'SSH exec refused'));
               return;
             }
             inUse.add(channel);
+            busy.add(channel);
+            holdsProcess();
+            const held = channel as unknown as Record<string, unknown>;
+            // node's http.Agent unrefs a socket it keeps idle for reuse and refs it again on reuse.
+            held.unref = () => {
+              busy.delete(channel);
+              holdsProcess();
+              return channel;
+            };
+            held.ref = () => {
+              busy.add(channel);
+              holdsProcess();
+              return channel;
+            };
             channel.once('close', () => {
+              busy.delete(channel);
+              holdsProcess();
               inUse.delete(channel);
               if (ending && inUse.size === 0) endNow();
             });

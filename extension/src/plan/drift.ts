@@ -59,6 +59,14 @@ export function peerRunOf(labels: Readonly<Record<string, unknown>> | null | und
 export const PEER_MESSAGE_PREFIX = 'peer messaging: ';
 
 /**
+ * `HostConfig.PidMode` as inspected, in Docker's spelling: Podman reports a container's own PID
+ * namespace as "private" where Docker reports '' (docs/engines.md), and either may leave it out.
+ */
+export function storedPidMode(raw: string | null | undefined): string {
+  return raw === undefined || raw === null || raw === 'private' ? '' : raw;
+}
+
+/**
  * Compares the inspected `HostConfig.PidMode` with the plan. Docker rewrites the
  * `container:<name>` it was given into `container:<id>`, so a match is the planned value itself
  * or `container:` + the anchor's id (pass the id the engine inspected; undefined when the anchor
@@ -175,7 +183,7 @@ export interface InspectedForDrift {
 
 /** The peer state of an inspected container, as the drift rule reads it. */
 export function observedPeerState(info: InspectedForDrift, names: ObjectNames): ObservedPeerState {
-  return { pidMode: info.HostConfig.PidMode ?? '', mountsSocketVolume: !missingSocketVolume(info.Mounts, names) };
+  return { pidMode: storedPidMode(info.HostConfig.PidMode), mountsSocketVolume: !missingSocketVolume(info.Mounts, names) };
 }
 
 /** How an inspected container differs from the plan: its peer drift (namespace first), then every missing port. */
@@ -200,8 +208,9 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
   }
   const published = (info.HostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string; HostPort?: string }> | null>;
   for (const p of plannedPorts(plan)) {
-    // Docker keeps the HostPort it was asked for ('' when it picked one), so the request itself is compared.
-    const bound = (published[p.key] ?? []).some((b) => (b.HostPort ?? '') === p.hostPort);
+    // Docker keeps the HostPort it was asked for ('' when it picked one), so the request itself is
+    // compared; Podman keeps the port it picked instead, and any port meets "any free port".
+    const bound = (published[p.key] ?? []).some((b) => p.hostPort === '' || (b.HostPort ?? '') === p.hostPort);
     if (!bound) {
       const port = plannedPortLabel(p);
       drift.push({

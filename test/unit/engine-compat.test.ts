@@ -1,0 +1,125 @@
+/**
+ * Where Podman's Docker-compatible API answers differently (docs/engines.md): the pure rules that
+ * turn its answers into Docker's spelling. The integration suite runs against both engines.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  familiarImageName,
+  identityFromPingHeaders,
+  identityFromVersion,
+  rootlessUsernsMode,
+  supportsHostGateway,
+  withHostGateway,
+} from '../../extension/src/engine/compat';
+import { hasDependents, isConflict, isVolumeTaken } from '../../extension/src/engine/errors';
+import { buildStepProgress, parseBuildStep } from '../../extension/src/engine/imageProgress';
+import { objectNames } from '../../extension/src/contract/objects';
+import { pidModeDrift, storedPidMode } from '../../extension/src/plan/drift';
+
+describe('engine identity', () => {
+  it('tells Podman from Docker by /version components, and by /_ping headers', () => {
+    assert.deepEqual(
+      identityFromVersion({ Version: '4.3.1', ApiVersion: '1.41', Components: [{ Name: 'Podman Engine' }, { Name: 'Conmon' }] }),
+      { product: 'Podman', version: '4.3.1', apiVersion: '1.41' },
+    );
+    assert.deepEqual(identityFromVersion({ Version: '20.10.24+dfsg1', ApiVersion: '1.41', Components: [{ Name: 'Engine' }] }), {
+      product: 'Docker',
+      version: '20.10.24+dfsg1',
+      apiVersion: '1.41',
+    });
+    assert.deepEqual(identityFromPingHeaders({ 'api-version': '1.41', server: 'Libpod/4.3.1 (linux)' }), {
+      product: 'Podman',
+      version: '4.3.1',
+      apiVersion: '1.41',
+    });
+    assert.deepEqual(identityFromPingHeaders({ 'api-version': '1.41', server: 'Docker/20.10.24+dfsg1 (linux)' }), {
+      product: 'Docker',
+      version: '20.10.24+dfsg1',
+      apiVersion: '1.41',
+    });
+    assert.equal(identityFromPingHeaders({ 'api-version': '1.41' }), undefined, 'no Server header: ask /version');
+    assert.equal(identityFromPingHeaders({ server: 'Docker/20.10.24 (linux)' }), undefined, 'no API version: ask /version');
+    assert.equal(identityFromPingHeaders({ 'api-version': '1.41', server: 'nginx/1.25' }), undefined);
+  });
+
+  it('uses host-gateway on Docker and on Podman from 5.3 only', () => {
+    const podman = (version: string) => ({ product: 'Podman' as const, version, apiVersion: '1.41' });
+    assert.equal(supportsHostGateway({ product: 'Docker', version: '20.10.24', apiVersion: '1.41' }), true);
+    assert.equal(supportsHostGateway(podman('4.3.1')), false);
+    assert.equal(supportsHostGateway(podman('5.2.9')), false);
+    assert.equal(supportsHostGateway(podman('5.3.0')), true);
+    assert.equal(supportsHostGateway(podman('6.0.0')), true);
+    assert.equal(supportsHostGateway(podman('')), false, 'an unknown Podman is treated as old');
+  });
+
+  it('replaces host-gateway by the address and leaves other entries alone', () => {
+    assert.deepEqual(withHostGateway(['host.docker.internal:host-gateway', 'api.example.com:host-gateway', 'db:10.0.0.5'], '10.88.0.1'), [
+      'host.docker.internal:10.88.0.1',
+      'api.example.com:10.88.0.1',
+      'db:10.0.0.5',
+    ]);
+  });
+});
+
+describe("Podman's answers in Docker's spelling", () => {
+  it('shows image names as docker ps does', () => {
+    assert.equal(familiarImageName('docker.io/library/debian:bookworm-slim'), 'debian:bookworm-slim');
+    assert.equal(familiarImageName('docker.io/toolbox-vscode-test/runtime:e018d5a5e828'), 'toolbox-vscode-test/runtime:e018d5a5e828');
+    assert.equal(familiarImageName('localhost/tbx/runtime:1'), 'tbx/runtime:1');
+    assert.equal(familiarImageName('ghcr.io/owner/image:1'), 'ghcr.io/owner/image:1');
+    assert.equal(familiarImageName('127.0.0.1:5000/x:1'), '127.0.0.1:5000/x:1');
+    assert.equal(familiarImageName('debian:bookworm-slim'), 'debian:bookworm-slim');
+  });
+
+  it('reads PidMode "private" as the container\'s own namespace, so peer-off containers show no drift', () => {
+    const names = objectNames('tbxu');
+    assert.equal(storedPidMode('private'), '');
+    assert.equal(storedPidMode(undefined), '');
+    assert.equal(storedPidMode('container:abc'), 'container:abc');
+    assert.equal(storedPidMode('host'), 'host');
+    assert.equal(pidModeDrift(storedPidMode('private'), false, undefined, names), undefined);
+    assert.deepEqual(pidModeDrift(storedPidMode('private'), true, 'abc', names), { kind: 'planned-on-but-outside' });
+  });
+
+  it("counts Podman's HTTP 500 for a taken name as a conflict, and nothing else that fails with 500", () => {
+    const podman = Object.assign(new Error('(HTTP code 500) server error'), {
+      statusCode: 500,
+      json: {
+        message:
+          'creating container storage: the container name "tbx-ws-a" is already in use by 0f2c. You have to remove that container to be able to reuse that name: that name is already in use',
+      },
+    });
+    assert.equal(isConflict(podman), true);
+    assert.equal(isConflict({ statusCode: 409, json: { message: 'Conflict.' } }), true);
+    assert.equal(isConflict({ statusCode: 500, json: { message: 'no space left on device' } }), false);
+    assert.equal(isConflict({ statusCode: 404, json: { message: 'is already in use' } }), false);
+  });
+
+  it('tells a removal refused for dependent containers and a volume that exists from other failures', () => {
+    const err = (statusCode: number, message: string) => ({ statusCode, json: { message } });
+    assert.equal(
+      hasDependents(err(500, 'container 5631 has dependent containers which must be removed before it: 1196: container already exists')),
+      true,
+    );
+    assert.equal(hasDependents(err(500, 'driver failed')), false);
+    assert.equal(isVolumeTaken(err(500, 'adding volume to state: name tbx-cc-socks is in use: volume already exists')), true);
+    assert.equal(isVolumeTaken(err(500, 'no space left on device')), false);
+  });
+
+  it('on rootless Podman, maps the user to itself, and a member joins the user namespace of the PID namespace it joins', () => {
+    assert.equal(rootlessUsernsMode(undefined), 'keep-id');
+    assert.equal(rootlessUsernsMode(''), 'keep-id');
+    assert.equal(rootlessUsernsMode('container:tbx-peer-anchor'), 'container:tbx-peer-anchor');
+  });
+
+  it("reads Buildah's STEP lines as build steps, so progress and the base image hint work", () => {
+    assert.deepEqual(parseBuildStep('STEP 1/25: FROM debian:bookworm-slim'), { n: 1, of: 25, instruction: 'FROM debian:bookworm-slim' });
+    assert.deepEqual(parseBuildStep('Step 1/25 : FROM debian:bookworm-slim'), { n: 1, of: 25, instruction: 'FROM debian:bookworm-slim' });
+    assert.equal(parseBuildStep('--> a997176e518'), undefined);
+    assert.equal(
+      buildStepProgress('the runtime image', 'STEP 3/4: RUN true')?.message,
+      'Building the runtime image: step 3 of 4 (RUN true)',
+    );
+  });
+});
