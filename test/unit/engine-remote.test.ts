@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveEndpoint } from '../../extension/src/engine/client';
+import { resolveEndpoint, tlsReason } from '../../extension/src/engine/client';
 import { engineLocality, remoteFolderRefusal, sameHostName } from '../../extension/src/engine/remote';
 import { pointsAtDockerHost, pointsAtSelectEngine } from '../../extension/src/ui/model';
 
@@ -68,5 +68,26 @@ describe('remoteFolderRefusal', () => {
     assert.ok(pointsAtSelectEngine(text));
     assert.ok(!pointsAtDockerHost(text));
     assert.ok(!pointsAtSelectEngine('Docker is not reachable at unix:///x: connection refused.'));
+  });
+});
+
+describe('tlsReason', () => {
+  const tls = resolveEndpoint({ setting: 'tcp://10.0.0.5:2376', env: {}, dockerConfigDir: '/home/me/.docker', platform: 'linux' });
+
+  it('says whose certificate failed and which files to fix', () => {
+    const server = tlsReason(
+      Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }),
+      tls,
+    );
+    assert.equal(server?.short, "the engine's certificate was not accepted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)");
+    assert.match(server!.long, /not signed by the ca\.pem in \/home\/me\/\.docker, or does not name 10\.0\.0\.5/);
+    const client = tlsReason(new Error('...:SSL routines:ssl3_read_bytes:sslv3 alert bad certificate:...'), tls);
+    assert.match(client!.long, /the engine refused this client's TLS certificate \(cert\.pem and key\.pem in \/home\/me\/\.docker\)/);
+    const plain = tlsReason(
+      Object.assign(new Error('(HTTP code 400) bad request - Client sent an HTTP request to an HTTPS server.'), { statusCode: 400 }),
+      tls,
+    );
+    assert.equal(plain?.short, 'the engine expects TLS');
+    assert.equal(tlsReason(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), tls), undefined);
   });
 });
