@@ -14,6 +14,7 @@ import { benchPodman } from './podman';
 import { benchSessions } from './sessions';
 import { benchShim } from './shim';
 import { benchReattach } from './reattach';
+import { benchRemote } from './remote';
 import { benchStartup } from './startup';
 import { benchRefresh, benchScale } from './ui';
 import { benchWorktree } from './worktree';
@@ -34,6 +35,7 @@ const BENCHES: Bench[] = [
   ['image', benchImage],
   ['worktree', benchWorktree],
   ['agentstate', benchAgentState],
+  ['remote', benchRemote],
   ['podman', benchPodman],
 ];
 

@@ -9,10 +9,17 @@
  * `--bridge none` deletes any interface named docker0 it can see, which in the host's namespace
  * is the main engine's default bridge — every later container on the default network would then
  * fail with "could not find bridge docker0".
+ *
+ * For remote-engine tests it can also speak TLS on 127.0.0.1:<port> (client certificates
+ * required): the port is bound in the host's network namespace by systemd-socket-activate and
+ * handed to `dockerd -H fd://`, since the daemon's own namespace has a loopback of its own. And it
+ * can have a host name of its own (a UTS namespace), which its GET /info reports as Name, as an
+ * engine on another machine would.
  */
 import Docker from 'dockerode';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -28,6 +35,13 @@ export interface SecondEngine {
   dispose(): Promise<void>;
 }
 
+export interface SecondEngineOptions {
+  /** Also listen on 127.0.0.1:<port> with --tlsverify, with these server files (PEM paths). */
+  tls?: { port: number; ca: string; cert: string; key: string };
+  /** The daemon's own host name (what GET /info reports as Name). */
+  hostname?: string;
+}
+
 const READY_TIMEOUT_MS = 60_000;
 const EXIT_TIMEOUT_MS = 30_000;
 
@@ -39,7 +53,7 @@ function dockerdSupports(flag: string): boolean {
   }
 }
 
-export async function startSecondEngine(): Promise<SecondEngine> {
+export async function startSecondEngine(opts: SecondEngineOptions = {}): Promise<SecondEngine> {
   if (process.getuid?.() !== 0) throw new Error('A second dockerd needs root; these tests run as root.');
   // A short path: the engine's and containerd's unix sockets live under it (108-byte limit).
   const root = mkdtempSync('/tmp/tbx2d-');
@@ -96,7 +110,25 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     rmSync(pidFile, { force: true });
     if (containerdPid() === undefined) rmSync(ctrPidFile, { force: true });
     const log = openSync(logPath, 'a');
-    const proc = spawn('unshare', ['--net', '--', 'dockerd', ...args], { stdio: ['ignore', log, log] });
+    const { tls, hostname } = opts;
+    const dockerd = [
+      'dockerd',
+      ...args,
+      ...(tls ? ['--host', 'fd://', '--tlsverify', '--tlscacert', tls.ca, '--tlscert', tls.cert, '--tlskey', tls.key] : []),
+    ];
+    // `sh -c 'hostname …; exec …'` and unshare both exec, so the daemon keeps the pid that
+    // systemd-socket-activate named in LISTEN_PID.
+    const inNamespaces = [
+      'unshare',
+      '--net',
+      ...(hostname ? ['--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', hostname] : ['--']),
+      ...dockerd,
+    ];
+    if (tls && !existsSync('/usr/bin/systemd-socket-activate')) {
+      throw new Error('The TLS test engine needs systemd-socket-activate (Debian package systemd): apt-get install systemd.');
+    }
+    const argv = tls ? ['systemd-socket-activate', '-l', `127.0.0.1:${tls.port}`, ...inNamespaces] : inNamespaces;
+    const proc = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', log, log] });
     closeSync(log);
     child = proc;
     let exitInfo: string | undefined;
@@ -114,7 +146,10 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     });
     const docker = new Docker({ socketPath });
     const deadline = Date.now() + READY_TIMEOUT_MS;
+    // systemd-socket-activate runs the daemon on the first connection to the port: knock once.
+    let knocked = !tls;
     for (;;) {
+      if (!knocked && tls) knocked = await knock(tls.port);
       if (exitInfo !== undefined) {
         throw new Error(`The second dockerd exited while starting (${exitInfo}). Its log ends with:\n${logTail()}`);
       }
@@ -170,6 +205,17 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     throw err;
   }
   return { socketPath, client: () => new Docker({ socketPath }), stop, start, dispose };
+}
+
+/** Connects to 127.0.0.1:port and hangs up at once; false when nothing listens yet. */
+function knock(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
 }
 
 function killQuietly(pid: number): void {

@@ -3,6 +3,7 @@
  * trust. The engine connection is made on first use, never at activation.
  */
 import { lstatSync, promises as fsp } from 'node:fs';
+import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { findProjectConfig, loadConfig, nodeConfigFs, pinUserPeerMessaging, processOwner, writeConfigFile } from '../config/files';
@@ -36,6 +37,7 @@ import {
 import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
+import { engineLocality, remoteFolderRefusal, type EngineLocality } from '../engine/remote';
 import {
   AGENTS,
   CONTAINER,
@@ -165,6 +167,8 @@ function shellEnv(create: { Env: string[] }): string[] {
 
 export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private connection: Promise<EngineConnection> | undefined;
+  /** Whether the connected engine is on another machine (asked once per connection). */
+  private locality: Promise<EngineLocality> | undefined;
   /** Custom images the preflight already checked (by image id), for this window's lifetime. */
   private readonly checkedImages = new Map<string, string[]>();
   /** How each container's session holder was reached (by container id), for this window. */
@@ -186,10 +190,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private async connectedEngine(): Promise<EngineContext> {
     if (!this.connection) {
       const setting = vscode.workspace.getConfiguration('toolbox').get<string>('dockerHost') ?? '';
-      this.connection = connectEngine({ setting, env: process.env, home: this.deps.host().home });
-      this.connection.then(
+      const connection = connectEngine({ setting, env: process.env, home: this.deps.host().home });
+      this.connection = connection;
+      this.locality = undefined;
+      connection.then(
         (c) => this.deps.log.info(`Connected to ${describeConnection(c)}, API ${c.apiVersion}.`),
-        () => (this.connection = undefined),
+        () => {
+          if (this.connection === connection) this.connection = undefined;
+        },
       );
     }
     const { docker } = await this.connection;
@@ -209,9 +217,50 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     }));
   }
 
-  /** Forget the connection when the endpoint setting changes. */
+  /** Forget the connection when the endpoint setting changes (shells running over it go on). */
   resetConnection(): void {
+    this.closeConnection({ whenIdle: true });
+  }
+
+  private closeConnection(options?: { whenIdle?: boolean }): void {
+    const old = this.connection;
     this.connection = undefined;
+    this.locality = undefined;
+    old?.then((c) => c.close(options)).catch(() => undefined);
+  }
+
+  /**
+   * Whether the engine is on another machine: for ssh:// and tcp:// endpoints, its GET /info
+   * Name against os.hostname() (engine/remote.ts). Asked once per connection.
+   */
+  private async engineLocality(): Promise<EngineLocality> {
+    const { docker } = await this.connectedEngine();
+    const connection = await this.connection!;
+    if (!this.locality) {
+      const endpoint = connection.endpoint;
+      this.locality = (
+        endpoint.options.socketPath !== undefined
+          ? Promise.resolve(undefined)
+          : docker.info().then((i: { Name?: unknown }) => (typeof i.Name === 'string' ? i.Name : undefined))
+      ).then((name) => {
+        const locality = engineLocality(endpoint, name, hostname());
+        if (locality.remote) this.deps.log.info(`The engine at ${endpoint.endpoint} runs on ${locality.engineHost}, not on this machine.`);
+        return locality;
+      });
+      this.locality.catch(() => (this.locality = undefined));
+    }
+    return this.locality;
+  }
+
+  /**
+   * Refuses, before anything is made, an open of a folder on this machine while the engine runs
+   * on another (docs/decisions/0035-remote-engine-refuses-local-folders.md).
+   */
+  private async refuseIfEngineRemote(folder: string): Promise<void> {
+    const locality = await this.engineLocality();
+    if (!locality.remote) return;
+    const { endpoint } = await this.connection!;
+    throw new Error(remoteFolderRefusal(folder, endpoint.endpoint, locality));
   }
 
   private async readConfig(folder: string) {
@@ -317,6 +366,10 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const home = this.deps.host().home;
     // The CLI's name rules (throws its refusal), then an absolute path Docker can bind.
     namedShellName(name, { peer: false }, this.deps.names);
+    // The shell would be refused on an engine on another machine: say so before writing anything
+    // (with no engine at all the entry is still worth writing, so only a known remote one stops it).
+    const locality = await this.engineLocality().catch((): EngineLocality => ({ remote: false }));
+    if (locality.remote) throw new Error(remoteFolderRefusal(path.trim() || folder, (await this.connection!).endpoint.endpoint, locality));
     const wanted = path.trim();
     if (!wanted.startsWith('/')) throw new Error(`The folder "${wanted}" is not an absolute path. Give its full path, starting with /.`);
     const target = cleanPath(wanted);
@@ -434,6 +487,9 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   ): Promise<ShellSession> {
     const host = this.deps.host();
     const name = sessionContainerName(request);
+    // A folder on this machine cannot be mounted by an engine on another: say so before the bridge or anything else starts.
+    progress.step('Connecting to Docker');
+    await this.refuseIfEngineRemote(request.workspace);
     // What the bridge may open and which agent homes proximo skill may use come from the
     // container's other mounts: a preview plan (bridge mounts stubbed) tells them before it starts.
     if (request.config.bridge !== false) progress.step('Starting the bridge for the container');
@@ -455,7 +511,6 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       plan.mounts.filter((m) => m.type === 'bind' && !m.readonly).map((m) => m.source),
     );
     for (const w of planWarnings) this.deps.log.warn(w);
-    progress.step('Connecting to Docker');
     const engine = await this.connectedEngine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
     // A shell closed just now may be taking this container with it: open after that, not during.
@@ -743,8 +798,15 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const connection = await this.connection;
     // One list (and one inspect per container) serves both the shells and the peer state.
     const owned = listOwnedContainers(ctx);
-    const [listed, peer] = await Promise.all([listToolboxContainers(ctx, owned), inspectPeerState(ctx, owned)]);
-    const containers = await Promise.all(listed.map((c) => this.withHeldShells(this.describe(c), c.detail)));
+    const [listed, peer, locality] = await Promise.all([
+      listToolboxContainers(ctx, owned),
+      inspectPeerState(ctx, owned),
+      this.engineLocality().catch((): EngineLocality => ({ remote: false })),
+    ]);
+    // A remote engine's run dirs are paths on its machine: no holder socket of theirs is here.
+    const containers = await Promise.all(
+      listed.map((c) => (locality.remote ? Promise.resolve(this.describe(c)) : this.withHeldShells(this.describe(c), c.detail))),
+    );
     const claudeHome = join(this.deps.host().home, HOST.mountsRoot, '.claude');
     const sessions = await readAgentSessions(claudeHome).catch(() => []);
     return {
@@ -752,7 +814,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       anchor: { name: ctx.names.anchor, id: peer.anchor.id, state: peer.anchor.state },
       volume: { name: ctx.names.socketVolume, exists: peer.volume.exists, owner: peer.volume.owner, mode: peer.volume.mode },
       members: peer.members,
-      ...(connection ? { engine: describeConnection(connection) } : {}),
+      // The machine first for a remote engine: the view's description is cut at its width.
+      ...(connection
+        ? {
+            engine: locality.remote
+              ? `Docker ${connection.version} on the machine ${locality.engineHost}, at ${connection.endpoint.endpoint} (${describeSource(connection.endpoint.source)})`
+              : describeConnection(connection),
+          }
+        : {}),
       sessions: await Promise.all(
         sessions.map(async (s) => {
           const facts = containers.map((c) => ({ name: c.name, workspace: c.workspace, running: c.state === 'running', member: c.peer }));
@@ -874,6 +943,9 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const { config } = await this.readConfig(request.folder);
     const problem = worktreeAgentProblem(config.agent ?? 'claude');
     if (problem) throw new Error(problem);
+    // Nor on an engine on another machine, which could not mount the worktree: before the worktree is made.
+    progress.step('Connecting to Docker');
+    await this.refuseIfEngineRemote(request.folder);
     progress.step(`Creating the worktree for ${request.branch}`);
     const made = await createWorktree({
       folder: request.folder,
@@ -1009,10 +1081,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   async watchEvents(onEvent: () => void, onError: (err: Error) => void): Promise<vscode.Disposable> {
-    const { docker } = await this.connectedEngine();
+    await this.connectedEngine();
     const names = this.deps.names;
     const watch = watchEngineEvents({
-      connect: async () => docker,
+      // A reconnect (after the feed dropped) asks for the engine in use now, not the first one.
+      connect: async () => (await this.connectedEngine()).docker,
       onEvent: (e) => {
         if (concernsOurObjects(e, names)) onEvent();
       },
@@ -1025,7 +1098,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   dispose(): void {
-    this.connection = undefined;
+    this.closeConnection();
   }
 }
 

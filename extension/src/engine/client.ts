@@ -8,11 +8,12 @@
 import type Docker from 'dockerode';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { MIN_API_VERSION } from '../contract/constants';
 import { identityFromVersion, pingUnixSocket, podmanRootless, rememberEngine, type EngineIdentity } from './compat';
 import { clause, engineMessage, statusOf } from './errors';
+import { SshError, sshTransport } from './ssh';
 
 /**
  * Where an endpoint came from. `default` is /var/run/docker.sock (or the Windows pipe);
@@ -259,9 +260,20 @@ export interface EngineConnection {
   /** The engine's version (`20.10.24`) and the API version it speaks. */
   version: string;
   apiVersion: string;
+  /**
+   * Ends what the client holds open (an ssh:// endpoint's SSH connection); a later call
+   * reconnects. `whenIdle`: only once the streams in use (a terminal, the event feed) have ended.
+   */
+  close(options?: { whenIdle?: boolean }): void;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 4_000;
+/** An ssh:// endpoint gets longer: TCP, key exchange, authentication, then the engine's answer. */
+export const SSH_CONNECT_TIMEOUT_MS = 10_000;
+
+function connectTimeout(endpoint: ResolvedEndpoint, given: number | undefined): number {
+  return given ?? (endpoint.options.protocol === 'ssh' ? SSH_CONNECT_TIMEOUT_MS : DEFAULT_CONNECT_TIMEOUT_MS);
+}
 
 /** What the files say: one configured endpoint, or the well-known sockets to try in order. */
 export interface EndpointPlan {
@@ -303,7 +315,9 @@ export async function planEndpoints(opts: ConnectOptions = {}): Promise<Endpoint
 export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineConnection> {
   const plan = await planEndpoints(opts);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  if (plan.configured) return connectTo(plan.configured, timeoutMs);
+  const env = opts.env ?? process.env;
+  const home = opts.home ?? homedir();
+  if (plan.configured) return connectTo(plan.configured, connectTimeout(plan.configured, opts.timeoutMs), { env, home });
   const tried: { endpoint: ResolvedEndpoint; cause: unknown }[] = [];
   const windows = (opts.platform ?? process.platform) === 'win32';
   for (const endpoint of plan.wellKnown) {
@@ -316,7 +330,7 @@ export async function connectEngine(opts: ConnectOptions = {}): Promise<EngineCo
       }
     }
     try {
-      return await connectTo(endpoint, timeoutMs);
+      return await connectTo(endpoint, timeoutMs, { env, home });
     } catch (err) {
       tried.push({ endpoint, cause: err instanceof EngineTooOldError ? err : ((err as { cause?: unknown }).cause ?? err) });
     }
@@ -360,9 +374,41 @@ function parseApiVersion(v: string): [number, number] | undefined {
   return m ? [Number(m[1]), Number(m[2])] : undefined;
 }
 
+/** The local user name, as ssh uses it when neither the endpoint nor ~/.ssh/config names one. */
+function localUser(env: Readonly<Record<string, string | undefined>>): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return env.USER ?? env.USERNAME ?? 'root';
+  }
+}
+
 /** Creates the client for one endpoint and asks the engine for its version, within timeoutMs. */
-async function connectTo(endpoint: ResolvedEndpoint, timeoutMs: number): Promise<EngineConnection> {
+async function connectTo(
+  endpoint: ResolvedEndpoint,
+  timeoutMs: number,
+  where: { env: Readonly<Record<string, string | undefined>>; home: string },
+): Promise<EngineConnection> {
   const options: Docker.DockerOptions = { ...endpoint.options };
+  // Always explicit: docker-modem otherwise takes the protocol (and an ssh:// host) from DOCKER_HOST.
+  if (options.socketPath !== undefined) options.protocol = 'http';
+  let close: EngineConnection['close'] = () => undefined;
+  if (endpoint.options.protocol === 'ssh') {
+    // Our own transport (engine/ssh.ts): one SSH connection, host key checked, the CLI's keys.
+    // A port the URL does not name comes from ~/.ssh/config (else 22), as for ssh.
+    const namedPort = URL.canParse(endpoint.endpoint) && new URL(endpoint.endpoint).port !== '';
+    const transport = await sshTransport({
+      endpoint: { host: endpoint.options.host!, port: namedPort ? endpoint.options.port : undefined, username: endpoint.options.username },
+      home: where.home,
+      localUser: localUser(where.env),
+      env: where.env,
+      timeoutMs,
+    });
+    options.protocol = 'http';
+    (options as { agent?: unknown }).agent = transport.agent;
+    delete options.username;
+    close = (o) => transport.close(o);
+  }
   if (endpoint.tlsDir) {
     // The docker CLI reads whichever of the three files exist (a context may carry only ca.pem).
     const [ca, cert, key] = await Promise.all(['ca.pem', 'cert.pem', 'key.pem'].map((f) => readOptionalBytes(join(endpoint.tlsDir!, f))));
@@ -406,15 +452,21 @@ async function connectTo(endpoint: ResolvedEndpoint, timeoutMs: number): Promise
       identity = identityFromVersion(await version({ abortSignal: controller.signal }));
     }
   } catch (err) {
+    close();
     throw unreachable(endpoint, timedOut ? { timeoutMs } : err);
   } finally {
     clearTimeout(timer);
   }
-  checkApiVersion(identity.apiVersion, endpoint);
+  try {
+    checkApiVersion(identity.apiVersion, endpoint);
+  } catch (err) {
+    close();
+    throw err;
+  }
   rememberEngine(docker, identity);
   // Whether a Podman runs rootless decides every create (engine/compat.ts): ask now, off the open's path.
   if (identity.product === 'Podman') void podmanRootless(docker);
-  return { docker, endpoint, version: identity.version || 'unknown', apiVersion: identity.apiVersion, product: identity.product };
+  return { docker, endpoint, version: identity.version || 'unknown', apiVersion: identity.apiVersion, product: identity.product, close };
 }
 
 /** One candidate engine as Select Engine shows it: its version, or why it did not answer. */
@@ -460,7 +512,15 @@ export async function probeEngines(opts: ConnectOptions = {}): Promise<EnginePro
         }
       }
       try {
-        const c = await connectTo(endpoint, opts.timeoutMs ?? PROBE_TIMEOUT_MS);
+        const c = await connectTo(
+          endpoint,
+          opts.timeoutMs ?? (endpoint.options.protocol === 'ssh' ? SSH_CONNECT_TIMEOUT_MS : PROBE_TIMEOUT_MS),
+          {
+            env: opts.env ?? process.env,
+            home: opts.home ?? homedir(),
+          },
+        );
+        c.close();
         return { endpoint, version: c.version, apiVersion: c.apiVersion, product: c.product };
       } catch (err) {
         const cause = err instanceof EngineTooOldError ? err : ((err as { cause?: unknown }).cause ?? err);
@@ -486,6 +546,9 @@ export function noneReachable(tried: readonly { endpoint: ResolvedEndpoint; caus
 /** Why one endpoint failed, in a few words. */
 export function shortReason(cause: unknown, endpoint: ResolvedEndpoint): string {
   if (cause instanceof EngineTooOldError) return cause.short;
+  if (cause instanceof SshError) return cause.short;
+  const tls = tlsReason(cause, endpoint);
+  if (tls) return tls.short;
   if (cause && typeof cause === 'object' && 'timeoutMs' in cause) {
     return `no answer within ${Math.round((cause as { timeoutMs: number }).timeoutMs / 100) / 10} s`;
   }
@@ -544,6 +607,42 @@ async function readOptional(path: string): Promise<string | undefined> {
   }
 }
 
+const CERT_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** A TLS failure of a tcp:// endpoint, said in words: whose certificate, which files, what to do. */
+export function tlsReason(cause: unknown, endpoint: ResolvedEndpoint): { long: string; short: string } | undefined {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const message = String((cause as { message?: unknown } | undefined)?.message ?? '');
+  const dir = endpoint.tlsDir ? ` in ${endpoint.tlsDir}` : '';
+  if (typeof code === 'string' && CERT_CODES.has(code)) {
+    return {
+      long: `the engine's TLS certificate was not accepted (${code}): it is not signed by the ca.pem${dir}, or does not name ${endpoint.options.host ?? 'the host'}. Put the engine's CA certificate there as ca.pem.`,
+      short: `the engine's certificate was not accepted (${code})`,
+    };
+  }
+  if (/alert (bad certificate|certificate required|unknown ca|certificate unknown)/i.test(message)) {
+    return {
+      long: `the engine refused this client's TLS certificate (${endpoint.tlsDir ? `cert.pem and key.pem${dir}` : 'no certificate directory is set'}). Use a client certificate signed by the CA the engine trusts (its --tlscacert).`,
+      short: 'the engine refused the client certificate',
+    };
+  }
+  if (statusOf(cause) === 400 && /HTTP request to an HTTPS server/i.test(engineMessage(cause))) {
+    return {
+      long: `the engine speaks TLS on this port, and the connection did not. Set DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH (ca.pem, cert.pem, key.pem), or use a Docker context that has them.`,
+      short: 'the engine expects TLS',
+    };
+  }
+  return undefined;
+}
+
 /** The one error shown when the engine does not answer. */
 export function unreachable(endpoint: ResolvedEndpoint, cause: unknown): Error {
   const where = `Docker is not reachable at ${endpoint.endpoint} (${describeSource(endpoint.source)})`;
@@ -554,8 +653,17 @@ export function unreachable(endpoint: ResolvedEndpoint, cause: unknown): Error {
 
 function reasonFor(cause: unknown, endpoint: ResolvedEndpoint): string {
   const fix = endpoint.source === 'setting' ? 'correct toolbox.dockerHost' : 'set toolbox.dockerHost';
+  if (cause instanceof SshError) return cause.message;
+  const tls = tlsReason(cause, endpoint);
+  if (tls) return `${tls.long} Or ${fix}.`;
   if (cause && typeof cause === 'object' && 'timeoutMs' in cause) {
     const secs = Math.round((cause as { timeoutMs: number }).timeoutMs / 100) / 10;
+    if (endpoint.options.protocol === 'ssh') {
+      return (
+        `no answer within ${secs} s — the SSH connection to ${endpoint.options.host ?? ''} or the engine behind it did not answer. ` +
+        `Check that you can connect with ssh and run docker info there, or ${fix}.`
+      );
+    }
     return `no answer within ${secs} s — the daemon may be hung, or the endpoint is not a Docker engine. ` + `Restart Docker, or ${fix}.`;
   }
   const status = statusOf(cause);

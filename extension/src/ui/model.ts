@@ -242,6 +242,11 @@ export function pointsAtDockerHost(message: string): boolean {
   return message.includes(SETTINGS.dockerHost);
 }
 
+/** The error says to pick another engine (an open refused on a remote engine, engine/remote.ts). */
+export function pointsAtSelectEngine(message: string): boolean {
+  return message.includes('Toolbox: Select Engine…');
+}
+
 /**
  * The terminal name for a new shell: `base` while no terminal of this window has it, then
  * `base (2)`, `base (3)`, … (the lowest number free), so two shells never look the same.

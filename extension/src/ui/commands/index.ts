@@ -32,7 +32,7 @@ import { compareAgentWorktree } from './compareAgentWorktree';
 import { openAgentWorktreeFolder } from './openAgentWorktreeFolder';
 import type { CommandServices, ToolboxCommand } from './types';
 import { SETTINGS } from '../../contract/constants';
-import { pointsAtDockerHost } from '../model';
+import { pointsAtDockerHost, pointsAtSelectEngine } from '../model';
 
 export const COMMANDS: readonly ToolboxCommand[] = [
   openShell,
@@ -84,13 +84,21 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
 
 /**
  * An error notification with Show Log, and Open Setting first when the toolbox.dockerHost
- * setting can fix it (the engine could not be reached). `extra` buttons come before them.
+ * setting can fix it (the engine could not be reached), Select Engine… when another engine can
+ * (the engine is on another machine). `extra` buttons come before them.
  */
 export async function showEngineError(message: string, log: vscode.LogOutputChannel, ...extra: string[]): Promise<string | undefined> {
   const openSetting = 'Open Setting';
-  const buttons = [...extra, ...(pointsAtDockerHost(message) ? [openSetting] : []), 'Show Log'];
+  const selectEngineButton = 'Select Engine…';
+  const buttons = [
+    ...extra,
+    ...(pointsAtSelectEngine(message) ? [selectEngineButton] : []),
+    ...(pointsAtDockerHost(message) ? [openSetting] : []),
+    'Show Log',
+  ];
   const answer = await vscode.window.showErrorMessage(message, ...buttons);
   if (answer === openSetting) await vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.dockerHost);
+  else if (answer === selectEngineButton) await vscode.commands.executeCommand(selectEngine.id);
   else if (answer === 'Show Log') log.show(true);
   return answer;
 }
