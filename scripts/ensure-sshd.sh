@@ -15,7 +15,8 @@ die() { log "ERROR: $*"; exit 1; }
 
 case "${1:-}" in
   install)
-    if [ -x "$BIN" ] && command -v ssh-keygen >/dev/null; then
+    # systemd-socket-activate (package systemd) binds the TLS test engine's port (test/support/second-engine.ts).
+    if [ -x "$BIN" ] && command -v ssh-keygen >/dev/null && command -v systemd-socket-activate >/dev/null; then
       log "openssh-server is installed ($BIN); nothing to do."
       exit 0
     fi
@@ -26,8 +27,8 @@ case "${1:-}" in
       printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && own_policy=1
     fi
     trap '[ "$own_policy" = 1 ] && rm -f "$policy"' EXIT
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server openssh-client >/dev/null \
-      || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server openssh-client >/dev/null; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server openssh-client systemd >/dev/null \
+      || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server openssh-client systemd >/dev/null; }
     [ -x "$BIN" ] || die "the openssh-server package did not install $BIN."
     log "installed openssh-server (the system's ssh service was not started)."
     ;;
