@@ -742,6 +742,7 @@ export async function makeWorktreeFolder(path: string): Promise<string | undefin
  * fetched, or the local base offline), or undefined when git does not have it there.
  */
 export async function fileAtRef(checked: CheckedWorktree, ref: string, file: string, opts: WorktreeGit = {}): Promise<string | undefined> {
-  const r = await git(opts.git ?? runGit, ['-C', checked.root, 'show', `${ref}:${file}`]);
-  return r.code === 0 ? r.stdout : undefined;
+  // Never a failure of its own: a wrong guess only costs the create a second container start.
+  const r = await git(opts.git ?? runGit, ['-C', checked.root, 'show', `${ref}:${file}`]).catch(() => undefined);
+  return r?.code === 0 ? r.stdout : undefined;
 }
