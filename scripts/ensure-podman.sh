@@ -9,7 +9,10 @@
 #     name Podman resolves `FROM debian:bookworm-slim` to.
 #
 #   bash scripts/ensure-podman.sh          as root: installs, configures and starts it (setup.sh)
-#   bash scripts/ensure-podman.sh stop     stops the service this script started
+#   bash scripts/ensure-podman.sh stop     stops the rootful service this script started
+#
+# It also starts a rootless Podman for the user tbxpodman (made here) on that user's
+# $XDG_RUNTIME_DIR/podman/podman.sock, with the same containers.conf.
 #
 # Idempotent and quick when the service already answers. Tests find it through
 # TOOLBOX_PODMAN_SOCKET (default below); the suite's Podman pass is scripts/test.sh's.
@@ -21,6 +24,7 @@ CONF="$DIR/containers.conf"
 LOG=/var/log/toolbox-test-podman.log
 BASE_IMAGE="${BASE_IMAGE:-debian:bookworm-slim}"
 REGISTRY_PORT="${TOOLBOX_TEST_REGISTRY_PORT:-55055}"
+ROOTLESS_USER="${TOOLBOX_PODMAN_ROOTLESS_USER:-tbxpodman}"
 
 log() { printf '[ensure-podman] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -35,10 +39,10 @@ fi
 
 [ "$(id -u)" = 0 ] || die "rootful Podman needs root; re-run as root (sudo bash $0)."
 
-if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
-  log "installing podman (Debian's package) and runc"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends podman runc >/dev/null \
-    || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends podman runc >/dev/null; }
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -v newuidmap >/dev/null; then
+  log "installing podman (Debian's package), runc and uidmap (rootless)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends podman runc uidmap slirp4netns >/dev/null \
+    || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends podman runc uidmap slirp4netns >/dev/null; }
 fi
 command -v podman >/dev/null || die "the podman package did not install podman."
 
@@ -99,3 +103,43 @@ else
 fi
 version="$(curl -fsS --max-time 10 --unix-socket "$SOCK" http://d/version | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["Version"], "(API", v["ApiVersion"] + ")")')"
 log "Podman answering on $SOCK: $version"
+
+# --- rootless: the same Podman run by an unprivileged user of its own ------------------------
+# A system user with subordinate ids, a runtime directory as a login session would have, and its
+# own storage (native overlay); the service listens where rootless Podman always does,
+# $XDG_RUNTIME_DIR/podman/podman.sock. scripts/test-podman.sh runs a part of the suite as it.
+if ! id "$ROOTLESS_USER" >/dev/null 2>&1; then
+  useradd --create-home --shell /bin/bash "$ROOTLESS_USER"
+  log "created the user $ROOTLESS_USER for rootless Podman"
+fi
+grep -q "^$ROOTLESS_USER:" /etc/subuid || usermod --add-subuids 200000-265535 "$ROOTLESS_USER"
+grep -q "^$ROOTLESS_USER:" /etc/subgid || usermod --add-subgids 200000-265535 "$ROOTLESS_USER"
+ruid="$(id -u "$ROOTLESS_USER")"
+rdir="/run/user/$ruid"
+rsock="$rdir/podman/podman.sock"
+install -d -o "$ROOTLESS_USER" -g "$ROOTLESS_USER" -m 0700 "$rdir"
+as_user() { runuser -u "$ROOTLESS_USER" -- env HOME="$(getent passwd "$ROOTLESS_USER" | cut -d: -f6)" XDG_RUNTIME_DIR="$rdir" CONTAINERS_CONF="$CONF" "$@"; }
+as_user mkdir -p "$(getent passwd "$ROOTLESS_USER" | cut -d: -f6)/.config/containers"
+as_user sh -c 'printf "[storage]\ndriver = \"overlay\"\n" > "$HOME/.config/containers/storage.conf"'
+if curl -fsS --max-time 5 --unix-socket "$rsock" -o /dev/null http://d/_ping 2>/dev/null; then
+  log "rootless Podman already answering on $rsock."
+else
+  as_user mkdir -p "$rdir/podman"
+  as_user setsid nohup podman system service --time=0 "unix://$rsock" >>"$LOG" 2>&1 &
+  for _ in $(seq 1 150); do
+    curl -fsS --max-time 5 --unix-socket "$rsock" -o /dev/null http://d/_ping 2>/dev/null && break
+    sleep 0.2
+  done
+  curl -fsS --max-time 5 --unix-socket "$rsock" -o /dev/null http://d/_ping 2>/dev/null \
+    || die "rootless podman system service did not answer on $rsock within 30 s; see $LOG."
+  log "started rootless podman system service (user $ROOTLESS_USER) on $rsock"
+fi
+if ! as_user podman image exists "$qualified"; then
+  log "copying $BASE_IMAGE into the rootless Podman's storage"
+  tarball="$(mktemp /tmp/toolbox-base-XXXXXX.tar)"
+  docker save "$BASE_IMAGE" >"$tarball" && chmod 0644 "$tarball"
+  as_user podman load -i "$tarball" >/dev/null
+  rm -f "$tarball"
+  as_user podman tag "localhost/$BASE_IMAGE" "$qualified" 2>/dev/null || as_user podman tag "$BASE_IMAGE" "$qualified"
+fi
+log "rootless Podman answering on $rsock"

@@ -15,11 +15,10 @@ import { storedPidMode } from '../../extension/src/plan/drift';
 import { containerHostname } from '../../extension/src/plan/naming';
 import { planSession, withImageDigest } from '../../extension/src/plan/session';
 import type { SessionPlan } from '../../extension/src/plan/types';
-import { TEST_ENGINE, testNamespace, type TestNamespace } from '../support/docker';
+import { TEST_ENGINE, TEST_ROOTLESS, testNamespace, testUser, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot, TEST_BUILD_ARGS, TEST_RUNTIME_IMAGE_REPO } from '../support/image';
 
-const UID = 4321;
-const GID = 4322;
+const { uid: UID, gid: GID } = testUser(4321, 4322);
 
 interface PlanOptions {
   peer: boolean;
@@ -185,36 +184,47 @@ describe('openContainer against the real engine', () => {
     assert.equal(sent.indexOf(`TOOLBOX_IMAGE_DIGEST=${digest}`), sent.indexOf(`TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`) + 1);
   });
 
-  it('lets the container user reach a root-owned Docker socket, as on Docker Desktop, through GroupAdd "0" (issue 15, item 4)', async () => {
-    const { ns, open } = setup();
-    // Docker Desktop's socket is root:root 0660 inside its VM, whatever group the host reports.
-    const sock = join(ns.home, 'desktop.sock');
-    const server = createServer((c) => c.end('ok\n'));
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(sock, resolve));
-    chmodSync(sock, 0o660);
-    assert.equal(statSync(sock).gid, 0, 'the test runs as root, so the socket is root:root');
-    const planAt = (folder: string) => {
-      const workspace = join(ns.home, folder);
-      mkdirSync(workspace);
-      return planSession(
-        { workspace, config: { ...DEFAULT_CONFIG, mounts: [{ name: 'docker-sock', source: sock }] }, peer: false, image, names: ns.names },
-        { uid: UID, gid: GID, home: ns.home, platform: 'linux', pathExists: (p) => p === sock, dockerSocketGid: 998 },
-      ).plan;
-    };
-    const probe = ['zsh', '-fc', 'zmodload zsh/net/socket && zsocket /var/run/docker.sock && read -r line <&$REPLY && print -r -- $line'];
+  // Rootless Podman: a file the test user makes cannot be root-owned, and host root is nobody inside.
+  it(
+    'lets the container user reach a root-owned Docker socket, as on Docker Desktop, through GroupAdd "0" (issue 15, item 4)',
+    { skip: TEST_ROOTLESS },
+    async () => {
+      const { ns, open } = setup();
+      // Docker Desktop's socket is root:root 0660 inside its VM, whatever group the host reports.
+      const sock = join(ns.home, 'desktop.sock');
+      const server = createServer((c) => c.end('ok\n'));
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(sock, resolve));
+      chmodSync(sock, 0o660);
+      assert.equal(statSync(sock).gid, 0, 'the test runs as root, so the socket is root:root');
+      const planAt = (folder: string) => {
+        const workspace = join(ns.home, folder);
+        mkdirSync(workspace);
+        return planSession(
+          {
+            workspace,
+            config: { ...DEFAULT_CONFIG, mounts: [{ name: 'docker-sock', source: sock }] },
+            peer: false,
+            image,
+            names: ns.names,
+          },
+          { uid: UID, gid: GID, home: ns.home, platform: 'linux', pathExists: (p) => p === sock, dockerSocketGid: 998 },
+        ).plan;
+      };
+      const probe = ['zsh', '-fc', 'zmodload zsh/net/socket && zsocket /var/run/docker.sock && read -r line <&$REPLY && print -r -- $line'];
 
-    const plan = planAt('desktop');
-    assert.deepEqual(plan.create.HostConfig.GroupAdd, ['0', '998']);
-    const opened = await open(plan);
-    assert.equal(await execOut(ns.docker, opened.id, probe), 'ok');
+      const plan = planAt('desktop');
+      assert.deepEqual(plan.create.HostConfig.GroupAdd, ['0', '998']);
+      const opened = await open(plan);
+      assert.equal(await execOut(ns.docker, opened.id, probe), 'ok');
 
-    // The group the host reports, alone (what the extension sent before), is refused there.
-    const before = planAt('desktop-before');
-    const hostGroupOnly = { ...before, create: { ...before.create, HostConfig: { ...before.create.HostConfig, GroupAdd: ['998'] } } };
-    const refused = await open(hostGroupOnly);
-    assert.match(await execOut(ns.docker, refused.id, probe), /permission denied/);
-  });
+      // The group the host reports, alone (what the extension sent before), is refused there.
+      const before = planAt('desktop-before');
+      const hostGroupOnly = { ...before, create: { ...before.create, HostConfig: { ...before.create.HostConfig, GroupAdd: ['998'] } } };
+      const refused = await open(hostGroupOnly);
+      assert.match(await execOut(ns.docker, refused.id, probe), /permission denied/);
+    },
+  );
 
   it('connects to the running container on the next open, without drift or image work', async () => {
     const { ns, open, imageCalls } = setup();

@@ -13,12 +13,12 @@ import type Docker from 'dockerode';
 import { ensureAnchor, ensureSocketVolume } from '../../extension/src/engine/peer';
 import { inspectPeerState, readAgentSessions } from '../../extension/src/engine/peerState';
 import { CONTAINER } from '../../extension/src/contract/constants';
-import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
+import { adaptCreateBody } from '../../extension/src/engine/compat';
+import { TEST_LABEL, testNamespace, testUser, type TestNamespace } from '../support/docker';
 import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
 
-const UID = 4242;
-const GID = 4343;
+const { uid: UID, gid: GID } = testUser(4242, 4343);
 const DIR = CONTAINER.peerSocketDir;
 
 /** Binds <dir>/<pid>.sock, chmods it 0600, listens, says so, and answers every connection. */
@@ -78,19 +78,22 @@ describe('peer messaging regression gate', () => {
   const sockPath = () => `${DIR}/${pid}.sock`;
 
   const session = async (suffix: string, cmd: string[], peer: boolean) => {
-    const c = await ns.docker.createContainer({
-      name: `${ns.names.prefix}-named-${suffix}`,
-      Image: image,
-      Cmd: cmd,
-      User: `${UID}:${GID}`,
-      Labels: { [TEST_LABEL]: ns.names.prefix },
-      HostConfig: {
-        AutoRemove: false,
-        NetworkMode: 'none',
-        Binds: [`${ns.names.socketVolume}:${DIR}`],
-        ...(peer ? { PidMode: `container:${ns.names.anchor}` } : {}),
-      },
-    });
+    // Through the engine adapter, as the extension's own shells (the user namespace on rootless Podman).
+    const c = await ns.docker.createContainer(
+      await adaptCreateBody(ns.docker, {
+        name: `${ns.names.prefix}-named-${suffix}`,
+        Image: image,
+        Cmd: cmd,
+        User: `${UID}:${GID}`,
+        Labels: { [TEST_LABEL]: ns.names.prefix },
+        HostConfig: {
+          AutoRemove: false,
+          NetworkMode: 'none',
+          Binds: [`${ns.names.socketVolume}:${DIR}`],
+          ...(peer ? { PidMode: `container:${ns.names.anchor}` } : {}),
+        },
+      }),
+    );
     await c.start();
     return c;
   };

@@ -12,6 +12,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { adaptCreateBody } from '../../extension/src/engine/compat';
 import { CONTAINER, ENV } from '../../extension/src/contract/constants';
 import { imageStartsHolder } from '../../extension/src/engine/image';
 import {
@@ -28,12 +29,13 @@ import {
   type HolderAddress,
   type HolderTransport,
 } from '../../extension/src/engine/sessions';
-import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
+import { TEST_LABEL, testNamespace, testUser, type TestNamespace } from '../support/docker';
 import { execIn } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
 
 /** The container runs as uid 1000 (the runtime image's user), owning the mounted run dir. */
-const USER = '1000:1000';
+const ids = testUser(1000, 1000);
+const USER = `${ids.uid}:${ids.gid}`;
 
 /** Everything a session printed, as it arrives. */
 function collect(session: HeldSession) {
@@ -73,14 +75,17 @@ describe('session holder in the runtime image', () => {
     ns = testNamespace();
     image = await ensureTestRuntimeImage();
     runDir = mkdtempSync(join(tmpdir(), 'tbxt-run-'));
-    chownSync(runDir, 1000, 1000);
-    container = await ns.docker.createContainer({
-      name: `${ns.names.prefix}-sessions`,
-      Image: image,
-      User: USER,
-      Labels: { [TEST_LABEL]: '1' },
-      HostConfig: { Binds: [`${runDir}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none', AutoRemove: false },
-    });
+    chownSync(runDir, ids.uid, ids.gid);
+    // Through the engine adapter, as the extension's own containers (the user namespace on rootless Podman).
+    container = await ns.docker.createContainer(
+      await adaptCreateBody(ns.docker, {
+        name: `${ns.names.prefix}-sessions`,
+        Image: image,
+        User: USER,
+        Labels: { [TEST_LABEL]: '1' },
+        HostConfig: { Binds: [`${runDir}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none', AutoRemove: false },
+      }),
+    );
     await container.start();
     address = holderAddress(runDir, USER);
     direct = await reachHolder(ns.docker, container.id, address);
@@ -321,16 +326,18 @@ describe('session holder started by the container itself (ENV.sessionSocket)', (
   async function containerWith(name: string, socketVariable: boolean): Promise<{ container: Docker.Container; address: HolderAddress }> {
     const runDir = mkdtempSync(join(tmpdir(), 'tbxt-run-'));
     runDirs.push(runDir);
-    chownSync(runDir, 1000, 1000);
+    chownSync(runDir, ids.uid, ids.gid);
     const address = holderAddress(runDir, USER);
-    const container = await ns.docker.createContainer({
-      name: `${ns.names.prefix}-${name}`,
-      Image: image,
-      User: USER,
-      Env: socketVariable ? [`${ENV.sessionSocket}=${address.containerSocket}`] : [],
-      Labels: { [TEST_LABEL]: '1' },
-      HostConfig: { Binds: [`${runDir}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none' },
-    });
+    const container = await ns.docker.createContainer(
+      await adaptCreateBody(ns.docker, {
+        name: `${ns.names.prefix}-${name}`,
+        Image: image,
+        User: USER,
+        Env: socketVariable ? [`${ENV.sessionSocket}=${address.containerSocket}`] : [],
+        Labels: { [TEST_LABEL]: '1' },
+        HostConfig: { Binds: [`${runDir}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none' },
+      }),
+    );
     await container.start();
     return { container, address };
   }

@@ -23,6 +23,18 @@ export const PODMAN_TEST_CONF = '/etc/toolbox-test/podman/containers.conf';
 
 export const TEST_ENGINE: 'docker' | 'podman' = process.env.TOOLBOX_TEST_ENGINE === 'podman' ? 'podman' : 'docker';
 
+/**
+ * The rootless Podman pass (scripts/test-podman.sh rootless): tests run as the engine's own user,
+ * and containers map that user's uid to itself (keep-id, engine/compat.ts), so a container user
+ * other than the test's own would own nothing the host can read back. testUser() gives the ids a
+ * test's containers run as: its usual ones, or the test's own under that pass.
+ */
+export const TEST_ROOTLESS = process.env.TOOLBOX_TEST_ROOTLESS === '1';
+
+export function testUser(uid: number, gid: number): { uid: number; gid: number } {
+  return TEST_ROOTLESS ? { uid: process.getuid!(), gid: process.getgid!() } : { uid, gid };
+}
+
 export function docker(): Docker {
   return new Docker({ socketPath: process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock' });
 }

@@ -8,10 +8,11 @@ import {
   familiarImageName,
   identityFromPingHeaders,
   identityFromVersion,
+  rootlessUsernsMode,
   supportsHostGateway,
   withHostGateway,
 } from '../../extension/src/engine/compat';
-import { isConflict } from '../../extension/src/engine/errors';
+import { hasDependents, isConflict, isVolumeTaken } from '../../extension/src/engine/errors';
 import { buildStepProgress, parseBuildStep } from '../../extension/src/engine/imageProgress';
 import { objectNames } from '../../extension/src/contract/objects';
 import { pidModeDrift, storedPidMode } from '../../extension/src/plan/drift';
@@ -93,6 +94,23 @@ describe("Podman's answers in Docker's spelling", () => {
     assert.equal(isConflict({ statusCode: 409, json: { message: 'Conflict.' } }), true);
     assert.equal(isConflict({ statusCode: 500, json: { message: 'no space left on device' } }), false);
     assert.equal(isConflict({ statusCode: 404, json: { message: 'is already in use' } }), false);
+  });
+
+  it('tells a removal refused for dependent containers and a volume that exists from other failures', () => {
+    const err = (statusCode: number, message: string) => ({ statusCode, json: { message } });
+    assert.equal(
+      hasDependents(err(500, 'container 5631 has dependent containers which must be removed before it: 1196: container already exists')),
+      true,
+    );
+    assert.equal(hasDependents(err(500, 'driver failed')), false);
+    assert.equal(isVolumeTaken(err(500, 'adding volume to state: name tbx-cc-socks is in use: volume already exists')), true);
+    assert.equal(isVolumeTaken(err(500, 'no space left on device')), false);
+  });
+
+  it('on rootless Podman, maps the user to itself, and a member joins the user namespace of the PID namespace it joins', () => {
+    assert.equal(rootlessUsernsMode(undefined), 'keep-id');
+    assert.equal(rootlessUsernsMode(''), 'keep-id');
+    assert.equal(rootlessUsernsMode('container:tbx-peer-anchor'), 'container:tbx-peer-anchor');
   });
 
   it("reads Buildah's STEP lines as build steps, so progress and the base image hint work", () => {

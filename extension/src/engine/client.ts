@@ -11,7 +11,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MIN_API_VERSION } from '../contract/constants';
-import { identityFromVersion, pingUnixSocket, rememberEngine, type EngineIdentity } from './compat';
+import { identityFromVersion, pingUnixSocket, podmanRootless, rememberEngine, type EngineIdentity } from './compat';
 import { clause, engineMessage, statusOf } from './errors';
 
 /**
@@ -412,6 +412,8 @@ async function connectTo(endpoint: ResolvedEndpoint, timeoutMs: number): Promise
   }
   checkApiVersion(identity.apiVersion, endpoint);
   rememberEngine(docker, identity);
+  // Whether a Podman runs rootless decides every create (engine/compat.ts): ask now, off the open's path.
+  if (identity.product === 'Podman') void podmanRootless(docker);
   return { docker, endpoint, version: identity.version || 'unknown', apiVersion: identity.apiVersion, product: identity.product };
 }
 

@@ -76,6 +76,45 @@ function atLeast(version: string, major: number, minor: number): boolean {
   return Number(m[1]) > major || (Number(m[1]) === major && Number(m[2]) >= minor);
 }
 
+const rootlessness = new WeakMap<Docker, Promise<boolean>>();
+
+/**
+ * Whether this Podman runs rootless (libpod's /info: host.security.rootless; ~0.25 s, asked once
+ * per client, started at connect). False for Docker and whenever the answer is not readable.
+ */
+export function podmanRootless(docker: Docker): Promise<boolean> {
+  let known = rootlessness.get(docker);
+  if (!known) {
+    known = engineIdentity(docker).then((id) =>
+      id.product !== 'Podman'
+        ? false
+        : new Promise<boolean>((resolve) => {
+            docker.modem.dial(
+              { path: '/v4.0.0/libpod/info', method: 'GET', statusCodes: { 200: true }, options: {} },
+              (err: unknown, data: unknown) => {
+                const info = data as { host?: { security?: { rootless?: unknown } } } | undefined;
+                resolve(!err && info?.host?.security?.rootless === true);
+              },
+            );
+          }),
+    );
+    rootlessness.set(docker, known);
+  }
+  return known;
+}
+
+/**
+ * The user namespace a container needs on rootless Podman, or undefined elsewhere. Without one,
+ * the container's uids are the user's subordinate ids, so nothing it writes into the workspace or
+ * the bridge's run dir belongs to the user, and the bridge's sockets refuse it. `keep-id` maps the
+ * user's own uid to itself; a container joining the anchor's PID namespace must also join its
+ * user namespace (the kernel will not mount /proc for a PID namespace another user namespace
+ * owns), so it takes `container:<anchor>`. Pure.
+ */
+export function rootlessUsernsMode(pidMode: string | undefined): string {
+  return pidMode !== undefined && pidMode.startsWith('container:') ? pidMode : 'keep-id';
+}
+
 /** `host-gateway` in ExtraHosts: Docker since 20.10, Podman only from 5.3 (older ones write it literally). Pure. */
 export function supportsHostGateway(id: EngineIdentity): boolean {
   return id.product === 'Docker' || atLeast(id.version, 5, 3);
@@ -90,19 +129,22 @@ export function withHostGateway(extraHosts: readonly string[], address: string):
 const PODMAN_DEFAULT_NETWORK = 'podman';
 
 /**
- * The create body as this engine understands it: on a Podman older than 5.3, `host-gateway` is
- * replaced by the gateway of the container's network, which is the host as the container sees it
- * (what Podman itself writes for host.containers.internal). Unchanged for Docker and anything that
- * needs no gateway.
+ * A create body as this engine understands it. Unchanged for Docker. On Podman: rootless, the user
+ * namespace of rootlessUsernsMode(); older than 5.3, `host-gateway` replaced by the gateway of the
+ * container's network, which is the host as the container sees it (what Podman itself writes for
+ * host.containers.internal). Every container we create goes through here.
  */
-export async function adaptCreateBody<T extends { HostConfig?: { ExtraHosts?: string[]; NetworkMode?: string } }>(
-  docker: Docker,
-  body: T,
-): Promise<T> {
-  const hosts = body.HostConfig?.ExtraHosts ?? [];
-  if (!hosts.some((h) => h.endsWith(`:${HOST_GATEWAY}`))) return body;
+export async function adaptCreateBody<
+  T extends { HostConfig?: { ExtraHosts?: string[]; NetworkMode?: string; PidMode?: string; UsernsMode?: string } },
+>(docker: Docker, input: T): Promise<T> {
   const id = await engineIdentity(docker);
-  if (supportsHostGateway(id)) return body;
+  if (id.product !== 'Podman') return input;
+  let body = input;
+  if (body.HostConfig?.UsernsMode === undefined && (await podmanRootless(docker))) {
+    body = { ...body, HostConfig: { ...body.HostConfig, UsernsMode: rootlessUsernsMode(body.HostConfig?.PidMode) } };
+  }
+  const hosts = body.HostConfig?.ExtraHosts ?? [];
+  if (!hosts.some((h) => h.endsWith(`:${HOST_GATEWAY}`)) || supportsHostGateway(id)) return body;
   const mode = body.HostConfig?.NetworkMode;
   const network = !mode || mode === 'bridge' || mode === 'default' ? PODMAN_DEFAULT_NETWORK : mode;
   const info = (await docker.getNetwork(network).inspect()) as { IPAM?: { Config?: Array<{ Gateway?: string }> } };

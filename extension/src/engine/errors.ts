@@ -30,6 +30,12 @@ export function hasDependents(err: unknown): boolean {
   return statusOf(err) === 500 && /\bhas dependent containers\b/.test(engineMessage(err));
 }
 
+/** Podman's answer to creating a volume that exists ("volume already exists"); Docker returns the volume. */
+export function isVolumeTaken(err: unknown): boolean {
+  const status = statusOf(err);
+  return (status === 409 || status === 500) && /\bvolume already exists\b/.test(engineMessage(err));
+}
+
 /** 304 from start/stop: the container already is in the requested state. */
 export function isNotModified(err: unknown): boolean {
   return statusOf(err) === 304;

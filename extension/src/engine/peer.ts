@@ -5,9 +5,10 @@
 import type Docker from 'dockerode';
 import { CONTAINER } from '../contract/constants';
 import { PEER_MESSAGE_PREFIX } from '../plan/drift';
+import { adaptCreateBody } from './compat';
 import { inspectAfterConflict, logTail, raceAbort, subscribeWait, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
-import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
+import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified, isVolumeTaken, throwIfAborted } from './errors';
 
 /** The anchor's entrypoint: a bare sleep under tini, which reaps whatever joins the namespace. */
 export const ANCHOR_ENTRYPOINT: readonly string[] = [CONTAINER.tini, '-g', '--', 'sleep'];
@@ -92,14 +93,16 @@ async function createAnchor(ctx: EngineContext, image: string): Promise<string> 
   const { docker, names } = ctx;
   let id: string;
   try {
-    const created = await docker.createContainer({
-      name: names.anchor,
-      Image: image,
-      Entrypoint: [...ANCHOR_ENTRYPOINT],
-      Cmd: [...ANCHOR_CMD],
-      // It only holds a PID namespace: no network to set up, nothing to fail on a broken bridge.
-      HostConfig: { AutoRemove: false, NetworkMode: 'none' },
-    });
+    const created = await docker.createContainer(
+      await adaptCreateBody(docker, {
+        name: names.anchor,
+        Image: image,
+        Entrypoint: [...ANCHOR_ENTRYPOINT],
+        Cmd: [...ANCHOR_CMD],
+        // It only holds a PID namespace: no network to set up, nothing to fail on a broken bridge.
+        HostConfig: { AutoRemove: false, NetworkMode: 'none' },
+      }),
+    );
     id = created.id;
   } catch (err) {
     if (!isConflict(err)) {
@@ -159,7 +162,9 @@ export async function ensureSocketVolume(
   try {
     await docker.createVolume({ Name: volume });
   } catch (err) {
-    throw new Error(`Could not create the volume ${volume}: ${clause(engineMessage(err))}.`, { cause: err });
+    // Docker answers a create of an existing volume with that volume; Podman with an error.
+    // Either way another open made it a moment ago, and the initialiser below settles who owns it.
+    if (!isVolumeTaken(err)) throw new Error(`Could not create the volume ${volume}: ${clause(engineMessage(err))}.`, { cause: err });
   }
   ctx.log?.(`${PEER_MESSAGE_PREFIX}created the volume ${volume}; setting its owner to ${uid}:${gid}`);
   let initError: Error;
@@ -204,14 +209,17 @@ async function runVolumeInit(ctx: EngineContext, image: string, uid: number, gid
   const command = opts.initCommand ?? `chown ${uid}:${gid} ${dir} && chmod 0700 ${dir}`;
   let container: Docker.Container;
   try {
-    container = await docker.createContainer({
-      name: names.socketVolumeInit,
-      Image: image,
-      User: '0:0',
-      Entrypoint: ['sh', '-c'],
-      Cmd: [command],
-      HostConfig: { Binds: [`${names.socketVolume}:${dir}`], AutoRemove: false, NetworkMode: 'none' },
-    });
+    container = await docker.createContainer(
+      // On rootless Podman in the user's own id mapping, as the shells that will use the volume.
+      await adaptCreateBody(docker, {
+        name: names.socketVolumeInit,
+        Image: image,
+        User: '0:0',
+        Entrypoint: ['sh', '-c'],
+        Cmd: [command],
+        HostConfig: { Binds: [`${names.socketVolume}:${dir}`], AutoRemove: false, NetworkMode: 'none' },
+      }),
+    );
   } catch (err) {
     if (isConflict(err)) {
       // Another open is initialising the same volume right now: let it finish, then trust it.
