@@ -2,6 +2,7 @@
 # Runtime image entrypoint (runs under tini as the container's user, usually the host uid:gid).
 # Mirrors upstream toolbox's entrypoint, in order:
 #   1. give an unknown runtime uid/gid a passwd/group entry named toolbox
+#   1b. start the session holder on $TOOLBOX_SESSION_SOCKET when it is set, in the background
 #   2. run /usr/local/lib/toolbox/init.d/*.sh in parallel (logs in ~/.toolbox-state/init/<n>.log)
 #   3. trust /etc/ssl/proximo-ca.pem system-wide (only when it changed) and in $HOME/.pki/nssdb
 #   4. point git's credential helper at git-credential-toolbox when a bridge token is readable
@@ -20,6 +21,7 @@ BRIDGE_DIR=/home/toolbox/.toolbox/bridge
 BRIDGE_LEGACY_DIR=/home/toolbox/.toolbox/browser
 CREDENTIAL_HELPER=/usr/local/bin/git-credential-toolbox
 STARTUP_DIR=/home/toolbox/.toolbox-startup.d
+SESSION_HOLDER=/usr/local/lib/toolbox/toolbox-session
 USER_SHELL=/bin/zsh
 HOME="${HOME:-$TOOLBOX_HOME}"
 export HOME
@@ -79,6 +81,21 @@ ensure_account() {
       log "uid $uid has no passwd entry and /etc/passwd is not writable"; return 1
     fi
   fi
+}
+
+# --- 1b. session holder ---------------------------------------------------------------------------
+# The extension sets TOOLBOX_SESSION_SOCKET when its shells are held (docs/decisions/0009-session-holder.md):
+# starting the holder here, as the container starts, saves the first shell an exec
+# (docs/decisions/0032-session-holder-started-with-the-container.md). In the background, after the
+# account entry (its shells need one), and with the environment the container was given: bash's
+# own SHLVL and _ are not passed on. `ensure` is serialised, so an exec that starts it too is harmless.
+start_session_holder() {
+  [ -n "${TOOLBOX_SESSION_SOCKET:-}" ] || return 0
+  [ -f "$SESSION_HOLDER" ] || return 0
+  local out=/dev/null
+  if [ -n "$LOG_FILE" ]; then out="$INIT_LOG_DIR/session-holder.log"; fi
+  env -u SHLVL -u _ python3 -S "$SESSION_HOLDER" ensure --socket "$TOOLBOX_SESSION_SOCKET" </dev/null >>"$out" 2>&1 &
+  log "starting the session holder on $TOOLBOX_SESSION_SOCKET"
 }
 
 # --- 2. init.d scripts, in parallel ---------------------------------------------------------
@@ -156,6 +173,7 @@ run_startup_scripts() {
 }
 
 step account ensure_account
+step session-holder start_session_holder
 step init.d run_init_d
 step proximo-ca trust_proximo_ca
 step git-credentials configure_git_credentials

@@ -2,7 +2,9 @@
  * The session holder in the real runtime image, reached the way the extension reaches it: the
  * socket in a bind-mounted run dir straight from the host, and the exec transport. Shells keep
  * running (same pid) while detached, bytes pass through untouched both ways, a full-screen
- * program is redrawn on reattach, and killing a session ends its process.
+ * program is redrawn on reattach, and killing a session ends its process. A container created with
+ * ENV.sessionSocket has its holder started by the image's entrypoint: reached with no exec at all,
+ * and an exec's ensure racing it starts no second one (docs/decisions/0032-session-holder-started-with-the-container.md).
  */
 import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
@@ -11,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createAdapted } from '../../extension/src/engine/compat';
-import { CONTAINER } from '../../extension/src/contract/constants';
+import { CONTAINER, ENV } from '../../extension/src/contract/constants';
+import { imageStartsHolder } from '../../extension/src/engine/image';
 import {
   attachHeldSession,
   ensureHolder,
@@ -299,5 +302,84 @@ describe('session holder in the runtime image', () => {
     } finally {
       rmSync(plainRun, { recursive: true, force: true });
     }
+  });
+});
+
+describe('session holder started by the container itself (ENV.sessionSocket)', () => {
+  let ns: TestNamespace;
+  let image: string;
+  const runDirs: string[] = [];
+
+  before(async () => {
+    ns = testNamespace();
+    image = await ensureTestRuntimeImage();
+  });
+
+  after(async () => {
+    await ns?.cleanup();
+    for (const d of runDirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** A started container of the runtime image, with the socket variable or without (as older versions made them). */
+  async function containerWith(name: string, socketVariable: boolean): Promise<{ container: Docker.Container; address: HolderAddress }> {
+    const runDir = mkdtempSync(join(tmpdir(), 'tbxt-run-'));
+    runDirs.push(runDir);
+    chownSync(runDir, ids.uid, ids.gid);
+    const address = holderAddress(runDir, USER);
+    const container = await createAdapted(ns.docker, {
+      name: `${ns.names.prefix}-${name}`,
+      Image: image,
+      User: USER,
+      Env: socketVariable ? [`${ENV.sessionSocket}=${address.containerSocket}`] : [],
+      Labels: { [TEST_LABEL]: '1' },
+      HostConfig: { Binds: [`${runDir}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none' },
+    });
+    await container.start();
+    return { container, address };
+  }
+
+  it('is reached on the run dir socket with no exec, and an ensure by exec afterwards starts no second holder', async () => {
+    assert.equal(await imageStartsHolder(ns.docker, image), true, 'the runtime image says its entrypoint starts the holder');
+    const { container, address } = await containerWith('own-holder', true);
+    const transport = await reachHolder(ns.docker, container.id, address, { startedByContainer: true });
+    assert.equal(transport.kind, 'socket');
+    assert.deepEqual((await container.inspect()).ExecIDs ?? [], [], 'no exec ran in the container');
+    // The shells it holds get the container's environment, not the entrypoint's own shell state.
+    const s = await startHeldSession(transport, {
+      cmd: ['sh', '-c', `echo "lvl=[$SHLVL] sock=[$${ENV.sessionSocket}]"; sleep 30`],
+      env: [],
+      cwd: '/',
+      cols: 80,
+      rows: 24,
+    });
+    const [, level, socket] = await collect(s).waitFor(/lvl=\[(.*?)\] sock=\[(.*?)\]/);
+    assert.equal(level, '', 'no SHLVL from the entrypoint');
+    assert.equal(socket, address.containerSocket);
+    await s.kill();
+    // An older extension (or the fallback) starts it by exec: it finds this one answering.
+    await ensureHolder(ns.docker, container.id, address);
+    const { stdout } = await execIn(container, ['sh', '-c', 'pgrep -fc "toolbox-session (serve|ensure)"']);
+    assert.equal(stdout.trim(), '1', 'one holder daemon');
+  });
+
+  it('starts one holder when an exec ensure races the entrypoint', async () => {
+    const { container, address } = await containerWith('own-holder-race', true);
+    await Promise.all([ensureHolder(ns.docker, container.id, address), ensureHolder(ns.docker, container.id, address)]);
+    const transport = await reachHolder(ns.docker, container.id, address);
+    assert.equal(transport.kind, 'socket');
+    await new Promise((r) => setTimeout(r, 300));
+    const { stdout } = await execIn(container, ['sh', '-c', 'pgrep -fc "toolbox-session (serve|ensure)"']);
+    assert.equal(stdout.trim(), '1', 'one holder daemon');
+    assert.equal((await listHeldSessions(transport)).length, 0);
+  });
+
+  it('still starts the holder by exec in a container created without the variable (an older version made it)', async () => {
+    const { container, address } = await containerWith('old-holder', false);
+    const transport = await reachHolder(ns.docker, container.id, address);
+    assert.equal(transport.kind, 'socket');
+    assert.ok(((await container.inspect()).ExecIDs ?? []).length > 0, 'the holder was started by an exec');
+    const s = await startHeldSession(transport, { cmd: ['sh', '-c', 'echo held-old; sleep 30'], env: [], cwd: '/', cols: 80, rows: 24 });
+    await collect(s).waitFor(/held-old/);
+    await s.kill();
   });
 });

@@ -4,15 +4,19 @@
  * the container (the main `.git` mounted at its own path, cmd/worktree.go applyWorktreeSession
  * @ c7b5e7a836c6074b4860db7a08d92bf6845cfa61), a commit pushed through the credential bridge to a
  * local HTTP origin (test/fixtures/git-http-server.py, basic auth), and a failed create that leaves
- * nothing behind.
+ * nothing behind. The container starts while git fetches and adds (decision 0032): its holder is
+ * started by the container (no exec), a checkout that brings another .toolbox.yaml than git had
+ * when the container was planned starts it again, and a refused fetch leaves no container either.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
+import { WorktreeError } from '../../extension/src/engine/worktree';
 import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
 import type { HostFacts } from '../../extension/src/contract/types';
 import { docker, removeNamespaceObjects } from '../support/docker';
@@ -128,13 +132,18 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
   });
 
   it('creates the worktree, starts the agent with the prompt as one argument, and git works inside', async () => {
-    const progress = { step: () => undefined, log: () => undefined };
+    const logged: string[] = [];
+    const progress = { step: () => undefined, log: (line: string) => void logged.push(line) };
     const opened = await backend.createAgentWorktree(
       { folder: repo, branch: 'agent/task-1', prompt: PROMPT },
       progress,
       new AbortController().signal,
     );
     assert.equal(opened.path, join(repo, '.worktrees', 'tbx-agent-task-1'));
+    assert.equal(opened.session.action, 'create');
+    assert.ok(!logged.some((l) => /starts again/.test(l)), `planned from the checkout's own .toolbox.yaml: ${logged.join(' | ')}`);
+    // The image's entrypoint started the session holder: nothing was exec'd into the container.
+    assert.deepEqual((await docker().getContainer(opened.session.id).inspect()).ExecIDs ?? [], []);
     const shell = await opened.session.start({ cols: 120, rows: 30 });
     let screen = '';
     shell.stream.on('data', (b: Buffer) => (screen += b.toString('utf8')));
@@ -194,6 +203,66 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.deepEqual(await docker().listContainers({ all: true, filters: { name: [before.container.name] } }), []);
+  });
+
+  it('starts the container again when the checkout brings another .toolbox.yaml than git had when it was planned', async () => {
+    // origin moves on without this clone fetching: its origin/main still has the old file.
+    const seed = join(dir, 'seed');
+    writeFileSync(join(seed, '.toolbox.yaml'), `image: ${image}\npeer_messaging: false\nenv:\n  TBXT_MARK: fresh\n`);
+    git(seed, env, 'commit', '-q', '-am', 'mark');
+    git(seed, env, 'push', '-q', git(repo, env, 'remote', 'get-url', 'origin'), 'main');
+    const logged: string[] = [];
+    const progress = { step: () => undefined, log: (line: string) => void logged.push(line) };
+    const opened = await backend.createAgentWorktree({ folder: repo, branch: 'agent/moved' }, progress, new AbortController().signal);
+    assert.ok(
+      logged.some((l) => /starts again/.test(l)),
+      `the container planned from the stale file was replaced: ${logged.join(' | ')}`,
+    );
+    const info = await docker().getContainer(opened.session.id).inspect();
+    assert.ok(info.Config.Env.includes('TBXT_MARK=fresh'), `the container has the checkout's configuration: ${info.Config.Env.join(' ')}`);
+    const shell = await opened.session.start({ cols: 100, rows: 30 });
+    let screen = '';
+    shell.stream.on('data', (b: Buffer) => (screen += b.toString('utf8')));
+    for (let i = 0; i < 600 && !/STAND-IN AGENT 0 ARGS/.test(screen); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.match(screen, /STAND-IN AGENT 0 ARGS/);
+    shell.dispose();
+    const others = await docker().listContainers({ all: true, filters: { name: [`${names.prefix}-tbx-agent-moved`] } });
+    assert.deepEqual(
+      others.map((c) => c.Id),
+      [opened.session.id],
+      'the first container is gone',
+    );
+    git(repo, env, 'pull', '-q', '--ff-only', 'origin', 'main');
+  });
+
+  it('leaves nothing behind when the fetch fails after the container started alongside it', async () => {
+    // An origin that accepts the connection and answers nothing for a while, then hangs up.
+    const hang = createServer((sock) => setTimeout(() => sock.destroy(), 3_000));
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    const url = git(repo, env, 'remote', 'get-url', 'origin');
+    git(repo, env, 'remote', 'set-url', 'origin', `http://127.0.0.1:${(hang.address() as { port: number }).port}/origin.git`);
+    const steps: string[] = [];
+    try {
+      await assert.rejects(
+        backend.createAgentWorktree(
+          { folder: repo, branch: 'refused' },
+          { step: (s: string) => void steps.push(s), log: () => undefined },
+          new AbortController().signal,
+        ),
+        (err: unknown) => err instanceof WorktreeError && err.code === 'fetch-failed',
+      );
+    } finally {
+      git(repo, env, 'remote', 'set-url', 'origin', url);
+      hang.close();
+    }
+    assert.ok(
+      steps.some((s) => /^Starting the container/.test(s)),
+      `the container was started while git fetched: ${steps.join(' | ')}`,
+    );
+    assert.equal(existsSync(join(repo, '.worktrees', 'tbx-refused')), false);
+    assert.equal(git(repo, env, 'branch', '--list', 'refused'), '');
+    const left = await docker().listContainers({ all: true, filters: { name: [`${names.prefix}-tbx-refused`] } });
+    assert.deepEqual(left, []);
   });
 
   it('leaves nothing behind when the container cannot be made', async () => {

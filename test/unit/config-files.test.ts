@@ -9,6 +9,7 @@ import {
   isPrivateGroup,
   loadConfig,
   nodeConfigFs,
+  withProjectFile,
   writeConfigFile,
   type ConfigFs,
   type FileOwner,
@@ -469,5 +470,19 @@ describe('config files on disk', () => {
       fs.chownSync(file, 12345, 12345);
       await assert.rejects(writeConfigFile(file, 'image: b\n', 'image: a\n'), /is owned by another user \(uid 12345\)/);
     });
+  });
+
+  it("reads a worktree's .toolbox.yaml from the text git has for it, before the checkout is there (withProjectFile)", async () => {
+    // <home>/repo/.toolbox.yaml on disk; the worktree folder is still empty.
+    write('home/repo/.toolbox.yaml', 'image: from-the-main-checkout\n');
+    const folder = dir('home/repo/.worktrees/tbx-x');
+    const file = path.join(folder, NAME);
+    const load = (fsOverlay: ConfigFs) => loadConfig({ folder, home, env: {}, settings: {}, trusted: true, fs: fsOverlay });
+    assert.equal((await load(withProjectFile(file, 'image: from-git\n'))).config.image, 'from-git');
+    // Not in git at the base: the walk goes on up, as it will after the checkout.
+    assert.equal((await load(withProjectFile(file, undefined))).config.image, 'from-the-main-checkout');
+    // More than a config file may hold is not planned from (the open after the checkout decides).
+    assert.equal((await load(withProjectFile(file, `# ${'x'.repeat(1024 * 1024)}\nimage: big\n`))).config.image, 'from-the-main-checkout');
+    cleanFrom('home/repo');
   });
 });

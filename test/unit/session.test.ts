@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_CONFIG, type ToolboxConfig } from '../../extension/src/config/model';
 import { objectNames } from '../../extension/src/contract/objects';
 import { planSession, sessionContainerName } from '../../extension/src/plan/session';
-import { EXTENSION_VERSION } from '../../extension/src/contract/constants';
+import { CONTAINER, ENV, EXTENSION_VERSION } from '../../extension/src/contract/constants';
 import { agentHomes, editRoots, workspaceMirror } from '../../extension/src/plan/mounts';
 import type { HostFacts } from '../../extension/src/contract/types';
 import type { SessionRequest } from '../../extension/src/plan/types';
@@ -616,5 +616,21 @@ describe('sessionContainerName', () => {
       const req = request(over);
       assert.equal(sessionContainerName(req), planSession(req, hostFacts()).plan.name, JSON.stringify(over));
     }
+  });
+});
+
+describe('the session holder socket in the container env (decision 0032)', () => {
+  const socketVar = (env: string[]) => env.filter((e) => e.startsWith(`${ENV.sessionSocket}=`));
+
+  it('names the run dir socket when shells are held and the bridge is mounted', () => {
+    const { plan } = planSession(request({ heldSessions: true }), hostFacts());
+    assert.deepEqual(socketVar(plan.create.Env), [`${ENV.sessionSocket}=${CONTAINER.bridgeRunDir}/sessions.sock`]);
+  });
+
+  it('names the container-only socket without the bridge, and nothing when shells are not held', () => {
+    const { plan } = planSession(request({ heldSessions: true, bridge: undefined }), hostFacts());
+    assert.deepEqual(socketVar(plan.create.Env), [`${ENV.sessionSocket}=${CONTAINER.sessionFallbackDir}/sessions.sock`]);
+    assert.deepEqual(socketVar(planSession(request(), hostFacts()).plan.create.Env), []);
+    assert.deepEqual(socketVar(planSession(request({ heldSessions: false }), hostFacts()).plan.create.Env), []);
   });
 });

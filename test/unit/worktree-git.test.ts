@@ -5,11 +5,15 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit, type GitRunner } from '../../extension/src/engine/git';
 import {
+  addWorktree,
+  checkWorktreeCreate,
   createWorktree,
+  fileAtRef,
+  makeWorktreeFolder,
   fileAtCommit,
   listWorktrees,
   pruneMerged,
@@ -99,6 +103,25 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
     assert.equal(readFileSync(join(made.path, 'openspec', 'specs', 'a.md'), 'utf8'), 'spec\n');
     assert.equal(existsSync(join(made.path, 'notes')), false, 'a path git does not ignore is not seeded');
     assert.equal(rig.git(made.path, 'status', '--porcelain'), '', 'seeded files stay ignored in the worktree');
+  });
+
+  it('adds into the empty folder made after the checks, in place (a bind mount of it sees the checkout)', async () => {
+    const opts = { folder: rig.repo, branch: 'early/folder', git };
+    const checked = await checkWorktreeCreate(opts);
+    assert.equal(existsSync(checked.path), false, 'the checks create nothing');
+    assert.equal(await fileAtRef(checked, `origin/${checked.base}`, 'README.md', { git }), 'hello\n');
+    assert.equal(await fileAtRef(checked, `origin/${checked.base}`, 'no-such-file', { git }), undefined);
+    await makeWorktreeFolder(checked.path);
+    const inode = statSync(checked.path).ino;
+    const made = await addWorktree(checked, opts);
+    assert.equal(statSync(made.path).ino, inode, 'the same folder, filled');
+    assert.equal(rig.git(made.path, 'rev-parse', '--abbrev-ref', 'HEAD'), 'early/folder');
+    // A folder that appeared between the checks and the make is refused, not reused.
+    const next = await checkWorktreeCreate({ ...opts, branch: 'early/raced' });
+    mkdirSync(next.path);
+    await refused(makeWorktreeFolder(next.path), 'dir-exists', /made just now by something else/);
+    rmSync(next.path, { recursive: true });
+    await removeWorktree({ folder: rig.repo, branch: 'early/folder', force: true, deleteRemote: false, git });
   });
 
   it('refuses bad input with one message each, and creates nothing', async () => {

@@ -6,7 +6,16 @@ import { lstatSync, promises as fsp } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { findProjectConfig, loadConfig, nodeConfigFs, pinUserPeerMessaging, processOwner, writeConfigFile } from '../config/files';
+import {
+  findProjectConfig,
+  loadConfig,
+  nodeConfigFs,
+  pinUserPeerMessaging,
+  processOwner,
+  withProjectFile,
+  writeConfigFile,
+  type ConfigFs,
+} from '../config/files';
 import { applyTurnOff, setPeerMessaging, setShellPath } from '../config/edit';
 import { formatIssue, parseConfigFile } from '../config/parse';
 import { explicitSetting, explicitSettingScope, type SettingScope } from '../config/resolve';
@@ -16,7 +25,7 @@ import { configProblems, type ConfigProblem } from '../config/diagnostics';
 import { renderResolvedConfig } from '../config/showConfig';
 import { connectEngine, describeConnection, describeSource, probeEngines, type EngineConnection } from '../engine/client';
 import { startShellExec } from '../engine/exec';
-import { ensureImage } from '../engine/image';
+import { ensureImage, imageStartsHolder } from '../engine/image';
 import { extraCaCerts, publishedRuntimeImageRef, runtimeImageTag } from '../engine/imageBuild';
 import { rebuildRuntimeImage } from '../engine/imageRebuild';
 import type { EngineContext } from '../engine/context';
@@ -38,6 +47,7 @@ import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../eng
 import { concernsOurObjects, watchEngineEvents } from '../engine/events';
 import { openContainer } from '../engine/open';
 import { engineLocality, remoteFolderRefusal, type EngineLocality } from '../engine/remote';
+import { throwIfAborted } from '../engine/errors';
 import {
   AGENTS,
   CONTAINER,
@@ -57,7 +67,10 @@ import { planSession, sessionContainerName } from '../plan/session';
 import { workspaceContainerName } from '../plan/naming';
 import { agentLaunchCommand, describeShellCommand, worktreeAgentProblem } from '../plan/worktree';
 import {
-  createWorktree,
+  addWorktree,
+  checkWorktreeCreate,
+  makeWorktreeFolder,
+  fileAtRef,
   listWorktrees,
   pruneMerged,
   removalRisk,
@@ -171,6 +184,8 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   private locality: Promise<EngineLocality> | undefined;
   /** Custom images the preflight already checked (by image id), for this window's lifetime. */
   private readonly checkedImages = new Map<string, string[]>();
+  /** What each prepared shell plans from (prepareShell), so a New Agent Worktree can tell its configuration changed. */
+  private readonly planKeys = new WeakMap<PreparedShell, string>();
   /** How each container's session holder was reached (by container id), for this window. */
   private readonly transports = new Map<string, HolderTransport>();
   /** Containers whose shells were said to run as plain execs (said once per window). */
@@ -263,13 +278,13 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     throw new Error(remoteFolderRefusal(folder, endpoint.endpoint, locality));
   }
 
-  private async readConfig(folder: string) {
+  private async readConfig(folder: string, fs?: ConfigFs) {
     const host = this.deps.host();
     const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
     const trusted = vscode.workspace.isTrusted;
     // Only a value the user set counts; the default must not hide peer_messaging in .toolbox.yaml.
     const peerMessaging = explicitSetting(scoped.inspect<boolean>('peerMessaging'), trusted);
-    return loadConfig({ folder, home: host.home, env: process.env, settings: { peerMessaging }, trusted });
+    return loadConfig({ folder, home: host.home, env: process.env, settings: { peerMessaging }, trusted, ...(fs ? { fs } : {}) });
   }
 
   async resolvedConfigText(folder: string): Promise<string> {
@@ -421,8 +436,13 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
   }
 
   async prepareShell(shell: ShellRequest): Promise<PreparedShell> {
+    return this.prepareShellWith(shell);
+  }
+
+  /** prepareShell, reading the configuration through `configFs` (a New Agent Worktree's checkout to come). */
+  private async prepareShellWith(shell: ShellRequest, configFs?: ConfigFs): Promise<PreparedShell> {
     const host = this.deps.host();
-    const resolved = await this.readConfig(shell.folder);
+    const resolved = await this.readConfig(shell.folder, configFs);
     // A broken project .toolbox.yaml (or TOOLBOX_* variable) stops the open here, naming file:line and the fix.
     const { warnings, notices } = issuesForOpen(resolved.issues, host.home);
     const config = resolved.config;
@@ -447,6 +467,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       proximo,
       image: ownImageBuildArgs ? runtimeImageTag(this.deps.extensionPath, ownImageBuildArgs, this.deps.imageRepo) : config.image!,
       names: this.deps.names,
+      heldSessions: this.persistSessions(),
     };
     let firstCommand: string[] | undefined;
     if (shell.worktree) {
@@ -464,7 +485,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     // The terminal's name says which folder it works in (the UI numbers a second one).
     const base = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
     const title = shell.agent ? `${base} · ${AGENTS[shell.agent].name}` : base;
-    return {
+    const prepared: PreparedShell = {
       container,
       title,
       warnings,
@@ -473,6 +494,9 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
       open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal, shell.folder, firstCommand),
     };
+    // Everything the open plans from: two prepares with the same key open the same container.
+    this.planKeys.set(prepared, JSON.stringify({ ...request, names: request.names.prefix, title, firstCommand, warnings, notices }));
+    return prepared;
   }
 
   /** The bridge (keyed by the container's name, its mounts part of the plan), the plan, then the engine. */
@@ -540,7 +564,13 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     };
     const { docker } = engine;
     const holder = holderAddress(bridge?.runDir, plan.create.User);
-    const held = await this.heldTransport(opened.id, opened.name, holder, progress);
+    // A container made just now from an image whose entrypoint starts the holder (decision 0032):
+    // the host waits for it on the socket instead of starting one by an exec.
+    const startedByContainer =
+      opened.action === 'create' &&
+      plan.create.Env.some((e) => e.startsWith(`${ENV.sessionSocket}=`)) &&
+      (await imageStartsHolder(docker, plan.create.Image));
+    const held = await this.heldTransport(opened.id, opened.name, holder, progress, startedByContainer);
     // An agent worktree's first shell runs the agent; every later one is a plain shell.
     let pending = firstCommand;
     const nextCmd = () => {
@@ -604,12 +634,13 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     name: string,
     holder: HolderAddress,
     progress: SessionProgress,
+    startedByContainer = false,
   ): Promise<{ transport: HolderTransport } | { reason: string }> {
     if (!this.persistSessions()) return { reason: 'toolbox.sessions.persist is off' };
     const cached = this.transports.get(containerId);
     if (cached) return { transport: cached };
     try {
-      const transport = await reachHolder((await this.connectedEngine()).docker, containerId, holder);
+      const transport = await reachHolder((await this.connectedEngine()).docker, containerId, holder, { startedByContainer });
       this.transports.set(containerId, transport);
       return { transport };
     } catch (err) {
@@ -947,24 +978,68 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     progress.step('Connecting to Docker');
     await this.refuseIfEngineRemote(request.folder);
     progress.step(`Creating the worktree for ${request.branch}`);
-    const made = await createWorktree({
+    const options = {
       folder: request.folder,
       branch: request.branch,
       base: request.base,
       noFetch: request.noFetch,
       seed: config.worktreeSeed,
-      log: (line) => progress.log(line),
-    });
-    for (const note of made.notes) progress.log(note);
+      log: (line: string) => progress.log(line),
+    };
+    const checked = await checkWorktreeCreate(options);
+    // The container needs its bind sources, not the checkout: once the refusals pass, the empty
+    // folder is made, and the container starts while git fetches, adds (in place, into that
+    // folder) and seeds (docs/decisions/0032-session-holder-started-with-the-container.md).
+    // Planned from the .toolbox.yaml the checkout will bring, as git has it now (checked again below).
+    const projectFile = join(checked.path, HOST.projectConfig);
+    const [madeParent, projectText] = await Promise.all([
+      makeWorktreeFolder(checked.path),
+      fileAtRef(checked, request.noFetch ? checked.base : `origin/${checked.base}`, HOST.projectConfig),
+    ]);
+    const shellRequest: ShellRequest = { folder: checked.path, worktree: { root: checked.root, prompt: request.prompt } };
+    const opening = new AbortController();
+    const cancel = () => opening.abort(signal.reason);
+    signal.addEventListener('abort', cancel, { once: true });
+    if (signal.aborted) cancel();
     let container: string | undefined;
+    const early = (async () => {
+      const prepared = await this.prepareShellWith(shellRequest, withProjectFile(projectFile, projectText));
+      container = prepared.container;
+      return { prepared, session: await prepared.open(progress, opening.signal) };
+    })();
+    // A refusal (fetch, add) stops the open at its next step: the container is not wanted.
+    const adding = addWorktree(checked, options).catch((err: unknown) => {
+      opening.abort();
+      throw err;
+    });
+    const [added, box] = await Promise.allSettled([adding, early]);
+    signal.removeEventListener('abort', cancel);
+    // A container this create made holds nothing of the user's yet: it goes without a grace period.
+    const ours = box.status === 'rejected' || box.value.session.action === 'create';
+    if (added.status === 'rejected') {
+      // As before the container started alongside: the refusal as it was, nothing left behind.
+      if (container !== undefined) await this.dropContainer(container, ours).catch(() => undefined);
+      await fsp.rm(checked.path, { recursive: true, force: true }).catch(() => undefined);
+      if (madeParent !== undefined) await fsp.rmdir(madeParent).catch(() => undefined);
+      throw added.reason;
+    }
+    const made = added.value;
+    for (const note of made.notes) progress.log(note);
     try {
-      const prepared = await this.prepareShell({ folder: made.path, worktree: { root: made.root, prompt: request.prompt } });
+      if (box.status === 'rejected') throw box.reason;
+      throwIfAborted(signal);
+      // The open read the configuration before the checkout; the one the checkout (and the seed)
+      // brought decides. The same plan keeps the container; another starts it again.
+      const prepared = await this.prepareShell(shellRequest);
+      if (this.planKeys.get(prepared) === this.planKeys.get(box.value.prepared)) return { ...made, prepared, session: box.value.session };
+      progress.log(`The worktree's own configuration differs from the one ${container} was started with, so it starts again with it.`);
+      await this.dropContainer(box.value.prepared.container, ours);
       container = prepared.container;
       const session = await prepared.open(progress, signal);
       return { ...made, prepared, session };
     } catch (err) {
       // Nothing half-created: the container (if one was made), the worktree, its branch and base.
-      if (container !== undefined) await this.stopContainer(container).catch(() => undefined);
+      if (container !== undefined) await this.dropContainer(container, ours).catch(() => undefined);
       await rollbackCreate(made.root, made.branch, made.path);
       const why = err instanceof Error ? err.message : String(err);
       throw new Error(
@@ -974,6 +1049,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
         },
       );
     }
+  }
+
+  /** Stops a container; one this create made (`now`) is killed at once, as it holds nothing of the user's. */
+  private async dropContainer(name: string, now: boolean): Promise<void> {
+    await stopContainer(await this.connectedEngine(), name, now ? { graceSeconds: 0 } : {});
   }
 
   async agentWorktrees(folders: readonly string[]): Promise<AgentWorktreeSummary[]> {

@@ -292,3 +292,18 @@ export async function pinUserPeerMessaging(home: string, on: boolean, note: stri
   await writeConfigFile(file, text, before, owner);
   return file;
 }
+
+/**
+ * `base`, except that `file` reads as `text` (undefined: as missing). A New Agent Worktree plans
+ * its container from the .toolbox.yaml its checkout will bring, read from git before the checkout
+ * is there (backend createAgentWorktree); the same size limit applies.
+ */
+export function withProjectFile(file: string, text: string | undefined, base: ConfigFs = nodeConfigFs): ConfigFs {
+  const target = path.resolve(file);
+  const known = text !== undefined && Buffer.byteLength(text) <= MAX_CONFIG_BYTES ? text : undefined;
+  return {
+    isFile: (p) => (path.resolve(p) === target ? known !== undefined : base.isFile(p)),
+    read: async (p, owner) =>
+      path.resolve(p) === target ? (known !== undefined ? { kind: 'text', text: known } : { kind: 'missing' }) : base.read(p, owner),
+  };
+}

@@ -345,6 +345,12 @@ export const ENV = {
   managedStatusline: 'TOOLBOX_MANAGED_STATUSLINE',
   /** The user's shell, for programs that start one (the container's own command, /bin/zsh). */
   shell: 'SHELL',
+  /**
+   * Where the session holder listens (inside the container). Set when shells are held: the
+   * runtime image's entrypoint starts the holder there as the container starts, so the first
+   * shell needs no exec to start it (docs/decisions/0032-session-holder-started-with-the-container.md).
+   */
+  sessionSocket: 'TOOLBOX_SESSION_SOCKET',
 } as const;
 
 /**
@@ -433,6 +439,11 @@ export const RUNTIME_IMAGE_LABELS = {
   runtime: 'dev.toolbox.runtime',
   /** The build context hash the image was built from (its tag's hash); a pulled image must carry the one it was pulled for. */
   contextHash: 'dev.toolbox.runtime.context',
+  /**
+   * Set by the Dockerfile ("1"): the entrypoint starts the session holder when ENV.sessionSocket
+   * is set, so the host waits for it on the socket instead of starting it by an exec.
+   */
+  holderAtStart: 'dev.toolbox.runtime.session-holder',
 } as const;
 /** Paths of the runtime image's build context and Dockerfile, relative to the extension root. */
 export const RUNTIME_IMAGE_CONTEXT = {

@@ -376,3 +376,16 @@ async function runPreflight(ctx: EngineContext, ref: string, signal: AbortSignal
     await container.remove({ force: true }).catch(() => undefined);
   }
 }
+
+/**
+ * The image's entrypoint starts the session holder at container start when ENV.sessionSocket is
+ * set (RUNTIME_IMAGE_LABELS.holderAtStart, docs/decisions/0032-session-holder-started-with-the-container.md).
+ * false when it does not say so, or cannot be inspected.
+ */
+export async function imageStartsHolder(docker: Docker, ref: string): Promise<boolean> {
+  const info = await docker
+    .getImage(ref)
+    .inspect()
+    .catch(() => undefined);
+  return info?.Config?.Labels?.[RUNTIME_IMAGE_LABELS.holderAtStart] === '1';
+}

@@ -15,6 +15,7 @@ import { lstat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { Duplex, PassThrough } from 'node:stream';
 import { CONTAINER, SESSION_PROTOCOL } from '../contract/constants';
+import { holderContainerSocket } from '../plan/session';
 import { clause, engineMessage } from './errors';
 import type { ShellExec } from './exec';
 
@@ -32,6 +33,11 @@ export const SESSION_TIMEOUTS_MS = {
   stalled: 30_000,
   /** While the holder is being started, its run-dir socket is tried this often from the host. */
   startPoll: 4,
+  /**
+   * How long the host waits on the run-dir socket for a holder the container's entrypoint starts
+   * (ENV.sessionSocket) before it starts one by an exec all the same.
+   */
+  startedByContainer: 3_000,
 } as const;
 
 /** Where a container's holder listens, as the container and (when reachable) the host see it. */
@@ -59,10 +65,8 @@ export class HolderUnavailableError extends Error {
 
 /** The host path of the socket when the bridge run dir is mounted (engine/open's plan knows it). */
 export function holderAddress(runDirHostPath: string | undefined, user: string): HolderAddress {
-  const file = SESSION_PROTOCOL.socket;
-  return runDirHostPath
-    ? { containerSocket: `${CONTAINER.bridgeRunDir}/${file}`, hostSocket: `${runDirHostPath}/${file}`, user }
-    : { containerSocket: `${CONTAINER.sessionFallbackDir}/${file}`, user };
+  const containerSocket = holderContainerSocket(runDirHostPath !== undefined);
+  return runDirHostPath ? { containerSocket, hostSocket: `${runDirHostPath}/${SESSION_PROTOCOL.socket}`, user } : { containerSocket, user };
 }
 
 /**
@@ -509,7 +513,7 @@ export async function ensureHolder(docker: Docker, containerId: string, address:
     Cmd: [
       'sh',
       '-c',
-      `[ -f ${CONTAINER.sessionHolder} ] || exit 127; exec python3 ${CONTAINER.sessionHolder} ensure --socket "$1"`,
+      `[ -f ${CONTAINER.sessionHolder} ] || exit 127; exec python3 -S ${CONTAINER.sessionHolder} ensure --socket "$1"`,
       'sh',
       address.containerSocket,
     ],
@@ -559,10 +563,28 @@ function demuxText(buf: Buffer): string {
  * The fastest transport that reaches this container's holder, starting the holder when none
  * answers: the run dir's socket from the host, else an exec. Throws HolderUnavailableError when
  * the container cannot hold sessions (its image has no holder).
+ *
+ * `startedByContainer`: the container was just created with ENV.sessionSocket from an image whose
+ * entrypoint starts the holder (RUNTIME_IMAGE_LABELS.holderAtStart), so the run-dir socket is
+ * waited for first; the exec that starts one is only the fallback (an older container, a holder
+ * that died, no run dir on this host). The holder's `ensure` is serialised in the container, so
+ * the two never start a second holder.
  */
-export async function reachHolder(docker: Docker, containerId: string, address: HolderAddress): Promise<HolderTransport> {
+export async function reachHolder(
+  docker: Docker,
+  containerId: string,
+  address: HolderAddress,
+  opts: { startedByContainer?: boolean } = {},
+): Promise<HolderTransport> {
   const direct = address.hostSocket ? socketTransport(address.hostSocket) : undefined;
   if (direct && (await greets(direct))) return direct;
+  if (direct && opts.startedByContainer) {
+    const deadline = Date.now() + SESSION_TIMEOUTS_MS.startedByContainer;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, SESSION_TIMEOUTS_MS.startPoll));
+      if (await greets(direct)) return direct;
+    }
+  }
   const viaExec = execTransport(docker, containerId, address);
   const ensured = ensureHolder(docker, containerId, address);
   if (direct) {

@@ -6,7 +6,7 @@
  * Every refusal is a WorktreeError with one message that says what to do next, and a create that
  * fails leaves nothing behind: no worktree, no branch, no recorded base (rollbackCreate).
  */
-import { cp, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { GIT_LIMITS_MS } from '../contract/constants';
 import {
@@ -130,8 +130,25 @@ export interface CreatedWorktree {
 
 /** Creates a toolbox worktree as upstream's `toolbox worktree create` does, minus the container. */
 export async function createWorktree(opts: CreateWorktreeOptions): Promise<CreatedWorktree> {
+  return addWorktree(await checkWorktreeCreate(opts), opts);
+}
+
+/** What the refusals found: where the worktree goes and what it branches from. Nothing is created yet. */
+export interface CheckedWorktree {
+  root: string;
+  path: string;
+  branch: string;
+  base: string;
+}
+
+/**
+ * The refusals of a create (branch name, no origin, unknown base, existing branch or folder),
+ * all reads. A caller that works alongside the rest (the backend starts the container while git
+ * fetches and adds) may make the empty folder itself once this passes: `git worktree add` fills
+ * an existing empty folder in place, so a bind mount of it sees the checkout.
+ */
+export async function checkWorktreeCreate(opts: CreateWorktreeOptions): Promise<CheckedWorktree> {
   const runner = opts.git ?? runGit;
-  const log = opts.log ?? (() => undefined);
   const branch = opts.branch;
   const problem = branchInputProblem(branch);
   if (problem) throw new WorktreeError('bad-branch', problem);
@@ -175,7 +192,18 @@ export async function createWorktree(opts: CreateWorktreeOptions): Promise<Creat
       `The folder ${path} already exists (another branch maps to the same folder name, or it was left behind). Choose another branch name, or remove that folder.`,
     );
   }
+  return { root, path, branch, base };
+}
 
+/**
+ * The create after its checks: fetch, `worktree add`, the base, push.autoSetupRemote, the
+ * exclude line and the seed. A failure after the add rolls back; before it nothing was created
+ * (but an empty folder the caller made for the worktree, which the caller removes).
+ */
+export async function addWorktree(checked: CheckedWorktree, opts: CreateWorktreeOptions): Promise<CreatedWorktree> {
+  const runner = opts.git ?? runGit;
+  const log = opts.log ?? (() => undefined);
+  const { root, path, branch, base } = checked;
   const notes: string[] = [];
   let startRef = `origin/${base}`;
   if (opts.noFetch) {
@@ -681,4 +709,40 @@ export async function fileAtCommit(worktreePath: string, commit: string, file: s
     throw new Error(`"${file}" is not a path inside the repository.`);
   const r = await (opts.git ?? runGit)(['-C', worktreePath, 'show', `${commit}:${file}`]);
   return r.code === 0 ? r.stdout : '';
+}
+
+/**
+ * Makes a checked worktree's folder, empty, before `git worktree add` fills it (in place: the
+ * folder stays the same, so a container that bind-mounts it sees the checkout). Answers the
+ * `.worktrees` folder when this made it too, for a failed create to remove again (while empty).
+ */
+export async function makeWorktreeFolder(path: string): Promise<string | undefined> {
+  const parent = dirname(path);
+  const madeParent = await mkdir(parent, { recursive: true });
+  try {
+    await mkdir(path);
+  } catch (err) {
+    if (madeParent !== undefined) await rmdir(parent).catch(() => undefined);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new WorktreeError(
+        'dir-exists',
+        `The folder ${path} was made just now by something else. Choose another branch name, or remove that folder.`,
+      );
+    }
+    throw new WorktreeError(
+      'add-failed',
+      `Could not make the folder ${path} (${(err as Error).message}). Nothing was created; fix the cause and try again.`,
+    );
+  }
+  return madeParent === undefined ? undefined : parent;
+}
+
+/**
+ * A file as the worktree's checkout will have it: its text at `ref` (`origin/<base>` as last
+ * fetched, or the local base offline), or undefined when git does not have it there.
+ */
+export async function fileAtRef(checked: CheckedWorktree, ref: string, file: string, opts: WorktreeGit = {}): Promise<string | undefined> {
+  // Never a failure of its own: a wrong guess only costs the create a second container start.
+  const r = await git(opts.git ?? runGit, ['-C', checked.root, 'show', `${ref}:${file}`]).catch(() => undefined);
+  return r?.code === 0 ? r.stdout : undefined;
 }

@@ -12,6 +12,7 @@ import {
   LABELS,
   PEER_RUN_LABEL_VALUES,
   SECCOMP_UNCONFINED_OPT,
+  SESSION_PROTOCOL,
 } from '../contract/constants';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';
@@ -191,8 +192,19 @@ function sessionEnv(
   // Not upstream's: docker exec sets no SHELL, and programs that start "the user's shell" (an
   // agent's shell tool, tmux, vim's :shell) need it. The user's own `env: SHELL` wins.
   if (!(ENV.shell in user)) env.push(`${ENV.shell}=${shellCmd[0]}`);
+  // Not upstream's either: where the runtime image's entrypoint starts the session holder
+  // (docs/decisions/0032-session-holder-started-with-the-container.md).
+  if (req.heldSessions) env.push(`${ENV.sessionSocket}=${holderContainerSocket(req.bridge !== undefined)}`);
   for (const key of Object.keys(user).sort()) env.push(`${key}=${user[key]}`);
   return env;
+}
+
+/**
+ * The session holder's socket inside the container: in the bridge run dir when it is mounted
+ * (the host then reaches it directly), else in a container-only directory (reached by an exec).
+ */
+export function holderContainerSocket(runDirMounted: boolean): string {
+  return `${runDirMounted ? CONTAINER.bridgeRunDir : CONTAINER.sessionFallbackDir}/${SESSION_PROTOCOL.socket}`;
 }
 
 /** Node's platform name in Go's GOOS spelling (what upstream's TOOLBOX_HOST_OS carries). */

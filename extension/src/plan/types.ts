@@ -34,6 +34,11 @@ export interface SessionRequest {
   /** Image reference to run (already resolved from config). */
   image: string;
   names: ObjectNames;
+  /**
+   * Shells are held by the session holder (`toolbox.sessions.persist`): the container gets
+   * ENV.sessionSocket, so an image whose entrypoint knows it starts the holder at once.
+   */
+  heldSessions?: boolean;
 }
 
 /** One bind or volume mount as planned, before flattening to a Docker bind string. */
