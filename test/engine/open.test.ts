@@ -161,6 +161,23 @@ describe('openContainer against the real engine', () => {
     assert.equal(await execOut(ns.docker, result.id, ['sh', '-c', 'printf %s "$SHELL"']), CONTAINER.shell);
   });
 
+  it('resolves host.docker.internal to the gateway of its network, on Podman before 5.3 too (it writes host-gateway literally)', async () => {
+    const { ns, open } = setup();
+    const workspace = join(ns.home, 'gateway');
+    mkdirSync(workspace);
+    const { plan } = planSession(
+      { workspace, config: DEFAULT_CONFIG, peer: false, image, names: ns.names },
+      { uid: UID, gid: GID, home: ns.home, platform: 'linux', pathExists: () => false },
+    );
+    assert.ok(plan.create.HostConfig.ExtraHosts?.includes('host.docker.internal:host-gateway'), 'the plan asks for host-gateway');
+    const result = await open(plan);
+    const info = await ns.docker.getContainer(result.id).inspect();
+    const gateway = Object.values(info.NetworkSettings.Networks ?? {}).find((n) => n.Gateway)?.Gateway;
+    assert.match(gateway ?? '', /^\d+\.\d+\.\d+\.\d+$/, 'the container is on a network with a gateway');
+    const seen = await execOut(ns.docker, result.id, ['getent', 'hosts', 'host.docker.internal']);
+    assert.equal(seen.split(/\s+/)[0], gateway, seen);
+  });
+
   it("gives the container upstream's session identity: the version, the image's repo digest, the host platform (issue 15, item 8)", async () => {
     const { ns, ctx } = setup();
     const workspace = join(ns.home, 'ident');
