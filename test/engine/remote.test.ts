@@ -29,8 +29,11 @@ import { startSecondEngine, type SecondEngine } from '../support/second-engine';
 import { freePort, startLoopbackSshd, startSshAgent, type LoopbackSshd } from '../support/sshd';
 import { makeTlsFiles, type TlsFiles } from '../support/tls';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
+import { screen } from '../support/screen';
+import { exitWhenDone } from '../support/exitGuard';
 
 installVscodeLite();
+exitWhenDone('remote.test');
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { createEngineBackend } =
   require('../../extension/src/backend/engineBackend') as typeof import('../../extension/src/backend/engineBackend');
@@ -39,25 +42,6 @@ const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof
 
 type Pty = InstanceType<typeof ToolboxShellPty>;
 type Backend = ReturnType<typeof createEngineBackend>;
-
-function screen(pty: Pty) {
-  let text = '';
-  pty.onDidWrite((t) => (text += t));
-  return {
-    get text() {
-      return text;
-    },
-    async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const m = pattern.exec(text);
-        if (m) return m;
-        if (Date.now() > end) throw new Error(`the terminal never showed ${pattern}; it shows ${JSON.stringify(text.slice(-500))}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
-  };
-}
 
 function newBackend(names: ObjectNames, home: string): Backend {
   const host: HostFacts = { uid: process.getuid!(), gid: process.getgid!(), home, platform: process.platform, pathExists: () => false };

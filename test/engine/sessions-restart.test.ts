@@ -20,6 +20,7 @@ import { docker as mainDocker, TEST_LABEL } from '../support/docker';
 import { ensureTestRuntimeImage, TEST_BUILD_ARGS, repoRoot } from '../support/image';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
+import { screen } from '../support/screen';
 
 installVscodeLite();
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -29,26 +30,6 @@ const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;
-
-/** Everything a terminal showed, and a way to wait for a pattern in it. */
-function screen(pty: Pty) {
-  let text = '';
-  pty.onDidWrite((t) => (text += t));
-  return {
-    get text() {
-      return text;
-    },
-    async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const m = pattern.exec(text);
-        if (m) return m;
-        if (Date.now() > end) throw new Error(`the terminal never showed ${pattern}; it shows ${JSON.stringify(text.slice(-500))}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
-  };
-}
 
 /**
  * Copies an image from the main engine into the second one as a single layer: the second engine
