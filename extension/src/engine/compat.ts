@@ -104,7 +104,7 @@ export function podmanRootless(docker: Docker): Promise<boolean> {
 }
 
 /**
- * The user namespace a container needs on rootless Podman, or undefined elsewhere. Without one,
+ * The user namespace a container needs on rootless Podman (adaptCreateBody asks only there). Without one,
  * the container's uids are the user's subordinate ids, so nothing it writes into the workspace or
  * the bridge's run dir belongs to the user, and the bridge's sockets refuse it. `keep-id` maps the
  * user's own uid to itself; a container joining the anchor's PID namespace must also join its
@@ -132,7 +132,8 @@ const PODMAN_DEFAULT_NETWORK = 'podman';
  * A create body as this engine understands it. Unchanged for Docker. On Podman: rootless, the user
  * namespace of rootlessUsernsMode(); older than 5.3, `host-gateway` replaced by the gateway of the
  * container's network, which is the host as the container sees it (what Podman itself writes for
- * host.containers.internal). Every container we create goes through here.
+ * host.containers.internal). Every container a shell or peer messaging uses goes through here (the
+ * image preflight's throwaway container, with no network and no mounts, needs neither).
  */
 export async function adaptCreateBody<
   T extends { HostConfig?: { ExtraHosts?: string[]; NetworkMode?: string; PidMode?: string; UsernsMode?: string } },
