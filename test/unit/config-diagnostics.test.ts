@@ -66,8 +66,27 @@ describe('configProblems', () => {
     assert.deepEqual(found[0]!.span, { line: 2, column: 11, endLine: 2, endColumn: 14 });
   });
 
+  it('flags a named shell whose path cannot open, on its value, and leaves an absolute one alone', () => {
+    const found = problems(
+      'shells:\n  infra:\n    path: infra\n  web:\n    path: /srv/web\n  ops:\n    path: ""\n  db:\n    env: {A: "1"}\n',
+    );
+    assert.deepEqual(
+      found.map((p) => [p.severity, p.message, p.span.line, p.span.column]),
+      [
+        [
+          'warning',
+          "shells.infra.path: infra is not an absolute path, so opening this named shell is refused. Write the folder's full path, starting with /.",
+          3,
+          11,
+        ],
+        ['error', 'shells.ops.path is empty, so this named shell cannot open. Set it to the absolute path of its folder.', 7, 11],
+        ['error', 'shells.db.path is empty, so this named shell cannot open. Set it to the absolute path of its folder.', 8, 3],
+      ],
+    );
+  });
+
   it('finds nothing wrong in a good file, or an empty one', () => {
-    assert.deepEqual(problems('pull: never\npeer_messaging: false\nimage:\nenv:\n  A: 1\n'), []);
+    assert.deepEqual(problems('pull: never\npeer_messaging: false\nimage:\nenv:\n  A: 1\nshells:\n  web:\n    path: /srv/web\n'), []);
     assert.deepEqual(problems(''), []);
   });
 });

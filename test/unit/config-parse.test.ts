@@ -168,9 +168,14 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
     );
   });
 
-  it('rejects values upstream rejects: relative shell path, bare ~ mounts_root, mirror with a scheme, bash, ../ seed', () => {
+  it('loads a relative or empty shell path, as upstream does: only opening that shell is refused (plan/namedShell.ts)', () => {
+    const { layer, issues } = parseConfigFile('shells: {infra: {path: infra}, ops: {path: ""}, web: {path: /srv/web}}\n', FILE);
+    assert.deepEqual(issues, []);
+    assert.deepEqual(layer.shells, { infra: { path: 'infra', env: {} }, ops: { path: '', env: {} }, web: { path: '/srv/web', env: {} } });
+  });
+
+  it('rejects values upstream rejects: bare ~ mounts_root, mirror with a scheme, bash, ../ seed', () => {
     const cases: Array<[string, string, RegExp]> = [
-      ['shells: {infra: {path: infra}}', 'shells.infra.path', /expected an absolute path, got "infra"/],
       ['mounts_root: "~"', 'mounts_root', /bare "~"/],
       ['mounts_root: ./state', 'mounts_root', /expected an absolute path or ~\/sub/],
       ['registry_mirror: https://harbor.corp.io', 'registry_mirror', /without a scheme/],

@@ -483,6 +483,20 @@ describe('parity with the toolbox CLI: named shells', () => {
     assert.equal(empty.reason, 'shell "infra" has empty path');
   });
 
+  // @7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/keys.go: the shells row validates only
+  // each entry's env, so a relative path loads; ensureNamedShellPath refuses it when that shell
+  // opens, with internal/workspace/workspace.go ValidateAbsolute's "path %q is not absolute".
+  it('a relative shell path refuses only that shell; the folder and the other shells still open', () => {
+    const user = 'shells:\n  infra:\n    path: /srv/infra\n  scratch:\n    path: ~/scratch\n';
+    const relative = extensionOpenNamed('scratch', { user, kinds: dir });
+    assert.ok(!relative.opened);
+    assert.equal(relative.reason, 'path "~/scratch" is not absolute');
+    const other = extensionOpenNamed('infra', { user, kinds: dir });
+    assert.ok(other.opened, other.opened ? '' : other.reason);
+    const folder = extensionOpen({ user });
+    assert.ok(folder.opened, folder.opened ? '' : folder.reason);
+  });
+
   it("create-on-request writes shells.<key>.path into a new ~/.toolbox.yaml under upstream's header", () => {
     assert.equal(HOST.userConfig, '.toolbox.yaml', 'the file upstream writes: ~/.toolbox.yaml');
     const { text, key } = setShellPath(undefined, (keys) => shellKeyIn(keys, 'Infra'), upstreamDefaultPath('Infra'));

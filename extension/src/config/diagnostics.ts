@@ -2,7 +2,8 @@
  * The problems of one `.toolbox.yaml` text, placed on its lines, for the editor's Problems panel
  * (ui/configDiagnostics.ts), as upstream's `config doctor` reports them (configedit/doctor.go):
  * YAML syntax errors, unknown keys with "did you mean", values of the wrong type or shape, the
- * removed `tools:` block, and a `mounts:` patch that names no default mount. The same parser as
+ * removed `tools:` block, a `mounts:` patch that names no default mount, and a named shell whose
+ * path is empty or not absolute. The same parser as
  * an open (parse.ts), so the editor and Open Toolbox Shell never disagree. Pure.
  */
 import type { TextSpan } from './model';
@@ -43,7 +44,32 @@ export function configProblems(text: string, filePath: string, context: ProblemC
       span: locate(text, ['mounts', index, 'name'], 'value') ?? wholeLine(1),
     });
   });
+  // As the CLI's config doctor: a shell whose path cannot open is flagged, the rest of the file still loads.
+  for (const [name, shell] of Object.entries(parsed.layer.shells ?? {})) {
+    const problem = shellPathProblem(name, shell.path);
+    if (problem === undefined) continue;
+    const span = locate(text, ['shells', name, 'path'], 'value') ?? locate(text, ['shells', name], 'key') ?? wholeLine(1);
+    problems.push({ ...problem, span });
+  }
   return problems.sort((a, b) => a.span.line - b.span.line || a.span.column - b.span.column);
+}
+
+/** Why `toolbox shell <name>` would refuse this entry's path (plan/namedShell.ts), if it would. */
+function shellPathProblem(name: string, path: string | undefined): Omit<ConfigProblem, 'span'> | undefined {
+  const p = (path ?? '').trim();
+  if (p === '') {
+    return {
+      severity: 'error',
+      message: `shells.${name}.path is empty, so this named shell cannot open. Set it to the absolute path of its folder.`,
+    };
+  }
+  if (!p.startsWith('/')) {
+    return {
+      severity: 'warning',
+      message: `shells.${name}.path: ${p} is not an absolute path, so opening this named shell is refused. Write the folder's full path, starting with /.`,
+    };
+  }
+  return undefined;
 }
 
 function wholeLine(line: number): TextSpan {
