@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runtime image entrypoint (runs under tini as the container's user, usually the host uid:gid).
 # Mirrors upstream toolbox's entrypoint, in order:
+#   0. start the session holder on $TOOLBOX_SESSION_SOCKET when it is set, in the background
 #   1. give an unknown runtime uid/gid a passwd/group entry named toolbox
-#   1b. start the session holder on $TOOLBOX_SESSION_SOCKET when it is set, in the background
 #   2. run /usr/local/lib/toolbox/init.d/*.sh in parallel (logs in ~/.toolbox-state/init/<n>.log)
 #   3. trust /etc/ssl/proximo-ca.pem system-wide (only when it changed) and in $HOME/.pki/nssdb
 #   4. point git's credential helper at git-credential-toolbox when a bridge token is readable
@@ -83,18 +83,23 @@ ensure_account() {
   fi
 }
 
-# --- 1b. session holder ---------------------------------------------------------------------------
+# --- 0. session holder ----------------------------------------------------------------------------
 # The extension sets TOOLBOX_SESSION_SOCKET when its shells are held (docs/decisions/0009-session-holder.md):
 # starting the holder here, as the container starts, saves the first shell an exec
-# (docs/decisions/0032-session-holder-started-with-the-container.md). In the background, after the
-# account entry (its shells need one), and with the environment the container was given: bash's
-# own SHLVL and _ are not passed on. `ensure` is serialised, so an exec that starts it too is harmless.
+# (docs/decisions/0032-session-holder-started-with-the-container.md). First, in the background, so
+# Python's start overlaps the account step; its shells wait while that step's marker is there
+# (TOOLBOX_ACCOUNT_PENDING: bounded, not passed on to them; no marker when /tmp is not writable). With the environment the container was
+# given: bash's own SHLVL and _ are not passed on. `ensure` is serialised, so an exec that starts
+# it too is harmless.
+ACCOUNT_PENDING="/tmp/.toolbox-account-pending-$(id -u)"
 start_session_holder() {
   [ -n "${TOOLBOX_SESSION_SOCKET:-}" ] || return 0
   [ -f "$SESSION_HOLDER" ] || return 0
   local out=/dev/null
   if [ -n "$LOG_FILE" ]; then out="$INIT_LOG_DIR/session-holder.log"; fi
-  env -u SHLVL -u _ python3 -S "$SESSION_HOLDER" ensure --socket "$TOOLBOX_SESSION_SOCKET" </dev/null >>"$out" 2>&1 &
+  local pending=""
+  if : >"$ACCOUNT_PENDING" 2>/dev/null; then pending="$ACCOUNT_PENDING"; fi
+  TOOLBOX_ACCOUNT_PENDING="$pending" env -u SHLVL -u _ python3 -S "$SESSION_HOLDER" ensure --socket "$TOOLBOX_SESSION_SOCKET" </dev/null >>"$out" 2>&1 &
   log "starting the session holder on $TOOLBOX_SESSION_SOCKET"
 }
 
@@ -172,8 +177,10 @@ run_startup_scripts() {
   return "$rc"
 }
 
-step account ensure_account
 step session-holder start_session_holder
+step account ensure_account
+# The account step has run (whatever its outcome): the holder's shells may start.
+rm -f "$ACCOUNT_PENDING" 2>/dev/null
 step init.d run_init_d
 step proximo-ca trust_proximo_ca
 step git-credentials configure_git_credentials

@@ -321,15 +321,19 @@ describe('session holder started by the container itself (ENV.sessionSocket)', (
   });
 
   /** A started container of the runtime image, with the socket variable or without (as older versions made them). */
-  async function containerWith(name: string, socketVariable: boolean): Promise<{ container: Docker.Container; address: HolderAddress }> {
+  async function containerWith(
+    name: string,
+    socketVariable: boolean,
+    user = ids,
+  ): Promise<{ container: Docker.Container; address: HolderAddress }> {
     const runDir = mkdtempSync(join(tmpdir(), 'tbxt-run-'));
     runDirs.push(runDir);
-    chownSync(runDir, ids.uid, ids.gid);
-    const address = holderAddress(runDir, USER);
+    chownSync(runDir, user.uid, user.gid);
+    const address = holderAddress(runDir, `${user.uid}:${user.gid}`);
     const container = await createAdapted(ns.docker, {
       name: `${ns.names.prefix}-${name}`,
       Image: image,
-      User: USER,
+      User: `${user.uid}:${user.gid}`,
       Env: socketVariable ? [`${ENV.sessionSocket}=${address.containerSocket}`] : [],
       Labels: { [TEST_LABEL]: '1' },
       HostConfig: { Binds: [`${runDir}:${CONTAINER.bridgeRunDir}`], NetworkMode: 'none' },
@@ -360,6 +364,32 @@ describe('session holder started by the container itself (ENV.sessionSocket)', (
     await ensureHolder(ns.docker, container.id, address);
     const { stdout } = await execIn(container, ['sh', '-c', 'pgrep -fc "toolbox-session (serve|ensure)"']);
     assert.equal(stdout.trim(), '1', 'one holder daemon');
+  });
+
+  it("gives the first shell of a user the image does not know its account: the holder starts before the entrypoint's account step", async () => {
+    const { container, address } = await containerWith('own-holder-account', true, testUser(4343, 4343));
+    const transport = await reachHolder(ns.docker, container.id, address, { startedByContainer: true });
+    const s = await startHeldSession(transport, {
+      cmd: [
+        'sh',
+        '-c',
+        'echo "who=[$(id -un)] home=[$(getent passwd $(id -u) | cut -d: -f6)] pending=[${TOOLBOX_ACCOUNT_PENDING-unset}]"; sleep 30',
+      ],
+      env: [],
+      cwd: '/',
+      cols: 80,
+      rows: 24,
+    });
+    const [, who, home, pending] = await collect(s).waitFor(/who=\[(.*?)\] home=\[(.*?)\] pending=\[(.*?)\]/);
+    assert.equal(who, 'toolbox', 'the account entry was there when the shell started');
+    assert.equal(home, CONTAINER.home);
+    assert.equal(pending, 'unset', "the entrypoint's marker variable is not passed on");
+    await s.kill();
+    // The order that makes it faster: the holder's start is under way before the account step.
+    const log = (await container.logs({ stdout: true, stderr: true })).toString();
+    const started = log.indexOf('starting the session holder');
+    const account = log.indexOf('added passwd entry toolbox:4343');
+    if (testUser(4343, 4343).uid === 4343) assert.ok(started >= 0 && account > started, log);
   });
 
   it('starts one holder when an exec ensure races the entrypoint', async () => {
