@@ -101,6 +101,12 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
       await input.press('Enter');
       await page.locator('.quick-input-widget', { hasText: 'New Agent Worktree (2/2)' }).waitFor({ timeout: 30_000 });
       await input.fill('Say $(echo hi) and `id`; done');
+      // The worktree and its container are made while the task is typed: ready before Enter.
+      await page
+        .getByText(/waiting for the task/)
+        .first()
+        .waitFor({ timeout: LONG });
+      assert.match(git(folder, 'branch', '--list', 'task/one'), /task\/one/, 'the branch exists before the task is given');
       await wb.shot('new-prompt');
       await input.press('Enter');
       await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().waitFor({ timeout: LONG });

@@ -139,6 +139,7 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
       progress,
       new AbortController().signal,
     );
+    assert.ok(opened);
     assert.equal(opened.path, join(repo, '.worktrees', 'tbx-agent-task-1'));
     assert.equal(opened.session.action, 'create');
     assert.ok(!logged.some((l) => /starts again/.test(l)), `planned from the checkout's own .toolbox.yaml: ${logged.join(' | ')}`);
@@ -205,6 +206,66 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
     assert.deepEqual(await docker().listContainers({ all: true, filters: { name: [before.container.name] } }), []);
   });
 
+  it('makes the worktree and starts its container while the task is typed; the agent gets the task given afterwards', async () => {
+    let give!: (task: string | undefined) => void;
+    const task = new Promise<string | undefined>((resolve) => (give = resolve));
+    let ready!: () => void;
+    const waiting = new Promise<void>((resolve) => (ready = resolve));
+    const progress = { step: (s: string) => (/waiting for the task/.test(s) ? ready() : undefined), log: () => undefined };
+    const creating = backend.createAgentWorktree(
+      { folder: repo, branch: 'agent/typed', prompt: task },
+      progress,
+      new AbortController().signal,
+    );
+    await waiting;
+    // Before the task is given: the worktree is checked out and its container runs.
+    const path = join(repo, '.worktrees', 'tbx-agent-typed');
+    assert.equal(git(path, env, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent/typed');
+    const running = await docker().listContainers({ filters: { name: [`${names.prefix}-tbx-agent-typed`] } });
+    assert.equal(running.length, 1, 'the container runs while the task is typed');
+    give('second task; $(touch /tmp/pwned3)');
+    const opened = await creating;
+    assert.ok(opened);
+    const shell = await opened.session.start({ cols: 100, rows: 30 });
+    let screen = '';
+    shell.stream.on('data', (b: Buffer) => (screen += b.toString('utf8')));
+    for (let i = 0; i < 600 && !/STAND-IN AGENT 1 ARGS/.test(screen); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.match(screen, /STAND-IN AGENT 1 ARGS/);
+    const argv = readFileSync(join(home, '.toolbox', 'toolbox', 'state', 'agent-argv'), 'utf8');
+    assert.deepEqual(argv.split('\0').slice(0, -1), ['second task; $(touch /tmp/pwned3)']);
+    shell.dispose();
+    await backend.removeAgentWorktree({ root: repo, branch: 'agent/typed' }, { force: true, deleteRemote: false });
+  });
+
+  it('removes the worktree, its branch and its container again when the task question is cancelled', async () => {
+    let give!: (task: string | undefined) => void;
+    const task = new Promise<string | undefined>((resolve) => (give = resolve));
+    const logged: string[] = [];
+    const progress = {
+      step: (s: string) => (/waiting for the task/.test(s) ? give(undefined) : undefined),
+      log: (line: string) => void logged.push(line),
+    };
+    const opened = await backend.createAgentWorktree(
+      { folder: repo, branch: 'agent/cancelled', prompt: task },
+      progress,
+      new AbortController().signal,
+    );
+    assert.equal(opened, undefined);
+    assert.ok(
+      logged.some((l) => /^Cancelled: the worktree agent\/cancelled and its container were removed again/.test(l)),
+      logged.join(' | '),
+    );
+    assert.equal(existsSync(join(repo, '.worktrees', 'tbx-agent-cancelled')), false);
+    assert.equal(git(repo, env, 'branch', '--list', 'agent/cancelled'), '');
+    assert.ok(!git(repo, env, 'worktree', 'list').includes('tbx-agent-cancelled'));
+    for (let i = 0; i < 100; i++) {
+      const left = await docker().listContainers({ all: true, filters: { name: [`${names.prefix}-tbx-agent-cancelled`] } });
+      if (left.length === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(await docker().listContainers({ all: true, filters: { name: [`${names.prefix}-tbx-agent-cancelled`] } }), []);
+  });
+
   it('starts the container again when the checkout brings another .toolbox.yaml than git had when it was planned', async () => {
     // origin moves on without this clone fetching: its origin/main still has the old file.
     const seed = join(dir, 'seed');
@@ -214,6 +275,7 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
     const logged: string[] = [];
     const progress = { step: () => undefined, log: (line: string) => void logged.push(line) };
     const opened = await backend.createAgentWorktree({ folder: repo, branch: 'agent/moved' }, progress, new AbortController().signal);
+    assert.ok(opened);
     assert.ok(
       logged.some((l) => /starts again/.test(l)),
       `the container planned from the stale file was replaced: ${logged.join(' | ')}`,

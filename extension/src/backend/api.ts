@@ -26,9 +26,10 @@ export interface ShellRequest {
   ports?: string[];
   /**
    * An agent worktree's shell: `folder` is the worktree, `root` its main repository (whose `.git`
-   * is mounted too). The first shell starts the agent (the `agent` key), with `prompt` as its task.
+   * is mounted too). The first shell starts the agent (the `agent` key), with `prompt` as its task
+   * (awaited only when that shell starts).
    */
-  worktree?: { root: string; prompt?: string };
+  worktree?: { root: string; prompt?: string | Promise<string | undefined> };
   /** Start this agent in the terminal instead of a shell (the shell follows when it exits). */
   agent?: 'claude' | 'codex';
 }
@@ -64,8 +65,12 @@ export interface AgentWorktreeRequest {
   base?: string;
   /** Branch from the base as last fetched, without contacting origin. */
   noFetch?: boolean;
-  /** The agent's task, passed to it as one argument. */
-  prompt?: string;
+  /**
+   * The agent's task, passed to it as one argument. A promise while the user still types it: the
+   * worktree and its container are made meanwhile, and `undefined` from it cancels the create,
+   * which then leaves nothing behind.
+   */
+  prompt?: string | Promise<string | undefined>;
 }
 
 export interface AgentWorktreeOpened {
@@ -332,9 +337,14 @@ export interface ToolboxBackend {
   stopContainer(name: string): Promise<void>;
   /**
    * New Agent Worktree: the worktree and branch (engine/worktree.ts), then its container with the
-   * agent started. A failure at any step leaves nothing behind (worktree, branch, container).
+   * agent started. A failure at any step leaves nothing behind (worktree, branch, container), and
+   * so does a task the user cancels (undefined then).
    */
-  createAgentWorktree(request: AgentWorktreeRequest, progress: SessionProgress, signal: AbortSignal): Promise<AgentWorktreeOpened>;
+  createAgentWorktree(
+    request: AgentWorktreeRequest,
+    progress: SessionProgress,
+    signal: AbortSignal,
+  ): Promise<AgentWorktreeOpened | undefined>;
   /** The toolbox worktrees of the repositories holding these folders, with git and container state. */
   agentWorktrees(folders: readonly string[]): Promise<AgentWorktreeSummary[]>;
   /** What removing a worktree would lose (uncommitted files, commits not on its base nor pushed). */

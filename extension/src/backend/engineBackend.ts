@@ -24,6 +24,7 @@ import { issuesForOpen } from '../config/openIssues';
 import { configProblems, type ConfigProblem } from '../config/diagnostics';
 import { renderResolvedConfig } from '../config/showConfig';
 import { connectEngine, describeConnection, describeSource, probeEngines, type EngineConnection } from '../engine/client';
+import { raceAbort } from '../engine/containers';
 import { startShellExec } from '../engine/exec';
 import { ensureImage, imageStartsHolder } from '../engine/image';
 import { extraCaCerts, publishedRuntimeImageRef, runtimeImageTag } from '../engine/imageBuild';
@@ -138,6 +139,8 @@ export interface EngineBackendDeps {
 
 /** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
 const SHELL_ENV = ['TERM=xterm-256color', 'COLORTERM=truecolor'];
+/** How long a New Agent Worktree made while its task was typed waits for it before it is removed again. */
+const TASK_WAIT_MS = 30 * 60_000;
 
 /** A project .toolbox.yaml's text before an edit (undefined when empty); a file we may not read throws. */
 async function readProjectFile(path: string, home: string): Promise<string | undefined> {
@@ -469,17 +472,23 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       names: this.deps.names,
       heldSessions: this.persistSessions(),
     };
-    let firstCommand: string[] | undefined;
+    // The first shell's command, made when that shell starts: a worktree's task may still be typed.
+    let firstCommand: (() => Promise<string[]>) | undefined;
+    let first: string | undefined;
     if (shell.worktree) {
       // The agent key, as upstream's worktree create: claude unless set; only claude or codex.
       const agent = config.agent ?? 'claude';
       const problem = worktreeAgentProblem(agent);
       if (problem) throw new Error(problem);
       request.worktreeRoot = shell.worktree.root;
-      firstCommand = agentLaunchCommand(agent, shell.worktree.prompt);
+      const prompt = shell.worktree.prompt;
+      firstCommand = async () => agentLaunchCommand(agent, await prompt);
+      first = agent;
     } else if (shell.agent) {
       // Start Claude Code / Start Codex: the agent first, an interactive shell when it exits.
-      firstCommand = agentLaunchCommand(AGENTS[shell.agent].command, undefined);
+      const command = agentLaunchCommand(AGENTS[shell.agent].command, undefined);
+      firstCommand = async () => command;
+      first = shell.agent;
     }
     const container = sessionContainerName(request);
     // The terminal's name says which folder it works in (the UI numbers a second one).
@@ -495,7 +504,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       open: (progress, signal) => this.openShell(request, ownImageBuildArgs, title, progress, signal, shell.folder, firstCommand),
     };
     // Everything the open plans from: two prepares with the same key open the same container.
-    this.planKeys.set(prepared, JSON.stringify({ ...request, names: request.names.prefix, title, firstCommand, warnings, notices }));
+    this.planKeys.set(prepared, JSON.stringify({ ...request, names: request.names.prefix, title, first, warnings, notices }));
     return prepared;
   }
 
@@ -507,7 +516,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     progress: SessionProgress,
     signal: AbortSignal,
     windowFolder: string = request.workspace,
-    firstCommand?: string[],
+    firstCommand?: () => Promise<string[]>,
   ): Promise<ShellSession> {
     const host = this.deps.host();
     const name = sessionContainerName(request);
@@ -573,12 +582,14 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     const held = await this.heldTransport(opened.id, opened.name, holder, progress, startedByContainer);
     // An agent worktree's first shell runs the agent; every later one is a plain shell.
     let pending = firstCommand;
-    const nextCmd = () => {
-      const cmd = pending ?? command.cmd;
+    const nextCmd = async (): Promise<string[]> => {
+      // Taken before the wait: a second start never gets the agent too.
+      const make = pending;
       pending = undefined;
-      return cmd;
+      return make ? await make() : command.cmd;
     };
-    const plain = ({ cols, rows }: TerminalSize) => startShellExec(docker, opened.id, { ...command, cmd: nextCmd(), cols, rows });
+    const plain = async ({ cols, rows }: TerminalSize) =>
+      startShellExec(docker, opened.id, { ...command, cmd: await nextCmd(), cols, rows });
     return {
       id: opened.id,
       name: opened.name,
@@ -597,7 +608,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       start:
         'transport' in held
           ? async ({ cols, rows }) => {
-              const cmd = nextCmd();
+              const cmd = await nextCmd();
               const session = await startHeldSession(held.transport, {
                 cmd,
                 env: command.env,
@@ -969,7 +980,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     await stopContainer(await this.connectedEngine(), name);
   }
 
-  async createAgentWorktree(request: AgentWorktreeRequest, progress: SessionProgress, signal: AbortSignal): Promise<AgentWorktreeOpened> {
+  async createAgentWorktree(
+    request: AgentWorktreeRequest,
+    progress: SessionProgress,
+    signal: AbortSignal,
+  ): Promise<AgentWorktreeOpened | undefined> {
     // The agent is checked before anything is created: a wrong one would only fail at the end.
     const { config } = await this.readConfig(request.folder);
     const problem = worktreeAgentProblem(config.agent ?? 'claude');
@@ -1028,6 +1043,17 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     try {
       if (box.status === 'rejected') throw box.reason;
       throwIfAborted(signal);
+      // The task may still be being typed: the worktree and its container are made meanwhile, so
+      // the agent starts as soon as it is given. No task (the question cancelled) removes them again.
+      if (typeof request.prompt === 'object') {
+        progress.step('Ready: waiting for the task');
+        if ((await raceAbort(request.prompt, signal, TASK_WAIT_MS)) === undefined) {
+          if (container !== undefined) await this.dropContainer(container, ours).catch(() => undefined);
+          await rollbackCreate(made.root, made.branch, made.path);
+          progress.log(`Cancelled: the worktree ${made.branch} and its container were removed again.`);
+          return undefined;
+        }
+      }
       // The open read the configuration before the checkout; the one the checkout (and the seed)
       // brought decides. The same plan keeps the container; another starts it again.
       const prepared = await this.prepareShell(shellRequest);

@@ -29,18 +29,14 @@ export const newAgentWorktree: ToolboxCommand = {
         validateInput: (v) => branchInputProblem(v),
       }));
     if (branch === undefined) return undefined;
-    const prompt =
-      given.prompt ??
-      (await vscode.window.showInputBox({
-        title: 'New Agent Worktree (2/2)',
-        prompt: 'The task for the agent (optional). It is passed to the agent exactly as typed.',
-        placeHolder: 'Leave empty to start the agent without a task',
-      }));
-    if (prompt === undefined) return undefined;
-    let request: AgentWorktreeRequest = { folder, branch: branch.trim(), prompt, base: given.base, noFetch: given.noFetch };
+    let request: AgentWorktreeRequest = { folder, branch: branch.trim(), prompt: given.prompt, base: given.base, noFetch: given.noFetch };
+    // What was typed as the task, kept when a refusal asks the question again.
+    const typed = { value: '' };
     for (;;) {
       try {
-        const opened = await s.shells.openAgentWorktree(request);
+        const opened = await (request.prompt !== undefined
+          ? s.shells.openAgentWorktree(request)
+          : openWhileTaskIsTyped((prompt) => s.shells.openAgentWorktree({ ...request, prompt }), typed));
         if (!opened) return undefined;
         s.refresh.noteShellOpened();
         for (const note of opened.notes) void vscode.window.showInformationMessage(note);
@@ -69,3 +65,31 @@ export const newAgentWorktree: ToolboxCommand = {
     }
   },
 };
+
+/**
+ * Asks for the task while the worktree and its container are made (the backend waits for it just
+ * before the agent starts), so the agent starts as soon as the task is given. Escape cancels: the
+ * backend removes what it made. A refusal closes the question at once, keeping what was typed.
+ */
+async function openWhileTaskIsTyped<T>(open: (prompt: Promise<string | undefined>) => Promise<T>, typed: { value: string }): Promise<T> {
+  const box = vscode.window.createInputBox();
+  box.title = 'New Agent Worktree (2/2)';
+  box.prompt = 'The task for the agent (optional). It is passed to the agent exactly as typed. The worktree is being made meanwhile.';
+  box.placeholder = 'Leave empty to start the agent without a task';
+  box.value = typed.value;
+  box.ignoreFocusOut = true;
+  let answer!: (task: string | undefined) => void;
+  const prompt = new Promise<string | undefined>((resolve) => (answer = resolve));
+  box.onDidChangeValue((v) => (typed.value = v));
+  box.onDidAccept(() => {
+    answer(box.value);
+    box.hide();
+  });
+  box.onDidHide(() => answer(undefined));
+  box.show();
+  try {
+    return await open(prompt);
+  } finally {
+    box.dispose();
+  }
+}
