@@ -2,8 +2,9 @@
  * The status bar: the drift warning, and the count of sessions that need you (AgentStatusBar).
  *
  * The drift warning: shown while a container of this window's folders has PID-namespace drift
- * (either direction) or lacks the socket volume; gone as soon as the drift is. It names the one
- * container to stop, never a blanket fix.
+ * (either direction), lacks the socket volume, or runs with another seccomp profile than the
+ * folder's toolbox.seccomp; gone as soon as the drift is. It names the one container to stop,
+ * never a blanket fix.
  */
 import * as vscode from 'vscode';
 import { driftStatus, type DriftFinding } from './model';
