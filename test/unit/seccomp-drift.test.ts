@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import { openDriftNotice, profileDrift, seccompDifference, seccompProfileOf } from '../../extension/src/plan/drift';
-import { driftStatus, findDrift, type ContainerSummary, type SeccompSetting } from '../../extension/src/ui/model';
+import { driftStatus, findDrift, findingKey, type ContainerSummary, type SeccompSetting } from '../../extension/src/ui/model';
 import { workspacesNodes } from '../../extension/src/ui/tree/render';
 
 const names = objectNames();
@@ -161,6 +161,15 @@ describe('seccomp drift in the status bar and the tree', () => {
     const perRun = container({ peerRun: true });
     const [f] = findDrift([perRun], anchorId, new Map([[folder, false]]), names, '', seccompIs('default'));
     assert.deepEqual([f?.drift, f?.perRun, f?.want], ['seccomp', true, true]);
+  });
+
+  it('a dismissed peer warning does not silence a seccomp difference that comes later on the same container', () => {
+    const peerOff = new Map([[folder, false]]);
+    const [peerOnly] = findDrift([container()], anchorId, peerOff, names, '', seccompIs('unconfined'));
+    const [both] = findDrift([container()], anchorId, peerOff, names, '', seccompIs('default'));
+    const [again] = findDrift([container()], anchorId, peerOff, names, '', seccompIs('unconfined'));
+    assert.notEqual(findingKey(peerOnly!), findingKey(both!));
+    assert.equal(findingKey(peerOnly!), findingKey(again!), 'the same difference stays dismissed across refreshes');
   });
 
   it('shows on the tree row: warning icon, drifted, the Recreate menu, and the sentence in the tooltip', () => {

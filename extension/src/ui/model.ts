@@ -247,6 +247,15 @@ export function driftNotice(
   return { message, detail: [...(peerOnly ? [asked, has] : []), ...seccompAsked, restart].join('\n\n') };
 }
 
+/**
+ * What a Dismiss on the drift warning silences: this container with this difference. A new
+ * difference on the same container (the seccomp setting changed after its peer drift was
+ * dismissed) shows again.
+ */
+export function findingKey(f: Pick<DriftFinding, 'container' | 'drift' | 'seccomp'>): string {
+  return `${f.container.id}|${f.drift}|${f.seccomp ?? ''}`;
+}
+
 /** The status bar warning for the findings: names the first container; undefined hides it. */
 export function driftStatus(findings: readonly DriftFinding[]): { text: string; tooltip: string; name: string } | undefined {
   const first = findings[0];

@@ -25,7 +25,7 @@ export const driftActions: ToolboxCommand = {
       answer = (await confirmDestructive(finding.notice.message, finding.notice.detail, restart)) ? restart : undefined;
     }
     if (answer === restart) return stopAndReopen(s, name, finding.folder, finding.perRun ? finding.want : undefined);
-    if (answer === dismiss) s.statusBar.dismiss(finding.container.id);
+    if (answer === dismiss) s.statusBar.dismiss(finding);
     return undefined;
   },
 };
