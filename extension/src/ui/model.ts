@@ -197,21 +197,23 @@ export function driftNotice(
   const c = f.container;
   const name = c.name;
   const staleNamespace = c.pidMode !== '' && !c.peer;
+  // What differs, in one sentence; the question the Restart button answers comes last.
   let message: string;
   const seccomp = f.seccomp ?? (f.drift === 'seccomp' ? 'default' : undefined);
-  if (f.drift === 'seccomp') {
-    message = `The container ${name} ${seccompDifference(seccomp!)}. ${RESTART}`;
+  const peerDiffers = f.drift !== 'seccomp';
+  if (!peerDiffers) {
+    message = `The container ${name} ${seccompDifference(seccomp ?? 'default')}.`;
   } else if (f.drift === 'missing-socket-volume') {
-    message = `The container ${name} has peer messaging on but no shared inbox volume (${names.socketVolume}), so its agents cannot reach any peer. ${RESTART}`;
+    message = `The container ${name} has peer messaging on but no shared inbox volume (${names.socketVolume}), so its agents cannot reach any peer.`;
   } else if (f.perRun) {
     message =
       f.drift === 'planned-on-but-outside'
-        ? `The container ${name} was opened with peer messaging on for that run, but it is no longer in the shared namespace${staleNamespace ? ' (the peer anchor was restarted)' : ''}, so its agents see no peers. ${RESTART}`
-        : `The container ${name} was opened with peer messaging off for that run, but it runs in the shared namespace, so its processes are visible to other toolbox containers. ${RESTART}`;
+        ? `The container ${name} was opened with peer messaging on for that run, but it is no longer in the shared namespace${staleNamespace ? ' (the peer anchor was restarted)' : ''}, so its agents see no peers.`
+        : `The container ${name} was opened with peer messaging off for that run, but it runs in the shared namespace, so its processes are visible to other toolbox containers.`;
   } else if (f.drift === 'planned-on-but-outside' && staleNamespace) {
-    message = `The container ${name} lost peer messaging: the shared namespace it joined is gone (the peer anchor was restarted). ${RESTART}`;
+    message = `The container ${name} lost peer messaging: the shared namespace it joined is gone (the peer anchor was restarted).`;
   } else {
-    message = `The container ${name} still has peer messaging ${onOff(!f.want)}; this folder is now set to ${onOff(f.want)}. ${RESTART}`;
+    message = `The container ${name} still has peer messaging ${onOff(!f.want)}; this folder is now set to ${onOff(f.want)}.`;
   }
   const has = [
     c.peer
@@ -229,22 +231,22 @@ export function driftNotice(
       ? `This folder's peer messaging is ${onOff(f.setting.on)} (${peerSourceText(f.setting.source, f.folder, home)}).`
       : `This folder's peer messaging is ${onOff(f.want)}.`;
   // Both differ: one sentence more before the question, one restart fixes both.
-  if (seccomp && f.drift !== 'seccomp') message = message.replace(` ${RESTART}`, ` It also ${seccompDifference(seccomp)}. ${RESTART}`);
+  if (seccomp && peerDiffers) message += ` It also ${seccompDifference(seccomp)}.`;
+  message += ` ${RESTART}`;
   const seccompAsked = seccomp
     ? [
         `This folder's toolbox.seccomp is ${seccomp}${f.seccompSetting?.scope ? ` (set in ${settingScopeText(f.seccompSetting.scope)})` : ''}; ` +
           `the container runs ${seccomp === 'default' ? 'unconfined (without a seccomp filter)' : "under Docker's default seccomp profile"}.`,
       ]
     : [];
-  const peerOnly = f.drift !== 'seccomp';
   const gets = [
-    ...(peerOnly ? [`peer messaging ${onOff(f.want)}`] : []),
+    ...(peerDiffers ? [`peer messaging ${onOff(f.want)}`] : []),
     ...(seccomp ? [seccomp === 'default' ? "Docker's default seccomp profile" : 'no seccomp filter (unconfined)'] : []),
   ].join(' and ');
   const restart =
     `Restart stops ${name}, which closes its open shells and ends the programs running in them, in every window, ` +
     `then opens a new shell with ${gets}. The files in your folder are kept.`;
-  return { message, detail: [...(peerOnly ? [asked, has] : []), ...seccompAsked, restart].join('\n\n') };
+  return { message, detail: [...(peerDiffers ? [asked, has] : []), ...seccompAsked, restart].join('\n\n') };
 }
 
 /**
