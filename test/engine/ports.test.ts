@@ -2,7 +2,9 @@
  * Issue 15, item 12 and the seccomp follow-up, against the real engine: a container opened with
  * upstream's -p specs publishes them on loopback (a server inside answers on the host port), the
  * Workspaces view lists them from inspect, a reattach that asks for another port or another
- * seccomp profile reports drift, and toolbox.seccomp reaches the container.
+ * seccomp profile reports drift, and toolbox.seccomp reaches the container. The views read each
+ * container's profile from the listing's inspect, so the status bar sees seccomp drift until the fix
+ * recreates the container.
  */
 import assert from 'node:assert/strict';
 import type Docker from 'dockerode';
@@ -12,14 +14,14 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { EngineContext } from '../../extension/src/engine/context';
-import { listToolboxContainers } from '../../extension/src/engine/lifecycle';
+import { listToolboxContainers, stopContainer } from '../../extension/src/engine/lifecycle';
 import { openContainer } from '../../extension/src/engine/open';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { parsePublishSpecs, publishedPorts } from '../../extension/src/plan/publish';
 import { planSession } from '../../extension/src/plan/session';
 import type { SeccompProfile } from '../../extension/src/contract/types';
 import { workspacesNodes } from '../../extension/src/ui/tree/render';
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import { driftStatus, findDrift, type ContainerSummary } from '../../extension/src/ui/model';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 
@@ -221,5 +223,58 @@ describe('published ports and the seccomp profile against the real engine', () =
       back.drift.map((d) => [d.kind, d.seccomp]),
       [['seccomp', 'default']],
     );
+  });
+
+  it("the views read each container's profile from the listing's inspect: drift until the fix recreates it with Docker's profile", async () => {
+    // Created unconfined (the default, as upstream's CLI creates it); then the folder asks for Docker's profile.
+    const plan = planAt('seccomp-views', []);
+    const first = await open(plan);
+    assert.equal(first.action, 'create');
+    // What the status bar judges: the listing the backend's snapshot reads, the same pure rule.
+    const judge = async () => {
+      const listed = (await listToolboxContainers(ctx)).find((c) => c.name === plan.name);
+      const summary: ContainerSummary | undefined = listed && {
+        id: listed.id,
+        name: listed.name,
+        state: listed.state,
+        kind: 'workspace',
+        pidMode: listed.pidMode,
+        peer: listed.peer,
+        mountsSocketVolume: false,
+        workspace: plan.workspace,
+        seccomp: listed.seccomp,
+      };
+      const findings = findDrift(
+        summary ? [summary] : [],
+        undefined,
+        new Map([[plan.workspace, false]]),
+        ns.names,
+        '',
+        new Map([[plan.workspace, { profile: 'default' as const, scope: 'folder' as const }]]),
+      );
+      return { listed, findings };
+    };
+    const before = await judge();
+    assert.equal(before.listed?.seccomp, 'unconfined');
+    assert.deepEqual(
+      before.findings.map((f) => [f.container.name, f.drift, f.seccomp]),
+      [[plan.name, 'seccomp', 'default']],
+    );
+    assert.equal(driftStatus(before.findings)?.text, `$(warning) ${plan.name} drifted`);
+
+    // The fix (ui/commands/recreateContainer.ts stopAndReopen): stop that one container, open it again with the setting now.
+    assert.equal(await stopContainer(ctx, plan.name), 'stopped');
+    const fixed = await open(planAt('seccomp-views', [], 'default'));
+    assert.equal(fixed.action, 'create');
+    assert.notEqual(fixed.id, first.id);
+    const info = await ns.docker.getContainer(fixed.id).inspect();
+    assert.ok(
+      !(info.HostConfig.SecurityOpt ?? []).some((o: string) => o.includes('unconfined')),
+      JSON.stringify(info.HostConfig.SecurityOpt),
+    );
+    assert.equal(await seccompMode(ns.docker, fixed.id), '2');
+    const after = await judge();
+    assert.equal(after.listed?.seccomp, 'default');
+    assert.deepEqual(after.findings, []);
   });
 });

@@ -25,6 +25,7 @@ function snapshot(containers: Snapshot['containers'] = []): Snapshot {
 function standInBackend() {
   const calls = { snapshot: 0, watch: 0, disposeWatch: 0 };
   let failure: Error | undefined;
+  let seccomp: 'unconfined' | 'default' = 'unconfined';
   let fireEvent: () => void = () => assert.fail('no event subscription');
   let failEvents: (err: Error) => void = () => assert.fail('no event subscription');
   const backend: ToolboxBackend = {
@@ -46,6 +47,7 @@ function standInBackend() {
     prepareNamedShellCreate: () => assert.fail('not used'),
     peerWanted: async () => true,
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
+    seccompSetting: async () => ({ profile: seccomp }),
     writeProjectPeerMessaging: () => assert.fail('not used'),
     pinUserPeerMessaging: () => assert.fail('not used'),
     configProblems: () => assert.fail('not used'),
@@ -64,6 +66,7 @@ function standInBackend() {
           peer: false,
           mountsSocketVolume: false,
           workspace: '/src/app',
+          seccomp: 'unconfined',
         },
       ]);
     },
@@ -85,6 +88,7 @@ function standInBackend() {
     backend,
     calls,
     breakEngine: (err: Error | undefined) => (failure = err),
+    setSeccomp: (profile: 'unconfined' | 'default') => (seccomp = profile),
     event: () => fireEvent(),
     eventsFail: (err: Error) => failEvents(err),
   };
@@ -153,6 +157,23 @@ describe('RefreshManager', () => {
       manager.state.findings.map((f) => [f.container.name, f.drift]),
       [['tbxtunit-app-1234abcd', 'planned-on-but-outside']],
     );
+    manager.dispose();
+  });
+
+  it("finds seccomp drift against the folder's toolbox.seccomp read on each refresh, with one snapshot and no other engine call", async () => {
+    const { calls, manager, setSeccomp } = await liveManager();
+    assert.equal(manager.state.findings[0]?.seccomp, undefined, 'unconfined, as the setting asks');
+    setSeccomp('default');
+    await manager.refreshNow();
+    assert.deepEqual(
+      manager.state.findings.map((f) => [f.container.name, f.drift, f.seccomp]),
+      [['tbxtunit-app-1234abcd', 'planned-on-but-outside', 'default']],
+      'one finding for both drifts',
+    );
+    assert.equal(calls.snapshot, 2);
+    setSeccomp('unconfined');
+    await manager.refreshNow();
+    assert.equal(manager.state.findings[0]?.seccomp, undefined);
     manager.dispose();
   });
 

@@ -3,7 +3,7 @@
  * real one (engineBackend.ts); commands, views and terminals only see this, so they stay thin.
  */
 import type * as vscode from 'vscode';
-import type { ObjectNames, OwnedContainerKind } from '../contract/types';
+import type { ObjectNames, OwnedContainerKind, SeccompProfile } from '../contract/types';
 import type { ShellExec } from '../engine/exec';
 import type { HolderAddress } from '../engine/sessions';
 import type { OpenAction } from '../engine/open';
@@ -272,6 +272,12 @@ export interface PeerSetting {
   projectFileUsable: boolean;
 }
 
+/** A folder's toolbox.seccomp now; `scope` is where it is set, undefined for the default (unconfined). */
+export interface SeccompSetting {
+  profile: SeccompProfile;
+  scope?: SettingScope;
+}
+
 /** A shell configured in `shells:` (config/model.ts ShellConfig), for the picker. */
 export interface NamedShellEntry {
   /** The key as the config file spells it. */
@@ -316,6 +322,8 @@ export interface ToolboxBackend {
   peerWanted(folder: string): Promise<boolean>;
   /** The same choice, with where it comes from (for the Peer Messaging view and the toggle). */
   peerSetting(folder: string): Promise<PeerSetting>;
+  /** The folder's toolbox.seccomp now (what its next container is created with), and where it is set. */
+  seccompSetting(folder: string): Promise<SeccompSetting>;
   /**
    * Writes `peer_messaging: <on>` into the folder's project .toolbox.yaml (the one that applies,
    * or a new one in the folder), keeping its comments. Returns the file written.
@@ -408,6 +416,12 @@ export interface ContainerSummary {
   peerRun?: boolean;
   /** Mounts the peer socket volume at the contract's socket dir. */
   mountsSocketVolume: boolean;
+  /**
+   * The seccomp profile it runs with, read from the inspect the listing already made
+   * (HostConfig.SecurityOpt, plan/drift.ts seccompProfileOf); undefined when not known, and then
+   * never judged as seccomp drift.
+   */
+  seccomp?: SeccompProfile;
   /** Host workspace folder, from the container's TOOLBOX_HOST_WORKSPACE. */
   workspace?: string;
   /** Routed proximo hosts pinned in the container (ExtraHosts other than host.docker.internal). */

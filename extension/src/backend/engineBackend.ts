@@ -109,6 +109,7 @@ import type {
   PeerSetting,
   PeerSettingSource,
   PreparedShell,
+  SeccompSetting,
   RebuildSummary,
   SessionProgress,
   SessionRecord,
@@ -309,9 +310,22 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
    * values count only in a trusted workspace, as for peerMessaging; anything unknown is the default.
    */
   private seccompFor(folder: string): SeccompProfile {
-    const scoped = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder));
-    const value = explicitSetting(scoped.inspect<string>('seccomp'), vscode.workspace.isTrusted);
-    return (SECCOMP_PROFILES as readonly string[]).includes(value ?? '') ? (value as SeccompProfile) : 'unconfined';
+    return this.readSeccompSetting(folder).profile;
+  }
+
+  async seccompSetting(folder: string): Promise<SeccompSetting> {
+    return this.readSeccompSetting(folder);
+  }
+
+  private readSeccompSetting(folder: string): SeccompSetting {
+    const inspected = vscode.workspace.getConfiguration('toolbox', vscode.Uri.file(folder)).inspect<string>('seccomp');
+    const trusted = vscode.workspace.isTrusted;
+    const value = explicitSetting(inspected, trusted);
+    if (!(SECCOMP_PROFILES as readonly string[]).includes(value ?? '')) return { profile: 'unconfined' };
+    const scope = explicitSettingScope(inspected, trusted);
+    // In a single-folder window the workspace settings are the folder's .vscode/settings.json.
+    const where = scope === 'workspace' && !vscode.workspace.workspaceFile ? 'folder' : scope;
+    return { profile: value as SeccompProfile, ...(where ? { scope: where } : {}) };
   }
 
   async peerWanted(folder: string): Promise<boolean> {
@@ -928,6 +942,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       pidMode: c.pidMode,
       peer: c.peer,
       ...(peerRun !== undefined ? { peerRun } : {}),
+      seccomp: c.seccomp,
       workspace: c.workspace ?? ws,
       mountsSocketVolume: !missingSocketVolume(info.Mounts, names),
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),

@@ -7,7 +7,8 @@
 import type Docker from 'dockerode';
 import { CONTAINER, LABELS } from '../contract/constants';
 import { bareName, foreignLabel, foreignLabelled } from '../contract/objects';
-import { joinsNamespace, storedPidMode } from '../plan/drift';
+import { joinsNamespace, seccompProfileOf, storedPidMode } from '../plan/drift';
+import type { SeccompProfile } from '../contract/types';
 import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified } from './errors';
 import { waitUntilGone } from './containers';
 import type { EngineContext } from './context';
@@ -27,6 +28,8 @@ export interface ListedContainer {
   pidMode: string;
   /** Joins the peer anchor's PID namespace (`container:<anchor name or id>`). */
   peer: boolean;
+  /** The seccomp profile it runs with, from the inspected HostConfig.SecurityOpt (the seccomp drift rule reads it). */
+  seccomp: SeccompProfile;
   createdAt: Date;
   /** The full inspect data, so callers need not ask the engine again. */
   detail: Docker.ContainerInspectInfo;
@@ -92,6 +95,7 @@ export async function listToolboxContainers(
       workspace: info.Labels?.[LABELS.workspace] || undefined,
       pidMode,
       peer: joinsNamespace(pidMode, anchor),
+      seccomp: seccompProfileOf(detail.HostConfig?.SecurityOpt),
       createdAt: new Date(info.Created * 1000),
       detail,
     }))

@@ -164,10 +164,29 @@ export function openDriftNotice(d: Pick<Drift, 'kind' | 'container' | 'port' | '
     case 'missing-port':
       return `The container ${d.container} does not publish ${d.port ? `port ${d.port}` : 'a port'} that this folder asks for. ${fix}`;
     case 'seccomp':
-      return d.seccomp === 'default'
-        ? `The container ${d.container} runs without a seccomp filter, although the toolbox.seccomp setting asks for Docker's default profile, so programs in it can make system calls that profile blocks. ${fix}`
-        : `The container ${d.container} runs under Docker's default seccomp profile, although the toolbox.seccomp setting asks for unconfined, so Codex's sandbox cannot start in it. ${fix}`;
+      return `The container ${d.container} ${seccompDifference(d.seccomp ?? 'default')}. ${fix}`;
   }
+}
+
+/**
+ * What differs when a container runs with the other seccomp profile than `wants` (the profile
+ * toolbox.seccomp asks for), and what it means, as the rest of a sentence that starts with the
+ * container ("The container X …"). The open's notice and the status bar's say the same.
+ */
+export function seccompDifference(wants: SeccompProfile): string {
+  return wants === 'default'
+    ? "runs without a seccomp filter, although the toolbox.seccomp setting asks for Docker's default profile, so programs in it can make system calls that profile blocks"
+    : "runs under Docker's default seccomp profile, although the toolbox.seccomp setting asks for unconfined, so Codex's sandbox cannot start in it";
+}
+
+/** Upstream's warning shape for seccomp drift, for the log: `wants` is the profile toolbox.seccomp asks for. */
+export function seccompWarning(container: string, wants: SeccompProfile): string {
+  return (
+    (wants === 'default'
+      ? `${container} runs with seccomp=unconfined although toolbox.seccomp asks for Docker's default profile`
+      : `${container} runs under Docker's default seccomp profile although toolbox.seccomp asks for unconfined`) +
+    ` — stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`
+  );
 }
 
 /** When the anchor or the socket volume cannot be set up: the shell starts without peers. */
@@ -195,16 +214,7 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
   }
   const seccomp = seccompDrift(info.HostConfig.SecurityOpt, plan.create.HostConfig.SecurityOpt);
   if (seccomp) {
-    drift.push({
-      kind: 'seccomp',
-      container,
-      seccomp,
-      message:
-        (seccomp === 'default'
-          ? `${container} runs with seccomp=unconfined although toolbox.seccomp asks for Docker's default profile`
-          : `${container} runs under Docker's default seccomp profile although toolbox.seccomp asks for unconfined`) +
-        ` — stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
-    });
+    drift.push({ kind: 'seccomp', container, seccomp, message: seccompWarning(container, seccomp) });
   }
   const published = (info.HostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string; HostPort?: string }> | null>;
   for (const p of plannedPorts(plan)) {
@@ -232,11 +242,26 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
  * custom profile is neither, and is judged as the default one.
  */
 export function seccompDrift(observed: readonly string[] | null | undefined, planned: readonly string[]): SeccompProfile | undefined {
-  const unconfined = (opts: readonly string[] | null | undefined) =>
-    (opts ?? []).some((o) => o === SECCOMP_UNCONFINED_OPT || o === 'seccomp:unconfined');
-  const wants = unconfined(planned);
-  if (wants === unconfined(observed)) return undefined;
-  return wants ? 'unconfined' : 'default';
+  return profileDrift(seccompProfileOf(observed), seccompProfileOf(planned));
+}
+
+/**
+ * The seccomp profile a container runs with, from its inspected `HostConfig.SecurityOpt`:
+ * `unconfined` for `seccomp=unconfined` (or the older `seccomp:unconfined`), else `default` (no
+ * option, or a custom profile, which is judged as the default one). The upstream CLI always sets
+ * `seccomp=unconfined` (docs/decisions/0024-seccomp-unconfined-with-an-opt-out.md).
+ */
+export function seccompProfileOf(securityOpt: readonly string[] | null | undefined): SeccompProfile {
+  return (securityOpt ?? []).some((o) => o === SECCOMP_UNCONFINED_OPT || o === 'seccomp:unconfined') ? 'unconfined' : 'default';
+}
+
+/**
+ * The views' seccomp rule: `wants` (the folder's toolbox.seccomp now) when the container runs
+ * with the other profile; undefined when they agree, or when the profile it runs with is not
+ * known (`observed` undefined: never judged on a guess).
+ */
+export function profileDrift(observed: SeccompProfile | undefined, wants: SeccompProfile): SeccompProfile | undefined {
+  return observed === undefined || observed === wants ? undefined : wants;
 }
 
 const PEER_KINDS: readonly DriftKind[] = ['joined-but-planned-off', 'planned-on-but-outside', 'missing-socket-volume'];

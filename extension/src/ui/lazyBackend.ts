@@ -48,6 +48,9 @@ export class LazyBackend implements ToolboxBackend, vscode.Disposable {
   peerSetting(folder: string) {
     return this.real.peerSetting(folder);
   }
+  seccompSetting(folder: string) {
+    return this.real.seccompSetting(folder);
+  }
   writeProjectPeerMessaging(folder: string, on: boolean) {
     return this.real.writeProjectPeerMessaging(folder, on);
   }

@@ -3,10 +3,10 @@
  * vscode import and no I/O here, so they are unit-tested (test/unit/tree-items.test.ts).
  */
 import { basename, dirname } from 'node:path';
-import { driftWarning, peerDrift, type PeerDriftKind } from '../plan/drift';
+import { driftWarning, peerDrift, profileDrift, seccompDifference, seccompWarning, type PeerDriftKind } from '../plan/drift';
 import { tildePath } from '../plan/posture';
-import type { ContainerSummary, PeerSetting, PeerSettingSource } from '../backend/api';
-import type { ObjectNames } from '../contract/types';
+import type { ContainerSummary, PeerSetting, PeerSettingSource, SeccompSetting } from '../backend/api';
+import type { ObjectNames, SeccompProfile } from '../contract/types';
 import { SETTINGS } from '../contract/constants';
 
 export type {
@@ -18,6 +18,7 @@ export type {
   PeerSetting,
   PeerSettingSource,
   ProximoSummary,
+  SeccompSetting,
   SocketVolumeSummary,
 } from '../backend/api';
 
@@ -45,10 +46,21 @@ export function sortForWorkspacesView(list: readonly ContainerSummary[], folders
     .sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 
+/** What a finding shows first: its peer drift when it has one, else `seccomp`. */
+export type FindingKind = PeerDriftKind | 'seccomp';
+
 export interface DriftFinding {
   container: ContainerSummary;
   folder: string;
-  drift: PeerDriftKind;
+  /** The peer drift (namespace first), or `seccomp` when only the seccomp profile differs. */
+  drift: FindingKind;
+  /**
+   * The profile the folder's toolbox.seccomp asks for, when the container runs with the other one
+   * (alone or besides a peer drift: one finding, one restart fixes both).
+   */
+  seccomp?: SeccompProfile;
+  /** The folder's toolbox.seccomp and where it is set, when the seccomp profile differs. */
+  seccompSetting?: SeccompSetting;
   /** Upstream's warning shape, for the log (plan/drift.ts driftWarning). */
   message: string;
   /** What the container's own open asked for: its per-run override, else the folder's setting now. */
@@ -75,6 +87,10 @@ const DEFAULT_SETTING: PeerSetting = { on: true, source: { from: 'default' }, pr
  * Messaging (this run)) is judged against that override, any other against the folder's setting
  * now (the planner's drift rules, plan/drift.ts). A per-run container whose state matches its
  * own request is never drift, whatever the folder says (docs/decisions/0014-per-run-peer-is-not-drift.md).
+ *
+ * Also those whose seccomp profile differs from the folder's toolbox.seccomp now (`seccomp`, by
+ * folder; a folder missing there, or a container whose profile is not known, is not judged).
+ * Both on one container make one finding (docs/decisions/0037-seccomp-drift-in-the-views.md).
  */
 export function findDrift(
   list: readonly ContainerSummary[],
@@ -82,6 +98,7 @@ export function findDrift(
   settings: ReadonlyMap<string, PeerSetting | boolean>,
   names: ObjectNames,
   home = '',
+  seccomp: ReadonlyMap<string, SeccompSetting> = new Map(),
 ): DriftFinding[] {
   const findings: DriftFinding[] = [];
   const folders = [...settings.keys()];
@@ -93,10 +110,24 @@ export function findDrift(
     const setting = raw === undefined ? DEFAULT_SETTING : typeof raw === 'boolean' ? { ...DEFAULT_SETTING, on: raw } : raw;
     const perRun = c.peerRun !== undefined;
     const want = c.peerRun ?? setting.on;
-    const drift = peerDrift(c, want, anchorId, names);
+    const peer = peerDrift(c, want, anchorId, names);
+    const wantsSeccomp = seccomp.get(folder);
+    const profile = wantsSeccomp ? profileDrift(c.seccomp, wantsSeccomp.profile) : undefined;
+    const drift: FindingKind | undefined = peer ?? (profile ? 'seccomp' : undefined);
     if (!drift) continue;
-    const finding = { container: c, folder, drift, want, perRun, ...(perRun ? {} : { setting }) };
-    findings.push({ ...finding, message: driftWarning(drift, c.name, names), notice: driftNotice(finding, names, home) });
+    const finding = {
+      container: c,
+      folder,
+      drift,
+      want,
+      perRun,
+      ...(perRun ? {} : { setting }),
+      ...(profile ? { seccomp: profile, seccompSetting: wantsSeccomp } : {}),
+    };
+    const message = [...(peer ? [driftWarning(peer, c.name, names)] : []), ...(profile ? [seccompWarning(c.name, profile)] : [])].join(
+      '\n',
+    );
+    findings.push({ ...finding, message, notice: driftNotice(finding, names, home) });
   }
   return findings;
 }
@@ -159,25 +190,30 @@ const RESTART = 'Restart it? Its open shells will close.';
  * setting (and where it is set), what the container has now, and what a restart does.
  */
 export function driftNotice(
-  f: Pick<DriftFinding, 'container' | 'folder' | 'drift' | 'want' | 'perRun' | 'setting'>,
+  f: Pick<DriftFinding, 'container' | 'folder' | 'drift' | 'want' | 'perRun' | 'setting' | 'seccomp' | 'seccompSetting'>,
   names: ObjectNames,
   home = '',
 ): DriftNotice {
   const c = f.container;
   const name = c.name;
   const staleNamespace = c.pidMode !== '' && !c.peer;
+  // What differs, in one sentence; the question the Restart button answers comes last.
   let message: string;
-  if (f.drift === 'missing-socket-volume') {
-    message = `The container ${name} has peer messaging on but no shared inbox volume (${names.socketVolume}), so its agents cannot reach any peer. ${RESTART}`;
+  const seccomp = f.seccomp ?? (f.drift === 'seccomp' ? 'default' : undefined);
+  const peerDiffers = f.drift !== 'seccomp';
+  if (!peerDiffers) {
+    message = `The container ${name} ${seccompDifference(seccomp ?? 'default')}.`;
+  } else if (f.drift === 'missing-socket-volume') {
+    message = `The container ${name} has peer messaging on but no shared inbox volume (${names.socketVolume}), so its agents cannot reach any peer.`;
   } else if (f.perRun) {
     message =
       f.drift === 'planned-on-but-outside'
-        ? `The container ${name} was opened with peer messaging on for that run, but it is no longer in the shared namespace${staleNamespace ? ' (the peer anchor was restarted)' : ''}, so its agents see no peers. ${RESTART}`
-        : `The container ${name} was opened with peer messaging off for that run, but it runs in the shared namespace, so its processes are visible to other toolbox containers. ${RESTART}`;
+        ? `The container ${name} was opened with peer messaging on for that run, but it is no longer in the shared namespace${staleNamespace ? ' (the peer anchor was restarted)' : ''}, so its agents see no peers.`
+        : `The container ${name} was opened with peer messaging off for that run, but it runs in the shared namespace, so its processes are visible to other toolbox containers.`;
   } else if (f.drift === 'planned-on-but-outside' && staleNamespace) {
-    message = `The container ${name} lost peer messaging: the shared namespace it joined is gone (the peer anchor was restarted). ${RESTART}`;
+    message = `The container ${name} lost peer messaging: the shared namespace it joined is gone (the peer anchor was restarted).`;
   } else {
-    message = `The container ${name} still has peer messaging ${onOff(!f.want)}; this folder is now set to ${onOff(f.want)}. ${RESTART}`;
+    message = `The container ${name} still has peer messaging ${onOff(!f.want)}; this folder is now set to ${onOff(f.want)}.`;
   }
   const has = [
     c.peer
@@ -194,10 +230,32 @@ export function driftNotice(
     : f.setting
       ? `This folder's peer messaging is ${onOff(f.setting.on)} (${peerSourceText(f.setting.source, f.folder, home)}).`
       : `This folder's peer messaging is ${onOff(f.want)}.`;
+  // Both differ: one sentence more before the question, one restart fixes both.
+  if (seccomp && peerDiffers) message += ` It also ${seccompDifference(seccomp)}.`;
+  message += ` ${RESTART}`;
+  const seccompAsked = seccomp
+    ? [
+        `This folder's toolbox.seccomp is ${seccomp}${f.seccompSetting?.scope ? ` (set in ${settingScopeText(f.seccompSetting.scope)})` : ''}; ` +
+          `the container runs ${seccomp === 'default' ? 'unconfined (without a seccomp filter)' : "under Docker's default seccomp profile"}.`,
+      ]
+    : [];
+  const gets = [
+    ...(peerDiffers ? [`peer messaging ${onOff(f.want)}`] : []),
+    ...(seccomp ? [seccomp === 'default' ? "Docker's default seccomp profile" : 'no seccomp filter (unconfined)'] : []),
+  ].join(' and ');
   const restart =
     `Restart stops ${name}, which closes its open shells and ends the programs running in them, in every window, ` +
-    `then opens a new shell with peer messaging ${onOff(f.want)}. The files in your folder are kept.`;
-  return { message, detail: [asked, has, restart].join('\n\n') };
+    `then opens a new shell with ${gets}. The files in your folder are kept.`;
+  return { message, detail: [...(peerDiffers ? [asked, has] : []), ...seccompAsked, restart].join('\n\n') };
+}
+
+/**
+ * What a Dismiss on the drift warning silences: this container with this difference. A new
+ * difference on the same container (the seccomp setting changed after its peer drift was
+ * dismissed) shows again.
+ */
+export function findingKey(f: Pick<DriftFinding, 'container' | 'drift' | 'seccomp'>): string {
+  return `${f.container.id}|${f.drift}|${f.seccomp ?? ''}`;
 }
 
 /** The status bar warning for the findings: names the first container; undefined hides it. */

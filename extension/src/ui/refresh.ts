@@ -142,9 +142,12 @@ export class RefreshManager implements vscode.Disposable {
     // proximo is looked up on this host, without Docker: its view has something to say either way.
     const proximo = this.backend.proximo().catch(() => undefined);
     try {
-      const [snapshot, wants] = await Promise.all([
+      const [snapshot, wants, seccomp] = await Promise.all([
         this.backend.snapshot(),
         Promise.all(folders.map(async (f) => [f, await this.backend.peerSetting(f).catch(() => undefined)] as const)),
+        // toolbox.seccomp is a VS Code setting, read without Docker; the profile each container runs
+        // with came with the snapshot's one inspect per container, so seccomp drift costs no engine call.
+        Promise.all(folders.map(async (f) => [f, await this.backend.seccompSetting(f).catch(() => undefined)] as const)),
       ]);
       // A folder whose config cannot be read is judged by the default (on), as before.
       const peerSettings = new Map(wants.flatMap(([f, s]) => (s ? [[f, s] as const] : [])));
@@ -155,6 +158,7 @@ export class RefreshManager implements vscode.Disposable {
         new Map(wants.map(([f, s]) => [f, s ?? true] as const)),
         this.backend.names,
         this.home,
+        new Map(seccomp.flatMap(([f, s]) => (s ? [[f, s] as const] : []))),
       );
       this.current = {
         snapshot,

@@ -2,11 +2,12 @@
  * The status bar: the drift warning, and the count of sessions that need you (AgentStatusBar).
  *
  * The drift warning: shown while a container of this window's folders has PID-namespace drift
- * (either direction) or lacks the socket volume; gone as soon as the drift is. It names the one
- * container to stop, never a blanket fix.
+ * (either direction), lacks the socket volume, or runs with another seccomp profile than the
+ * folder's toolbox.seccomp; gone as soon as the drift is. It names the one container to stop,
+ * never a blanket fix.
  */
 import * as vscode from 'vscode';
-import { driftStatus, type DriftFinding } from './model';
+import { driftStatus, findingKey, type DriftFinding } from './model';
 import { needsYouStatus, type AgentStatus } from './agentState';
 
 export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
@@ -14,7 +15,7 @@ export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
 export class DriftStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private findings: DriftFinding[] = [];
-  /** Container ids the user dismissed; a new finding shows again. */
+  /** Findings the user dismissed (findingKey: the container and what differs); a new finding shows again. */
   private readonly dismissed = new Set<string>();
 
   constructor() {
@@ -26,17 +27,17 @@ export class DriftStatusBar implements vscode.Disposable {
 
   /** Findings still to show (not dismissed). */
   get current(): DriftFinding[] {
-    return this.findings.filter((f) => !this.dismissed.has(f.container.id));
+    return this.findings.filter((f) => !this.dismissed.has(findingKey(f)));
   }
 
   update(findings: DriftFinding[]): void {
     this.findings = findings;
-    for (const id of [...this.dismissed]) if (!findings.some((f) => f.container.id === id)) this.dismissed.delete(id);
+    for (const key of [...this.dismissed]) if (!findings.some((f) => findingKey(f) === key)) this.dismissed.delete(key);
     this.render();
   }
 
-  dismiss(containerId: string): void {
-    this.dismissed.add(containerId);
+  dismiss(finding: DriftFinding): void {
+    this.dismissed.add(findingKey(finding));
     this.render();
   }
 

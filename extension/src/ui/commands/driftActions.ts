@@ -7,7 +7,8 @@ import type { ToolboxCommand } from './types';
  * The status bar warning's click: a sentence that says what differs and asks whether to restart
  * the one drifted container (short buttons), details that add which setting and what a restart
  * does, or dismiss. Restart reopens the shell the way the container was opened: with the folder's
- * setting, or with the same per-run choice.
+ * setting, or with the same per-run choice; a new container always gets the folder's toolbox.seccomp,
+ * so one restart fixes peer and seccomp drift alike.
  */
 export const driftActions: ToolboxCommand = {
   id: 'toolbox.driftActions',
@@ -24,7 +25,7 @@ export const driftActions: ToolboxCommand = {
       answer = (await confirmDestructive(finding.notice.message, finding.notice.detail, restart)) ? restart : undefined;
     }
     if (answer === restart) return stopAndReopen(s, name, finding.folder, finding.perRun ? finding.want : undefined);
-    if (answer === dismiss) s.statusBar.dismiss(finding.container.id);
+    if (answer === dismiss) s.statusBar.dismiss(finding);
     return undefined;
   },
 };

@@ -3,7 +3,6 @@
  * and tooltip. The providers only copy these onto vscode.TreeItems, so every `when` clause in
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
-import type { PeerDriftKind } from '../../plan/drift';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import type { AgentState, AgentStatus } from '../agentState';
@@ -15,6 +14,7 @@ import {
   type AgentSessionSummary,
   type AnchorSummary,
   type ContainerSummary,
+  type FindingKind,
   type HeldShellSummary,
   type PeerSetting,
   type ProximoSummary,
@@ -29,7 +29,7 @@ export interface IconSpec {
 
 export interface ContainerItemInput {
   container: ContainerSummary;
-  drift?: PeerDriftKind;
+  drift?: FindingKind;
   /** The container belongs to a folder of this window. */
   inThisWindow: boolean;
   /** This window asked the engine to stop it and the engine has not said it stopped yet. */
@@ -106,6 +106,10 @@ export function containerTooltip(i: ContainerItemInput, driftMessage?: string): 
   if (c.peerRun !== undefined) {
     lines.push(`Opened with peer messaging ${c.peerRun ? 'on' : 'off'} for that run only: the folder's setting does not apply to it.`);
   }
+  if (c.seccomp)
+    lines.push(
+      `Seccomp: ${c.seccomp === 'unconfined' ? 'unconfined (no filter, as the toolbox CLI creates it)' : "Docker's default profile"}`,
+    );
   if (driftMessage) lines.push('', driftMessage);
   return lines.join('\n');
 }
