@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
+import { containerSummary } from '../support/summary';
 import type { StartedShell } from '../../extension/src/backend/api';
 import type { ContainerSummary } from '../../extension/src/ui/model';
 import { needsYouStatus, nudgeSetting, nudgeText, shouldNudge, terminalName, type AgentStatus } from '../../extension/src/ui/agentState';
@@ -22,19 +23,8 @@ const needs: AgentStatus = {
   message: 'Claude needs your permission to use Bash',
 };
 
-function container(over: Partial<ContainerSummary> = {}): ContainerSummary {
-  return {
-    id: 'c0ffee',
-    name: 'toolbox-app-1234abcd',
-    state: 'running',
-    kind: 'workspace',
-    mountsSocketVolume: false,
-    pidMode: '',
-    peer: false,
-    workspace: '/src/app',
-    ...over,
-  };
-}
+const container = (over: Partial<ContainerSummary> = {}) =>
+  containerSummary({ mountsSocketVolume: false, pidMode: '', peer: false, ...over });
 
 describe('a session in the tree', () => {
   const holder = { containerSocket: '/run/s.sock', hostSocket: '/tmp/r/s.sock', user: '1000:1000' };

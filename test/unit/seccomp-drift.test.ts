@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { containerSummary } from '../support/summary';
 import { objectNames } from '../../extension/src/contract/objects';
 import { openDriftNotice, profileDrift, seccompDifference, seccompProfileOf } from '../../extension/src/plan/drift';
 import { driftStatus, findDrift, findingKey, type ContainerSummary, type SeccompSetting } from '../../extension/src/ui/model';
@@ -16,20 +17,7 @@ const anchorId = 'a1b2c3d4e5f6';
 const folder = '/src/app';
 
 /** A container of /src/app in the peer namespace, as the folder's default (peer on) wants it. */
-function container(over: Partial<ContainerSummary> = {}): ContainerSummary {
-  return {
-    id: 'c0ffee',
-    name: 'toolbox-app-1234abcd',
-    state: 'running',
-    kind: 'workspace',
-    mountsSocketVolume: true,
-    pidMode: `container:${anchorId}`,
-    peer: true,
-    workspace: folder,
-    seccomp: 'unconfined',
-    ...over,
-  };
-}
+const container = (over: Partial<ContainerSummary> = {}) => containerSummary({ seccomp: 'unconfined', ...over });
 
 const peerOn = new Map([[folder, true]]);
 const seccompIs = (profile: SeccompSetting['profile'], scope?: SeccompSetting['scope']) =>

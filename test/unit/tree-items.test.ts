@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { containerSummary } from '../support/summary';
 import { driftWarning } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
 import {
@@ -43,19 +44,7 @@ import { peerNodes, proximoNodes, workspacesNodes } from '../../extension/src/ui
 const names = objectNames();
 const anchorId = 'a1b2c3d4e5f6';
 
-function container(over: Partial<ContainerSummary> = {}): ContainerSummary {
-  return {
-    id: 'c0ffee',
-    name: 'toolbox-app-1234abcd',
-    state: 'running',
-    kind: 'workspace',
-    mountsSocketVolume: true,
-    pidMode: 'container:a1b2c3d4e5f6',
-    peer: true,
-    workspace: '/src/app',
-    ...over,
-  };
-}
+const container = containerSummary;
 
 describe('container tree items', () => {
   it('encode state, peer and drift in the contextValue so menus can match on them', () => {
