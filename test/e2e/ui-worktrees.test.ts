@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { docker } from '../support/docker';
 import { folder, LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
 
 const env = {
@@ -122,6 +123,35 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
       await row.filter({ hasText: 'running' }).first().waitFor({ timeout: 60_000 });
       await wb.shot('new-worktree-agent');
       assert.equal(git(folder, 'config', '--get', 'branch.task/one.base'), 'main');
+    })(),
+  );
+
+  it('removes the worktree, its branch and its container again when the task question is escaped', { timeout: LONG }, async () =>
+    wb.scenario('escape', async () => {
+      await wb.runCommand('Toolbox: New Agent Worktree…');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 30_000 });
+      await input.fill('task/escaped');
+      await input.press('Enter');
+      await page.locator('.quick-input-widget', { hasText: 'New Agent Worktree (2/2)' }).waitFor({ timeout: 30_000 });
+      await page
+        .getByText(/waiting for the task/)
+        .first()
+        .waitFor({ timeout: LONG });
+      assert.match(git(folder, 'branch', '--list', 'task/escaped'), /task\/escaped/, 'made while the task was typed');
+      await input.press('Escape');
+      const deadline = Date.now() + 60_000;
+      while (git(folder, 'branch', '--list', 'task/escaped') !== '' && Date.now() < deadline) await page.waitForTimeout(250);
+      assert.equal(git(folder, 'branch', '--list', 'task/escaped'), '', 'the branch is gone');
+      assert.ok(!git(folder, 'worktree', 'list').includes('tbx-task-escaped'), 'the worktree is gone');
+      const containers = async () =>
+        (await docker().listContainers({ all: true })).flatMap((c) => c.Names).filter((n) => n.includes('tbx-task-escaped'));
+      while ((await containers()).length > 0 && Date.now() < deadline) await page.waitForTimeout(250);
+      assert.deepEqual(await containers(), [], 'the container is gone');
+      // The view follows git's files and Docker's events: the row goes without a refresh.
+      await worktreeRow('task/escaped').first().waitFor({ state: 'detached', timeout: 30_000 });
+      await worktreeRow('task/one').first().waitFor({ timeout: 30_000 });
+      await wb.shot('escaped');
     })(),
   );
 });
