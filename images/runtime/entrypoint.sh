@@ -88,9 +88,10 @@ ensure_account() {
 # starting the holder here, as the container starts, saves the first shell an exec
 # (docs/decisions/0032-session-holder-started-with-the-container.md). First, in the background, so
 # Python's start overlaps the account step; its shells wait while that step's marker is there
-# (TOOLBOX_ACCOUNT_PENDING: bounded, not passed on to them; no marker when /tmp is not writable). With the environment the container was
-# given: bash's own SHLVL and _ are not passed on. `ensure` is serialised, so an exec that starts
-# it too is harmless.
+# (TOOLBOX_ACCOUNT_PENDING: bounded, not passed on to them; no marker when /tmp is not writable;
+# docs/decisions/0038-worktree-made-while-the-task-is-typed.md). With the environment the
+# container was given: bash's own SHLVL and _ are not passed on. `ensure` is serialised, so an
+# exec that starts it too is harmless.
 ACCOUNT_PENDING="/tmp/.toolbox-account-pending-$(id -u)"
 start_session_holder() {
   [ -n "${TOOLBOX_SESSION_SOCKET:-}" ] || return 0
