@@ -154,4 +154,25 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
       await wb.shot('escaped');
     })(),
   );
+
+  it('refuses a branch that exists while the task is typed: the question closes, the error says what to do', { timeout: LONG }, async () =>
+    wb.scenario('refused', async () => {
+      await wb.runCommand('Toolbox: New Agent Worktree…');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 30_000 });
+      await input.fill('task/one');
+      await input.press('Enter');
+      const error = page.locator('.notification-toast', { hasText: 'A branch named task/one already exists' });
+      await error.first().waitFor({ timeout: LONG });
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+      await wb.shot('refused-while-typing');
+      assert.equal(
+        git(folder, 'worktree', 'list')
+          .split('\n')
+          .filter((l) => l.includes('tbx-task-one')).length,
+        1,
+        'the existing worktree is untouched',
+      );
+    })(),
+  );
 });
