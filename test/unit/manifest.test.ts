@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CONTEXT_KEYS, EXTENSION_VERSION, SECCOMP_PROFILES, SETTINGS, WALKTHROUGH_ID } from '../../extension/src/contract/constants';
+import {
+  COMMAND_LABELS,
+  CONTEXT_KEYS,
+  EXTENSION_VERSION,
+  SECCOMP_PROFILES,
+  SETTINGS,
+  WALKTHROUGH_ID,
+} from '../../extension/src/contract/constants';
 
 const root = join(__dirname, '../../..');
 interface Step {
@@ -23,7 +30,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     configuration: { properties: Record<string, { scope?: string }> };
     views: Record<string, Array<{ id: string; name: string }>>;
     walkthroughs: Array<{ id: string; title: string; steps: Step[] }>;
-    commands: Array<{ command: string }>;
+    commands: Array<{ command: string; title?: string; category?: string }>;
   };
 };
 
@@ -51,6 +58,14 @@ describe('package.json', () => {
     assert.deepEqual(setting.enum, [...SECCOMP_PROFILES]);
     assert.equal(setting.scope, 'resource');
     assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(SETTINGS.seccomp));
+  });
+
+  it('lists the commands messages name under the labels they name (COMMAND_LABELS)', () => {
+    for (const { command, label } of Object.values(COMMAND_LABELS)) {
+      const c = pkg.contributes.commands.find((x) => x.command === command);
+      assert.ok(c, command);
+      assert.equal(c.category ? `${c.category}: ${c.title}` : c.title, label);
+    }
   });
 
   it('names every view in title case ("Proximo", not "proximo")', () => {

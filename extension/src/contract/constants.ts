@@ -463,6 +463,14 @@ export const SETTINGS = {
   notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
 } as const;
 
+/**
+ * Commands as the palette lists them (`Category: Title` in package.json), for messages that name
+ * one and for the UI that offers it as a button; test/unit/manifest.test.ts holds package.json to them.
+ */
+export const COMMAND_LABELS = {
+  selectEngine: { command: 'toolbox.selectEngine', label: 'Toolbox: Select Engine…' },
+} as const;
+
 export const CONTEXT_KEYS = {
   /** True once Docker answered a refresh, false after it failed (the walkthrough's first step). */
   engineReachable: 'toolbox.engineReachable',

@@ -3,6 +3,7 @@
  * (docs/decisions/0035-remote-engine-refuses-local-folders.md). Pure: the engine's host name (GET
  * /info Name) and this machine's (os.hostname()) come in as arguments.
  */
+import { COMMAND_LABELS } from '../contract/constants';
 import type { ResolvedEndpoint } from './client';
 
 export type EngineLocality = { remote: false } | { remote: true; engineHost: string; localHost: string };
@@ -46,6 +47,6 @@ export function remoteFolderRefusal(folder: string, endpoint: string, locality: 
     `(${locality.engineHost}; this one is ${locality.localHost}). The container gets the folder as a bind mount, ` +
     `and a bind mount takes the path on the engine's machine, where this folder does not exist (Docker would make an empty one there). ` +
     `Open the folder on ${locality.engineHost} with VS Code Remote-SSH, where Toolbox uses that machine's engine, ` +
-    `or pick an engine on this machine (Toolbox: Select Engine…). Nothing was created.`
+    `or pick an engine on this machine (${COMMAND_LABELS.selectEngine.label}). Nothing was created.`
   );
 }

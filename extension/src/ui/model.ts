@@ -7,7 +7,7 @@ import { driftWarning, peerDrift, profileDrift, seccompDifference, seccompWarnin
 import { tildePath } from '../plan/posture';
 import type { ContainerSummary, PeerSetting, PeerSettingSource, SeccompSetting } from '../backend/api';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
-import { SETTINGS } from '../contract/constants';
+import { COMMAND_LABELS, SETTINGS } from '../contract/constants';
 
 export type {
   AgentSessionSummary,
@@ -302,7 +302,7 @@ export function pointsAtDockerHost(message: string): boolean {
 
 /** The error says to pick another engine (an open refused on a remote engine, engine/remote.ts). */
 export function pointsAtSelectEngine(message: string): boolean {
-  return message.includes('Toolbox: Select Engine…');
+  return message.includes(COMMAND_LABELS.selectEngine.label);
 }
 
 /**
