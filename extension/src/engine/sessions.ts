@@ -580,10 +580,7 @@ export async function reachHolder(
   if (direct && (await greets(direct))) return direct;
   if (direct && opts.startedByContainer) {
     const deadline = Date.now() + SESSION_TIMEOUTS_MS.startedByContainer;
-    while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, SESSION_TIMEOUTS_MS.startPoll));
-      if (await greets(direct)) return direct;
-    }
+    if (await greetsBefore(direct, () => Date.now() >= deadline)) return direct;
   }
   const viaExec = execTransport(docker, containerId, address);
   const ensured = ensureHolder(docker, containerId, address);
@@ -593,19 +590,22 @@ export async function reachHolder(
     let settled = false;
     const outcome = ensured.then(() => false).finally(() => (settled = true));
     outcome.catch(() => undefined);
-    const greeted = (async () => {
-      while (!settled) {
-        if (await greets(direct)) return true;
-        await new Promise((resolve) => setTimeout(resolve, SESSION_TIMEOUTS_MS.startPoll));
-      }
-      return false;
-    })();
+    const greeted = greetsBefore(direct, () => settled);
     // A failed start (no holder in the image) rejects here, as it did before.
     if (await Promise.race([greeted, outcome])) return direct;
   }
   await ensured;
   if (direct && (await greets(direct))) return direct;
   return viaExec;
+}
+
+/** Tries the socket every SESSION_TIMEOUTS_MS.startPoll until it greets (true) or `stop` says so (false). */
+async function greetsBefore(transport: HolderTransport, stop: () => boolean): Promise<boolean> {
+  while (!stop()) {
+    await new Promise((resolve) => setTimeout(resolve, SESSION_TIMEOUTS_MS.startPoll));
+    if (await greets(transport)) return true;
+  }
+  return false;
 }
 
 async function greets(transport: HolderTransport): Promise<boolean> {
