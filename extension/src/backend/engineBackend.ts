@@ -1055,6 +1055,11 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
     }
     const made = added.value;
     for (const note of made.notes) progress.log(note);
+    // Nothing half-created: the container (if one was made), the worktree, its branch and base.
+    const undo = async () => {
+      if (container !== undefined) await this.dropContainer(container, ours).catch(() => undefined);
+      await rollbackCreate(made.root, made.branch, made.path);
+    };
     try {
       if (box.status === 'rejected') throw box.reason;
       throwIfAborted(signal);
@@ -1063,8 +1068,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       if (typeof request.prompt === 'object') {
         progress.step('Ready: waiting for the task');
         if ((await raceAbort(request.prompt, signal, TASK_WAIT_MS)) === undefined) {
-          if (container !== undefined) await this.dropContainer(container, ours).catch(() => undefined);
-          await rollbackCreate(made.root, made.branch, made.path);
+          await undo();
           progress.log(`Cancelled: the worktree ${made.branch} and its container were removed again.`);
           return undefined;
         }
@@ -1079,9 +1083,7 @@ export class EngineBackend implements ToolboxBackend, vscode.Disposable {
       const session = await prepared.open(progress, signal);
       return { ...made, prepared, session };
     } catch (err) {
-      // Nothing half-created: the container (if one was made), the worktree, its branch and base.
-      if (container !== undefined) await this.dropContainer(container, ours).catch(() => undefined);
-      await rollbackCreate(made.root, made.branch, made.path);
+      await undo();
       const why = err instanceof Error ? err.message : String(err);
       throw new Error(
         `${why} The worktree ${made.branch} was removed again, so nothing is left behind; fix the cause and create it again.`,
