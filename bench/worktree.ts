@@ -21,11 +21,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { objectNames } from '../extension/src/contract/objects';
-import { RUNTIME_IMAGE_TEST_REPO } from '../extension/src/contract/constants';
-import type { HostFacts } from '../extension/src/contract/types';
 import { docker, removeNamespaceObjects } from '../test/support/docker';
-import { ensureTestRuntimeImage, repoRoot, TEST_BUILD_ARGS } from '../test/support/image';
-import { installVscodeLite, silentLog } from '../test/support/vscodeLite';
+import { testBackend } from '../test/support/backend';
+import { ensureTestRuntimeImage } from '../test/support/image';
 import { fmtMs, spreadOf, stats, type ResultRow } from './harness';
 
 const run = promisify(execFile);
@@ -46,11 +44,6 @@ function firstMarker(cmd: string, args: string[]): Promise<void> {
 }
 
 export async function benchWorktree(): Promise<ResultRow[]> {
-  installVscodeLite();
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { createEngineBackend } =
-    require('../extension/src/backend/engineBackend') as typeof import('../extension/src/backend/engineBackend');
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const image = await ensureTestRuntimeImage();
   const names = objectNames(`tbxb${Math.random().toString(16).slice(2, 8)}`);
   const dir = mkdtempSync(join(tmpdir(), `${names.prefix}-wt-`));
@@ -81,16 +74,7 @@ export async function benchWorktree(): Promise<ResultRow[]> {
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho ${MARKER}\n`);
   chmodSync(join(bin, 'claude'), 0o755);
-  const host: HostFacts = { uid: process.getuid!(), gid: process.getgid!(), home, platform: process.platform, pathExists: existsSync };
-  const backend = createEngineBackend({
-    names,
-    host: () => host,
-    extensionPath: repoRoot(),
-    buildArgs: TEST_BUILD_ARGS,
-    imageRepo: RUNTIME_IMAGE_TEST_REPO,
-    log: silentLog as never,
-    editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: () => undefined },
-  });
+  const backend = testBackend(names, home, { pathExists: existsSync });
   const samples = { extension: [] as number[], cli: [] as number[], same: [] as number[], typed: [] as number[], exec: [] as number[] };
   // The extension's container of round 0, as `docker run` options with its worktree path as a placeholder.
   let template: { path: string; args: string[] } | undefined;
@@ -147,7 +131,7 @@ export async function benchWorktree(): Promise<ResultRow[]> {
               '--name',
               name,
               '--user',
-              `${host.uid}:${host.gid}`,
+              `${process.getuid!()}:${process.getgid!()}`,
               '-w',
               path,
               '-v',

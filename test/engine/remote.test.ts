@@ -17,14 +17,14 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
-import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
-import type { HostFacts, ObjectNames } from '../../extension/src/contract/types';
+import type { ObjectNames } from '../../extension/src/contract/types';
 import { connectEngine } from '../../extension/src/engine/client';
 import { startShellExec } from '../../extension/src/engine/exec';
 import { holderAddress, listHeldSessions, reachHolder } from '../../extension/src/engine/sessions';
 import { engineLocality } from '../../extension/src/engine/remote';
 import { docker as mainDocker, removeNamespaceObjects } from '../support/docker';
-import { ensureTestRuntimeImage, TEST_BUILD_ARGS, repoRoot } from '../support/image';
+import { testBackend, type TestBackend } from '../support/backend';
+import { ensureTestRuntimeImage } from '../support/image';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
 import { freePort, startLoopbackSshd, startSshAgent, type LoopbackSshd } from '../support/sshd';
 import { makeTlsFiles, type TlsFiles } from '../support/tls';
@@ -35,25 +35,14 @@ import { exitWhenDone } from '../support/exitGuard';
 installVscodeLite();
 exitWhenDone('remote.test');
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { createEngineBackend } =
-  require('../../extension/src/backend/engineBackend') as typeof import('../../extension/src/backend/engineBackend');
 const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;
-type Backend = ReturnType<typeof createEngineBackend>;
+type Backend = TestBackend;
 
 function newBackend(names: ObjectNames, home: string): Backend {
-  const host: HostFacts = { uid: process.getuid!(), gid: process.getgid!(), home, platform: process.platform, pathExists: () => false };
-  return createEngineBackend({
-    names,
-    host: () => host,
-    extensionPath: repoRoot(),
-    buildArgs: TEST_BUILD_ARGS,
-    imageRepo: RUNTIME_IMAGE_TEST_REPO,
-    log: silentLog as never,
-    editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: () => undefined },
-  });
+  return testBackend(names, home);
 }
 
 const quiet = { log: () => undefined, step: () => undefined };

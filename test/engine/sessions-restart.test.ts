@@ -13,19 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
-import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
-import type { HostFacts } from '../../extension/src/contract/types';
 import type { SessionRecord } from '../../extension/src/backend/api';
 import { docker as mainDocker, TEST_LABEL } from '../support/docker';
-import { ensureTestRuntimeImage, TEST_BUILD_ARGS, repoRoot } from '../support/image';
+import { testBackend, type TestBackend } from '../support/backend';
+import { ensureTestRuntimeImage } from '../support/image';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
 import { screen } from '../support/screen';
 
 installVscodeLite();
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { createEngineBackend } =
-  require('../../extension/src/backend/engineBackend') as typeof import('../../extension/src/backend/engineBackend');
 const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -65,9 +62,9 @@ describe('a held shell across a restart of its engine (private second dockerd)',
   let folder: string;
   const names = objectNames(`tbxt${Math.random().toString(16).slice(2, 8)}`);
   const savedDockerHost = process.env.DOCKER_HOST;
-  let backend: ReturnType<typeof createEngineBackend> | undefined;
+  let backend: TestBackend | undefined;
   const ptys: Pty[] = [];
-  const backends: ReturnType<typeof createEngineBackend>[] = [];
+  const backends: TestBackend[] = [];
 
   before(async () => {
     const image = await ensureTestRuntimeImage();
@@ -84,17 +81,8 @@ describe('a held shell across a restart of its engine (private second dockerd)',
   });
 
   /** A backend as a window (or a reloaded one) creates it. */
-  function newBackend(): ReturnType<typeof createEngineBackend> {
-    const host: HostFacts = { uid: process.getuid!(), gid: process.getgid!(), home, platform: process.platform, pathExists: () => false };
-    const b = createEngineBackend({
-      names,
-      host: () => host,
-      extensionPath: repoRoot(),
-      buildArgs: TEST_BUILD_ARGS,
-      imageRepo: RUNTIME_IMAGE_TEST_REPO,
-      log: silentLog as never,
-      editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: () => undefined },
-    });
+  function newBackend(): TestBackend {
+    const b = testBackend(names, home);
     backends.push(b);
     return b;
   }

@@ -17,18 +17,10 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import { WorktreeError } from '../../extension/src/engine/worktree';
-import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
-import type { HostFacts } from '../../extension/src/contract/types';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { execIn } from '../support/exec';
-import { ensureTestRuntimeImage, TEST_BUILD_ARGS, repoRoot } from '../support/image';
-import { installVscodeLite, silentLog } from '../support/vscodeLite';
-
-installVscodeLite();
-/* eslint-disable @typescript-eslint/no-require-imports */
-const { createEngineBackend } =
-  require('../../extension/src/backend/engineBackend') as typeof import('../../extension/src/backend/engineBackend');
-/* eslint-enable @typescript-eslint/no-require-imports */
+import { testBackend, type TestBackend } from '../support/backend';
+import { ensureTestRuntimeImage } from '../support/image';
 
 const GIT_SERVER = resolve(__dirname, '../../../test/fixtures/git-http-server.py');
 const PASSWORD = `pw-${Math.random().toString(16).slice(2)}`;
@@ -56,7 +48,7 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
   let repo: string;
   let server: ChildProcess | undefined;
   let env: NodeJS.ProcessEnv;
-  let backend: ReturnType<typeof createEngineBackend>;
+  let backend: TestBackend;
   let image: string;
 
   before(async () => {
@@ -106,15 +98,8 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
       '#!/bin/sh\nout=/home/toolbox/.toolbox-state/agent-argv\n: > "$out"\nfor a in "$@"; do printf \'%s\\0\' "$a" >> "$out"; done\necho "STAND-IN AGENT $# ARGS"\n',
     );
     chmodSync(join(bin, 'claude'), 0o755);
-    const host: HostFacts = { uid: process.getuid!(), gid: process.getgid!(), home, platform: process.platform, pathExists: existsSync };
-    backend = createEngineBackend({
-      names,
-      host: () => host,
-      extensionPath: repoRoot(),
-      buildArgs: TEST_BUILD_ARGS,
-      imageRepo: RUNTIME_IMAGE_TEST_REPO,
-      log: silentLog as never,
-      editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: () => undefined },
+    backend = testBackend(names, home, {
+      pathExists: existsSync,
       // Nobody answers: a host that is not a remote of the repository is refused.
       credentialConsent: { prompt: () => new Promise(() => undefined) },
     });
