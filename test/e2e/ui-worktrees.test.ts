@@ -60,6 +60,15 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
     await wb?.close();
   });
 
+  /** Runs New Agent Worktree… and answers its first question; the input then asks for the task. */
+  async function newAgentWorktreeBranch(branch: string) {
+    await wb.runCommand('Toolbox: New Agent Worktree…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 30_000 });
+    await input.fill(branch);
+    await input.press('Enter');
+    return input;
+  }
   const worktreeRow = (label: string) => page.locator('.pane', { hasText: 'Worktrees' }).locator('.monaco-list-row', { hasText: label });
 
   it('lists a worktree made in the CLI layout, with its git state', { timeout: 120_000 }, async () =>
@@ -128,11 +137,7 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
 
   it('removes the worktree, its branch and its container again when the task question is escaped', { timeout: LONG }, async () =>
     wb.scenario('escape', async () => {
-      await wb.runCommand('Toolbox: New Agent Worktree…');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ timeout: 30_000 });
-      await input.fill('task/escaped');
-      await input.press('Enter');
+      const input = await newAgentWorktreeBranch('task/escaped');
       await page.locator('.quick-input-widget', { hasText: 'New Agent Worktree (2/2)' }).waitFor({ timeout: 30_000 });
       await page
         .getByText(/waiting for the task/)
@@ -157,11 +162,7 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
 
   it('refuses a branch that exists while the task is typed: the question closes, the error says what to do', { timeout: LONG }, async () =>
     wb.scenario('refused', async () => {
-      await wb.runCommand('Toolbox: New Agent Worktree…');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ timeout: 30_000 });
-      await input.fill('task/one');
-      await input.press('Enter');
+      await newAgentWorktreeBranch('task/one');
       const error = page.locator('.notification-toast', { hasText: 'A branch named task/one already exists' });
       await error.first().waitFor({ timeout: LONG });
       await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
