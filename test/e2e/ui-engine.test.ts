@@ -23,11 +23,7 @@ describe('The engine in use, and Select Engine (issue 18)', { skip: uiTestsSkip 
 
   it('shows the engine and its source as the Workspaces view description', { timeout: 120_000 }, async () =>
     wb.scenario('view-description', async () => {
-      const header = page.locator('.pane-header', { hasText: 'Workspaces' });
-      const description = header.locator('.description', { hasText: /^Docker \d/ });
-      await description.first().waitFor({ timeout: 60_000 });
-      await wb.shot('view-description');
-      const text = (await description.first().innerText()).trim();
+      const text = await wb.engineDescription('view-description');
       assert.match(
         text,
         /^Docker \d+\.\d+\S* at (unix|tcp|npipe):\/\/\S+ \((the platform default|from DOCKER_HOST|from the toolbox\.dockerHost setting|from Docker context \S+|the .+ socket)\)$/,

@@ -50,11 +50,7 @@ describe('An engine on another machine (issue 18 item 4)', { skip: uiTestsSkip }
 
   it('says in the Workspaces view which machine the engine is on', { timeout: 120_000 }, async () =>
     wb.scenario('view-description', async () => {
-      const header = page.locator('.pane-header', { hasText: 'Workspaces' });
-      const description = header.locator('.description', { hasText: /^Docker \d/ });
-      await description.first().waitFor({ timeout: 60_000 });
-      await wb.shot('view-description');
-      const text = (await description.first().innerText()).trim();
+      const text = await wb.engineDescription('view-description');
       assert.match(
         text,
         new RegExp(

@@ -38,6 +38,8 @@ export interface Workbench {
   ask(command: string, pattern: RegExp): Promise<string>;
   /** Shows the Toolbox view in the side bar. */
   openToolboxView(): Promise<void>;
+  /** The Workspaces view's description (the engine it talks to), once it names one; screenshot `shotName`. */
+  engineDescription(shotName: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,14 @@ export async function openWorkbench(shotPrefix = ''): Promise<Workbench> {
     if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
   };
 
+  const engineDescription = async (shotName: string) => {
+    const header = page.locator('.pane-header', { hasText: 'Workspaces' });
+    const description = header.locator('.description', { hasText: /^Docker \d/ });
+    await description.first().waitFor({ timeout: 60_000 });
+    await shot(shotName);
+    return (await description.first().innerText()).trim();
+  };
+
   await page.goto(workbenchUrl(base!, folder, process.env.E2E_EXT_PATH!), { waitUntil: 'domcontentloaded' });
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   await openToolboxView();
@@ -137,5 +147,17 @@ export async function openWorkbench(shotPrefix = ''): Promise<Workbench> {
     await page.mouse.move(box.x + box.width + 260, box.y + 200, { steps: 5 });
     await page.mouse.up();
   }
-  return { browser, page, shot, scenario, runCommand, paletteLabels, terminalText, ask, openToolboxView, close: () => browser.close() };
+  return {
+    browser,
+    page,
+    shot,
+    scenario,
+    runCommand,
+    paletteLabels,
+    terminalText,
+    ask,
+    openToolboxView,
+    engineDescription,
+    close: () => browser.close(),
+  };
 }
