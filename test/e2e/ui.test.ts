@@ -140,9 +140,11 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
         await runCommand('Developer: Reload Window');
         await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
         // VS Code may also restore a host terminal of its own into the panel: pick ours by its tab.
+        // Alone, ours has no tab list, only the panel's single-terminal title.
         const tab = page.locator('.terminal-tabs-entry', { hasText: 'Toolbox:' }).first();
-        await tab.waitFor({ timeout: 60_000 });
-        await tab.click();
+        const single = page.locator('.single-terminal-tab', { hasText: 'Toolbox:' }).first();
+        await tab.or(single).first().waitFor({ timeout: 60_000 });
+        if (await tab.isVisible()) await tab.click();
         await page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true }).first().waitFor({ timeout: 60_000 });
       };
 
