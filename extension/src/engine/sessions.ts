@@ -57,10 +57,19 @@ export interface HolderTransport {
 }
 
 export class HolderUnavailableError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The holder answered that it has no session of that id (it ended, or never was there). */
+    readonly noSession = false,
+  ) {
     super(message);
     this.name = 'HolderUnavailableError';
   }
+}
+
+/** The holder's refusal of an attach names no session of its own (images/runtime/toolbox-session `fail`). */
+function refusesUnknownSession(message: string): boolean {
+  return message.startsWith('no session ');
 }
 
 /** The host path of the socket when the bridge run dir is mounted (engine/open's plan knows it). */
@@ -299,7 +308,13 @@ async function request(transport: HolderTransport, hello: Record<string, unknown
         clearTimeout(timer);
         try {
           const body = parseJson(frame);
-          if (frame.type === F.error) reject(new HolderUnavailableError(`the session holder refused: ${String(body.message)}`));
+          if (frame.type === F.error)
+            reject(
+              new HolderUnavailableError(
+                `the session holder refused: ${String(body.message)}`,
+                refusesUnknownSession(String(body.message)),
+              ),
+            );
           else resolve(body);
         } catch (err) {
           reject(err as Error);
@@ -461,10 +476,11 @@ async function attachTo(transport: HolderTransport, hello: Record<string, unknow
           output.push(null);
           conn.close();
         } else if (frame.type === F.error) {
-          const message = `the session holder refused: ${clause(String(parseJson(frame).message))}`;
+          const said = String(parseJson(frame).message);
+          const message = `the session holder refused: ${clause(said)}`;
           clearTimeout(timer);
-          reject(new HolderUnavailableError(message));
-          rejectExit(new HolderUnavailableError(message));
+          reject(new HolderUnavailableError(message, refusesUnknownSession(said)));
+          rejectExit(new HolderUnavailableError(message, refusesUnknownSession(said)));
           conn.close();
         }
       } catch (err) {
