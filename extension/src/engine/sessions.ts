@@ -17,6 +17,7 @@ import { Duplex, PassThrough } from 'node:stream';
 import { CONTAINER, SESSION_PROTOCOL } from '../contract/constants';
 import { holderContainerSocket } from '../plan/session';
 import { clause, engineMessage } from './errors';
+import { demux } from './containers';
 import type { ShellExec } from './exec';
 
 const F = SESSION_PROTOCOL.frames;
@@ -559,20 +560,9 @@ export async function ensureHolder(docker: Docker, containerId: string, address:
   });
   if (info.ExitCode === 127) throw new HolderUnavailableError('the container image has no session holder');
   if (info.ExitCode !== 0) {
-    const said = demuxText(Buffer.concat(chunks)).trim().slice(0, 300);
+    const said = demux(Buffer.concat(chunks)).trim().slice(0, 300);
     throw new HolderUnavailableError(`the session holder did not start (exit ${info.ExitCode ?? 'unknown'}${said ? `: ${said}` : ''})`);
   }
-}
-
-function demuxText(buf: Buffer): string {
-  const out: Buffer[] = [];
-  let i = 0;
-  while (i + 8 <= buf.length && buf[i + 1] === 0) {
-    const n = buf.readUInt32BE(i + 4);
-    out.push(buf.subarray(i + 8, i + 8 + n));
-    i += 8 + n;
-  }
-  return (i === 0 ? buf : Buffer.concat(out)).toString('utf8');
 }
 
 /**
