@@ -15,7 +15,7 @@ import {
   type PeerSetting,
   type PeerSettingSource,
 } from '../../extension/src/ui/model';
-import { PROXIMO_DOCS_URL } from '../../extension/src/contract/constants';
+import { PROXIMO_DOCS_URL } from '../../extension/src/ui/tree/render';
 import {
   anchorItem,
   containerContextValue,

@@ -20,7 +20,8 @@ import {
 } from '../config/files';
 import { formatIssue, parseConfigFile } from '../config/parse';
 import { renderResolvedConfig } from '../config/showConfig';
-import { HOST, SETTINGS } from '../contract/constants';
+import { HOST } from '../contract/constants';
+import { SETTINGS } from '../contract/manifest';
 import type { ObjectNames } from '../contract/types';
 import { patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
 import { listConfiguredShells, shellKeyIn, type PathKind } from '../plan/namedShell';

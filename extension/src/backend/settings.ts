@@ -1,10 +1,11 @@
 /**
  * The one adapter over VS Code's configuration and workspace trust. Every setting the backend
- * reads goes through here, under its name in SETTINGS (contract/constants.ts); the services get
+ * reads goes through here, under its name in SETTINGS (contract/manifest.ts); the services get
  * it handed in, so a test can give them a plain object instead.
  */
 import * as vscode from 'vscode';
-import { SECCOMP_PROFILES, SETTINGS } from '../contract/constants';
+import { SECCOMP_PROFILES } from '../contract/constants';
+import { SETTINGS } from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, type SettingScope } from '../config/settingScope';
 import type { SeccompSetting } from './api';

@@ -9,7 +9,7 @@
  * a project `mounts:` list does not append to the user file's list, it supersedes it.
  */
 import { DEFAULT_CONFIG, type ConfigIssue, type ConfigLayer, type KeyOrigin, type ResolvedConfig, type ToolboxConfig } from './model';
-import { SETTINGS } from '../contract/constants';
+import { SETTINGS } from '../contract/manifest';
 import { parseEnvLayer } from './env';
 import { isPlainObject, parseConfigFile } from './parse';
 

@@ -3,7 +3,7 @@
  * (docs/decisions/0035-remote-engine-refuses-local-folders.md). Pure: the engine's host name (GET
  * /info Name) and this machine's (os.hostname()) come in as arguments.
  */
-import { COMMAND_LABELS } from '../contract/constants';
+import { COMMAND_LABELS } from '../contract/manifest';
 import { ToolboxError } from '../contract/errors';
 import type { ResolvedEndpoint } from './client';
 

@@ -9,7 +9,7 @@
  * the focus; a user who went on typing in an editor is not looking at the terminal).
  */
 import * as vscode from 'vscode';
-import { SETTINGS } from '../contract/constants';
+import { SETTINGS } from '../contract/manifest';
 import { nudgeSetting, nudgeText, shouldNudge } from './agentState';
 import type { AgentTerminal, ShellLauncher } from './shells';
 

@@ -31,7 +31,7 @@ import { pruneAgentWorktrees } from './pruneAgentWorktrees';
 import { compareAgentWorktree } from './compareAgentWorktree';
 import { openAgentWorktreeFolder } from './openAgentWorktreeFolder';
 import type { CommandServices, ToolboxCommand } from './types';
-import { SETTINGS } from '../../contract/constants';
+import { SETTINGS } from '../../contract/manifest';
 import { errorActions, errorText } from '../../contract/errors';
 
 export const COMMANDS: readonly ToolboxCommand[] = [

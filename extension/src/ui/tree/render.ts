@@ -3,7 +3,7 @@
  * shows in each state is unit-tested without VS Code.
  */
 import type { ErrorAction } from '../../contract/errors';
-import { PROXIMO_DOCS_URL, SETTINGS } from '../../contract/constants';
+import { SETTINGS } from '../../contract/manifest';
 import { folderOf, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
 import type { ToolboxState } from '../refresh';
 import {
@@ -32,6 +32,9 @@ import {
 } from './items';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
+
+/** What proximo is, for a newcomer: upstream's page about the integration. */
+export const PROXIMO_DOCS_URL = 'https://github.com/filippolmt/toolbox/blob/main/docs/proximo.md';
 
 export interface TreeNode {
   /** Stable id, so VS Code keeps selection and expansion across refreshes. */
