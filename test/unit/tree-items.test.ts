@@ -7,14 +7,14 @@ import {
   driftStatus,
   findDrift,
   folderOf,
-  numberedTitle,
   projectFileOverriddenBy,
   sortForWorkspacesView,
-  stopContainerConfirmation,
   type ContainerSummary,
   type PeerSetting,
   type PeerSettingSource,
 } from '../../extension/src/ui/model';
+import { stopContainerConfirmation } from '../../extension/src/ui/confirmations';
+import { numberedTitle } from '../../extension/src/ui/titles';
 import { PROXIMO_DOCS_URL } from '../../extension/src/ui/tree/render';
 import {
   anchorItem,

@@ -27,7 +27,7 @@ type Producer = (
   token: vscode.CancellationToken,
 ) => Promise<{ prepared: PreparedShell; session: ShellSession; folder?: string } | undefined>;
 import { basename } from 'node:path';
-import { numberedTitle } from './model';
+import { numberedTitle } from './titles';
 import { withPhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
 import { ToolboxShellPty, type ShellEnd } from './terminal';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { stopAllConfirmation } from '../model';
+import { stopAllConfirmation } from '../confirmations';
 import type { ToolboxCommand } from './types';
 
 /**

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { stopContainerConfirmation } from '../model';
+import { stopContainerConfirmation } from '../confirmations';
 import { heldShellItem } from '../tree/items';
 import type { TreeNode } from '../tree/render';
 import { confirmDestructive, isConfirmed } from './confirm';
