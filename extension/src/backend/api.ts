@@ -9,25 +9,8 @@ import type { ObjectNames } from '../contract/types';
 import type { HolderAddress } from '../engine/sessions';
 import type { HostReach } from '../plan/posture';
 import type { ConfigProblem } from '../config/diagnostics';
-import type {
-  NamedShellCreatePlan,
-  NamedShellEntry,
-  PreparedShell,
-  SessionProgress,
-  SessionRecord,
-  ShellRequest,
-  StartedShell,
-} from './api/shells';
-import type {
-  AgentWorktreeChanges,
-  AgentWorktreeOpened,
-  AgentWorktreePruned,
-  AgentWorktreeRef,
-  AgentWorktreeRemoved,
-  AgentWorktreeRequest,
-  AgentWorktreeRisk,
-  AgentWorktreeSummary,
-} from './api/worktrees';
+import type * as Shells from './api/shells';
+import type * as Worktrees from './api/worktrees';
 import type { PeerSetting, SeccompSetting, TurnOffPlan } from './api/settings';
 import type { EngineChoice, ProximoSummary, RebuildSummary, Snapshot } from './api/views';
 
@@ -39,11 +22,11 @@ export * from './api/views';
 /** Opening shells and the held sessions they run in (backend/shells.ts, backend/sessions.ts). */
 export interface ShellService {
   /** Reads the folder's config and names its container; throws on a config error. No Docker, no files written. */
-  prepareShell(request: ShellRequest): Promise<PreparedShell>;
+  prepareShell(request: Shells.ShellRequest): Promise<Shells.PreparedShell>;
   /** Attaches to a recorded held session again (after a reload); SessionGoneError when it cannot. */
-  reattachShell(record: SessionRecord): Promise<StartedShell>;
+  reattachShell(record: Shells.SessionRecord): Promise<Shells.StartedShell>;
   /** Ends a held session (the user closed its terminal), then removes its container when nothing else runs there. */
-  endShell(record: SessionRecord): Promise<void>;
+  endShell(record: Shells.SessionRecord): Promise<void>;
   /** A shell ended by itself: removes its container when no other shell or session runs there (upstream's rule). */
   shellEnded(container: { id: string; name: string; holder?: HolderAddress }): Promise<void>;
 }
@@ -71,12 +54,12 @@ export interface ConfigService {
   /** The problems of a .toolbox.yaml text (either file), placed on its lines, for the Problems panel. No I/O. */
   configProblems(file: string, text: string): Promise<ConfigProblem[]>;
   /** The named shells the folder's config has (`shells:` in ~/.toolbox.yaml and the project file), sorted. */
-  namedShells(folder: string): Promise<NamedShellEntry[]>;
+  namedShells(folder: string): Promise<Shells.NamedShellEntry[]>;
   /**
    * Works out the ~/.toolbox.yaml edit that configures a named shell (upstream's `--create`);
    * rejects with a sentence for a name or path the CLI would refuse.
    */
-  prepareNamedShellCreate(folder: string, name: string, path: string): Promise<NamedShellCreatePlan>;
+  prepareNamedShellCreate(folder: string, name: string, path: string): Promise<Shells.NamedShellCreatePlan>;
   /**
    * Works out the `.toolbox.yaml` edit that turns one thing the container can reach off for the
    * folder; nothing is written until `apply()`. Rejects with a sentence (untrusted workspace,
@@ -115,7 +98,7 @@ export interface ContainerService {
    * (`noCache`: without the layer cache), then removes old toolbox runtime images that no
    * container uses. A cancelled rebuild leaves the tag where it was.
    */
-  rebuildRuntimeImage(options: { noCache: boolean }, progress: SessionProgress, signal: AbortSignal): Promise<RebuildSummary>;
+  rebuildRuntimeImage(options: { noCache: boolean }, progress: Shells.SessionProgress, signal: AbortSignal): Promise<RebuildSummary>;
 }
 
 /** Agent worktrees: the create with its undo, and the Worktrees view's actions (backend/worktrees.ts). */
@@ -126,24 +109,27 @@ export interface WorktreeService {
    * the user cancels (undefined then).
    */
   createAgentWorktree(
-    request: AgentWorktreeRequest,
-    progress: SessionProgress,
+    request: Worktrees.AgentWorktreeRequest,
+    progress: Shells.SessionProgress,
     signal: AbortSignal,
-  ): Promise<AgentWorktreeOpened | undefined>;
+  ): Promise<Worktrees.AgentWorktreeOpened | undefined>;
   /** The toolbox worktrees of the repositories holding these folders, with git and container state. */
-  agentWorktrees(folders: readonly string[]): Promise<AgentWorktreeSummary[]>;
+  agentWorktrees(folders: readonly string[]): Promise<Worktrees.AgentWorktreeSummary[]>;
   /** What removing a worktree would lose (uncommitted files, commits not on its base nor pushed). */
-  agentWorktreeRisk(worktree: AgentWorktreeRef): Promise<AgentWorktreeRisk>;
+  agentWorktreeRisk(worktree: Worktrees.AgentWorktreeRef): Promise<Worktrees.AgentWorktreeRisk>;
   /** Stops the worktree's container, removes the worktree and (safely) its branch. */
-  removeAgentWorktree(worktree: AgentWorktreeRef, options: { force: boolean; deleteRemote: boolean }): Promise<AgentWorktreeRemoved>;
+  removeAgentWorktree(
+    worktree: Worktrees.AgentWorktreeRef,
+    options: { force: boolean; deleteRemote: boolean },
+  ): Promise<Worktrees.AgentWorktreeRemoved>;
   /** Rebase onto the recorded base, push with lease; a conflict is an error saying how to go on. */
-  syncAgentWorktree(worktree: AgentWorktreeRef, log: (line: string) => void): Promise<{ base: string; resumed: boolean }>;
+  syncAgentWorktree(worktree: Worktrees.AgentWorktreeRef, log: (line: string) => void): Promise<{ base: string; resumed: boolean }>;
   /** What the worktree changed against its base (working tree included), from the host. */
-  agentWorktreeChanges(worktree: AgentWorktreeRef): Promise<AgentWorktreeChanges>;
+  agentWorktreeChanges(worktree: Worktrees.AgentWorktreeRef): Promise<Worktrees.AgentWorktreeChanges>;
   /** A file as it was at a commit of the worktree's repository (the left side of Compare with Base). */
   agentWorktreeFileAt(worktreePath: string, commit: string, file: string): Promise<string>;
   /** Removes the worktrees merged into their base (their containers stopped first). */
-  pruneAgentWorktrees(folder: string, log: (line: string) => void): Promise<AgentWorktreePruned>;
+  pruneAgentWorktrees(folder: string, log: (line: string) => void): Promise<Worktrees.AgentWorktreePruned>;
 }
 
 /** Every role: what the composition root builds and commands get. */

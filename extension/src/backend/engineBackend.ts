@@ -8,7 +8,7 @@ import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } 
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
 import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
-import type { ConfigService, ContainerService, LoadedBackend, ShellService, ViewService, WorktreeService } from './api';
+import type { LoadedBackend } from './api';
 import { BridgeRegistry } from './bridges';
 import { EngineConnector } from './connection';
 import { Containers } from './containers';
@@ -46,37 +46,6 @@ function role<T extends object, K extends keyof T>(service: T, keys: readonly K[
   return out;
 }
 
-/** Every method of each role, so the facade cannot miss one (the compiler checks the lists are whole). */
-const SHELL_KEYS = ['prepareShell', 'reattachShell', 'endShell', 'shellEnded'] as const satisfies readonly (keyof ShellService)[];
-const CONFIG_KEYS = [
-  'peerWanted',
-  'peerSetting',
-  'seccompSetting',
-  'writeProjectPeerMessaging',
-  'pinUserPeerMessaging',
-  'resolvedConfigText',
-  'configProblems',
-  'namedShells',
-  'prepareNamedShellCreate',
-  'prepareTurnOff',
-] as const satisfies readonly (keyof ConfigService)[];
-const CONTAINER_KEYS = [
-  'stopContainer',
-  'stopAllTargets',
-  'stopAll',
-  'rebuildRuntimeImage',
-] as const satisfies readonly (keyof ContainerService)[];
-const WORKTREE_KEYS = [
-  'createAgentWorktree',
-  'agentWorktrees',
-  'agentWorktreeRisk',
-  'removeAgentWorktree',
-  'syncAgentWorktree',
-  'agentWorktreeChanges',
-  'agentWorktreeFileAt',
-  'pruneAgentWorktrees',
-] as const satisfies readonly (keyof WorktreeService)[];
-
 export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const { names, log } = deps;
   const home = () => deps.host().home;
@@ -90,22 +59,18 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
   const views = new Views(names, deps.host, connector);
-  const shellRole: ShellService = {
-    prepareShell: (request) => shells.prepareShell(request),
-    ...role(sessions, ['reattachShell', 'endShell', 'shellEnded'] as const),
-  };
-  const viewRole: ViewService = {
-    names,
-    ...role(views, ['snapshot', 'proximo'] as const),
-    ...role(connector, ['watchEvents'] as const),
-  };
+  // Every role method once; the return type makes a missing one a compile error.
   return {
-    ...role(shellRole, SHELL_KEYS),
-    ...role(config, CONFIG_KEYS),
-    ...viewRole,
-    ...role(connector, ['engineChoices'] as const),
-    ...role(containers, CONTAINER_KEYS),
-    ...role(worktrees, WORKTREE_KEYS),
+    names,
+    ...role(shells, ['prepareShell']),
+    ...role(sessions, ['reattachShell', 'endShell', 'shellEnded']),
+    ...role(config, ['peerWanted', 'peerSetting', 'seccompSetting', 'writeProjectPeerMessaging', 'pinUserPeerMessaging']),
+    ...role(config, ['resolvedConfigText', 'configProblems', 'namedShells', 'prepareNamedShellCreate', 'prepareTurnOff']),
+    ...role(views, ['snapshot', 'proximo']),
+    ...role(connector, ['engineChoices', 'watchEvents']),
+    ...role(containers, ['stopContainer', 'stopAllTargets', 'stopAll', 'rebuildRuntimeImage']),
+    ...role(worktrees, ['createAgentWorktree', 'agentWorktrees', 'agentWorktreeRisk', 'removeAgentWorktree', 'pruneAgentWorktrees']),
+    ...role(worktrees, ['syncAgentWorktree', 'agentWorktreeChanges', 'agentWorktreeFileAt']),
     resetConnection: () => connector.close({ whenIdle: true }),
     dispose: () => connector.close(),
   };

@@ -9,6 +9,27 @@
  */
 const BRAND = Symbol.for('toolbox.error');
 
+/** The refusals and failures of an agent worktree's git steps, each a case the UI can act on. */
+export const WORKTREE_ERROR_CODES = [
+  'not-a-repo',
+  'bad-branch',
+  'branch-exists',
+  'dir-exists',
+  'no-origin',
+  'no-default-branch',
+  'no-base',
+  'fetch-failed',
+  'add-failed',
+  'not-found',
+  'dir-missing',
+  'dirty',
+  'remove-failed',
+  'rebase-conflict',
+  'sync-failed',
+] as const;
+
+export type WorktreeErrorCode = (typeof WORKTREE_ERROR_CODES)[number];
+
 /** What went wrong, as the UI tells cases apart. */
 export type ToolboxErrorCode =
   /** The engine cannot be reached or used (connect, probe, API floor). */
@@ -17,22 +38,7 @@ export type ToolboxErrorCode =
   | 'engine-remote'
   /** A recorded held shell cannot be attached again: it ended, or its container is gone. */
   | 'session-gone'
-  // Agent worktree refusals and failures (the worktree's git steps).
-  | 'not-a-repo'
-  | 'bad-branch'
-  | 'branch-exists'
-  | 'dir-exists'
-  | 'no-origin'
-  | 'no-default-branch'
-  | 'no-base'
-  | 'fetch-failed'
-  | 'add-failed'
-  | 'not-found'
-  | 'dir-missing'
-  | 'dirty'
-  | 'remove-failed'
-  | 'rebase-conflict'
-  | 'sync-failed';
+  | WorktreeErrorCode;
 
 /** A fix the UI offers beside the error, one button each. */
 export type ErrorAction =

@@ -28,26 +28,7 @@ import {
   type WorktreeEntry,
 } from '../plan/worktree';
 import { gitReason, runGit, type GitResult, type GitRunner } from './git';
-import { ToolboxError, type ToolboxErrorCode } from '../contract/errors';
-
-export type WorktreeErrorCode = Extract<
-  ToolboxErrorCode,
-  | 'not-a-repo'
-  | 'bad-branch'
-  | 'branch-exists'
-  | 'dir-exists'
-  | 'no-origin'
-  | 'no-default-branch'
-  | 'no-base'
-  | 'fetch-failed'
-  | 'add-failed'
-  | 'not-found'
-  | 'dir-missing'
-  | 'dirty'
-  | 'remove-failed'
-  | 'rebase-conflict'
-  | 'sync-failed'
->;
+import { ToolboxError, type WorktreeErrorCode } from '../contract/errors';
 
 export class WorktreeError extends ToolboxError {
   declare readonly code: WorktreeErrorCode;
