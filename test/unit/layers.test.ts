@@ -17,7 +17,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   config: ['contract'],
   plan: ['contract', 'config'],
   // Programs and connections on the host (child processes, host git, ssh): no vscode, no Docker.
-  host: ['contract'],
+  // plan, for the worktree layout host/worktree.ts carries out (plan/worktree.ts).
+  host: ['contract', 'plan'],
   proximo: ['contract', 'config', 'host'],
   engine: ['contract', 'config', 'plan', 'host'],
   bridge: ['contract', 'config', 'plan', 'host', 'proximo'],

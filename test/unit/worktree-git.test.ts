@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runGit, type GitRunner } from '../../extension/src/engine/git';
+import { runGit, type GitRunner } from '../../extension/src/host/git';
 import {
   addWorktree,
   checkWorktreeCreate,
@@ -24,7 +24,7 @@ import {
   syncWorktree,
   worktreeChanges,
   WorktreeError,
-} from '../../extension/src/engine/worktree';
+} from '../../extension/src/host/worktree';
 import { gitEnv, makeGitRig, type GitRig } from '../support/gitRepo';
 
 function runnerFor(rig: GitRig): GitRunner {

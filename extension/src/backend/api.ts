@@ -344,7 +344,7 @@ export interface ToolboxBackend {
   proximo(): Promise<ProximoSummary>;
   stopContainer(name: string): Promise<void>;
   /**
-   * New Agent Worktree: the worktree and branch (engine/worktree.ts), then its container with the
+   * New Agent Worktree: the worktree and branch (host/worktree.ts), then its container with the
    * agent started. A failure at any step leaves nothing behind (worktree, branch, container), and
    * so does a task the user cancels (undefined then).
    */

@@ -82,7 +82,7 @@ import {
   syncWorktree,
   worktreeChanges,
   fileAtCommit,
-} from '../engine/worktree';
+} from '../host/worktree';
 import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
 import { peerReach } from '../plan/peerReach';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';

@@ -4,7 +4,7 @@ import type { AgentWorktreeRequest } from '../../backend/api';
 import { pickFolder } from '../folders';
 import type { CommandServices, ToolboxCommand } from './types';
 
-/** The error code a refusal from engine/worktree.ts carries (only its type crosses into the UI). */
+/** The error code a refusal from host/worktree.ts carries (only its type crosses into the UI). */
 function codeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' ? code : undefined;

@@ -1,5 +1,5 @@
 /**
- * Agent worktrees on the host: create, list, remove, sync and prune, with host git (engine/git.ts)
+ * Agent worktrees on the host: create, list, remove, sync and prune, with host git (host/git.ts)
  * and the layout plan/worktree.ts decides, after upstream's internal/worktree (worktree.go).
  * No Docker here: the backend stops or opens the worktree's container around these calls.
  *
