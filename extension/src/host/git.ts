@@ -1,10 +1,9 @@
 /**
- * Host git, for agent worktrees: `git` spawned with an argument array (never a shell), bounded in
- * time and output, without a terminal prompt. The one place outside the bridge that runs a host
- * program; the bridge's own runner (bridge/hostProcess.ts) stays the bridge's.
+ * Host git, for agent worktrees: `git` run through host/process.ts (an argument array, never a
+ * shell, bounded in time and output), without a terminal prompt.
  */
-import { spawn } from 'node:child_process';
 import { GIT_LIMITS_MS, GIT_OUTPUT_BYTES } from '../contract/constants';
+import { runHostProcess, type HostProcessResult } from './process';
 
 export interface GitResult {
   code: number;
@@ -22,58 +21,45 @@ export interface GitOptions {
 
 export type GitRunner = (args: readonly string[], opts?: GitOptions) => Promise<GitResult>;
 
-/** Runs host git. Resolves with the exit code (never rejects for a non-zero one); rejects when git cannot start or runs out of time. */
-export const runGit: GitRunner = (args, opts = {}) =>
-  new Promise<GitResult>((resolve, reject) => {
-    const child = spawn('git', [...args], {
+/**
+ * Runs host git. Resolves with the exit code (never rejects for a non-zero one); rejects when git
+ * cannot start, runs out of time, or writes more than GIT_OUTPUT_BYTES (it is stopped then).
+ */
+export const runGit: GitRunner = async (args, opts = {}) => {
+  const limit = opts.timeoutMs ?? GIT_LIMITS_MS.local;
+  let r: HostProcessResult;
+  try {
+    r = await runHostProcess({
+      file: 'git',
+      args,
       cwd: opts.cwd,
-      shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      timeoutMs: limit,
+      maxOutputBytes: GIT_OUTPUT_BYTES,
       env: {
-        ...process.env,
-        // Never wait on a prompt nobody sees; English messages, so errors can be recognised.
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: '',
-        SSH_ASKPASS: '',
-        LC_ALL: 'C',
-        LANGUAGE: '',
-        ...opts.env,
+        // The user's git: their credential helpers, ssh agent and proxies need their session.
+        from: process.env,
+        pass: 'all',
+        set: {
+          // Never wait on a prompt nobody sees; English messages, so errors can be recognised.
+          GIT_TERMINAL_PROMPT: '0',
+          GIT_ASKPASS: '',
+          SSH_ASKPASS: '',
+          LC_ALL: 'C',
+          LANGUAGE: '',
+          ...opts.env,
+        },
       },
     });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outBytes = 0;
-    let errBytes = 0;
-    child.stdout.on('data', (b: Buffer) => {
-      if (outBytes < GIT_OUTPUT_BYTES) out.push(b);
-      outBytes += b.length;
-    });
-    child.stderr.on('data', (b: Buffer) => {
-      if (errBytes < GIT_OUTPUT_BYTES) err.push(b);
-      errBytes += b.length;
-    });
-    const limit = opts.timeoutMs ?? GIT_LIMITS_MS.local;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`git ${args[0] === '-C' ? args[2] : args[0]} did not finish within ${Math.round(limit / 1000)} s and was stopped.`));
-    }, limit);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(
-        (e as NodeJS.ErrnoException).code === 'ENOENT'
-          ? new Error('Git is not installed on this machine (or not on PATH). Install git, then try again.')
-          : e,
-      );
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({
-        code: code ?? 1,
-        stdout: Buffer.concat(out).toString('utf8').slice(0, GIT_OUTPUT_BYTES),
-        stderr: Buffer.concat(err).toString('utf8').slice(0, GIT_OUTPUT_BYTES),
-      });
-    });
-  });
+  } catch (e) {
+    throw (e as NodeJS.ErrnoException).code === 'ENOENT'
+      ? new Error('Git is not installed on this machine (or not on PATH). Install git, then try again.')
+      : e;
+  }
+  const what = `git ${args[0] === '-C' ? args[2] : args[0]}`;
+  if (r.timedOut) throw new Error(`${what} did not finish within ${Math.round(limit / 1000)} s and was stopped.`);
+  if (r.truncated) throw new Error(`${what} wrote more than ${GIT_OUTPUT_BYTES} bytes of output and was stopped.`);
+  return { code: r.exit, stdout: r.stdout, stderr: r.stderr };
+};
 
 /** git's own last error line(s), for a message: `fatal: …` without the prefix. */
 export function gitReason(r: GitResult): string {
