@@ -128,11 +128,6 @@ export interface CreatedWorktree {
   notes: string[];
 }
 
-/** Creates a toolbox worktree as upstream's `toolbox worktree create` does, minus the container. */
-export async function createWorktree(opts: CreateWorktreeOptions): Promise<CreatedWorktree> {
-  return addWorktree(await checkWorktreeCreate(opts), opts);
-}
-
 /** What the refusals found: where the worktree goes and what it branches from. Nothing is created yet. */
 export interface CheckedWorktree {
   root: string;
