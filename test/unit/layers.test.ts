@@ -81,6 +81,14 @@ describe('layering of extension/src', () => {
     assert.deepEqual(violations(join(SRC, 'ui', 'x.ts'), "import { c } from '../backend/api';\nimport { d } from './model';"), []);
   });
 
+  it('spawns host programs only in host/process.ts', () => {
+    const spawning = sourceFiles(SRC).filter((f) => /['"](node:)?child_process['"]/.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(
+      spawning.map((f) => relative(SRC, f)),
+      [join('host', 'process.ts')],
+    );
+  });
+
   it('keeps host/ below the layers that run host programs', () => {
     assert.equal(violations(join(SRC, 'host', 'x.ts'), "import { e } from '../engine/client';").length, 1);
     assert.equal(violations(join(SRC, 'host', 'x.ts'), "import type { F } from '../config/model';").length, 1);
