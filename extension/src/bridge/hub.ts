@@ -21,6 +21,7 @@ import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
 import { aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
 import type { BucketRates, EditorActions, RouteDeps, WorkspaceBinding } from './route';
 import { createBridgeServer, type BridgeLog, type ListenerScope } from './server';
+import { stopSound } from './sound';
 import { sweepStaleSockets, type SweepLimits } from './sweep';
 import {
   assertSocketPathFits,
@@ -387,6 +388,8 @@ export class BridgeHub {
    */
   async dispose(): Promise<void> {
     this.disposed = true;
+    // A sound a container asked for does not outlive the window.
+    stopSound();
     const entries = [...this.workspaces.values()];
     this.workspaces.clear();
     for (const entry of entries) this.releaseFiles(entry);

@@ -67,7 +67,7 @@ const NO_PLAYER =
 let playing: AbortController | undefined;
 let busy = false;
 
-/** Stops the player of a sound that is still playing (tests, and the extension's shutdown). */
+/** Stops the player of a sound that is still playing (the bridge hub calls it when it shuts down, bridge/hub.ts). */
 export function stopSound(): void {
   playing?.abort();
 }

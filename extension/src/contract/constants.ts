@@ -459,6 +459,8 @@ export const SETTINGS = {
   dockerHost: 'toolbox.dockerHost',
   peerMessaging: 'toolbox.peerMessaging',
   seccomp: 'toolbox.seccomp',
+  sessionsPersist: 'toolbox.sessions.persist',
+  runtimeImagePull: 'toolbox.runtimeImage.pull',
   /** When a session goes to "needs you": always, whenUnfocused (the window), never. */
   notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
 } as const;

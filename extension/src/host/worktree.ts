@@ -28,8 +28,10 @@ import {
   type WorktreeEntry,
 } from '../plan/worktree';
 import { gitReason, runGit, type GitResult, type GitRunner } from './git';
+import { ToolboxError, type ToolboxErrorCode } from '../contract/errors';
 
-export type WorktreeErrorCode =
+export type WorktreeErrorCode = Extract<
+  ToolboxErrorCode,
   | 'not-a-repo'
   | 'bad-branch'
   | 'branch-exists'
@@ -44,14 +46,14 @@ export type WorktreeErrorCode =
   | 'dirty'
   | 'remove-failed'
   | 'rebase-conflict'
-  | 'sync-failed';
+  | 'sync-failed'
+>;
 
-export class WorktreeError extends Error {
-  constructor(
-    readonly code: WorktreeErrorCode,
-    message: string,
-  ) {
-    super(message);
+export class WorktreeError extends ToolboxError {
+  declare readonly code: WorktreeErrorCode;
+
+  constructor(code: WorktreeErrorCode, message: string) {
+    super(code, message);
     this.name = 'WorktreeError';
   }
 }

@@ -176,16 +176,6 @@ export function seedCandidates(rootEntries: readonly string[], extra: readonly s
   return out;
 }
 
-/**
- * The bind that makes git work in a worktree's container: the main repository's `.git`, at the
- * same absolute path the worktree's `.git` pointer file names (upstream applyWorktreeSession).
- * The worktree itself is already mounted at its host path by the workspace mirror.
- */
-export function worktreeGitBind(root: string): string {
-  const gitDir = worktreeGitDir(root);
-  return `${gitDir}:${gitDir}`;
-}
-
 /** `<root>/.git`, clean. */
 export function worktreeGitDir(root: string): string {
   return cleanPath(`${root}/.git`);

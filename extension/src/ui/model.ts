@@ -7,7 +7,6 @@ import { driftWarning, peerDrift, profileDrift, seccompDifference, seccompWarnin
 import { tildePath } from '../plan/posture';
 import type { ContainerSummary, PeerSetting, PeerSettingSource, SeccompSetting } from '../backend/api';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
-import { COMMAND_LABELS, SETTINGS } from '../contract/constants';
 
 export type {
   AgentSessionSummary,
@@ -293,16 +292,6 @@ export function stopAllConfirmation(targets: readonly string[], anchor: string):
       'the socket volume and your files are kept.',
     stopLabel: `Stop ${n} Container${n === 1 ? '' : 's'}`,
   };
-}
-
-/** An engine error that the toolbox.dockerHost setting can fix (it names the setting). */
-export function pointsAtDockerHost(message: string): boolean {
-  return message.includes(SETTINGS.dockerHost);
-}
-
-/** The error says to pick another engine (an open refused on a remote engine, engine/remote.ts). */
-export function pointsAtSelectEngine(message: string): boolean {
-  return message.includes(COMMAND_LABELS.selectEngine.label);
 }
 
 /**

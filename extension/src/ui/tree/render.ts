@@ -2,8 +2,9 @@
  * The three views as plain nodes computed from the refresh state: pure, so what each view
  * shows in each state is unit-tested without VS Code.
  */
+import type { ErrorAction } from '../../contract/errors';
 import { PROXIMO_DOCS_URL, SETTINGS } from '../../contract/constants';
-import { folderOf, pointsAtDockerHost, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
+import { folderOf, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
 import type { ToolboxState } from '../refresh';
 import {
   agentRowItem,
@@ -61,8 +62,8 @@ export interface TreeNode {
 }
 
 /** The engine's error, once, at the top of the Workspaces view; with Open Setting when the setting can fix it. */
-function errorNodes(message: string): TreeNode[] {
-  const setting = pointsAtDockerHost(message);
+function errorNodes(message: string, actions: readonly ErrorAction[]): TreeNode[] {
+  const setting = actions.includes('open-docker-host-setting');
   const e = errorItem(message, setting);
   const open: TreeNode[] = setting
     ? [
@@ -103,7 +104,7 @@ export function workspacesNodes(
   agents: readonly AgentRowInput[] = [],
   now: number = Date.now(),
 ): TreeNode[] {
-  if (state.error) return errorNodes(state.error);
+  if (state.error) return errorNodes(state.error, state.errorActions ?? []);
   const snap = state.snapshot;
   if (!snap) return [];
   const drifted = new Map(state.findings.map((f) => [f.container.id, f]));

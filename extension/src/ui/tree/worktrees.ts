@@ -4,7 +4,7 @@
  * git's own files change (branches, worktrees, index, the worktree folders), debounced.
  */
 import * as vscode from 'vscode';
-import type { AgentWorktreeSummary, ToolboxBackend } from '../../backend/api';
+import type { AgentWorktreeSummary, WorktreeService } from '../../backend/api';
 import type { ToolboxState } from '../refresh';
 import { worktreeRow, type WorktreeRow } from './worktreeItems';
 
@@ -22,7 +22,7 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
   private visible = false;
 
   constructor(
-    private readonly backend: ToolboxBackend,
+    private readonly backend: Pick<WorktreeService, 'agentWorktrees'>,
     private readonly folders: () => string[],
     private readonly log: vscode.LogOutputChannel,
   ) {}
