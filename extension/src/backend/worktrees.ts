@@ -27,7 +27,7 @@ import {
   syncWorktree,
   worktreeChanges,
   type CreatedWorktree,
-} from '../engine/worktree';
+} from '../host/worktree';
 import { worktreeAgentProblem } from '../plan/worktree';
 import type {
   AgentWorktreeChanges,

@@ -403,7 +403,7 @@ export const GIT_LIMITS_MS = {
   network: 120_000,
 } as const;
 
-/** Host git output kept per call (stdout and stderr each). */
+/** Host git output a call may write (stdout and stderr together) before git is stopped and the call fails. */
 export const GIT_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 /**

@@ -3,7 +3,7 @@
  * a sync, the gitignored state a new worktree is seeded with, the extra mount that lets git work
  * inside its container, and the command that starts the agent. After upstream's
  * internal/worktree/plan.go and cmd/worktree.go. Pure: no fs, no git; the engine
- * (engine/worktree.ts) runs what this decides.
+ * (host/worktree.ts) runs what this decides.
  */
 import { CONTAINER, WORKTREE } from '../contract/constants';
 import { cleanPath } from './naming';

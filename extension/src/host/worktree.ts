@@ -1,5 +1,5 @@
 /**
- * Agent worktrees on the host: create, list, remove, sync and prune, with host git (engine/git.ts)
+ * Agent worktrees on the host: create, list, remove, sync and prune, with host git (host/git.ts)
  * and the layout plan/worktree.ts decides, after upstream's internal/worktree (worktree.go).
  * No Docker here: the backend stops or opens the worktree's container around these calls.
  *
@@ -109,11 +109,6 @@ export interface CreatedWorktree {
   seeded: string[];
   /** Things the user should know (offline create, a base not recorded…). */
   notes: string[];
-}
-
-/** Creates a toolbox worktree as upstream's `toolbox worktree create` does, minus the container. */
-export async function createWorktree(opts: CreateWorktreeOptions): Promise<CreatedWorktree> {
-  return addWorktree(await checkWorktreeCreate(opts), opts);
 }
 
 /** What the refusals found: where the worktree goes and what it branches from. Nothing is created yet. */
