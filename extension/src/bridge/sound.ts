@@ -10,9 +10,28 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { BODY_LIMITS, FIELDS, ROUTES, RUN_LIMITS_MS, SOUND } from '../contract/constants';
+import { BODY_LIMITS, FIELDS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
 import { runHostProcess } from '../host/process';
 import { failed, parseBody, refused, type Route, type RouteResult } from './route';
+
+/**
+ * /sound (upstream internal/bridge/sound.go): the players tried on a Linux host, in upstream's
+ * order with its flags (the file path is appended); macOS plays with afplay. A player is stopped
+ * after `playMs`, and one plays at a time: a sound asked for meanwhile is answered 503.
+ */
+export const SOUND = {
+  linuxPlayers: [
+    { name: 'paplay', args: [] },
+    { name: 'pw-play', args: [] },
+    { name: 'ffplay', args: ['-nodisp', '-autoexit', '-loglevel', 'quiet'] },
+    { name: 'mpg123', args: ['-q'] },
+    { name: 'mpv', args: ['--no-video', '--really-quiet'] },
+  ],
+  macPlayer: '/usr/bin/afplay',
+  playMs: 30_000,
+  /** Longest container-side file name kept for the log. */
+  nameMax: 255,
+} as const;
 
 const soundRequest = z.strictObject({
   [FIELDS.name]: z.string().max(SOUND.nameMax).optional(),

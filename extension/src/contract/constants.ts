@@ -163,25 +163,6 @@ export const BODY_LIMITS = {
 } as const;
 
 /**
- * /sound (upstream internal/bridge/sound.go): the players tried on a Linux host, in upstream's
- * order with its flags (the file path is appended); macOS plays with afplay. A player is stopped
- * after `playMs`, and one plays at a time: a sound asked for meanwhile is answered 503.
- */
-export const SOUND = {
-  linuxPlayers: [
-    { name: 'paplay', args: [] },
-    { name: 'pw-play', args: [] },
-    { name: 'ffplay', args: ['-nodisp', '-autoexit', '-loglevel', 'quiet'] },
-    { name: 'mpg123', args: ['-q'] },
-    { name: 'mpv', args: ['--no-video', '--really-quiet'] },
-  ],
-  macPlayer: '/usr/bin/afplay',
-  playMs: 30_000,
-  /** Longest container-side file name kept for the log. */
-  nameMax: 255,
-} as const;
-
-/**
  * /credential's time budget, in milliseconds: how long the user has to answer the consent prompt
  * for a host that is not allowed yet (no answer is a refusal), and how long host git then has.
  * The route's run limit is their sum; the shim's --max-time must outlast it plus the server's
@@ -396,15 +377,6 @@ export const WORKTREE = {
   /** The agents a worktree session may start (upstream restricts the `agent` key to these here). */
   agents: ['claude', 'codex'],
 } as const;
-
-/** Host git runs bounded: reads are quick, network steps (fetch, push) get longer. */
-export const GIT_LIMITS_MS = {
-  local: 30_000,
-  network: 120_000,
-} as const;
-
-/** Host git output a call may write (stdout and stderr together) before git is stopped and the call fails. */
-export const GIT_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 /**
  * The agents Toolbox can start in a terminal (Start Claude Code, Start Codex): the command the

@@ -2,8 +2,16 @@
  * Host git, for agent worktrees: `git` run through host/process.ts (an argument array, never a
  * shell, bounded in time and output), without a terminal prompt.
  */
-import { GIT_LIMITS_MS, GIT_OUTPUT_BYTES } from '../contract/constants';
 import { runHostProcess, type HostProcessResult } from './process';
+
+/** Host git runs bounded: reads are quick, network steps (fetch, push) get longer. */
+export const GIT_LIMITS_MS = {
+  local: 30_000,
+  network: 120_000,
+} as const;
+
+/** Host git output a call may write (stdout and stderr together) before git is stopped and the call fails. */
+export const GIT_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 export interface GitResult {
   code: number;

@@ -8,7 +8,7 @@
  */
 import { cp, lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { GIT_LIMITS_MS } from '../contract/constants';
+import { GIT_LIMITS_MS } from './git';
 import {
   baseConfigKey,
   branchDeleteArgs,
