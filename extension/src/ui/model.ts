@@ -8,6 +8,7 @@ import { tildePath } from '../plan/posture';
 import type { ContainerSummary, PeerSetting, PeerSettingSource, SeccompSetting } from '../backend/api';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
 import { COMMAND_LABELS, SETTINGS } from '../contract/constants';
+import { inline, plainText } from './plainText';
 
 export type {
   AgentSessionSummary,
@@ -195,7 +196,7 @@ export function driftNotice(
   home = '',
 ): DriftNotice {
   const c = f.container;
-  const name = c.name;
+  const name = inline(c.name);
   const staleNamespace = c.pidMode !== '' && !c.peer;
   // What differs, in one sentence; the question the Restart button answers comes last.
   let message: string;
@@ -228,7 +229,7 @@ export function driftNotice(
   const asked = f.perRun
     ? `It was opened with peer messaging ${onOff(f.want)} for that run only (Open Toolbox Shell ${f.want ? 'with' : 'without'} Peer Messaging), so the folder's setting does not apply to it.`
     : f.setting
-      ? `This folder's peer messaging is ${onOff(f.setting.on)} (${peerSourceText(f.setting.source, f.folder, home)}).`
+      ? `This folder's peer messaging is ${onOff(f.setting.on)} (${inline(peerSourceText(f.setting.source, f.folder, home))}).`
       : `This folder's peer messaging is ${onOff(f.want)}.`;
   // Both differ: one sentence more before the question, one restart fixes both.
   if (seccomp && peerDiffers) message += ` It also ${seccompDifference(seccomp)}.`;
@@ -246,7 +247,10 @@ export function driftNotice(
   const restart =
     `Restart stops ${name}, which closes its open shells and ends the programs running in them, in every window, ` +
     `then opens a new shell with ${gets}. The files in your folder are kept.`;
-  return { message, detail: [...(peerDiffers ? [asked, has] : []), ...seccompAsked, restart].join('\n\n') };
+  return {
+    message: plainText(message, 'message'),
+    detail: plainText([...(peerDiffers ? [asked, has] : []), ...seccompAsked, restart].join('\n\n'), 'detail'),
+  };
 }
 
 /**
@@ -264,13 +268,16 @@ export function driftStatus(findings: readonly DriftFinding[]): { text: string; 
   if (!first) return undefined;
   const more = findings.length > 1 ? ` +${findings.length - 1}` : '';
   return {
-    name: first.container.name,
-    text: `$(warning) ${first.container.name} drifted${more}`,
-    tooltip: [
-      ...findings.map((f) => f.notice.message),
-      '',
-      'Click to restart it with the settings it should have, see why, or dismiss.',
-    ].join('\n'),
+    name: plainText(first.container.name, 'label'),
+    text: `$(warning) ${plainText(first.container.name, 'iconLabel', 100)} drifted${more}`,
+    tooltip: plainText(
+      [
+        ...findings.map((f) => inline(f.notice.message)),
+        '',
+        'Click to restart it with the settings it should have, see why, or dismiss.',
+      ].join('\n'),
+      'tooltip',
+    ),
   };
 }
 
@@ -283,14 +290,16 @@ export const STOP_ALL_NAMES_SHOWN = 8;
  */
 export function stopAllConfirmation(targets: readonly string[], anchor: string): { message: string; detail: string; stopLabel: string } {
   const n = targets.length;
-  const shown = targets.slice(0, STOP_ALL_NAMES_SHOWN).map((t) => (t === anchor ? `${t} (the peer anchor)` : t));
+  const shown = targets.slice(0, STOP_ALL_NAMES_SHOWN).map((t) => (t === anchor ? `${inline(t)} (the peer anchor)` : inline(t)));
   const more = n - shown.length;
   const list = [...shown.map((t) => `• ${t}`), ...(more > 0 ? [`• … and ${more} more`] : [])].join('\n');
   return {
     message: `Stop ${n} toolbox container${n === 1 ? '' : 's'}?`,
-    detail:
+    detail: plainText(
       `${list}\n\nShells in these containers end, in every window. Stopped containers are removed; ` +
-      'the socket volume and your files are kept.',
+        'the socket volume and your files are kept.',
+      'detail',
+    ),
     stopLabel: `Stop ${n} Container${n === 1 ? '' : 's'}`,
   };
 }
@@ -325,11 +334,14 @@ export function stopContainerConfirmation(
 ): { message: string; detail: string; stopLabel: string } | undefined {
   const n = attached.length;
   if (n === 0) return undefined;
-  const shown = attached.slice(0, STOP_ALL_NAMES_SHOWN).map((s) => `• ${s}`);
+  const shown = attached.slice(0, STOP_ALL_NAMES_SHOWN).map((s) => `• ${inline(s)}`);
   if (n > shown.length) shown.push(`• … and ${n - shown.length} more`);
   return {
-    message: `Stop ${container}? ${n === 1 ? 'A shell is' : `${n} shells are`} attached to it.`,
-    detail: `${shown.join('\n')}\n\n${n === 1 ? 'This shell ends' : 'These shells end'}, and anything running in ${n === 1 ? 'it' : 'them'} stops. Your files in the folder are kept.`,
+    message: plainText(`Stop ${container}? ${n === 1 ? 'A shell is' : `${n} shells are`} attached to it.`, 'message'),
+    detail: plainText(
+      `${shown.join('\n')}\n\n${n === 1 ? 'This shell ends' : 'These shells end'}, and anything running in ${n === 1 ? 'it' : 'them'} stops. Your files in the folder are kept.`,
+      'detail',
+    ),
     stopLabel: 'Stop Container',
   };
 }

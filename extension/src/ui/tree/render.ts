@@ -31,6 +31,7 @@ import {
 } from './items';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
+import { plainItem } from '../plainText';
 
 export interface TreeNode {
   /** Stable id, so VS Code keeps selection and expansion across refreshes. */
@@ -192,7 +193,7 @@ export function peerNodes(state: ToolboxState, home = ''): TreeNode[] {
     folder,
   }));
   const anchor = anchorItem(snap.anchor);
-  const members = snap.members.map((m) => ({ id: `member:${m}`, label: m, icon: { id: 'vm' }, contextValue: 'member' }));
+  const members = snap.members.map((m) => ({ id: `member:${m}`, ...plainItem({ label: m }), icon: { id: 'vm' }, contextValue: 'member' }));
   const sessions = snap.sessions.map((s) => ({ id: `session:${s.pid}`, ...agentSessionItem(s) }));
   return [
     ...folderNodes,
@@ -221,10 +222,9 @@ export function proximoNodes(state: ToolboxState, folders: readonly string[]): T
   if (!p || (!p.installed && !p.caPath)) return [];
   const hosts = p.hosts.map((h) => ({
     id: `host:${h}`,
-    label: h,
+    ...plainItem({ label: h, tooltip: `https://${h} is routed by proximo on this host.` }, 'message'),
     icon: { id: 'globe' },
     contextValue: 'proximoHost',
-    tooltip: `https://${h} is routed by proximo on this host.`,
   }));
   const nodes: TreeNode[] = [
     {
