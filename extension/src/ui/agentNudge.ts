@@ -7,10 +7,13 @@
  * "Looking at it": the window is focused, the terminal is the active one, and the user's last
  * keystroke or editor action was in that terminal (VS Code does not say whether the panel has
  * the focus; a user who went on typing in an editor is not looking at the terminal).
+ *
+ * Its text is plain (nudgeText, docs/decisions/0040-outside-text-is-plain-text.md).
  */
 import * as vscode from 'vscode';
 import { SETTINGS } from '../contract/constants';
 import { nudgeSetting, nudgeText, shouldNudge } from './agentState';
+import { plainText } from './plainText';
 import type { AgentTerminal, ShellLauncher } from './shells';
 
 export const FOCUS_BUTTON = 'Focus';
@@ -47,7 +50,7 @@ export class AgentNudge implements vscode.Disposable {
     if (!shouldNudge(setting, { windowFocused, activeTerminal: lookingAt })) return;
     const text = nudgeText(a.container, a.status);
     this.log.info(`Nudge: ${text}`);
-    const answer = await vscode.window.showInformationMessage(text, FOCUS_BUTTON);
+    const answer = await vscode.window.showInformationMessage(plainText(text, 'message'), FOCUS_BUTTON);
     if (answer === FOCUS_BUTTON) this.shells.focus(a.key);
   }
 
