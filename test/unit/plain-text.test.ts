@@ -12,7 +12,9 @@ import { describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { ReachKind } from '../../extension/src/plan/posture';
 import * as agentState from '../../extension/src/ui/agentState';
-import type { AgentStatus } from '../../extension/src/ui/agentState';
+import { NudgeGate, type AgentStatus } from '../../extension/src/ui/agentState';
+import { AgentStateTracker } from '../../extension/src/ui/agentState';
+import { AgentStreamRecognizer } from '../../extension/src/ui/agentStream';
 import * as model from '../../extension/src/ui/model';
 import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/model';
 import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';
@@ -436,5 +438,77 @@ describe('every builder of text from outside, on the hostile corpus', () => {
       assert.ok(all.length > 20, `${all.length} nodes`);
       for (const n of all) check(`node ${n.id.slice(0, 40)}`, [{ label: n.label, description: n.description, tooltip: n.tooltip }], h);
     }
+  });
+});
+
+describe('the nudge, rate-limited per terminal (issue 25, attack 2)', () => {
+  /** Terminal output through the recogniser and the state tracker into the nudge gate, as ui/terminal.ts and ui/agentNudge.ts wire them. */
+  function terminal(clock: { t: number }, gate: NudgeGate, key: number) {
+    const nudges: AgentStatus[] = [];
+    const changes: AgentStatus[] = [];
+    const tracker = new AgentStateTracker(
+      'claude',
+      (status) => {
+        changes.push(status);
+        if (gate.asks(key, status) && gate.take(key)) nudges.push(status);
+      },
+      () => clock.t,
+    );
+    const recognizer = new AgentStreamRecognizer((s) => tracker.signal(s));
+    return { nudges, changes, tracker, feed: (b: Buffer) => recognizer.feed(b) };
+  }
+
+  const attack = (n: number, text = RUN_LINK) =>
+    Buffer.from(Array.from({ length: n }, (_, i) => `\x1b]133;C\x07\x1b]9;${text} ${i}\x07`).join(''));
+
+  it('1,000 alternating OSC 133;C and OSC 9 in one second give one nudge; the state still follows each', () => {
+    const clock = { t: now };
+    const gate = new NudgeGate(() => clock.t);
+    const a = terminal(clock, gate, 1);
+    const bytes = attack(1000);
+    // Fed in chunks over one second, as a container writes them.
+    for (let i = 0; i < bytes.length; i += 4096) {
+      a.feed(bytes.subarray(i, i + 4096));
+      clock.t += 1000 / Math.ceil(bytes.length / 4096);
+    }
+    assert.equal(a.nudges.length, 1);
+    assert.ok(a.changes.length >= 1999, `${a.changes.length} state changes`);
+    assert.equal(a.tracker.current.state, 'needsYou');
+    assert.equal(a.tracker.current.message, `${RUN_LINK} 999`);
+    assert.deepEqual(problems(agentState.nudgeText('c', a.nudges[0]!), 'message'), []);
+  });
+
+  it('at most one nudge per NUDGE_INTERVAL_MS per terminal over ten minutes; another terminal has its own', () => {
+    const clock = { t: now };
+    const gate = new NudgeGate(() => clock.t);
+    const a = terminal(clock, gate, 1);
+    const b = terminal(clock, gate, 2);
+    const minutes = 10;
+    for (let s = 0; s < minutes * 60; s++) {
+      a.feed(attack(5));
+      if (s % 2 === 0) b.feed(attack(1));
+      clock.t += 1000;
+    }
+    const most = (minutes * 60_000) / agentState.NUDGE_INTERVAL_MS + 1;
+    assert.ok(a.nudges.length <= most && a.nudges.length >= most - 1, `${a.nudges.length} nudges`);
+    assert.ok(b.nudges.length <= most && b.nudges.length >= most - 1, `${b.nudges.length} nudges`);
+  });
+
+  it('the same "needs you" is nudged once; a new one after the interval is nudged again', () => {
+    const clock = { t: now };
+    const gate = new NudgeGate(() => clock.t);
+    const status = needs('x');
+    assert.equal(gate.asks(1, status), true);
+    assert.equal(gate.take(1), true);
+    assert.equal(gate.asks(1, status), false);
+    assert.equal(gate.asks(1, { ...status, state: 'working' }), false);
+    assert.equal(gate.asks(1, { ...status, since: now + 1 }), true);
+    assert.equal(gate.take(1), false);
+    clock.t += agentState.NUDGE_INTERVAL_MS;
+    assert.equal(gate.asks(1, { ...status, since: clock.t }), true);
+    assert.equal(gate.take(1), true);
+    // An ended session forgets its terminal.
+    gate.asks(1, { ...status, state: 'ended' });
+    assert.equal(gate.take(1), true);
   });
 });

@@ -173,6 +173,51 @@ export function nudgeText(container: string, status: AgentStatus): string {
   return plainText(`${AGENT_NAMES[status.agent]} in ${inline(container)} needs you${said}`, 'message');
 }
 
+/**
+ * At most one nudge per terminal in this long. A program can ask for the user as often as it
+ * writes (alternating OSC 133;C and OSC 9 asks a thousand times a second); the tab's name, the tree
+ * and the status bar still follow every change, only the notification waits.
+ */
+export const NUDGE_INTERVAL_MS = 30_000;
+
+/**
+ * Which state changes become a nudge: a "needs you" not seen before (one nudge per time it asks),
+ * and then at most one per terminal per NUDGE_INTERVAL_MS. Pure (a clock is passed in):
+ * test/unit/plain-text.test.ts.
+ */
+export class NudgeGate {
+  /** Per terminal: the `since` of the "needs you" already seen. */
+  private readonly seen = new Map<number, number>();
+  /** Per terminal: when its last nudge was shown. */
+  private readonly shown = new Map<number, number>();
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly intervalMs: number = NUDGE_INTERVAL_MS,
+  ) {}
+
+  /** A terminal's session changed state: true when it now asks for the user anew. */
+  asks(key: number, status: AgentStatus): boolean {
+    if (status.state !== 'needsYou') {
+      this.seen.delete(key);
+      if (status.state === 'ended') this.shown.delete(key);
+      return false;
+    }
+    if (this.seen.get(key) === status.since) return false;
+    this.seen.set(key, status.since);
+    return true;
+  }
+
+  /** Whether that terminal may have a nudge now; true counts as one shown. */
+  take(key: number): boolean {
+    const t = this.now();
+    const last = this.shown.get(key);
+    if (last !== undefined && t - last < this.intervalMs) return false;
+    this.shown.set(key, t);
+    return true;
+  }
+}
+
 /** The status bar's count of sessions that need you; undefined hides it. */
 export function needsYouStatus(
   list: ReadonlyArray<{ container: string; title: string; status: AgentStatus }>,
