@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './contract/constants';
 import { objectNames } from './contract/objects';
-import { CONTEXT_KEYS, PEER_DEFAULT_STATE } from './contract/constants';
+import { CONTEXT_KEYS } from './contract/manifest';
+import { PEER_DEFAULT_STATE } from './ui/peerDefaultNotice';
 import { checkPeerDefaultAgreement, type PeerDefaultNoticeDeps } from './ui/peerDefaultNotice';
 import { registerCommands, showEngineError } from './ui/commands';
-import { LazyBackend } from './ui/lazyBackend';
+import { lazyBackend } from './ui/lazyBackend';
 import { windowFolders } from './ui/folders';
 import { readHostFacts } from './backend/hostFacts';
+import { vscodeSettings } from './backend/settings';
 import { RefreshManager } from './ui/refresh';
 import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
@@ -84,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   if (names.prefix !== 'toolbox') log.info(`Test mode: object names use the prefix "${names.prefix}".`);
 
   const credentialGrants = credentialGrantState(context);
-  const backend = new LazyBackend(names, () => {
+  const backend = lazyBackend(names, () => {
     // Loaded on first use (see lazyBackend.ts), from its own bundle: esbuild leaves a require
     // of a computed path alone, so activation never parses zod, yaml or dockerode.
     const { createEngineBackend } = loadEngineBackend();
@@ -241,7 +243,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   context.subscriptions.push({ dispose: () => clearTimeout(peerCheck) });
 
   // Held shells of this window come back without a command (the backend loads only when there are any).
-  if (sessions.forFolders(windowFolders()).length > 0 && persistSessions()) void reattachSessions(shells, refresh, log);
+  if (sessions.forFolders(windowFolders()).length > 0 && vscodeSettings().persistSessions()) void reattachSessions(shells, refresh, log);
 
   return {
     get shells() {
@@ -259,10 +261,6 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       return checkPeerDefaultAgreement(peerNotice);
     },
   };
-}
-
-function persistSessions(): boolean {
-  return vscode.workspace.getConfiguration('toolbox').get<boolean>('sessions.persist') ?? true;
 }
 
 /** Reattaches this window's held shells; says once which could not come back and why. */

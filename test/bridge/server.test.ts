@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BridgeHub } from '../../extension/src/bridge/hub';
-import { RATE_LIMITS, TOKEN_BYTES } from '../../extension/src/contract/constants';
+import { TOKEN_BYTES } from '../../extension/src/contract/constants';
+import { RATE_LIMITS } from '../../extension/src/bridge/hub';
 import { call, makeTempRoot, recorder, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
 
 const ok = (url = 'http://a.example/'): { url: string } => ({ url });

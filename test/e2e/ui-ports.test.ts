@@ -7,17 +7,9 @@
  * Screenshots land in test-output/e2e/ (ports-NN-*.png).
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../support/ports';
 
 describe('Published ports in VS Code (issue 15, item 12)', { skip: uiTestsSkip }, () => {
   let wb: Workbench;

@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
-import { freePort } from '../support/sshd';
+import { freePort } from '../support/ports';
 import { makeTlsFiles } from '../support/tls';
 import { folder, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
 

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { ensureImage } from '../../extension/src/engine/image';
 import { ANCHOR_ENTRYPOINT } from '../../extension/src/engine/peer';
-import { checkDrift, openContainer, type OpenResult } from '../../extension/src/engine/open';
+import { openContainer, type OpenResult } from '../../extension/src/engine/open';
 import { CONTAINER, EXTENSION_VERSION, RUNTIME_IMAGE_LABELS } from '../../extension/src/contract/constants';
 import { runtimeContextHash } from '../../extension/src/engine/imageBuild';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
@@ -17,6 +17,7 @@ import { planSession, withImageDigest } from '../../extension/src/plan/session';
 import type { SessionPlan } from '../../extension/src/plan/types';
 import { TEST_ENGINE, TEST_ROOTLESS, testNamespace, testUser, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot, TEST_BUILD_ARGS, TEST_RUNTIME_IMAGE_REPO } from '../support/image';
+import { freePort } from '../support/ports';
 
 const { uid: UID, gid: GID } = testUser(4321, 4322);
 
@@ -78,14 +79,6 @@ async function execOut(docker: Docker, id: string, cmd: string[]): Promise<strin
   stream.on('data', (c: Buffer) => chunks.push(c));
   await new Promise((resolve) => stream.on('end', resolve));
   return Buffer.concat(chunks).toString('utf8').trim();
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }
 
 describe('openContainer against the real engine', () => {
@@ -346,11 +339,12 @@ describe('openContainer against the real engine', () => {
   });
 
   it('flags a container in the shared namespace when the plan now has peer messaging off', async () => {
-    const { ns, ctx, open } = setup();
+    const { ns, open } = setup();
     const on = planFor(ns, image, { peer: true });
     await open(on);
     const off = planFor(ns, image, { peer: false });
-    const drift = await checkDrift(ctx, off.name, off);
+    const reattached = await open(off);
+    const drift = reattached.drift;
     assert.deepEqual(drift, [
       {
         kind: 'joined-but-planned-off',
@@ -360,16 +354,15 @@ describe('openContainer against the real engine', () => {
           `of every opted-in shell — stop it with \`toolbox stop ${off.name}\` or the Toolbox: Stop Container command, then open the shell again`,
       },
     ]);
-    const reattached = await open(off);
     assert.equal(reattached.action, 'connect');
     assert.deepEqual(reattached.warnings, [drift[0]?.message]);
   });
 
   it('flags a container outside the namespace when the plan now has peer messaging on', async () => {
-    const { ns, ctx, open } = setup();
+    const { ns, open } = setup();
     await open(planFor(ns, image, { peer: false }));
     const on = planFor(ns, image, { peer: true });
-    const drift = await checkDrift(ctx, on.name, on);
+    const { drift } = await open(on);
     assert.deepEqual(
       drift.map((d) => d.kind),
       ['planned-on-but-outside', 'missing-socket-volume'],
@@ -377,10 +370,10 @@ describe('openContainer against the real engine', () => {
   });
 
   it('flags a container in the namespace that does not mount the socket volume', async () => {
-    const { ns, ctx, open } = setup();
+    const { ns, open } = setup();
     await open(planFor(ns, image, { peer: true, withoutVolume: true }));
     const plan = planFor(ns, image, { peer: true });
-    const drift = await checkDrift(ctx, plan.name, plan);
+    const { drift } = await open(plan);
     assert.deepEqual(drift, [
       {
         kind: 'missing-socket-volume',

@@ -161,7 +161,7 @@ describe('text a container writes reaches the user as text (issue 25, attack 2; 
       );
     assert.equal((err as { code?: string }).code, 'fetch-failed', err.message);
     assert.ok(VSCODE_LINK.test(err.message), `git's fatal line carries the link to the UI: ${err.message}`);
-    await showEngineError(err.message, silentLog as never);
+    await showEngineError(err, silentLog as never);
     const text = shown.error.at(-1)!;
     assert.equal(VSCODE_LINK.test(text), false, `no link in the error notification: ${text}`);
     assert.ok(!text.includes(']('), text);

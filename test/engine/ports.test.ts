@@ -24,17 +24,10 @@ import { workspacesNodes } from '../../extension/src/ui/tree/render';
 import { driftStatus, findDrift, type ContainerSummary } from '../../extension/src/ui/model';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
+import { freePort } from '../support/ports';
 
 const UID = 4321;
 const GID = 4322;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** Runs a command in the container, detached (a server that keeps running). */
 async function execDetached(docker: Docker, id: string, cmd: string[]): Promise<void> {

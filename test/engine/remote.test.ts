@@ -26,7 +26,8 @@ import { docker as mainDocker, removeNamespaceObjects } from '../support/docker'
 import { testBackend, type TestBackend } from '../support/backend';
 import { ensureTestRuntimeImage } from '../support/image';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
-import { freePort, startLoopbackSshd, startSshAgent, type LoopbackSshd } from '../support/sshd';
+import { startLoopbackSshd, startSshAgent, type LoopbackSshd } from '../support/sshd';
+import { freePort } from '../support/ports';
 import { makeTlsFiles, type TlsFiles } from '../support/tls';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
 import { screen } from '../support/screen';

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
-import { WorktreeError } from '../../extension/src/engine/worktree';
+import { WorktreeError } from '../../extension/src/host/worktree';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { execIn } from '../support/exec';
 import { testBackend, type TestBackend } from '../support/backend';

@@ -7,7 +7,6 @@
 import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { chownSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ConsentQuestion } from '../../extension/src/bridge/credentialConsent';
@@ -26,6 +25,7 @@ import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker
 import { execIn as execCommand, type ExecResult } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
 import { installFakeProximo, startRig, type Rig } from '../bridge/support';
+import { freePort } from '../support/ports';
 
 const GIT_SERVER = resolve(__dirname, '../../../test/fixtures/git-http-server.py');
 const hostUid = process.getuid?.() ?? 1000;
@@ -33,16 +33,6 @@ const owner = hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: pr
 const PASSWORD = 'only-in-the-host-store-7f3a';
 
 /** A loopback port free right now (the container uses host networking, so it is free there too). */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 type Run = ExecResult;
 

@@ -8,9 +8,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports';
 
 export const SSHD_BIN = '/usr/sbin/sshd';
 
@@ -27,14 +28,6 @@ export interface LoopbackSshd {
   strangerHome: string;
   /** Ends the sshd (its sessions too) and removes its directory. */
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 function keygen(file: string): string {

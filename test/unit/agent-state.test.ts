@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AGENT_STREAM_LIMITS } from '../../extension/src/contract/constants';
+import { AGENT_STREAM_LIMITS } from '../../extension/src/ui/agentStream';
 import { agentOf, AgentStateTracker, type AgentKind, type AgentStatus } from '../../extension/src/ui/agentState';
 import { AgentStreamRecognizer } from '../../extension/src/ui/agentStream';
 import { AGENT_FIXTURES } from '../fixtures/agentOutput';

@@ -239,7 +239,7 @@ describe('package.json', () => {
   it('contributes the nudge setting under its contract name, with the three choices the code reads', async () => {
     const { readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { SETTINGS } = await import('../../extension/src/contract/constants');
+    const { SETTINGS } = await import('../../extension/src/contract/manifest');
     const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
       contributes: { configuration: { properties: Record<string, { enum?: string[]; default?: string }> } };
     };

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
-import { explicitSetting, explicitSettingScope, resolveConfig, type ResolveInput } from '../../extension/src/config/resolve';
+import { resolveConfig, type ResolveInput } from '../../extension/src/config/resolve';
+import { explicitSetting, explicitSettingScope } from '../../extension/src/config/settingScope';
 
 const USER = '/home/u/.toolbox.yaml';
 const PROJECT = '/home/u/proj/.toolbox.yaml';

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MIN_API_VERSION } from '../../extension/src/contract/constants';
+import { MIN_API_VERSION } from '../../extension/src/engine/client';
 import {
   checkApiVersion,
   connectEngine,

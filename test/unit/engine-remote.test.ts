@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveEndpoint, tlsReason } from '../../extension/src/engine/client';
-import { engineLocality, remoteFolderRefusal, sameHostName } from '../../extension/src/engine/remote';
-import { pointsAtDockerHost, pointsAtSelectEngine } from '../../extension/src/ui/model';
+import { engineLocality, remoteFolderError, remoteFolderRefusal, sameHostName } from '../../extension/src/engine/remote';
+import { errorActions, errorCode } from '../../extension/src/contract/errors';
 
 const at = (endpoint: string) => resolveEndpoint({ setting: endpoint, env: {}, platform: 'linux' });
 
@@ -64,10 +64,12 @@ describe('remoteFolderRefusal', () => {
   });
 
   it('gets the Select Engine… button, not Open Setting', () => {
-    const text = remoteFolderRefusal('/p', 'tcp://10.0.0.5:2376', { remote: true, engineHost: 'far', localHost: 'here' });
-    assert.ok(pointsAtSelectEngine(text));
-    assert.ok(!pointsAtDockerHost(text));
-    assert.ok(!pointsAtSelectEngine('Docker is not reachable at unix:///x: connection refused.'));
+    const locality = { remote: true, engineHost: 'far', localHost: 'here' } as const;
+    const err = remoteFolderError('/p', 'tcp://10.0.0.5:2376', locality);
+    assert.equal(err.message, remoteFolderRefusal('/p', 'tcp://10.0.0.5:2376', locality));
+    assert.equal(errorCode(err), 'engine-remote');
+    assert.deepEqual(errorActions(err), ['select-engine']);
+    assert.deepEqual(errorActions(new Error('Docker is not reachable at unix:///x: connection refused.')), []);
   });
 });
 

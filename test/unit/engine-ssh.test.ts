@@ -1,5 +1,5 @@
 /**
- * The pure half of ssh:// endpoints (engine/ssh.ts): known_hosts matching as ssh does it (plain,
+ * The pure half of ssh:// endpoints (host/ssh.ts): known_hosts matching as ssh does it (plain,
  * [host]:port, patterns with negation, hashed names, @revoked, @cert-authority ignored), the host
  * key verdict, the algorithm preference, ~/.ssh/config for a host alias, and the messages.
  */
@@ -17,7 +17,7 @@ import {
   preferredHostKeyAlgorithms,
   sshConfigFor,
   sshTarget,
-} from '../../extension/src/engine/ssh';
+} from '../../extension/src/host/ssh';
 
 /** An SSH public key blob of the type, with random key material. */
 function blob(type: string): Buffer {

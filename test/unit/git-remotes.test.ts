@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { GIT_CONFIG_READ_LIMIT } from '../../extension/src/contract/constants';
+import { GIT_CONFIG_READ_LIMIT } from '../../extension/src/bridge/gitRemotes';
 import { hostOfRemoteUrl, normalizeHost, readWorkspaceRemoteHosts, remoteHostsFromConfig } from '../../extension/src/bridge/gitRemotes';
 
 describe('hostOfRemoteUrl', () => {

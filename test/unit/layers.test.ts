@@ -1,6 +1,6 @@
 /**
- * The source reads one way down (docs/architecture.md): contract → config → plan → proximo →
- * engine / bridge → backend → ui → extension.ts. Every import in extension/src is checked
+ * The source reads one way down (docs/architecture.md): contract → config → plan → host → proximo
+ * → engine / bridge → backend → ui → extension.ts. Every import in extension/src is checked
  * against that order, type-only imports included: a type reaching up is still a dependency a
  * reader has to follow.
  */
@@ -16,13 +16,16 @@ const ALLOWED: Record<string, readonly string[]> = {
   contract: [],
   config: ['contract'],
   plan: ['contract', 'config'],
-  proximo: ['contract', 'config'],
-  engine: ['contract', 'config', 'plan'],
-  bridge: ['contract', 'config', 'plan', 'proximo'],
-  backend: ['contract', 'config', 'plan', 'proximo', 'engine', 'bridge'],
-  ui: ['contract', 'config', 'plan', 'proximo', 'engine', 'bridge', 'backend'],
+  // Programs and connections on the host (child processes, host git, ssh): no vscode, no Docker.
+  // plan, for the worktree layout host/worktree.ts carries out (plan/worktree.ts).
+  host: ['contract', 'plan'],
+  proximo: ['contract', 'config', 'host'],
+  engine: ['contract', 'config', 'plan', 'host'],
+  bridge: ['contract', 'config', 'plan', 'host', 'proximo'],
+  backend: ['contract', 'config', 'plan', 'host', 'proximo', 'engine', 'bridge'],
+  ui: ['contract', 'config', 'plan', 'host', 'proximo', 'engine', 'bridge', 'backend'],
   // The composition root (extension.ts) wires everything.
-  root: ['contract', 'config', 'plan', 'proximo', 'engine', 'bridge', 'backend', 'ui'],
+  root: ['contract', 'config', 'plan', 'host', 'proximo', 'engine', 'bridge', 'backend', 'ui'],
 };
 
 function layerOf(file: string): string {
@@ -61,7 +64,7 @@ export function violations(file: string, text: string): string[] {
 }
 
 describe('layering of extension/src', () => {
-  it('has no import against the direction contract → config → plan → proximo → engine/bridge → backend → ui', () => {
+  it('has no import against the direction contract → config → plan → host → proximo → engine/bridge → backend → ui', () => {
     const files = sourceFiles(SRC);
     assert.ok(files.length > 40, `found only ${files.length} source files under ${SRC}`);
     assert.deepEqual(
@@ -76,5 +79,21 @@ describe('layering of extension/src', () => {
     assert.equal(violations(join(SRC, 'contract', 'x.ts'), "import type { B } from '../config/model';").length, 1);
     assert.equal(violations(join(SRC, 'engine', 'x.ts'), "const u = require('../ui/terminal');").length, 1);
     assert.deepEqual(violations(join(SRC, 'ui', 'x.ts'), "import { c } from '../backend/api';\nimport { d } from './model';"), []);
+  });
+
+  it('spawns host programs only in host/process.ts', () => {
+    const spawning = sourceFiles(SRC).filter((f) => /['"](node:)?child_process['"]/.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(
+      spawning.map((f) => relative(SRC, f)),
+      [join('host', 'process.ts')],
+    );
+  });
+
+  it('keeps host/ below the layers that run host programs', () => {
+    assert.equal(violations(join(SRC, 'host', 'x.ts'), "import { e } from '../engine/client';").length, 1);
+    assert.equal(violations(join(SRC, 'host', 'x.ts'), "import type { F } from '../config/model';").length, 1);
+    for (const layer of ['proximo', 'engine', 'bridge', 'backend', 'ui']) {
+      assert.deepEqual(violations(join(SRC, layer, 'x.ts'), "import { g } from '../host/process';"), [], layer);
+    }
   });
 });

@@ -6,14 +6,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  COMMAND_LABELS,
-  CONTEXT_KEYS,
-  EXTENSION_VERSION,
-  SECCOMP_PROFILES,
-  SETTINGS,
-  WALKTHROUGH_ID,
-} from '../../extension/src/contract/constants';
+import { EXTENSION_VERSION, SECCOMP_PROFILES } from '../../extension/src/contract/constants';
+import { WALKTHROUGH_ID } from '../../extension/src/contract/manifest';
+import { CONTEXT_KEYS } from '../../extension/src/contract/manifest';
+import { COMMAND_LABELS } from '../../extension/src/contract/manifest';
+import { SETTINGS } from '../../extension/src/contract/manifest';
 
 const root = join(__dirname, '../../..');
 interface Step {

@@ -15,6 +15,7 @@ import * as agentState from '../../extension/src/ui/agentState';
 import { NudgeGate, type AgentStatus } from '../../extension/src/ui/agentState';
 import { AgentStateTracker } from '../../extension/src/ui/agentState';
 import { AgentStreamRecognizer } from '../../extension/src/ui/agentStream';
+import * as confirmations from '../../extension/src/ui/confirmations';
 import * as model from '../../extension/src/ui/model';
 import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/model';
 import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';
@@ -295,8 +296,8 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
       return [{ statusText: s.text, tooltip: s.tooltip, message: s.name }];
     },
   },
-  'model.stopAllConfirmation': { make: (h) => [model.stopAllConfirmation([h, h, h], h)] },
-  'model.stopContainerConfirmation': { make: (h) => [model.stopContainerConfirmation(h, [h, h])!] },
+  'confirmations.stopAllConfirmation': { make: (h) => [confirmations.stopAllConfirmation([h, h, h], h)] },
+  'confirmations.stopContainerConfirmation': { make: (h) => [confirmations.stopContainerConfirmation(h, [h, h])!] },
   'agentState.nudgeText': { make: (h) => [{ message: agentState.nudgeText(h, needs(h)) }] },
   'agentState.needsYouStatus': {
     make: (h) => {
@@ -366,7 +367,7 @@ const lineCount = (s: string | undefined) => (s === undefined ? 0 : s.split('\n'
 
 describe('every builder of text from outside, on the hostile corpus', () => {
   it('each builder is checked', () => {
-    const modules = { items, worktreeItems, model, agentState } as Record<string, Record<string, unknown>>;
+    const modules = { items, worktreeItems, model, confirmations, agentState } as Record<string, Record<string, unknown>>;
     const exported = Object.entries(modules).flatMap(([m, mod]) =>
       Object.entries(mod)
         .filter(([, v]) => typeof v === 'function' && !/^[A-Z]/.test(v.name))

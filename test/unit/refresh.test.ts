@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import type { Snapshot, ToolboxBackend } from '../../extension/src/backend/api';
+import type { ConfigService, Snapshot, ViewService } from '../../extension/src/backend/api';
 import { objectNames } from '../../extension/src/contract/objects';
 import { EVENT_DEBOUNCE_MS, RefreshManager, SAFETY_POLL_MS, type ToolboxState } from '../../extension/src/ui/refresh';
 
@@ -28,31 +28,10 @@ function standInBackend() {
   let seccomp: 'unconfined' | 'default' = 'unconfined';
   let fireEvent: () => void = () => assert.fail('no event subscription');
   let failEvents: (err: Error) => void = () => assert.fail('no event subscription');
-  const backend: ToolboxBackend = {
+  const backend: ViewService & Pick<ConfigService, 'peerSetting' | 'seccompSetting'> = {
     names,
-    prepareShell: () => assert.fail('not used'),
-    reattachShell: () => assert.fail('not used'),
-    endShell: () => assert.fail('not used'),
-    shellEnded: () => assert.fail('not used'),
-    rebuildRuntimeImage: () => assert.fail('not used'),
-    createAgentWorktree: () => assert.fail('not used'),
-    agentWorktrees: async () => [],
-    agentWorktreeRisk: () => assert.fail('not used'),
-    removeAgentWorktree: () => assert.fail('not used'),
-    syncAgentWorktree: () => assert.fail('not used'),
-    pruneAgentWorktrees: () => assert.fail('not used'),
-    agentWorktreeChanges: () => assert.fail('not used'),
-    agentWorktreeFileAt: () => assert.fail('not used'),
-    namedShells: async () => [],
-    prepareNamedShellCreate: () => assert.fail('not used'),
-    peerWanted: async () => true,
     peerSetting: async () => ({ on: true, source: { from: 'default' }, projectFileUsable: true }),
     seccompSetting: async () => ({ profile: seccomp }),
-    writeProjectPeerMessaging: () => assert.fail('not used'),
-    pinUserPeerMessaging: () => assert.fail('not used'),
-    configProblems: () => assert.fail('not used'),
-    resolvedConfigText: () => assert.fail('not used'),
-    engineChoices: () => assert.fail('not used'),
     snapshot: async () => {
       calls.snapshot++;
       if (failure) throw failure;
@@ -71,12 +50,6 @@ function standInBackend() {
       ]);
     },
     proximo: async () => ({ installed: false, hosts: [] }),
-    stopContainer: async () => undefined,
-    stopAllTargets: async () => [],
-    prepareTurnOff: () => {
-      throw new Error('not used here');
-    },
-    stopAll: async () => [],
     watchEvents: async (onEvent, onError) => {
       calls.watch++;
       fireEvent = onEvent;

@@ -166,6 +166,13 @@ describe('planSession: a typical workspace', () => {
   });
 });
 
+describe('planSession: an agent worktree', () => {
+  it('mounts <root>/.git at its own absolute path', () => {
+    const { plan } = planSession(request({ workspace: '/home/u/repo/.worktrees/tbx-x', worktreeRoot: '/home/u/repo' }), hostFacts());
+    assert.ok(plan.create.HostConfig.Binds.includes('/home/u/repo/.git:/home/u/repo/.git'));
+  });
+});
+
 describe('planSession: mount roots and profiles', () => {
   it('moves the default sources to mounts_root but keeps the bridge mounts on the host root', () => {
     const { plan } = planSession(request({}, { mountsRoot: '~/alt' }), hostFacts());

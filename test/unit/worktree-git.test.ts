@@ -7,11 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runGit, type GitRunner } from '../../extension/src/engine/git';
+import { runGit, type GitRunner } from '../../extension/src/host/git';
 import {
   addWorktree,
   checkWorktreeCreate,
-  createWorktree,
   fileAtRef,
   makeWorktreeFolder,
   fileAtCommit,
@@ -24,7 +23,9 @@ import {
   syncWorktree,
   worktreeChanges,
   WorktreeError,
-} from '../../extension/src/engine/worktree';
+  type CreatedWorktree,
+  type CreateWorktreeOptions,
+} from '../../extension/src/host/worktree';
 import { gitEnv, makeGitRig, type GitRig } from '../support/gitRepo';
 
 function runnerFor(rig: GitRig): GitRunner {
@@ -39,6 +40,11 @@ function runnerFor(rig: GitRig): GitRunner {
     GIT_COMMITTER_EMAIL: 'test@example.com',
   };
   return (args, opts) => runGit(args, { ...opts, env: { ...pick, ...opts?.env } });
+}
+
+/** A whole create, minus the container and run one step after the other: the checks, then the add. */
+async function checkAndAdd(opts: CreateWorktreeOptions): Promise<CreatedWorktree> {
+  return addWorktree(await checkWorktreeCreate(opts), opts);
 }
 
 async function refused(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
@@ -64,7 +70,7 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
     // A colleague pushed after our clone: the worktree must start from the fetched origin/main.
     const theirs = rig.commit(rig.other, 'theirs.txt', 'theirs\n');
     rig.git(rig.other, 'push', 'origin', 'main');
-    const made = await createWorktree({ folder: rig.repo, branch: 'feature/login', git });
+    const made = await checkAndAdd({ folder: rig.repo, branch: 'feature/login', git });
     assert.equal(made.path, join(rig.repo, '.worktrees', 'tbx-feature-login'));
     assert.equal(made.base, 'main');
     assert.equal(made.startRef, 'origin/main');
@@ -97,7 +103,7 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
     writeFileSync(join(rig.repo, 'local-data', 'db.json'), '{}');
     mkdirSync(join(rig.repo, 'notes'));
     writeFileSync(join(rig.repo, 'notes', 'n.txt'), 'untracked, not ignored\n');
-    const made = await createWorktree({ folder: rig.repo, branch: 'seeded', seed: ['local-data', 'notes'], git });
+    const made = await checkAndAdd({ folder: rig.repo, branch: 'seeded', seed: ['local-data', 'notes'], git });
     assert.deepEqual(made.seeded.sort(), ['.claude/settings.local.json', '.env', '.env.local', 'local-data', 'openspec'].sort());
     assert.equal(readFileSync(join(made.path, '.env'), 'utf8'), 'A=1\n');
     assert.equal(readFileSync(join(made.path, 'openspec', 'specs', 'a.md'), 'utf8'), 'spec\n');
@@ -127,22 +133,22 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
   it('refuses bad input with one message each, and creates nothing', async () => {
     const before = rig.git(rig.repo, 'worktree', 'list', '--porcelain');
     const branches = rig.git(rig.repo, 'branch', '--list');
-    await refused(createWorktree({ folder: rig.repo, branch: 'bad..name', git }), 'bad-branch', /does not accept "bad\.\.name"/);
-    await refused(createWorktree({ folder: rig.repo, branch: 'has space', git }), 'bad-branch', /contains a space/);
-    await refused(createWorktree({ folder: rig.repo, branch: '-x', git }), 'bad-branch', /starts with "-"/);
-    await refused(createWorktree({ folder: rig.repo, branch: 'main', git }), 'branch-exists', /already exists/);
+    await refused(checkAndAdd({ folder: rig.repo, branch: 'bad..name', git }), 'bad-branch', /does not accept "bad\.\.name"/);
+    await refused(checkAndAdd({ folder: rig.repo, branch: 'has space', git }), 'bad-branch', /contains a space/);
+    await refused(checkAndAdd({ folder: rig.repo, branch: '-x', git }), 'bad-branch', /starts with "-"/);
+    await refused(checkAndAdd({ folder: rig.repo, branch: 'main', git }), 'branch-exists', /already exists/);
     mkdirSync(join(rig.repo, '.worktrees', 'tbx-taken'), { recursive: true });
-    await refused(createWorktree({ folder: rig.repo, branch: 'taken', git }), 'dir-exists', /already exists/);
+    await refused(checkAndAdd({ folder: rig.repo, branch: 'taken', git }), 'dir-exists', /already exists/);
     // The checks run side by side but refuse in a fixed order: the branch before its folder.
     mkdirSync(join(rig.repo, '.worktrees', 'tbx-main'), { recursive: true });
-    await refused(createWorktree({ folder: rig.repo, branch: 'main', git }), 'branch-exists', /A branch named main already exists/);
+    await refused(checkAndAdd({ folder: rig.repo, branch: 'main', git }), 'branch-exists', /A branch named main already exists/);
     rmSync(join(rig.repo, '.worktrees', 'tbx-main'), { recursive: true });
     await refused(
-      createWorktree({ folder: rig.repo, branch: 'ok', base: 'no-such-base', git }),
+      checkAndAdd({ folder: rig.repo, branch: 'ok', base: 'no-such-base', git }),
       'no-base',
       /origin has no branch no-such-base/,
     );
-    await refused(createWorktree({ folder: rig.dir, branch: 'ok', git }), 'not-a-repo', /is not in a git repository/);
+    await refused(checkAndAdd({ folder: rig.dir, branch: 'ok', git }), 'not-a-repo', /is not in a git repository/);
     assert.equal(rig.git(rig.repo, 'worktree', 'list', '--porcelain'), before);
     assert.equal(rig.git(rig.repo, 'branch', '--list'), branches);
   });
@@ -152,12 +158,12 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
     rig.git(rig.repo, 'remote', 'set-url', 'origin', join(rig.dir, 'unreachable.git'));
     try {
       await refused(
-        createWorktree({ folder: rig.repo, branch: 'offline', git }),
+        checkAndAdd({ folder: rig.repo, branch: 'offline', git }),
         'fetch-failed',
         /Could not fetch main from origin .*offline/,
       );
       assert.equal(existsSync(join(rig.repo, '.worktrees', 'tbx-offline')), false);
-      const made = await createWorktree({ folder: rig.repo, branch: 'offline', noFetch: true, git });
+      const made = await checkAndAdd({ folder: rig.repo, branch: 'offline', noFetch: true, git });
       assert.equal(made.startRef, 'main');
       assert.match(made.notes.join(' '), /without contacting origin/);
     } finally {
@@ -169,12 +175,12 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
     const lone = join(rig.dir, 'lone');
     rig.git(rig.dir, 'init', '-b', 'main', lone);
     rig.commit(lone, 'a.txt', 'a\n');
-    await refused(createWorktree({ folder: lone, branch: 'x', git }), 'no-origin', /no remote named origin/);
+    await refused(checkAndAdd({ folder: lone, branch: 'x', git }), 'no-origin', /no remote named origin/);
     assert.equal(existsSync(join(lone, '.worktrees')), false);
   });
 
   it('rolls a create back completely (the container step failing uses this)', async () => {
-    const made = await createWorktree({ folder: rig.repo, branch: 'doomed', git });
+    const made = await checkAndAdd({ folder: rig.repo, branch: 'doomed', git });
     await rollbackCreate(made.root, made.branch, made.path, { git });
     assert.equal(existsSync(made.path), false);
     assert.equal(rig.git(rig.repo, 'branch', '--list', 'doomed'), '');
@@ -235,7 +241,7 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
   });
 
   it('keeps an unmerged branch on a plain remove, and says so', async () => {
-    const made = await createWorktree({ folder: rig.repo, branch: 'unmerged', git });
+    const made = await checkAndAdd({ folder: rig.repo, branch: 'unmerged', git });
     rig.commit(made.path, 'u.txt', 'u\n');
     const out = await removeWorktree({ folder: rig.repo, branch: 'unmerged', git });
     assert.equal(existsSync(made.path), false);
@@ -245,7 +251,7 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
   });
 
   it('syncs: rebases onto the moved base and pushes with lease', async () => {
-    const made = await createWorktree({ folder: rig.repo, branch: 'sync-me', git });
+    const made = await checkAndAdd({ folder: rig.repo, branch: 'sync-me', git });
     rig.commit(made.path, 'mine.txt', 'mine\n');
     rig.git(rig.other, 'pull', '--ff-only', 'origin', 'main');
     const moved = rig.commit(rig.other, 'base-moved.txt', 'moved\n');
@@ -257,7 +263,7 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
   });
 
   it('stops a sync on a conflict, says how to continue, and resumes after the fix', async () => {
-    const made = await createWorktree({ folder: rig.repo, branch: 'conflict', git });
+    const made = await checkAndAdd({ folder: rig.repo, branch: 'conflict', git });
     rig.commit(made.path, 'README.md', 'mine\n');
     rig.git(rig.other, 'pull', '--ff-only', 'origin', 'main');
     rig.commit(rig.other, 'README.md', 'theirs\n');
@@ -278,10 +284,10 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
   });
 
   it('prunes merged worktrees only, keeping dirty and unmerged ones', async () => {
-    const merged = await createWorktree({ folder: rig.repo, branch: 'merged', git });
+    const merged = await checkAndAdd({ folder: rig.repo, branch: 'merged', git });
     rig.commit(merged.path, 'm.txt', 'm\n');
     rig.git(merged.path, 'push', 'origin', 'HEAD:main');
-    const dirty = await createWorktree({ folder: rig.repo, branch: 'merged-dirty', git });
+    const dirty = await checkAndAdd({ folder: rig.repo, branch: 'merged-dirty', git });
     writeFileSync(join(dirty.path, 'wip.txt'), 'wip\n');
     const stopped: string[] = [];
     const dry = await pruneMerged({ folder: rig.repo, dryRun: true, git });

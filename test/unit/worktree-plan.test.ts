@@ -31,7 +31,6 @@ import {
   syncSteps,
   worktreeAgentProblem,
   worktreeDirName,
-  worktreeGitBind,
   worktreePath,
 } from '../../extension/src/plan/worktree';
 
@@ -169,10 +168,6 @@ describe('seed, mounts and agent launch', () => {
       seedCandidates(['.env.local', '.env.test', 'src', '.envrc'], ['data/fixtures', '.env', '../x', '.git/config', '.worktrees/a']),
       ['.claude/settings.local.json', '.env', '.env.local', '.env.test', 'openspec', '.planning', 'data/fixtures'],
     );
-  });
-
-  it('mounts <root>/.git at its own absolute path', () => {
-    assert.equal(worktreeGitBind('/home/u/repo'), '/home/u/repo/.git:/home/u/repo/.git');
   });
 
   it('passes the prompt as one argv element of a fixed script, never inside the script', () => {

@@ -7,7 +7,9 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GIT_CONFIG_READ_LIMIT } from '../contract/constants';
+
+/** A workspace's `.git/config` larger than this is not read for its remotes (it is container-writable). */
+export const GIT_CONFIG_READ_LIMIT = 64 * 1024;
 
 /** The git credential protocol's `host`: a DNS name or IP literal, optionally `:port`. */
 const HOST_RE = /^(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;

@@ -25,7 +25,8 @@
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { runArgv } from './hostProcess';
+import { HOST_PROCESS_OUTPUT_BYTES } from '../contract/constants';
+import { runHostProcess } from '../host/process';
 
 /**
  * What host git and the user's credential helpers may inherit from the extension host: the
@@ -137,12 +138,6 @@ export async function unsafeOrigin(entries: ConfigEntry[], writableRoots: string
   return undefined;
 }
 
-function pickEnv(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const name of names) if (env[name] !== undefined) out[name] = env[name];
-  return out;
-}
-
 export interface HostGitCredentialOptions {
   action: GitCredentialAction;
   /** The git credential protocol text, already validated. */
@@ -171,40 +166,41 @@ export async function runHostGitCredential(opts: HostGitCredentialOptions): Prom
   try {
     const emptyConfig = join(dir, 'empty.gitconfig');
     await writeFile(emptyConfig, '', { mode: 0o600 });
-    const base = { ...pickEnv(opts.env, GIT_ENV_ALLOWLIST), ...FORCED_GIT_ENV, GIT_CEILING_DIRECTORIES: dirname(dir) };
+    const forced = { ...FORCED_GIT_ENV, GIT_CEILING_DIRECTORIES: dirname(dir) };
+    const run = { file: git, cwd: dir, maxOutputBytes: HOST_PROCESS_OUTPUT_BYTES, output: 'stdout' } as const;
 
-    const listed = await runArgv({
-      file: git,
+    const listed = await runHostProcess({
+      ...run,
       args: ['--no-pager', 'config', '--list', '--show-origin', '-z'],
-      env: { ...base, ...pickEnv(opts.env, RESOLVE_ENV) },
-      cwd: dir,
+      env: { from: opts.env, pass: [...GIT_ENV_ALLOWLIST, ...RESOLVE_ENV], set: forced },
       timeoutMs: Math.max(1, deadline - Date.now()),
-      mergeStderr: false,
     });
     if (listed.timedOut) return { kind: 'timeout' };
     // `git config --list` exits 0 with no config at all; anything else is a config git cannot read.
     if (listed.exit !== 0) return { kind: 'config-error', exit: listed.exit };
-    const entries = credentialEntries(parseConfigList(listed.output));
+    const entries = credentialEntries(parseConfigList(listed.stdout));
     const reason = await unsafeOrigin(entries, opts.writableRoots);
     if (reason !== undefined) return { kind: 'unsafe-config', reason };
 
     const config: Array<readonly [string, string]> = [...entries.map((e) => [e.key, e.value ?? 'true'] as const), ...FORCED_GIT_CONFIG];
-    const configEnv: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(config.length) };
+    const configEnv: Record<string, string> = { GIT_CONFIG_COUNT: String(config.length) };
     config.forEach(([key, value], i) => {
       configEnv[`GIT_CONFIG_KEY_${i}`] = key;
       configEnv[`GIT_CONFIG_VALUE_${i}`] = value;
     });
-    const ran = await runArgv({
-      file: git,
+    const ran = await runHostProcess({
+      ...run,
       args: ['credential', opts.action],
-      env: { ...base, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: emptyConfig, ...configEnv },
-      cwd: dir,
+      env: {
+        from: opts.env,
+        pass: GIT_ENV_ALLOWLIST,
+        set: { ...forced, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: emptyConfig, ...configEnv },
+      },
       input: opts.input,
       timeoutMs: Math.max(1, deadline - Date.now()),
-      mergeStderr: false,
     });
     if (ran.timedOut) return { kind: 'timeout' };
-    return { kind: 'ran', exit: ran.exit, output: ran.output };
+    return { kind: 'ran', exit: ran.exit, output: ran.stdout };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -13,7 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PROBE, BRIDGE_SWEEP, RATE_LIMITS, REFUSAL_LOG } from '../contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PROBE } from '../contract/constants';
+import { REFUSAL_LOG } from './refusals';
+import { BRIDGE_SWEEP } from './sweep';
 import type { BridgeMount } from '../contract/types';
 import { CredentialAuthority, GrantState, type ConsentPrompt, type KeyValueState } from './credentialConsent';
 import { TokenBucket } from './gate';
@@ -21,6 +23,7 @@ import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
 import { aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
 import type { BucketRates, EditorActions, RouteDeps, WorkspaceBinding } from './route';
 import { createBridgeServer, type BridgeLog, type ListenerScope } from './server';
+import { stopSound } from './sound';
 import { sweepStaleSockets, type SweepLimits } from './sweep';
 import {
   assertSocketPathFits,
@@ -32,6 +35,13 @@ import {
   workspaceStateDir,
   writePortFile,
 } from './state';
+
+/** Token buckets: open, edit and proximo share one; credential and sound have their own (upstream's budgets). */
+export const RATE_LIMITS = {
+  shared: { perSecond: 10, burst: 5 },
+  credential: { perSecond: 30, burst: 15 },
+  sound: { perSecond: 10, burst: 5 },
+} as const;
 
 export interface BridgeHubOptions extends EditorActions {
   /** The host home: state lives under `<home>/.toolbox/toolbox/vscode/`. */
@@ -387,6 +397,8 @@ export class BridgeHub {
    */
   async dispose(): Promise<void> {
     this.disposed = true;
+    // A sound a container asked for does not outlive the window.
+    stopSound();
     const entries = [...this.workspaces.values()];
     this.workspaces.clear();
     for (const entry of entries) this.releaseFiles(entry);

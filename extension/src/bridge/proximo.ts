@@ -14,8 +14,8 @@ import {
   ROUTES,
   RUN_LIMITS_MS,
 } from '../contract/constants';
+import { runHostProcess } from '../host/process';
 import { findProximoBinary, PROXIMO_INSTALL_HINT, proximoChildPath } from '../proximo/binary';
-import { runArgv } from './hostProcess';
 import { failed, parseBody, refused, type Route, type RouteResult, type WorkspaceBinding } from './route';
 
 const proximoRequest = z.strictObject({
@@ -182,19 +182,20 @@ export const proximoRoute: Route = {
 
     let result;
     try {
-      result = await runArgv({
+      result = await runHostProcess({
         file: binary,
         args: [command, ...args],
-        env: { ...deps.env, PATH: proximoChildPath(binary, deps.env.PATH, deps.home), ...extraEnv },
+        env: { from: deps.env, pass: 'all', set: { PATH: proximoChildPath(binary, deps.env.PATH, deps.home), ...extraEnv } },
         cwd: deps.home,
         timeoutMs: RUN_LIMITS_MS.proximo,
-        mergeStderr: true,
+        maxOutputBytes: HOST_PROCESS_OUTPUT_BYTES,
+        output: 'merged',
       });
     } catch (error) {
       return failed(`Could not run ${binary}: ${(error as Error).message}`);
     }
     if (result.timedOut) return failed(`proximo ${command} did not finish within ${RUN_LIMITS_MS.proximo / 1000} s and was stopped.`);
-    let output = result.output;
+    let output = result.stdout;
     if (result.truncated) {
       output += `\n[the bridge stopped proximo ${command}: it wrote more than ${HOST_PROCESS_OUTPUT_BYTES} bytes of output]\n`;
     }

@@ -5,8 +5,18 @@
  * happens, up to a fixed number of lines; every other refusal is counted, and the counts are
  * logged as one line when the interval ends.
  */
-import { REFUSAL_LOG, ROUTES } from '../contract/constants';
+import { ROUTES } from '../contract/constants';
 import type { BridgeEvent, BridgeLog, RequestLogEntry } from './server';
+
+/**
+ * Refused requests are logged one by one only for the first of each kind (route, status,
+ * transport, workspace) in an interval, and at most `lines` of them; the rest are counted and
+ * logged as one summary line when the interval ends.
+ */
+export const REFUSAL_LOG = {
+  intervalMs: 10_000,
+  lines: 20,
+} as const;
 
 export interface RefusalLogOptions {
   intervalMs: number;

@@ -7,14 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import {
-  BRIDGE_PROBE,
-  CONCURRENCY_LIMITS,
-  CONNECTION_LIMITS,
-  REQUEST_CONTENT_TYPE,
-  ROUTES,
-  SERVER_TIMEOUTS_MS,
-} from '../contract/constants';
+import { BRIDGE_PROBE, CONCURRENCY_LIMITS, REQUEST_CONTENT_TYPE, ROUTES, SERVER_TIMEOUTS_MS } from '../contract/constants';
 import { credentialRoute } from './credential';
 import { editRoute } from './edit';
 import { bearerToken, isAllowedHostHeader, matchToken } from './gate';
@@ -23,6 +16,18 @@ import { openRoute } from './open';
 import { proximoRoute } from './proximo';
 import { soundRoute } from './sound';
 import type { Route, RouteDeps, RouteResult, WorkspaceBinding } from './route';
+
+/**
+ * Open connections one listener keeps per workspace: a workspace's unix socket, or one peer
+ * address on the shared loopback port (which also caps its total). A connection over the cap
+ * gets a 503 and is closed within half a second; at most `refusing` of those are kept open at
+ * once (the rest are closed on accept), so a flood cannot pile up file descriptors.
+ */
+export const CONNECTION_LIMITS = {
+  perWorkspace: 32,
+  tcpTotal: 128,
+  refusing: 16,
+} as const;
 
 export const BRIDGE_ROUTES: readonly Route[] = [openRoute, editRoute, proximoRoute, credentialRoute, soundRoute];
 const ROUTE_BY_PATH = new Map(BRIDGE_ROUTES.map((r) => [r.path, r]));

@@ -5,14 +5,33 @@
  * of our own naming (the sent name is only logged), one player at a time, run with argv (never a
  * shell) and stopped after SOUND.playMs. The answer comes once the player started, not when it ends.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { BODY_LIMITS, FIELDS, ROUTES, RUN_LIMITS_MS, SOUND } from '../contract/constants';
+import { BODY_LIMITS, FIELDS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
+import { runHostProcess } from '../host/process';
 import { failed, parseBody, refused, type Route, type RouteResult } from './route';
+
+/**
+ * /sound (upstream internal/bridge/sound.go): the players tried on a Linux host, in upstream's
+ * order with its flags (the file path is appended); macOS plays with afplay. A player is stopped
+ * after `playMs`, and one plays at a time: a sound asked for meanwhile is answered 503.
+ */
+export const SOUND = {
+  linuxPlayers: [
+    { name: 'paplay', args: [] },
+    { name: 'pw-play', args: [] },
+    { name: 'ffplay', args: ['-nodisp', '-autoexit', '-loglevel', 'quiet'] },
+    { name: 'mpg123', args: ['-q'] },
+    { name: 'mpv', args: ['--no-video', '--really-quiet'] },
+  ],
+  macPlayer: '/usr/bin/afplay',
+  playMs: 30_000,
+  /** Longest container-side file name kept for the log. */
+  nameMax: 255,
+} as const;
 
 const soundRequest = z.strictObject({
   [FIELDS.name]: z.string().max(SOUND.nameMax).optional(),
@@ -63,36 +82,41 @@ const NO_PLAYER =
   'No audio player on this host, so the sound was not played. On Linux install one of paplay (PulseAudio), ' +
   'pw-play (PipeWire), ffplay, mpg123 or mpv, then try again; on macOS afplay is built in.';
 
-/** The player now running (host-wide: one sound at a time), if any; `busy` covers the start too. */
-let playing: ChildProcess | undefined;
+/** Stops the player now running (host-wide: one sound at a time), if any; `busy` covers the start too. */
+let playing: AbortController | undefined;
 let busy = false;
 
-/** Stops the player of a sound that is still playing (tests, and the extension's shutdown). */
+/** Stops the player of a sound that is still playing (the bridge hub calls it when it shuts down, bridge/hub.ts). */
 export function stopSound(): void {
-  playing?.kill('SIGKILL');
+  playing?.abort();
 }
 
 /** Starts `player` on `path`; resolves once it runs, rejects when it could not start. Removes `dir` when it ends. */
 function startPlayer(player: SoundPlayer, path: string, dir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const stop = new AbortController();
+  playing = stop;
+  const done = (): void => {
+    if (playing === stop) {
+      playing = undefined;
+      busy = false;
+    }
+    void rm(dir, { recursive: true, force: true });
+  };
   return new Promise((resolve, reject) => {
-    const child = spawn(player.file, [...player.args, path], { env, shell: false, stdio: 'ignore', windowsHide: true });
-    playing = child;
-    const timer = setTimeout(() => child.kill('SIGKILL'), SOUND.playMs);
-    timer.unref();
-    const done = (): void => {
-      clearTimeout(timer);
-      if (playing === child) {
-        playing = undefined;
-        busy = false;
-      }
-      void rm(dir, { recursive: true, force: true });
-    };
-    child.once('spawn', () => resolve());
-    child.once('error', (err) => {
+    runHostProcess({
+      file: player.file,
+      args: [...player.args, path],
+      // The user's player needs their session (PulseAudio, PipeWire, D-Bus).
+      env: { from: env, pass: 'all' },
+      timeoutMs: SOUND.playMs,
+      maxOutputBytes: 0,
+      output: 'none',
+      signal: stop.signal,
+      onSpawn: resolve,
+    }).then(done, (err: unknown) => {
       done();
-      reject(err);
+      reject(err as Error);
     });
-    child.once('exit', done);
   });
 }
 

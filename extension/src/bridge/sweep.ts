@@ -15,7 +15,18 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { BRIDGE_FILES, BRIDGE_SWEEP } from '../contract/constants';
+import { BRIDGE_FILES } from '../contract/constants';
+
+/**
+ * The sweep of stale bridge sockets when a hub starts: a window that exited without shutting its
+ * bridge down leaves `bridge.sock` in its run dir. At most `maxRunDirs` run dirs are looked at,
+ * and a socket counts as stale only when connecting to it is refused; one that accepts, or does
+ * not answer within `connectMs`, is left alone.
+ */
+export const BRIDGE_SWEEP = {
+  maxRunDirs: 256,
+  connectMs: 1_000,
+} as const;
 
 const RUN_DIR = /^[0-9a-f]{8}$/;
 const STAGING_SOCKET = /^\.[0-9a-f]{12}\.sock$/;

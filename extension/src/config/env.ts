@@ -54,9 +54,6 @@ const ENV_BINDINGS: ReadonlyArray<{ variable: string; key: keyof ToolboxConfig; 
   { variable: PEER_MESSAGING_ENV, key: 'peerMessaging', schema: envBoolSchema },
 ];
 
-/** The variables this layer reads, for docs and the UI ("set by TOOLBOX_PULL"). */
-export const ENV_VARIABLES: readonly string[] = ENV_BINDINGS.map((b) => b.variable);
-
 export function parseEnvLayer(env: Record<string, string | undefined>): {
   layer: Partial<ToolboxConfig>;
   issues: ConfigIssue[];

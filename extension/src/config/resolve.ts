@@ -9,7 +9,7 @@
  * a project `mounts:` list does not append to the user file's list, it supersedes it.
  */
 import { DEFAULT_CONFIG, type ConfigIssue, type ConfigLayer, type KeyOrigin, type ResolvedConfig, type ToolboxConfig } from './model';
-import { SETTINGS } from '../contract/constants';
+import { SETTINGS } from '../contract/manifest';
 import { parseEnvLayer } from './env';
 import { isPlainObject, parseConfigFile } from './parse';
 
@@ -150,36 +150,6 @@ function recordOrigins(origins: Record<string, KeyOrigin>, source: LayerSource):
       origins[key] = at(key, modelKey === 'bridge' ? 'browser_bridge' : undefined);
     }
   }
-}
-
-/** The shape of VS Code's `WorkspaceConfiguration.inspect()` result that matters here. */
-export interface InspectedSetting<T> {
-  globalValue?: T;
-  workspaceValue?: T;
-  workspaceFolderValue?: T;
-}
-
-/**
- * The value the user actually set for a setting (folder over workspace over user), or undefined
- * when only the default applies, so the files keep their say. Workspace and folder values live in
- * the project's .vscode/settings.json: in an untrusted workspace they are not honoured, like the
- * project's .toolbox.yaml.
- */
-export function explicitSetting<T>(inspected: InspectedSetting<T> | undefined, trusted: boolean): T | undefined {
-  if (!inspected) return undefined;
-  if (trusted) return inspected.workspaceFolderValue ?? inspected.workspaceValue ?? inspected.globalValue;
-  return inspected.globalValue;
-}
-
-/** Where the value `explicitSetting` returns was set: VS Code's settings scopes, most specific first. */
-export type SettingScope = 'folder' | 'workspace' | 'user';
-
-/** The scope of the value `explicitSetting` picks (same order and trust rule); undefined when none. */
-export function explicitSettingScope<T>(inspected: InspectedSetting<T> | undefined, trusted: boolean): SettingScope | undefined {
-  if (!inspected) return undefined;
-  if (trusted && inspected.workspaceFolderValue !== undefined) return 'folder';
-  if (trusted && inspected.workspaceValue !== undefined) return 'workspace';
-  return inspected.globalValue !== undefined ? 'user' : undefined;
 }
 
 /** Plain objects merge key by key; anything else (lists, scalars) in `over` replaces `base`. */

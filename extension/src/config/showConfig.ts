@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import type { KeyOrigin, MountOverride, ResolvedConfig } from './model';
 import { formatIssue } from './parse';
-import type { SettingScope } from './resolve';
+import type { SettingScope } from './settingScope';
 
 export interface ShowContext {
   /** The workspace folder the configuration is for. */

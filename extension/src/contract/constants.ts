@@ -121,8 +121,6 @@ export const HOST_DOCKER_INTERNAL = 'host.docker.internal';
  * docs/decisions/0024-seccomp-unconfined-with-an-opt-out.md
  */
 export const SECCOMP_PROFILES = ['unconfined', 'default'] as const;
-/** The SecurityOpt entry of an unconfined container, as Docker stores it. */
-export const SECCOMP_UNCONFINED_OPT = 'seccomp=unconfined';
 
 /** The bridge's HTTP routes. */
 export const ROUTES = {
@@ -165,25 +163,6 @@ export const BODY_LIMITS = {
 } as const;
 
 /**
- * /sound (upstream internal/bridge/sound.go): the players tried on a Linux host, in upstream's
- * order with its flags (the file path is appended); macOS plays with afplay. A player is stopped
- * after `playMs`, and one plays at a time: a sound asked for meanwhile is answered 503.
- */
-export const SOUND = {
-  linuxPlayers: [
-    { name: 'paplay', args: [] },
-    { name: 'pw-play', args: [] },
-    { name: 'ffplay', args: ['-nodisp', '-autoexit', '-loglevel', 'quiet'] },
-    { name: 'mpg123', args: ['-q'] },
-    { name: 'mpv', args: ['--no-video', '--really-quiet'] },
-  ],
-  macPlayer: '/usr/bin/afplay',
-  playMs: 30_000,
-  /** Longest container-side file name kept for the log. */
-  nameMax: 255,
-} as const;
-
-/**
  * /credential's time budget, in milliseconds: how long the user has to answer the consent prompt
  * for a host that is not allowed yet (no answer is a refusal), and how long host git then has.
  * The route's run limit is their sum; the shim's --max-time must outlast it plus the server's
@@ -206,9 +185,6 @@ export const OPEN_LIMITS_MS = {
   confirm: 180_000,
 } as const;
 
-/** A workspace's `.git/config` larger than this is not read for its remotes (it is container-writable). */
-export const GIT_CONFIG_READ_LIMIT = 64 * 1024;
-
 /** How long the host side may run for each route, in milliseconds. */
 export const RUN_LIMITS_MS = {
   open: OPEN_LIMITS_MS.confirm,
@@ -229,30 +205,11 @@ export const SHIM_MAX_TIME_S = {
   sound: 5,
 } as const;
 
-/** Token buckets: open, edit and proximo share one; credential and sound have their own (upstream's budgets). */
-export const RATE_LIMITS = {
-  shared: { perSecond: 10, burst: 5 },
-  credential: { perSecond: 30, burst: 15 },
-  sound: { perSecond: 10, burst: 5 },
-} as const;
-
 export const SERVER_TIMEOUTS_MS = {
   header: 5_000,
   read: 10_000,
   write: 10_000,
   idle: 30_000,
-} as const;
-
-/**
- * Open connections one listener keeps per workspace: a workspace's unix socket, or one peer
- * address on the shared loopback port (which also caps its total). A connection over the cap
- * gets a 503 and is closed within half a second; at most `refusing` of those are kept open at
- * once (the rest are closed on accept), so a flood cannot pile up file descriptors.
- */
-export const CONNECTION_LIMITS = {
-  perWorkspace: 32,
-  tcpTotal: 128,
-  refusing: 16,
 } as const;
 
 /**
@@ -272,16 +229,6 @@ export const CONCURRENCY_LIMITS = {
 export const HOST_PROCESS_OUTPUT_BYTES = 1024 * 1024;
 
 /**
- * Refused requests are logged one by one only for the first of each kind (route, status,
- * transport, workspace) in an interval, and at most `lines` of them; the rest are counted and
- * logged as one summary line when the interval ends.
- */
-export const REFUSAL_LOG = {
-  intervalMs: 10_000,
-  lines: 20,
-} as const;
-
-/**
  * The liveness probe of a socket found at a bridge path. The run dir is writable from the
  * container, so whatever answers there is untrusted: the probe gives up after `totalMs`, never
  * reads more than `maxHeaderBytes` of headers and no body, and only a reply carrying the proof
@@ -295,17 +242,6 @@ export const BRIDGE_PROBE = {
   proofHeader: 'x-toolbox-proof',
   /** The host-only secret, in the run dirs' parent (never mounted into a container). */
   keyFile: 'hub.key',
-} as const;
-
-/**
- * The sweep of stale bridge sockets when a hub starts: a window that exited without shutting its
- * bridge down leaves `bridge.sock` in its run dir. At most `maxRunDirs` run dirs are looked at,
- * and a socket counts as stale only when connecting to it is refused; one that accepts, or does
- * not answer within `connectMs`, is left alone.
- */
-export const BRIDGE_SWEEP = {
-  maxRunDirs: 256,
-  connectMs: 1_000,
 } as const;
 
 /** The media type every bridge POST must declare (the shims send it; browsers' simple requests cannot). */
@@ -395,26 +331,6 @@ export const LABELS = {
   peerRun: 'dev.toolbox.peer-run',
 } as const;
 
-/** The values of LABELS.peerRun; anything else on a container is ignored. */
-export const PEER_RUN_LABEL_VALUES = { on: 'on', off: 'off' } as const;
-
-/**
- * Label keys (exact, or prefixes ending in `.`) that another tool sets on the containers it
- * manages. A container carrying one is that tool's, whatever its name says: Compose names its
- * containers `<project>-<service>-<n>`, so a Compose project called `toolbox` would otherwise
- * produce names in our namespace.
- */
-export const FOREIGN_LABEL_PREFIXES = [
-  'com.docker.compose.',
-  'io.podman.compose.',
-  'com.docker.stack.',
-  'com.docker.swarm.',
-  'io.kubernetes.',
-  'devcontainer.',
-  'dev.containers.',
-  'org.testcontainers',
-] as const;
-
 /** Repository of the runtime image this extension builds; the tag is a hash of its build context. */
 export const RUNTIME_IMAGE_REPO = 'toolbox-vscode/runtime';
 /** Where tests (and the extension under a test name prefix) put the images they build. */
@@ -426,13 +342,6 @@ export const RUNTIME_IMAGE_TEST_REPO = 'toolbox-vscode-test/runtime';
  * the registry part, as upstream's does for its own image.
  */
 export const RUNTIME_IMAGE_PUBLISHED = { registry: 'ghcr.io', path: 'toolbox-dev/toolbox-vscode-runtime' } as const;
-/** Bounds of the runtime image step. */
-export const RUNTIME_IMAGE_LIMITS_MS = {
-  /** A pull that reports nothing for this long is given up (a blackholed network), and the image is built. */
-  pullStall: 60_000,
-  /** After a cancelled build or pull: the tag is checked at once and again this much later. */
-  cancelSettle: 1_000,
-} as const;
 /** Labels on the runtime image. */
 export const RUNTIME_IMAGE_LABELS = {
   /** Set by the Dockerfile: the image is a toolbox runtime image. */
@@ -452,49 +361,6 @@ export const RUNTIME_IMAGE_CONTEXT = {
 } as const;
 
 /**
- * Names shared by package.json (settings, `when` clauses, walkthrough completion events) and the
- * code; test/unit/manifest.test.ts holds package.json to them.
- */
-export const SETTINGS = {
-  dockerHost: 'toolbox.dockerHost',
-  peerMessaging: 'toolbox.peerMessaging',
-  seccomp: 'toolbox.seccomp',
-  /** When a session goes to "needs you": always, whenUnfocused (the window), never. */
-  notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
-} as const;
-
-/**
- * Commands as the palette lists them (`Category: Title` in package.json), for messages that name
- * one and for the UI that offers it as a button; test/unit/manifest.test.ts holds package.json to them.
- */
-export const COMMAND_LABELS = {
-  selectEngine: { command: 'toolbox.selectEngine', label: 'Toolbox: Select Engine…' },
-} as const;
-
-export const CONTEXT_KEYS = {
-  /** True once Docker answered a refresh, false after it failed (the walkthrough's first step). */
-  engineReachable: 'toolbox.engineReachable',
-  /** `installed` or `missing` once proximo was looked up on this host (the Proximo view's welcome). */
-  proximo: 'toolbox.proximo',
-} as const;
-
-/** Global-state keys of the peer-default notice (ui/peerDefaultNotice.ts, docs/decisions/0018). */
-export const PEER_DEFAULT_STATE = {
-  /** The notice was shown (it is shown once). */
-  shown: 'toolbox.peerDefaultNotice.shown',
-  /** The CLI's last answer, with the binary's path and mtime it was read from. */
-  cliAnswer: 'toolbox.peerDefaultNotice.cliAnswer',
-  /** How long after activation the check runs, in ms (off the critical path). */
-  delayMs: 8_000,
-} as const;
-
-/** The walkthrough's id in package.json (`contributes.walkthroughs`). */
-export const WALKTHROUGH_ID = 'toolbox.gettingStarted';
-
-/** What proximo is, for a newcomer: upstream's page about the integration. */
-export const PROXIMO_DOCS_URL = 'https://github.com/filippolmt/toolbox/blob/main/docs/proximo.md';
-
-/**
  * Agent worktrees, as upstream's `toolbox worktree` lays them out (internal/worktree/plan.go,
  * docs/commands.md): `<repo root>/.worktrees/tbx-<branch with / as ->`, the base recorded in the
  * repository's git config as `branch.<branch>.base`, the folder kept out of the main checkout's
@@ -512,30 +378,6 @@ export const WORKTREE = {
   agents: ['claude', 'codex'],
 } as const;
 
-/** Host git runs bounded: reads are quick, network steps (fetch, push) get longer. */
-export const GIT_LIMITS_MS = {
-  local: 30_000,
-  network: 120_000,
-} as const;
-
-/** Host git output kept per call (stdout and stderr each). */
-export const GIT_OUTPUT_BYTES = 4 * 1024 * 1024;
-
-/**
- * Bounds of the terminal stream recogniser (ui/agentStream.ts), which reads every byte a container
- * sends to a Toolbox terminal: the recogniser keeps one fixed buffer of this size and nothing else.
- */
-export const AGENT_STREAM_LIMITS = {
-  /** Bytes of one OSC payload kept (the rest of a longer one is skipped, its terminator still awaited). */
-  oscPayloadBytes: 4096,
-  /** Characters of a notification message or title kept, after control characters are removed. */
-  messageChars: 200,
-  /** A title up to this many bytes is remembered, so the same title set again is not decoded again. */
-  titleBytes: 512,
-  /** A BEL this soon after the user typed is the shell answering a keystroke (tab completion), not a call. */
-  bellAfterInputMs: 1000,
-} as const;
-
 /**
  * The agents Toolbox can start in a terminal (Start Claude Code, Start Codex): the command the
  * runtime image installs, and the name a person knows it by.
@@ -544,9 +386,3 @@ export const AGENTS = {
   claude: { command: 'claude', name: 'Claude Code' },
   codex: { command: 'codex', name: 'Codex' },
 } as const;
-
-/**
- * The oldest Docker Engine API the extension speaks (docs/decisions/0034-engine-api-floor.md):
- * Docker 20.10 and Podman 4.3's compat API both report 1.41. An older engine is refused at connect.
- */
-export const MIN_API_VERSION = '1.41';

@@ -1,5 +1,22 @@
-import { FOREIGN_LABEL_PREFIXES, NAME_PREFIX, NAMING, OBJECT_SUFFIX } from './constants';
+import { NAME_PREFIX, NAMING, OBJECT_SUFFIX } from './constants';
 import type { ObjectNames, OwnedContainerKind } from './types';
+
+/**
+ * Label keys (exact, or prefixes ending in `.`) that another tool sets on the containers it
+ * manages. A container carrying one is that tool's, whatever its name says: Compose names its
+ * containers `<project>-<service>-<n>`, so a Compose project called `toolbox` would otherwise
+ * produce names in our namespace.
+ */
+export const FOREIGN_LABEL_PREFIXES = [
+  'com.docker.compose.',
+  'io.podman.compose.',
+  'com.docker.stack.',
+  'com.docker.swarm.',
+  'io.kubernetes.',
+  'devcontainer.',
+  'dev.containers.',
+  'org.testcontainers',
+] as const;
 
 /**
  * The names of the toolbox-owned infrastructure objects in one namespace. Production always

@@ -10,10 +10,15 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { MIN_API_VERSION } from '../contract/constants';
 import { identityFromVersion, pingUnixSocket, podmanRootless, rememberEngine, type EngineIdentity } from './compat';
 import { clause, engineMessage, statusOf } from './errors';
-import { SshError, sshTransport } from './ssh';
+import { SshError, sshTransport } from '../host/ssh';
+
+/**
+ * The oldest Docker Engine API the extension speaks (docs/decisions/0034-engine-api-floor.md):
+ * Docker 20.10 and Podman 4.3's compat API both report 1.41. An older engine is refused at connect.
+ */
+export const MIN_API_VERSION = '1.41';
 
 /**
  * Where an endpoint came from. `default` is /var/run/docker.sock (or the Windows pipe);
@@ -394,7 +399,7 @@ async function connectTo(
   if (options.socketPath !== undefined) options.protocol = 'http';
   let close: EngineConnection['close'] = () => undefined;
   if (endpoint.options.protocol === 'ssh') {
-    // Our own transport (engine/ssh.ts): one SSH connection, host key checked, the CLI's keys.
+    // Our own transport (host/ssh.ts): one SSH connection, host key checked, the CLI's keys.
     // A port the URL does not name comes from ~/.ssh/config (else 22), as for ssh.
     const namedPort = URL.canParse(endpoint.endpoint) && new URL(endpoint.endpoint).port !== '';
     const transport = await sshTransport({

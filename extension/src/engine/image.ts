@@ -6,7 +6,8 @@
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import type { PullPolicy } from '../config/model';
-import { CONTAINER, OPTIONAL_SHIMS, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_LIMITS_MS, SHIMS } from '../contract/constants';
+import { CONTAINER, OPTIONAL_SHIMS, RUNTIME_IMAGE_LABELS, SHIMS } from '../contract/constants';
+import { RUNTIME_IMAGE_LIMITS_MS } from './imageBuild';
 import { buildRuntimeImage, splitTag, tagTarget, untagIfMoved } from './imageBuild';
 import { PullProgress, type ImageProgress } from './imageProgress';
 import { demux, subscribeWait } from './containers';

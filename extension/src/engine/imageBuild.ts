@@ -8,15 +8,17 @@ import type Dockerode from 'dockerode';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  RUNTIME_IMAGE_CONTEXT,
-  RUNTIME_IMAGE_LABELS,
-  RUNTIME_IMAGE_LIMITS_MS,
-  RUNTIME_IMAGE_PUBLISHED,
-  RUNTIME_IMAGE_REPO,
-} from '../contract/constants';
+import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_PUBLISHED, RUNTIME_IMAGE_REPO } from '../contract/constants';
 import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
 import { buildStepProgress, parseBuildStep, type ImageProgress } from './imageProgress';
+
+/** Bounds of the runtime image step. */
+export const RUNTIME_IMAGE_LIMITS_MS = {
+  /** A pull that reports nothing for this long is given up (a blackholed network), and the image is built. */
+  pullStall: 60_000,
+  /** After a cancelled build or pull: the tag is checked at once and again this much later. */
+  cancelSettle: 1_000,
+} as const;
 
 export interface BuildRuntimeImageOptions {
   /** Directory holding `images/runtime/` and `shims/` (the extension root). */

@@ -238,13 +238,6 @@ async function setUpPeer(
   return clause(reason);
 }
 
-/** Re-checks an existing container against a plan; empty when it is gone or matches. */
-export async function checkDrift(ctx: EngineContext, name: string, plan: SessionPlan): Promise<Drift[]> {
-  const info = await inspectContainer(ctx.docker, name);
-  if (!info) return [];
-  return driftAgainstPlan(info, plan, ctx.names, await resolveAnchorId(ctx));
-}
-
 /**
  * The anchor's id: Docker stores `container:<id>` for the `container:<name>` it is handed.
  * undefined when there is no anchor or it cannot be inspected (then only a verbatim match counts).

@@ -3,7 +3,8 @@
  * (docs/decisions/0035-remote-engine-refuses-local-folders.md). Pure: the engine's host name (GET
  * /info Name) and this machine's (os.hostname()) come in as arguments.
  */
-import { COMMAND_LABELS } from '../contract/constants';
+import { COMMAND_LABELS } from '../contract/manifest';
+import { ToolboxError } from '../contract/errors';
 import type { ResolvedEndpoint } from './client';
 
 export type EngineLocality = { remote: false } | { remote: true; engineHost: string; localHost: string };
@@ -49,4 +50,9 @@ export function remoteFolderRefusal(folder: string, endpoint: string, locality: 
     `Open the folder on ${locality.engineHost} with VS Code Remote-SSH, where Toolbox uses that machine's engine, ` +
     `or pick an engine on this machine (${COMMAND_LABELS.selectEngine.label}). Nothing was created.`
   );
+}
+
+/** The refusal as the error the UI shows, with Select Engine… as its fix. */
+export function remoteFolderError(folder: string, endpoint: string, locality: Extract<EngineLocality, { remote: true }>): ToolboxError {
+  return new ToolboxError('engine-remote', remoteFolderRefusal(folder, endpoint, locality), ['select-engine']);
 }

@@ -17,6 +17,7 @@ import { Duplex, PassThrough } from 'node:stream';
 import { CONTAINER, SESSION_PROTOCOL } from '../contract/constants';
 import { holderContainerSocket } from '../plan/session';
 import { clause, engineMessage } from './errors';
+import { demux } from './containers';
 import type { ShellExec } from './exec';
 
 const F = SESSION_PROTOCOL.frames;
@@ -57,10 +58,19 @@ export interface HolderTransport {
 }
 
 export class HolderUnavailableError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The holder answered that it has no session of that id (it ended, or never was there). */
+    readonly noSession = false,
+  ) {
     super(message);
     this.name = 'HolderUnavailableError';
   }
+}
+
+/** The holder's refusal of an attach names no session of its own (images/runtime/toolbox-session `fail`). */
+function refusesUnknownSession(message: string): boolean {
+  return message.startsWith('no session ');
 }
 
 /** The host path of the socket when the bridge run dir is mounted (engine/open's plan knows it). */
@@ -299,7 +309,13 @@ async function request(transport: HolderTransport, hello: Record<string, unknown
         clearTimeout(timer);
         try {
           const body = parseJson(frame);
-          if (frame.type === F.error) reject(new HolderUnavailableError(`the session holder refused: ${String(body.message)}`));
+          if (frame.type === F.error)
+            reject(
+              new HolderUnavailableError(
+                `the session holder refused: ${String(body.message)}`,
+                refusesUnknownSession(String(body.message)),
+              ),
+            );
           else resolve(body);
         } catch (err) {
           reject(err as Error);
@@ -461,10 +477,11 @@ async function attachTo(transport: HolderTransport, hello: Record<string, unknow
           output.push(null);
           conn.close();
         } else if (frame.type === F.error) {
-          const message = `the session holder refused: ${clause(String(parseJson(frame).message))}`;
+          const said = String(parseJson(frame).message);
+          const message = `the session holder refused: ${clause(said)}`;
           clearTimeout(timer);
-          reject(new HolderUnavailableError(message));
-          rejectExit(new HolderUnavailableError(message));
+          reject(new HolderUnavailableError(message, refusesUnknownSession(said)));
+          rejectExit(new HolderUnavailableError(message, refusesUnknownSession(said)));
           conn.close();
         }
       } catch (err) {
@@ -543,20 +560,9 @@ export async function ensureHolder(docker: Docker, containerId: string, address:
   });
   if (info.ExitCode === 127) throw new HolderUnavailableError('the container image has no session holder');
   if (info.ExitCode !== 0) {
-    const said = demuxText(Buffer.concat(chunks)).trim().slice(0, 300);
+    const said = demux(Buffer.concat(chunks)).trim().slice(0, 300);
     throw new HolderUnavailableError(`the session holder did not start (exit ${info.ExitCode ?? 'unknown'}${said ? `: ${said}` : ''})`);
   }
-}
-
-function demuxText(buf: Buffer): string {
-  const out: Buffer[] = [];
-  let i = 0;
-  while (i + 8 <= buf.length && buf[i + 1] === 0) {
-    const n = buf.readUInt32BE(i + 4);
-    out.push(buf.subarray(i + 8, i + 8 + n));
-    i += 8 + n;
-  }
-  return (i === 0 ? buf : Buffer.concat(out)).toString('utf8');
 }
 
 /**

@@ -5,10 +5,16 @@
  * Pure comparisons over what the engine read from inspect; the engine decides when to ask, and
  * the open flow, the tree and the status bar all judge drift with `peerDrift` below.
  */
-import { CONTAINER, LABELS, PEER_RUN_LABEL_VALUES, SECCOMP_UNCONFINED_OPT } from '../contract/constants';
+import { CONTAINER, LABELS } from '../contract/constants';
 import { objectNames } from '../contract/objects';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
 import type { SessionPlan } from './types';
+
+/** The SecurityOpt entry of an unconfined container, as Docker stores it. */
+export const SECCOMP_UNCONFINED_OPT = 'seccomp=unconfined';
+
+/** The values of LABELS.peerRun; anything else on a container is ignored. */
+export const PEER_RUN_LABEL_VALUES = { on: 'on', off: 'off' } as const;
 
 export type PeerDriftKind = 'joined-but-planned-off' | 'planned-on-but-outside' | 'missing-socket-volume';
 export type DriftKind = PeerDriftKind | 'missing-port' | 'seccomp';

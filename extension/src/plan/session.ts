@@ -3,17 +3,9 @@
  * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
-import {
-  CONTAINER,
-  ENV,
-  EXTENSION_VERSION,
-  HOST_DOCKER_INTERNAL,
-  HOST_GATEWAY,
-  LABELS,
-  PEER_RUN_LABEL_VALUES,
-  SECCOMP_UNCONFINED_OPT,
-  SESSION_PROTOCOL,
-} from '../contract/constants';
+import { CONTAINER, ENV, EXTENSION_VERSION, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, SESSION_PROTOCOL } from '../contract/constants';
+import { SECCOMP_UNCONFINED_OPT } from './drift';
+import { PEER_RUN_LABEL_VALUES } from './drift';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';

@@ -3,7 +3,7 @@
  * a sync, the gitignored state a new worktree is seeded with, the extra mount that lets git work
  * inside its container, and the command that starts the agent. After upstream's
  * internal/worktree/plan.go and cmd/worktree.go. Pure: no fs, no git; the engine
- * (engine/worktree.ts) runs what this decides.
+ * (host/worktree.ts) runs what this decides.
  */
 import { CONTAINER, WORKTREE } from '../contract/constants';
 import { cleanPath } from './naming';
@@ -174,16 +174,6 @@ export function seedCandidates(rootEntries: readonly string[], extra: readonly s
     }
   }
   return out;
-}
-
-/**
- * The bind that makes git work in a worktree's container: the main repository's `.git`, at the
- * same absolute path the worktree's `.git` pointer file names (upstream applyWorktreeSession).
- * The worktree itself is already mounted at its host path by the workspace mirror.
- */
-export function worktreeGitBind(root: string): string {
-  const gitDir = worktreeGitDir(root);
-  return `${gitDir}:${gitDir}`;
 }
 
 /** `<root>/.git`, clean. */

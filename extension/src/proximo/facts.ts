@@ -3,12 +3,12 @@
  * mounts it at the contract's proximoCa path) and the host names it routes (pinned to the host
  * gateway in ExtraHosts). Only facts here; the planner decides what they mean.
  */
-import { execFile } from 'node:child_process';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { isFile } from '../config/files';
 import { HOST } from '../contract/constants';
 import type { ProximoFacts } from '../contract/types';
+import { runHostProcess } from '../host/process';
 import { findProximoBinary, proximoChildPath } from './binary';
 
 /** How long a read-only proximo query may take before we give up on it. */
@@ -25,23 +25,22 @@ export interface DetectProximoOptions {
 }
 
 /** Runs `proximo <args>` with argv (no shell) and returns stdout, or throws with stderr. */
-function queryProximo(binary: string, args: string[], opts: DetectProximoOptions): Promise<string> {
-  const env = { ...opts.env, PATH: proximoChildPath(binary, opts.env.PATH, opts.home) };
-  return new Promise((resolve, reject) => {
-    execFile(
-      binary,
-      args,
-      { env, cwd: opts.home, timeout: QUERY_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: QUERY_MAX_OUTPUT, shell: false },
-      (error, stdout, stderr) => {
-        if (error) {
-          const detail = String(stderr).trim().split('\n')[0] || error.message;
-          reject(new Error(`\`proximo ${args.join(' ')}\` failed: ${detail}`));
-        } else {
-          resolve(String(stdout));
-        }
-      },
-    );
+async function queryProximo(binary: string, args: string[], opts: DetectProximoOptions): Promise<string> {
+  const failed = (detail: string) => new Error(`\`proximo ${args.join(' ')}\` failed: ${detail}`);
+  const r = await runHostProcess({
+    file: binary,
+    args,
+    env: { from: opts.env, pass: 'all', set: { PATH: proximoChildPath(binary, opts.env.PATH, opts.home) } },
+    cwd: opts.home,
+    timeoutMs: QUERY_TIMEOUT_MS,
+    maxOutputBytes: QUERY_MAX_OUTPUT,
+  }).catch((error: Error) => {
+    throw failed(error.message);
   });
+  if (r.timedOut) throw failed(`it did not finish within ${QUERY_TIMEOUT_MS / 1000} s`);
+  if (r.truncated) throw failed(`it wrote more than ${QUERY_MAX_OUTPUT} bytes`);
+  if (r.exit !== 0) throw failed(r.stderr.trim().split('\n')[0] || `exit code ${r.exit}`);
+  return r.stdout;
 }
 
 /** `proximo config ca-path` prints the CA path even before it exists; fall back to its default. */

@@ -12,7 +12,7 @@
  * text is plain (nudgeText, docs/decisions/0040-outside-text-is-plain-text.md).
  */
 import * as vscode from 'vscode';
-import { SETTINGS } from '../contract/constants';
+import { SETTINGS } from '../contract/manifest';
 import { NudgeGate, nudgeSetting, nudgeText, shouldNudge } from './agentState';
 import { plainText } from './plainText';
 import type { AgentTerminal, ShellLauncher } from './shells';

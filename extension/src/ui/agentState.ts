@@ -14,7 +14,7 @@
  * - the title names the agent (claude, codex) when the launch did not; a shell whose title just
  *   named an agent (the user started it there) is working.
  */
-import { AGENT_STREAM_LIMITS } from '../contract/constants';
+import { AGENT_STREAM_LIMITS } from './agentStream';
 import type { StreamSignal } from './agentStream';
 import { inline, plainText, quoted } from './plainText';
 

@@ -14,7 +14,21 @@
  *
  * Pure (no vscode, no I/O): test/unit/agent-stream.test.ts.
  */
-import { AGENT_STREAM_LIMITS } from '../contract/constants';
+
+/**
+ * Bounds of the terminal stream recogniser (ui/agentStream.ts), which reads every byte a container
+ * sends to a Toolbox terminal: the recogniser keeps one fixed buffer of this size and nothing else.
+ */
+export const AGENT_STREAM_LIMITS = {
+  /** Bytes of one OSC payload kept (the rest of a longer one is skipped, its terminator still awaited). */
+  oscPayloadBytes: 4096,
+  /** Characters of a notification message or title kept, after control characters are removed. */
+  messageChars: 200,
+  /** A title up to this many bytes is remembered, so the same title set again is not decoded again. */
+  titleBytes: 512,
+  /** A BEL this soon after the user typed is the shell answering a keystroke (tab completion), not a call. */
+  bellAfterInputMs: 1000,
+} as const;
 
 export type StreamSignal =
   /** A desktop notification asked for by the program; `message` is sanitised and capped. */

@@ -7,11 +7,12 @@
  * `config show` prints no such line (older releases, which shipped it on) answers nothing.
  *
  * No vscode here (unit-tested with a fake `toolbox` script, test/unit/cli-peer-default.test.ts).
- * The program is run as an argv array, never through a shell, bounded in time and output.
+ * The program is run through host/process.ts (node built-ins only, so this stays light in the
+ * activation bundle): an argv array, never a shell, bounded in time and output.
  */
-import { execFile } from 'node:child_process';
 import { constants, promises as fsp } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { runHostProcess } from '../host/process';
 
 /** The CLI's name on PATH. */
 export const CLI_NAME = 'toolbox';
@@ -54,18 +55,20 @@ export function queryEnv(env: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEn
  * The peer-messaging value the CLI at `binary` uses when nothing sets it, or undefined when it
  * does not say (older CLI, error, timeout, oversized output).
  */
-export function readCliPeerDefault(
+export async function readCliPeerDefault(
   binary: string,
   home: string,
   env: NodeJS.ProcessEnv,
   limits: { timeoutMs: number; maxOutputBytes: number } = CLI_QUERY_LIMITS,
 ): Promise<boolean | undefined> {
-  return new Promise((resolve) => {
-    execFile(
-      binary,
-      ['config', 'show'],
-      { cwd: home, env: queryEnv(env, home), timeout: limits.timeoutMs, maxBuffer: limits.maxOutputBytes, windowsHide: true },
-      (err, stdout) => resolve(err ? undefined : parsePeerMessagingLine(String(stdout))),
-    );
-  });
+  const r = await runHostProcess({
+    file: binary,
+    args: ['config', 'show'],
+    cwd: home,
+    env: { from: queryEnv(env, home), pass: 'all' },
+    timeoutMs: limits.timeoutMs,
+    maxOutputBytes: limits.maxOutputBytes,
+    output: 'stdout',
+  }).catch(() => undefined);
+  return r?.exit === 0 && !r.truncated ? parsePeerMessagingLine(r.stdout) : undefined;
 }

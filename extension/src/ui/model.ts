@@ -7,7 +7,6 @@ import { driftWarning, peerDrift, profileDrift, seccompDifference, seccompWarnin
 import { tildePath } from '../plan/posture';
 import type { ContainerSummary, PeerSetting, PeerSettingSource, SeccompSetting } from '../backend/api';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
-import { COMMAND_LABELS, SETTINGS } from '../contract/constants';
 import { inline, plainText } from './plainText';
 
 export type {
@@ -278,70 +277,5 @@ export function driftStatus(findings: readonly DriftFinding[]): { text: string; 
       ].join('\n'),
       'tooltip',
     ),
-  };
-}
-
-/** How many names the Stop All confirmation spells out before it says "and N more". */
-export const STOP_ALL_NAMES_SHOWN = 8;
-
-/**
- * The Stop All confirmation: what it will stop, by name (the first few, then a count), and the
- * label of the destructive button, which says how many.
- */
-export function stopAllConfirmation(targets: readonly string[], anchor: string): { message: string; detail: string; stopLabel: string } {
-  const n = targets.length;
-  const shown = targets.slice(0, STOP_ALL_NAMES_SHOWN).map((t) => (t === anchor ? `${inline(t)} (the peer anchor)` : inline(t)));
-  const more = n - shown.length;
-  const list = [...shown.map((t) => `• ${t}`), ...(more > 0 ? [`• … and ${more} more`] : [])].join('\n');
-  return {
-    message: `Stop ${n} toolbox container${n === 1 ? '' : 's'}?`,
-    detail: plainText(
-      `${list}\n\nShells in these containers end, in every window. Stopped containers are removed; ` +
-        'the socket volume and your files are kept.',
-      'detail',
-    ),
-    stopLabel: `Stop ${n} Container${n === 1 ? '' : 's'}`,
-  };
-}
-
-/** An engine error that the toolbox.dockerHost setting can fix (it names the setting). */
-export function pointsAtDockerHost(message: string): boolean {
-  return message.includes(SETTINGS.dockerHost);
-}
-
-/** The error says to pick another engine (an open refused on a remote engine, engine/remote.ts). */
-export function pointsAtSelectEngine(message: string): boolean {
-  return message.includes(COMMAND_LABELS.selectEngine.label);
-}
-
-/**
- * The terminal name for a new shell: `base` while no terminal of this window has it, then
- * `base (2)`, `base (3)`, … (the lowest number free), so two shells never look the same.
- */
-export function numberedTitle(base: string, taken: Iterable<string>): string {
-  const names = new Set(taken);
-  if (!names.has(base)) return base;
-  for (let n = 2; ; n++) if (!names.has(`${base} (${n})`)) return `${base} (${n})`;
-}
-
-/**
- * The Stop Container confirmation, only when shells are attached to it (named, the first few),
- * or undefined: stopping a container nobody uses needs no question.
- */
-export function stopContainerConfirmation(
-  container: string,
-  attached: readonly string[],
-): { message: string; detail: string; stopLabel: string } | undefined {
-  const n = attached.length;
-  if (n === 0) return undefined;
-  const shown = attached.slice(0, STOP_ALL_NAMES_SHOWN).map((s) => `• ${inline(s)}`);
-  if (n > shown.length) shown.push(`• … and ${n - shown.length} more`);
-  return {
-    message: plainText(`Stop ${container}? ${n === 1 ? 'A shell is' : `${n} shells are`} attached to it.`, 'message'),
-    detail: plainText(
-      `${shown.join('\n')}\n\n${n === 1 ? 'This shell ends' : 'These shells end'}, and anything running in ${n === 1 ? 'it' : 'them'} stops. Your files in the folder are kept.`,
-      'detail',
-    ),
-    stopLabel: 'Stop Container',
   };
 }

@@ -12,9 +12,18 @@
 import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
 import { plainText } from './plainText';
-import { PEER_DEFAULT_STATE } from '../contract/constants';
 import type { ToolboxBackend } from '../backend/api';
 import { CLI_NAME, findOnPath, readCliPeerDefault } from './cliPeerDefault';
+
+/** Global-state keys of the peer-default notice (ui/peerDefaultNotice.ts, docs/decisions/0018). */
+export const PEER_DEFAULT_STATE = {
+  /** The notice was shown (it is shown once). */
+  shown: 'toolbox.peerDefaultNotice.shown',
+  /** The CLI's last answer, with the binary's path and mtime it was read from. */
+  cliAnswer: 'toolbox.peerDefaultNotice.cliAnswer',
+  /** How long after activation the check runs, in ms (off the critical path). */
+  delayMs: 8_000,
+} as const;
 
 export const PEER_NOTICE_BUTTONS = { keepOn: 'Keep On for Both', useOff: 'Use Off for Both', never: "Don't Ask Again" } as const;
 

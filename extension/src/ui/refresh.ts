@@ -6,13 +6,16 @@
  * stand-in backend (test/unit/refresh.test.ts).
  */
 import type * as vscode from 'vscode';
-import type { PeerSetting, Snapshot, ToolboxBackend } from '../backend/api';
+import type { ConfigService, PeerSetting, Snapshot, ViewService } from '../backend/api';
 import { findDrift, type DriftFinding, type ProximoSummary } from './model';
+import { errorActions, errorText, type ErrorAction } from '../contract/errors';
 
 export interface ToolboxState {
   snapshot?: Snapshot;
   proximo?: ProximoSummary;
   error?: string;
+  /** The fixes the error offers (contract/errors.ts), one button or tree row each. */
+  errorActions?: readonly ErrorAction[];
   /** Window folders and whether each wants peer messaging now. */
   wantPeer: Map<string, boolean>;
   /** Window folders' peer-messaging setting and where it comes from (the Peer Messaging view shows it). */
@@ -52,7 +55,7 @@ export class RefreshManager implements vscode.Disposable {
   private disposed = false;
 
   constructor(
-    private readonly backend: ToolboxBackend,
+    private readonly backend: ViewService & Pick<ConfigService, 'peerSetting' | 'seccompSetting'>,
     private readonly folders: () => string[],
     private readonly log: RefreshLog,
     /** The user's home, to shorten paths in drift details. */
@@ -171,9 +174,15 @@ export class RefreshManager implements vscode.Disposable {
         stopping: this.current.stopping,
       };
     } catch (err) {
-      const message = (err as Error).message;
+      const message = errorText(err);
       this.log.error(`Refreshing Toolbox failed: ${message}`);
-      this.current = { ...this.current, proximo: (await proximo) ?? this.current.proximo, error: message, loading: false };
+      this.current = {
+        ...this.current,
+        proximo: (await proximo) ?? this.current.proximo,
+        error: message,
+        errorActions: errorActions(err),
+        loading: false,
+      };
       this.stopWatching();
     }
     this.emit();

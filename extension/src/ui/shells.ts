@@ -8,6 +8,7 @@
  * to each again and recreates its terminal, same name and order. Closing a terminal by hand ends
  * its session; the window going away only detaches.
  */
+import { errorCode } from '../contract/errors';
 import * as vscode from 'vscode';
 import { plainText } from './plainText';
 import type {
@@ -17,7 +18,8 @@ import type {
   ShellRequest,
   ShellSession,
   StartedShell,
-  ToolboxBackend,
+  ShellService,
+  WorktreeService,
 } from '../backend/api';
 
 /** Makes the prepared shell and its session under the launcher's progress (New Agent Worktree). */
@@ -26,7 +28,7 @@ type Producer = (
   token: vscode.CancellationToken,
 ) => Promise<{ prepared: PreparedShell; session: ShellSession; folder?: string } | undefined>;
 import { basename } from 'node:path';
-import { numberedTitle } from './model';
+import { numberedTitle } from './titles';
 import { withPhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
 import { ToolboxShellPty, type ShellEnd } from './terminal';
@@ -96,7 +98,7 @@ export class ShellLauncher implements vscode.Disposable {
   private readonly plainNoticeShown = new Set<string>();
 
   constructor(
-    private readonly backend: ToolboxBackend,
+    private readonly backend: ShellService & Pick<WorktreeService, 'createAgentWorktree'>,
     private readonly store: SessionStore,
     private readonly log: vscode.LogOutputChannel,
   ) {
@@ -224,7 +226,7 @@ export class ShellLauncher implements vscode.Disposable {
       this.tracked.splice(this.tracked.indexOf(entry), 1);
       entry.pty.discard();
       entry.terminal?.dispose();
-      if ((result.reason as Error).name === 'SessionGoneError') {
+      if (errorCode(result.reason) === 'session-gone') {
         void this.store.remove(record);
         outcome.gone.push((result.reason as Error).message);
       } else {
@@ -416,7 +418,7 @@ export class ShellLauncher implements vscode.Disposable {
     }
     let notice: string | undefined;
     const persistence = session.persistence;
-    if (!persistence.held && !this.plainNoticeShown.has(session.id) && !/persist is off/.test(persistence.reason)) {
+    if (!persistence.held && !this.plainNoticeShown.has(session.id) && !persistence.off) {
       this.plainNoticeShown.add(session.id);
       notice = `This shell will not survive a window reload: ${persistence.reason}.`;
     }

@@ -7,6 +7,7 @@
  * (the user closed it) or keeps it (the window is going away) is the launcher's call, which
  * knows why the terminal closed (ui/shells.ts).
  */
+import { errorCode } from '../contract/errors';
 import { StringDecoder } from 'node:string_decoder';
 import * as vscode from 'vscode';
 import type { StartedShell, TerminalSize } from '../backend/api';
@@ -223,7 +224,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
         await this.run(async () => again);
         return;
       } catch (retryErr) {
-        const gone = (retryErr as Error).name === 'SessionGoneError';
+        const gone = errorCode(retryErr) === 'session-gone';
         if (gone || Date.now() + delay > deadline) {
           this.containerGone((retryErr as Error).message);
           return;

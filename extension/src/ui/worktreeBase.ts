@@ -3,9 +3,9 @@
  * through the backend. A query naming a commit of all zeros is an empty file (added, deleted).
  */
 import type * as vscode from 'vscode';
-import type { ToolboxBackend } from '../backend/api';
+import type { WorktreeService } from '../backend/api';
 
-export function worktreeBaseProvider(backend: ToolboxBackend): vscode.TextDocumentContentProvider {
+export function worktreeBaseProvider(backend: Pick<WorktreeService, 'agentWorktreeFileAt'>): vscode.TextDocumentContentProvider {
   return {
     async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
       const q = JSON.parse(uri.query) as { worktree?: unknown; commit?: unknown };

@@ -32,8 +32,8 @@ import { pruneAgentWorktrees } from './pruneAgentWorktrees';
 import { compareAgentWorktree } from './compareAgentWorktree';
 import { openAgentWorktreeFolder } from './openAgentWorktreeFolder';
 import type { CommandServices, ToolboxCommand } from './types';
-import { SETTINGS } from '../../contract/constants';
-import { pointsAtDockerHost, pointsAtSelectEngine } from '../model';
+import { SETTINGS } from '../../contract/manifest';
+import { errorActions, errorText } from '../../contract/errors';
 
 export const COMMANDS: readonly ToolboxCommand[] = [
   openShell,
@@ -74,9 +74,8 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
       try {
         return await c.run(services, ...args);
       } catch (err) {
-        const message = (err as Error).message ?? String(err);
-        services.log.error(`${c.id}: ${message}`);
-        void showEngineError(message, services.log);
+        services.log.error(`${c.id}: ${errorText(err)}`);
+        void showEngineError(err, services.log);
         return undefined;
       }
     }),
@@ -88,17 +87,18 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
  * setting can fix it (the engine could not be reached), Select Engine… when another engine can
  * (the engine is on another machine). `extra` buttons come before them.
  */
-export async function showEngineError(message: string, log: vscode.LogOutputChannel, ...extra: string[]): Promise<string | undefined> {
+export async function showEngineError(err: unknown, log: vscode.LogOutputChannel, ...extra: string[]): Promise<string | undefined> {
   const openSetting = 'Open Setting';
   const selectEngineButton = 'Select Engine…';
+  const actions = errorActions(err);
   const buttons = [
     ...extra,
-    ...(pointsAtSelectEngine(message) ? [selectEngineButton] : []),
-    ...(pointsAtDockerHost(message) ? [openSetting] : []),
+    ...(actions.includes('select-engine') ? [selectEngineButton] : []),
+    ...(actions.includes('open-docker-host-setting') ? [openSetting] : []),
     'Show Log',
   ];
   // Engine and git texts reach the user here: plain text, never a link (docs/decisions/0040-outside-text-is-plain-text.md).
-  const answer = await vscode.window.showErrorMessage(plainText(message, 'message'), ...buttons);
+  const answer = await vscode.window.showErrorMessage(plainText(errorText(err), 'message'), ...buttons);
   if (answer === openSetting) await vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.dockerHost);
   else if (answer === selectEngineButton) await vscode.commands.executeCommand(selectEngine.id);
   else if (answer === 'Show Log') log.show(true);

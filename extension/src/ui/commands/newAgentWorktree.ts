@@ -1,15 +1,10 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
+import { errorCode } from '../../contract/errors';
 import { branchInputProblem } from '../../plan/worktree';
 import type { AgentWorktreeRequest } from '../../backend/api';
 import { pickFolder } from '../folders';
 import type { CommandServices, ToolboxCommand } from './types';
-
-/** The error code a refusal from engine/worktree.ts carries (only its type crosses into the UI). */
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
-}
 
 /**
  * New Agent Worktree…: a branch name and an optional task, then the worktree, its container and
@@ -43,7 +38,7 @@ export const newAgentWorktree: ToolboxCommand = {
         for (const note of opened.notes) void vscode.window.showInformationMessage(plainText(note, 'message'));
         return opened;
       } catch (err) {
-        const code = codeOf(err);
+        const code = errorCode(err);
         if (code === 'fetch-failed' && !request.noFetch) {
           const offline = 'Create Offline';
           const answer = await vscode.window.showErrorMessage(plainText((err as Error).message, 'message'), offline);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import type { EngineChoice } from '../../backend/api';
-import { SETTINGS } from '../../contract/constants';
+import { SETTINGS } from '../../contract/manifest';
 import type { ToolboxCommand } from './types';
 
 interface EnginePick extends vscode.QuickPickItem {

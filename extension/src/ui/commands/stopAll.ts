@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { stopAllConfirmation } from '../model';
+import { stopAllConfirmation } from '../confirmations';
 import type { ToolboxCommand } from './types';
 
 /**

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { stopContainerConfirmation } from '../model';
+import { stopContainerConfirmation } from '../confirmations';
 import { heldShellItem } from '../tree/items';
 import type { TreeNode } from '../tree/render';
 import { confirmDestructive, isConfirmed } from './confirm';

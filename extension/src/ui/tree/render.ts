@@ -2,8 +2,9 @@
  * The three views as plain nodes computed from the refresh state: pure, so what each view
  * shows in each state is unit-tested without VS Code.
  */
-import { PROXIMO_DOCS_URL, SETTINGS } from '../../contract/constants';
-import { folderOf, pointsAtDockerHost, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
+import type { ErrorAction } from '../../contract/errors';
+import { SETTINGS } from '../../contract/manifest';
+import { folderOf, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
 import type { ToolboxState } from '../refresh';
 import {
   agentRowItem,
@@ -32,6 +33,9 @@ import {
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
 import { plainItem } from '../plainText';
+
+/** What proximo is, for a newcomer: upstream's page about the integration. */
+export const PROXIMO_DOCS_URL = 'https://github.com/filippolmt/toolbox/blob/main/docs/proximo.md';
 
 export interface TreeNode {
   /** Stable id, so VS Code keeps selection and expansion across refreshes. */
@@ -62,8 +66,8 @@ export interface TreeNode {
 }
 
 /** The engine's error, once, at the top of the Workspaces view; with Open Setting when the setting can fix it. */
-function errorNodes(message: string): TreeNode[] {
-  const setting = pointsAtDockerHost(message);
+function errorNodes(message: string, actions: readonly ErrorAction[]): TreeNode[] {
+  const setting = actions.includes('open-docker-host-setting');
   const e = errorItem(message, setting);
   const open: TreeNode[] = setting
     ? [
@@ -104,7 +108,7 @@ export function workspacesNodes(
   agents: readonly AgentRowInput[] = [],
   now: number = Date.now(),
 ): TreeNode[] {
-  if (state.error) return errorNodes(state.error);
+  if (state.error) return errorNodes(state.error, state.errorActions ?? []);
   const snap = state.snapshot;
   if (!snap) return [];
   const drifted = new Map(state.findings.map((f) => [f.container.id, f]));

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import type { AgentWorktreeSummary, ToolboxBackend } from '../../backend/api';
+import type { AgentWorktreeSummary, WorktreeService } from '../../backend/api';
 import type { ToolboxState } from '../refresh';
 import { worktreeRow, type WorktreeRow } from './worktreeItems';
 
@@ -23,7 +23,7 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
   private visible = false;
 
   constructor(
-    private readonly backend: ToolboxBackend,
+    private readonly backend: Pick<WorktreeService, 'agentWorktrees'>,
     private readonly folders: () => string[],
     private readonly log: vscode.LogOutputChannel,
   ) {}

@@ -1,5 +1,5 @@
 /**
- * Agent worktrees on the host: create, list, remove, sync and prune, with host git (engine/git.ts)
+ * Agent worktrees on the host: create, list, remove, sync and prune, with host git (host/git.ts)
  * and the layout plan/worktree.ts decides, after upstream's internal/worktree (worktree.go).
  * No Docker here: the backend stops or opens the worktree's container around these calls.
  *
@@ -8,7 +8,7 @@
  */
 import { cp, lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { GIT_LIMITS_MS } from '../contract/constants';
+import { GIT_LIMITS_MS } from './git';
 import {
   baseConfigKey,
   branchDeleteArgs,
@@ -28,30 +28,13 @@ import {
   type WorktreeEntry,
 } from '../plan/worktree';
 import { gitReason, runGit, type GitResult, type GitRunner } from './git';
+import { ToolboxError, type WorktreeErrorCode } from '../contract/errors';
 
-export type WorktreeErrorCode =
-  | 'not-a-repo'
-  | 'bad-branch'
-  | 'branch-exists'
-  | 'dir-exists'
-  | 'no-origin'
-  | 'no-default-branch'
-  | 'no-base'
-  | 'fetch-failed'
-  | 'add-failed'
-  | 'not-found'
-  | 'dir-missing'
-  | 'dirty'
-  | 'remove-failed'
-  | 'rebase-conflict'
-  | 'sync-failed';
+export class WorktreeError extends ToolboxError {
+  declare readonly code: WorktreeErrorCode;
 
-export class WorktreeError extends Error {
-  constructor(
-    readonly code: WorktreeErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: WorktreeErrorCode, message: string) {
+    super(code, message);
     this.name = 'WorktreeError';
   }
 }
@@ -126,11 +109,6 @@ export interface CreatedWorktree {
   seeded: string[];
   /** Things the user should know (offline create, a base not recorded…). */
   notes: string[];
-}
-
-/** Creates a toolbox worktree as upstream's `toolbox worktree create` does, minus the container. */
-export async function createWorktree(opts: CreateWorktreeOptions): Promise<CreatedWorktree> {
-  return addWorktree(await checkWorktreeCreate(opts), opts);
 }
 
 /** What the refusals found: where the worktree goes and what it branches from. Nothing is created yet. */

@@ -67,6 +67,22 @@ function globMatches(pattern: string, text: string): boolean {
   return re.test(text);
 }
 
+/**
+ * ssh's pattern lists (known_hosts host fields, `Host` lines): some pattern names `text` and no
+ * `!pattern` does.
+ */
+function patternsMatch(patterns: readonly string[], text: string): boolean {
+  let matched = false;
+  for (const raw of patterns) {
+    const negated = raw.startsWith('!');
+    const pattern = negated ? raw.slice(1) : raw;
+    if (pattern === '' || !globMatches(pattern, text)) continue;
+    if (negated) return false;
+    matched = true;
+  }
+  return matched;
+}
+
 /** Whether a known_hosts host field (hashed, or patterns with `!` negation) names the host. Pure. */
 export function hostFieldMatches(hosts: string, host: string, port: number): boolean {
   const name = knownHostsName(host, port);
@@ -76,15 +92,7 @@ export function hostFieldMatches(hosts: string, host: string, port: number): boo
     const mac = createHmac('sha1', Buffer.from(salt, 'base64')).update(name).digest('base64');
     return mac === hash;
   }
-  let matched = false;
-  for (const raw of hosts.split(',')) {
-    const negated = raw.startsWith('!');
-    const pattern = negated ? raw.slice(1) : raw;
-    if (pattern === '' || !globMatches(pattern, name)) continue;
-    if (negated) return false;
-    matched = true;
-  }
-  return matched;
+  return patternsMatch(hosts.split(','), name);
 }
 
 export type HostKeyCheck =
@@ -148,7 +156,7 @@ export function sshConfigFor(text: string, alias: string): SshHostConfig {
     const keyword = m[1]!.toLowerCase();
     const value = m[2]!.trim().replace(/^"(.*)"$/, '$1');
     if (keyword === 'host') {
-      applies = hostPatternsMatch(value.split(/\s+/), alias);
+      applies = patternsMatch(value.split(/\s+/), alias);
       continue;
     }
     if (keyword === 'match') {
@@ -164,18 +172,6 @@ export function sshConfigFor(text: string, alias: string): SshHostConfig {
     } else if (keyword === 'identityfile' && value !== '' && value.toLowerCase() !== 'none') out.identityFiles.push(value);
   }
   return out;
-}
-
-function hostPatternsMatch(patterns: string[], alias: string): boolean {
-  let matched = false;
-  for (const raw of patterns) {
-    const negated = raw.startsWith('!');
-    const pattern = negated ? raw.slice(1) : raw;
-    if (pattern === '' || !globMatches(pattern, alias)) continue;
-    if (negated) return false;
-    matched = true;
-  }
-  return matched;
 }
 
 /** `~/`, `%d` (home), `%u` (local user), `%h` (host) and `%%` in an IdentityFile; undefined for other tokens. Pure. */

@@ -1,0 +1,154 @@
+/**
+ * The shell types that cross between the backend and the UI: what a command asks for, the
+ * prepared and opened shell, and what a window records to attach a held shell again.
+ */
+import type { ShellExec } from '../../engine/exec';
+import type { HolderAddress } from '../../engine/sessions';
+import type { OpenAction } from '../../engine/open';
+import { ToolboxError } from '../../contract/errors';
+
+export interface ShellRequest {
+  /** Absolute host path of the workspace folder. */
+  folder: string;
+  /** Per-run override of peer messaging (`--peer` / `--peer=false`); undefined: the setting. */
+  peer?: boolean;
+  /** A named shell (`toolbox shell --name`). */
+  namedShell?: string;
+  /**
+   * Ports to publish, in upstream's `-p` syntax (plan/publish.ts). As `-p`, they apply when the
+   * container is created; a running container without them is reported as drift.
+   */
+  ports?: string[];
+  /**
+   * An agent worktree's shell: `folder` is the worktree, `root` its main repository (whose `.git`
+   * is mounted too). The first shell starts the agent (the `agent` key), with `prompt` as its task
+   * (awaited only when that shell starts).
+   */
+  worktree?: { root: string; prompt?: string | Promise<string | undefined> };
+  /** Start this agent in the terminal instead of a shell (the shell follows when it exits). */
+  agent?: 'claude' | 'codex';
+}
+
+/**
+ * A shell whose container has been named and whose config has been read, but nothing created:
+ * no Docker call, no socket, no file written yet. `open()` does all of that.
+ */
+export interface PreparedShell {
+  /** The container the shell will run in. */
+  container: string;
+  /** The terminal's title. */
+  title: string;
+  /** Config problems that do not stop the open, as sentences for the log. */
+  warnings: string[];
+  /** The subset of `warnings` the user should see now: config files that were skipped, and why. */
+  notices: string[];
+  /** The workspace is untrusted, so its .toolbox.yaml was ignored (limited mode). */
+  projectFileIgnored: boolean;
+  /**
+   * Serves the bridge for the container, plans it, makes its image, anchor and socket volume
+   * exist, then connects to, starts or creates it. Rejects with a sentence that says what to do.
+   */
+  open(progress: SessionProgress, signal: AbortSignal): Promise<ShellSession>;
+}
+
+export interface ShellCommand {
+  cmd: string[];
+  user: string;
+  workdir: string;
+  /** Added to the container's environment for this shell only. */
+  env: string[];
+}
+
+/** An opened container and what a terminal needs to run a shell in it. */
+export interface ShellSession {
+  id: string;
+  name: string;
+  /** connect, start or create. */
+  action: OpenAction;
+  peerActive: boolean;
+  /** Drift and degraded peer setup, as sentences to show. */
+  warnings: string[];
+  command: ShellCommand;
+  /** Whether the shell will outlive this window (held in the container), and if not, why. */
+  persistence: ShellPersistence;
+  /** Starts one shell at this size; each call is a new shell in the same container. */
+  start(size: TerminalSize): Promise<StartedShell>;
+}
+
+export interface TerminalSize {
+  cols: number;
+  rows: number;
+}
+
+/**
+ * Whether shells outlive the window, and if not, why: `off` when toolbox.sessions.persist turns
+ * them off (nothing to tell the user), else the holder could not be reached (`reason`).
+ */
+export type ShellPersistence = { held: true; transport: 'socket' | 'exec' } | { held: false; off: boolean; reason: string };
+
+/** A running shell: a TTY exec, or a session in the container's holder (then with its record). */
+export interface StartedShell extends ShellExec {
+  /** Present when the shell lives in the session holder and can be attached again. */
+  record?: SessionRecord;
+}
+
+/**
+ * What a window keeps (in its workspace state, never in a container-writable place) to find a
+ * held shell again after a reload: the container, the session, and how to reach its holder.
+ */
+export interface SessionRecord {
+  folder: string;
+  container: string;
+  containerId: string;
+  sessionId: string;
+  title: string;
+  holder: HolderAddress;
+  /** The terminal's last size, so the session can be attached before the terminal exists. */
+  cols: number;
+  rows: number;
+  /** ms since the epoch. */
+  openedAt: number;
+  /** The agent the session runs, when the window knows (ui/agentState.ts); a shell otherwise. */
+  agent?: 'claude' | 'codex';
+}
+
+/** Why a recorded session cannot be attached again; said once, then the record is dropped. */
+export class SessionGoneError extends ToolboxError {
+  constructor(message: string) {
+    super('session-gone', message);
+    this.name = 'SessionGoneError';
+  }
+}
+
+export interface SessionProgress {
+  /**
+   * A short step for the notification ("Building the runtime image: step 5 of 22 (…)"), with
+   * how far that step is in percent when it is known (layers and bytes of a pull, build steps).
+   */
+  step(message: string, percent?: number): void;
+  /** Raw log text (image build output) for the output channel. */
+  log(text: string): void;
+}
+
+/** A shell configured in `shells:` (config/model.ts ShellConfig), for the picker. */
+export interface NamedShellEntry {
+  /** The key as the config file spells it. */
+  key: string;
+  /** The configured path ('' when the entry has none). */
+  path: string;
+}
+
+/** A new `shells:` entry for ~/.toolbox.yaml, as `toolbox shell <name> --create` writes it; nothing written until `apply()`. */
+export interface NamedShellCreatePlan {
+  file: string;
+  /** The file does not exist yet (it gets upstream's header comment). */
+  creates: boolean;
+  /** The key written (an existing spelling of the same name is reused). */
+  key: string;
+  path: string;
+  /** The entry as it reads in the file, for the confirmation. */
+  block: string;
+  /** The folder does not exist yet: `apply()` creates it (mode 0755, as upstream). */
+  createsFolder: boolean;
+  apply(): Promise<void>;
+}

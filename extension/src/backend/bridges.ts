@@ -1,0 +1,92 @@
+/**
+ * The bridge registration of each container this window planned: what its shims may open and
+ * write (from the plan's mounts, and those of a container that already runs), proximo, the agent
+ * homes, and the repository whose remotes answer git credentials.
+ */
+import { join } from 'node:path';
+import type * as vscode from 'vscode';
+import { HOST } from '../contract/constants';
+import type { BridgeMount } from '../contract/types';
+import type { WorkspaceRegistration } from '../bridge/hub';
+import { agentHomes, editRoots } from '../plan/mounts';
+import type { PlannedMount } from '../plan/types';
+import type { EngineConnector } from './connection';
+
+export interface BridgeRegistryDeps {
+  home: () => string;
+  connector: EngineConnector;
+  log: Pick<vscode.LogOutputChannel, 'warn'>;
+  /** Serves the bridge for one container (BridgeHub.ensureWorkspace); none: shells open without it. */
+  bridgeFor?: (registration: WorkspaceRegistration) => Promise<BridgeMount>;
+}
+
+/** The host sources of a list of mounts that the container can write. */
+export function writableSources(mounts: readonly PlannedMount[]): string[] {
+  return mounts.filter((m) => m.type === 'bind' && !m.readonly).map((m) => m.source);
+}
+
+export class BridgeRegistry {
+  /** By container name. */
+  private readonly registrations = new Map<string, WorkspaceRegistration>();
+
+  constructor(private readonly deps: BridgeRegistryDeps) {}
+
+  /** The bridge for one container; a bridge that cannot start costs the shell its shims, not the shell. */
+  async serve(
+    key: string,
+    folder: string,
+    proximoEnabled: boolean,
+    mounts: PlannedMount[],
+    gitRepository?: string,
+  ): Promise<BridgeMount | undefined> {
+    if (!this.deps.bridgeFor) return undefined;
+    const root = join(this.deps.home(), HOST.mountsRoot);
+    const homes = agentHomes(mounts);
+    try {
+      const registration: WorkspaceRegistration = {
+        key,
+        workspaceFolder: folder,
+        ...(gitRepository !== undefined ? { gitRepository } : {}),
+        mountsRoots: editRoots(mounts),
+        // Known before the bridge answers: the plan's read-write mounts, and those of a container
+        // that already runs (created by an older plan, or by the CLI), which may have more.
+        writableRoots: [...new Set([...writableSources(mounts), ...(await this.existingWritableBinds(key))])],
+        proximoEnabled,
+        defaultAgentHome: homes.agentHome ?? root,
+        defaultCodexHome: homes.codexHome ?? join(root, '.codex'),
+      };
+      const b = await this.deps.bridgeFor(registration);
+      this.registrations.set(key, registration);
+      return { stateDir: b.stateDir, runDir: b.runDir };
+    } catch (err) {
+      this.deps.log.warn(
+        `The bridge for ${key} could not start (${(err as Error).message}); the shell opens without it, so code, xdg-open and git credentials inside it will not reach this window.`,
+      );
+      return undefined;
+    }
+  }
+
+  /**
+   * Adds host paths the container can write to its bridge registration (idempotent: the hub
+   * updates the settings of a served workspace). Paths only accumulate: a reattached container
+   * keeps the read-write mounts it was created with even when the plan no longer has them.
+   * /credential never runs git config from what the container can write.
+   */
+  async addWritableRoots(key: string, paths: string[]): Promise<void> {
+    const registration = this.registrations.get(key);
+    if (!registration || !this.deps.bridgeFor) return;
+    registration.writableRoots = [...new Set([...(registration.writableRoots ?? []), ...paths])];
+    await this.deps.bridgeFor(registration).catch(() => undefined);
+  }
+
+  /** The host sources of the read-write binds of the container with this name, if it exists. */
+  private async existingWritableBinds(name: string): Promise<string[]> {
+    try {
+      const { docker } = await this.deps.connector.engine();
+      const info = await docker.getContainer(name).inspect();
+      return (info.Mounts ?? []).filter((m) => m.Type === 'bind' && m.RW).map((m) => m.Source);
+    } catch {
+      return []; // no such container yet (or no engine: then no container runs either)
+    }
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * A folder's configuration as the views and commands read and change it: the resolved config
+ * (config/files.ts), the peer-messaging and seccomp choices with where they come from, the
+ * named shells, and the edits to ~/.toolbox.yaml and the project file (each checked before it
+ * is written). Reads VS Code settings only through BackendSettings.
+ */
+import { lstatSync, promises as fsp } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { applyTurnOff, setPeerMessaging, setShellPath } from '../config/edit';
+import { configProblems, type ConfigProblem } from '../config/diagnostics';
+import { PEER_MESSAGING_ENV } from '../config/env';
+import {
+  findProjectConfig,
+  loadConfig,
+  nodeConfigFs,
+  pinUserPeerMessaging,
+  processOwner,
+  writeConfigFile,
+  type ConfigFs,
+} from '../config/files';
+import { formatIssue, parseConfigFile } from '../config/parse';
+import { renderResolvedConfig } from '../config/showConfig';
+import { HOST } from '../contract/constants';
+import { SETTINGS } from '../contract/manifest';
+import type { ObjectNames } from '../contract/types';
+import { patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
+import { listConfiguredShells, shellKeyIn, type PathKind } from '../plan/namedShell';
+import { cleanPath, namedShellName } from '../plan/naming';
+import { reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
+import type {
+  ConfigService,
+  NamedShellCreatePlan,
+  NamedShellEntry,
+  PeerSetting,
+  PeerSettingSource,
+  SeccompSetting,
+  TurnOffPlan,
+} from './api';
+import type { EngineConnector } from './connection';
+import type { BackendSettings } from './settings';
+
+export interface FolderConfigDeps {
+  names: ObjectNames;
+  home: () => string;
+  settings: BackendSettings;
+  connector: EngineConnector;
+  log: (line: string) => void;
+}
+
+/** What is at `path`, a final symlink not followed (upstream's named-shell check uses Lstat). */
+export function lstatKind(path: string): PathKind {
+  try {
+    const st = lstatSync(path);
+    return st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'directory' : 'file';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw new Error(`stat ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** A config file's text before an edit (undefined when missing or empty); a file we may not read throws. */
+async function readForEdit(path: string, home: string): Promise<{ exists: boolean; text?: string }> {
+  const read = await nodeConfigFs.read(path, processOwner());
+  if (read.kind === 'refused') throw new Error(`${tildePath(path, home)} ${read.why}`);
+  return { exists: read.kind !== 'missing', ...(read.kind === 'text' ? { text: read.text } : {}) };
+}
+
+/** Refuses an edited text that would not load, before anything is written. */
+function checkEdit(text: string, file: string, home: string): void {
+  const check = parseConfigFile(text, file, { home }).issues.find((i) => i.severity === 'error');
+  if (check) throw new Error(`The edit would break ${tildePath(file, home)} (${formatIssue(check, home)}); nothing was written.`);
+}
+
+/** An edit function's refusal as the sentence the user reads. */
+function editRefused(file: string, home: string, err: unknown): Error {
+  return new Error(`${tildePath(file, home)} was not changed: ${(err as Error).message}.`, { cause: err });
+}
+
+const UNTRUSTED = 'This workspace is not trusted, so its .toolbox.yaml is ignored';
+
+export class FolderConfig implements ConfigService {
+  constructor(private readonly deps: FolderConfigDeps) {}
+
+  /** The folder's resolved config; `fs` reads the files elsewhere (a New Agent Worktree's checkout to come). */
+  read(folder: string, fs?: ConfigFs) {
+    const { settings } = this.deps;
+    const peerMessaging = settings.peerMessaging(folder).value;
+    const trusted = settings.trusted();
+    return loadConfig({ folder, home: this.deps.home(), env: process.env, settings: { peerMessaging }, trusted, ...(fs ? { fs } : {}) });
+  }
+
+  async resolvedConfigText(folder: string): Promise<string> {
+    const resolved = await this.read(folder);
+    const scope = this.deps.settings.peerMessaging(folder).scope;
+    return renderResolvedConfig(resolved, {
+      folder,
+      home: this.deps.home(),
+      settingScopes: scope ? { [SETTINGS.peerMessaging]: scope } : {},
+    });
+  }
+
+  async configProblems(file: string, text: string): Promise<ConfigProblem[]> {
+    return configProblems(text, file, { home: this.deps.home(), knownMounts: patchableMountNames() });
+  }
+
+  async seccompSetting(folder: string): Promise<SeccompSetting> {
+    return this.deps.settings.seccomp(folder);
+  }
+
+  async peerWanted(folder: string): Promise<boolean> {
+    return (await this.read(folder)).config.peerMessaging;
+  }
+
+  async peerSetting(folder: string): Promise<PeerSetting> {
+    const home = this.deps.home();
+    const resolved = await this.read(folder);
+    const projectFile = findProjectConfig(folder, home);
+    const source = ((): PeerSettingSource => {
+      switch (resolved.peerMessagingFrom) {
+        case 'default':
+          return { from: 'default' };
+        case 'user-file':
+          return { from: 'user-file', file: join(home, HOST.userConfig) };
+        case 'project-file':
+          return { from: 'project-file', file: projectFile ?? join(folder, HOST.projectConfig) };
+        case 'env':
+          return { from: 'env', variable: PEER_MESSAGING_ENV };
+        case 'setting':
+          return { from: 'setting', scope: this.deps.settings.peerMessaging(folder).scope ?? 'user' };
+      }
+    })();
+    return {
+      on: resolved.config.peerMessaging,
+      source,
+      ...(projectFile ? { projectFile } : {}),
+      projectFileUsable: this.deps.settings.trusted(),
+    };
+  }
+
+  async writeProjectPeerMessaging(folder: string, on: boolean): Promise<string> {
+    const home = this.deps.home();
+    if (!this.deps.settings.trusted()) {
+      throw new Error(`${UNTRUSTED}. Trust the workspace first (Workspaces: Manage Workspace Trust).`);
+    }
+    const existing = findProjectConfig(folder, home);
+    const file = existing ?? join(folder, HOST.projectConfig);
+    const before = existing === undefined ? undefined : (await readForEdit(existing, home)).text;
+    let text: string;
+    try {
+      text = setPeerMessaging(before ?? '', on, 'Peer messaging for this folder, set in the Toolbox view (the toolbox CLI reads it too).');
+    } catch (err) {
+      throw editRefused(file, home, err);
+    }
+    checkEdit(text, file, home);
+    await writeConfigFile(file, text, before);
+    this.deps.log(`Peer messaging ${on ? 'on' : 'off'} for ${folder}: wrote peer_messaging: ${on} into ${file}.`);
+    return file;
+  }
+
+  async pinUserPeerMessaging(on: boolean): Promise<string> {
+    const file = await pinUserPeerMessaging(
+      this.deps.home(),
+      on,
+      'Peer messaging, pinned from Toolbox for VS Code so the toolbox CLI and the editor open the same containers.',
+    );
+    this.deps.log(`Peer messaging pinned ${on ? 'on' : 'off'} for both the CLI and the editor: wrote peer_messaging: ${on} into ${file}.`);
+    return file;
+  }
+
+  async namedShells(folder: string): Promise<NamedShellEntry[]> {
+    return listConfiguredShells((await this.read(folder)).config.shells);
+  }
+
+  async prepareNamedShellCreate(folder: string, name: string, path: string): Promise<NamedShellCreatePlan> {
+    const home = this.deps.home();
+    // The CLI's name rules (throws its refusal), then an absolute path Docker can bind.
+    namedShellName(name, { peer: false }, this.deps.names);
+    // The shell would be refused on an engine on another machine: say so before writing anything
+    // (with no engine at all the entry is still worth writing, so only a known remote one stops it).
+    await this.deps.connector.refuseIfRemote(path.trim() || folder, await this.deps.connector.locateOrLocal());
+    const wanted = path.trim();
+    if (!wanted.startsWith('/')) throw new Error(`The folder "${wanted}" is not an absolute path. Give its full path, starting with /.`);
+    const target = cleanPath(wanted);
+    validateWorkspaceBindPath(target);
+    const kind = lstatKind(target);
+    if (kind === 'symlink') {
+      throw new Error(`${target} is a symbolic link; the toolbox CLI refuses those for a named shell. Give the folder it points to.`);
+    }
+    if (kind === 'file') throw new Error(`${target} is a file, not a folder.`);
+    const file = join(home, HOST.userConfig);
+    const { exists, text: before } = await readForEdit(file, home);
+    let edit: { text: string; key: string };
+    try {
+      edit = setShellPath(exists ? (before ?? '') : undefined, (keys) => shellKeyIn(keys, name), target);
+    } catch (err) {
+      throw editRefused(file, home, err);
+    }
+    checkEdit(edit.text, file, home);
+    return {
+      file,
+      creates: !exists,
+      key: edit.key,
+      path: target,
+      block: `shells:\n  ${edit.key}:\n    path: ${target}`,
+      createsFolder: kind === 'missing',
+      apply: async () => {
+        // The folder first: ~/.toolbox.yaml never names a folder that could not be made.
+        if (kind === 'missing') await fsp.mkdir(target, { recursive: true, mode: 0o755 });
+        await writeConfigFile(file, edit.text, before);
+        this.deps.log(`Named shell "${edit.key}" (${folder}): wrote shells.${edit.key}.path: ${target} into ${file}.`);
+      },
+    };
+  }
+
+  async prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan> {
+    const home = this.deps.home();
+    const what = reachTitle(reach, home);
+    if (!this.deps.settings.trusted()) {
+      throw new Error(
+        `${UNTRUSTED} and cannot turn off the ${what}. Trust the workspace (Workspaces: Manage Workspace Trust), or turn it off for every folder in ~/.toolbox.yaml.`,
+      );
+    }
+    const resolved = await this.read(folder);
+    const broken = resolved.issues.find((i) => i.severity === 'error');
+    if (broken) throw new Error(`Fix the configuration first: ${formatIssue(broken, home)}`);
+    const change = turnOffChange(reach, resolved.config);
+    if (typeof change === 'string') throw new Error(change);
+    const existing = findProjectConfig(folder, home);
+    const file = existing ?? join(folder, HOST.projectConfig);
+    const before = existing === undefined ? undefined : (await readForEdit(existing, home)).text;
+    const note = `${what} (${tildePath(reach.source, home)}) turned off in the Toolbox view.`;
+    const edit = applyTurnOff(before ?? '', change, resolved.config, note, `~/${HOST.userConfig}`);
+    checkEdit(edit.text, file, home);
+    const dir = dirname(file);
+    return {
+      file,
+      creates: before === undefined,
+      sharedWith: dir !== resolve(folder) ? dir : undefined,
+      alreadyOff: edit.alreadyOff,
+      apply: async () => {
+        if (!edit.alreadyOff) await writeConfigFile(file, edit.text, before);
+      },
+    };
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The held sessions of this window: how each container's session holder is reached (its run-dir
+ * socket or an exec, engine/sessions.ts), attaching a recorded shell again after a reload, and
+ * ending one, with upstream's rule that a container goes when its last shell ends.
+ */
+import { removeIfIdle } from '../engine/lifecycle';
+import {
+  attachHeldSession,
+  HolderUnavailableError,
+  killHeldSession,
+  listHeldSessions,
+  reachHolder,
+  SessionEndedError,
+  socketTransport,
+  type HolderAddress,
+  type HolderTransport,
+} from '../engine/sessions';
+import type * as vscode from 'vscode';
+import { SessionGoneError, type SessionProgress, type SessionRecord, type ShellPersistence, type StartedShell } from './api';
+import type { EngineConnector } from './connection';
+import type { BackendSettings } from './settings';
+
+export interface HeldSessionsDeps {
+  connector: EngineConnector;
+  settings: BackendSettings;
+  log: Pick<vscode.LogOutputChannel, 'info'>;
+}
+
+/** How long an ended shell's holder gets to reap it before its container is judged idle. */
+const END_SETTLE_MS = 4_000;
+
+/** The holder's answer that the session is over, as the SessionGoneError the UI reports once. */
+function throwIfSessionGone(err: Error, record: SessionRecord): void {
+  if (err instanceof SessionEndedError) {
+    throw new SessionGoneError(
+      `The shell "${record.title}" in ${record.container} ended while the window was closed (exit code ${err.exitCode}).`,
+    );
+  }
+  if (err instanceof HolderUnavailableError && err.noSession) {
+    throw new SessionGoneError(`The shell "${record.title}" in ${record.container} is gone (${err.message}).`);
+  }
+}
+
+export class HeldSessions {
+  /** How each container's session holder was reached (by container id), for this window. */
+  private readonly transports = new Map<string, HolderTransport>();
+  /** Containers whose shells were said to run as plain execs (said once per window). */
+  private readonly plainNoticeGiven = new Set<string>();
+  /** A container's pending "remove it if idle" check (by name): an open waits for it. */
+  private readonly endings = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly deps: HeldSessionsDeps) {}
+
+  /** toolbox.sessions.persist: shells are held by the container's holder and outlive the window. */
+  persist(): boolean {
+    return this.deps.settings.persistSessions();
+  }
+
+  /** A shell closed just now may be taking this container with it: an open waits for that first. */
+  async settled(container: string): Promise<void> {
+    await this.endings.get(container);
+  }
+
+  /**
+   * How this container's shells are held: its holder through the run dir socket or an exec, or
+   * nothing (the setting is off, or the image has no holder: said once per container).
+   */
+  async transport(
+    containerId: string,
+    name: string,
+    holder: HolderAddress,
+    progress: SessionProgress,
+    startedByContainer = false,
+  ): Promise<{ transport: HolderTransport } | Extract<ShellPersistence, { held: false }>> {
+    if (!this.persist()) return { held: false, off: true, reason: 'toolbox.sessions.persist is off' };
+    const cached = this.transports.get(containerId);
+    if (cached) return { transport: cached };
+    try {
+      const { docker } = await this.deps.connector.engine();
+      const transport = await reachHolder(docker, containerId, holder, { startedByContainer });
+      this.transports.set(containerId, transport);
+      return { transport };
+    } catch (err) {
+      const reason = err instanceof HolderUnavailableError ? err.message : `the session holder failed: ${(err as Error).message}`;
+      if (!this.plainNoticeGiven.has(containerId)) {
+        this.plainNoticeGiven.add(containerId);
+        progress.log(`Shells in ${name} run as plain execs and will not survive a window reload (${reason}).`);
+      }
+      return { held: false, off: false, reason };
+    }
+  }
+
+  async reattachShell(record: SessionRecord): Promise<StartedShell> {
+    // A holder that answers on its run-dir socket is alive, and so is its container: attach with
+    // no engine call at all (after a reload the engine connection is not even made yet).
+    const direct = record.holder.hostSocket ? socketTransport(record.holder.hostSocket) : undefined;
+    if (direct && !this.transports.has(record.containerId)) {
+      const session = await attachHeldSession(direct, record.sessionId, { cols: record.cols, rows: record.rows }).catch((err: Error) => {
+        throwIfSessionGone(err, record);
+        return undefined; // nobody listens there: the engine says whether the container is gone
+      });
+      if (session) {
+        this.transports.set(record.containerId, direct);
+        return Object.assign(session, { record });
+      }
+    }
+    return this.reattachThroughEngine(record);
+  }
+
+  private async reattachThroughEngine(record: SessionRecord): Promise<StartedShell> {
+    const { docker } = await this.deps.connector.engine();
+    // Only the engine's own answer says the container is gone (404, or not running); an engine
+    // that cannot be asked (restarting, asleep) is an error the terminal retries.
+    const running = await docker
+      .getContainer(record.containerId)
+      .inspect()
+      .then((i) => i.State.Running)
+      .catch((err: { statusCode?: number }) => {
+        if (err.statusCode === 404) return false;
+        throw err;
+      });
+    if (!running) throw new SessionGoneError(`${record.container} is no longer running, so the shell "${record.title}" ended with it.`);
+    try {
+      const transport = this.transports.get(record.containerId) ?? (await reachHolder(docker, record.containerId, record.holder));
+      this.transports.set(record.containerId, transport);
+      const session = await attachHeldSession(transport, record.sessionId, { cols: record.cols, rows: record.rows });
+      return Object.assign(session, { record });
+    } catch (err) {
+      throwIfSessionGone(err as Error, record);
+      throw err;
+    }
+  }
+
+  async endShell(record: SessionRecord): Promise<void> {
+    const { docker } = await this.deps.connector.engine();
+    const ending = (async () => {
+      const transport = this.transports.get(record.containerId) ?? (await reachHolder(docker, record.containerId, record.holder));
+      await killHeldSession(transport, record.sessionId);
+    })();
+    this.endings.set(
+      record.container,
+      ending.catch(() => undefined),
+    );
+    await ending;
+    // SIGHUP first; the holder reaps it within its grace period.
+    await this.shellEnded({ id: record.containerId, name: record.container, holder: record.holder }, END_SETTLE_MS);
+  }
+
+  async shellEnded(container: { id: string; name: string; holder?: HolderAddress }, settleMs = 0): Promise<void> {
+    const ctx = await this.deps.connector.engine();
+    const transport = this.transports.get(container.id);
+    const live = async () => {
+      if (!transport) return 0;
+      const deadline = Date.now() + settleMs;
+      for (;;) {
+        const n = (await listHeldSessions(transport)).filter((s) => !s.ended).length;
+        if (n === 0 || Date.now() >= deadline) return n;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const ending = removeIfIdle(ctx, container.name, live);
+    this.endings.set(
+      container.name,
+      ending.catch(() => undefined),
+    );
+    const outcome = await ending.finally(() => this.endings.delete(container.name));
+    if (outcome === 'removed') {
+      this.transports.delete(container.id);
+      this.deps.log.info(`${container.name}: its last shell ended, so the container was removed (as the toolbox CLI does).`);
+    }
+  }
+}

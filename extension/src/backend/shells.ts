@@ -1,0 +1,266 @@
+/**
+ * Open Toolbox Shell, backend side: `prepare` reads the folder's config and names the container
+ * (no Docker, no file written); the prepared shell's `open` starts the bridge, plans the create
+ * spec, runs the engine's open flow with the image step, and hands back what a terminal needs:
+ * the command and a `start` that runs one shell, held by the container's holder when it can be.
+ */
+import { basename } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type * as vscode from 'vscode';
+import type { ConfigFs } from '../config/files';
+import { issuesForOpen } from '../config/openIssues';
+import { AGENTS, ENV } from '../contract/constants';
+import type { HostFacts, ObjectNames } from '../contract/types';
+import { startShellExec } from '../engine/exec';
+import { ensureImage, imageStartsHolder } from '../engine/image';
+import { openContainer } from '../engine/open';
+import { holderAddress, startHeldSession } from '../engine/sessions';
+import { openDriftNotice } from '../plan/drift';
+import { namedShellFolder } from '../plan/namedShell';
+import { parsePublishSpecs } from '../plan/publish';
+import { planSession, sessionContainerName } from '../plan/session';
+import type { SessionRequest } from '../plan/types';
+import { agentLaunchCommand, worktreeAgentProblem } from '../plan/worktree';
+import { detectProximo } from '../proximo/facts';
+import type { PreparedShell, SessionProgress, SessionRecord, ShellCommand, ShellRequest, ShellSession, TerminalSize } from './api';
+import { writableSources, type BridgeRegistry } from './bridges';
+import type { EngineConnector } from './connection';
+import { lstatKind, type FolderConfig } from './folderConfig';
+import type { RuntimeImages } from './images';
+import type { HeldSessions } from './sessions';
+
+export interface ShellOpenerDeps {
+  names: ObjectNames;
+  host: () => HostFacts;
+  log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>;
+  config: FolderConfig;
+  connector: EngineConnector;
+  bridges: BridgeRegistry;
+  images: RuntimeImages;
+  sessions: HeldSessions;
+}
+
+/** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
+const SHELL_ENV = ['TERM=xterm-256color', 'COLORTERM=truecolor'];
+
+/**
+ * The shell's environment: the terminal type, and the plan's SHELL again, so that a shell in a
+ * container created before the plan set SHELL (or by the CLI, which sets none) has it too.
+ */
+function shellEnv(create: { Env: string[] }): string[] {
+  const shell = create.Env.find((e) => e.startsWith(`${ENV.shell}=`));
+  return shell === undefined ? SHELL_ENV : [...SHELL_ENV, shell];
+}
+
+/** Everything an open plans from: two prepares with equal plans open the same container. */
+export interface ShellPlan {
+  request: SessionRequest;
+  title: string;
+  /** The agent the first shell starts, if any. */
+  first?: string;
+  warnings: string[];
+  notices: string[];
+}
+
+/** Whether two prepares would open the same container the same way. */
+export function samePlan(a: ShellPlan, b: ShellPlan): boolean {
+  return isDeepStrictEqual(a, b);
+}
+
+export class ShellOpener {
+  /** Custom images the preflight already checked (by image id), for this window's lifetime. */
+  private readonly checkedImages = new Map<string, string[]>();
+
+  constructor(private readonly deps: ShellOpenerDeps) {}
+
+  async prepareShell(shell: ShellRequest): Promise<PreparedShell> {
+    return (await this.prepare(shell)).prepared;
+  }
+
+  /** prepareShell, with what it plans from; `configFs` reads a New Agent Worktree's checkout to come. */
+  async prepare(shell: ShellRequest, configFs?: ConfigFs): Promise<{ prepared: PreparedShell; plan: ShellPlan }> {
+    const host = this.deps.host();
+    const resolved = await this.deps.config.read(shell.folder, configFs);
+    // A broken project .toolbox.yaml (or TOOLBOX_* variable) stops the open here, naming file:line and the fix.
+    const { warnings, notices } = issuesForOpen(resolved.issues, host.home);
+    const config = resolved.config;
+    // A named shell works in its configured path, whatever folder asked (upstream cmd/shell_named.go);
+    // the name's own rules first, then the lookup (plan/namedShell.ts refuses with upstream's text).
+    let workspace = shell.folder;
+    if (shell.namedShell !== undefined && shell.namedShell.trim() !== '') {
+      workspace = namedShellFolder(shell.namedShell, config.shells, host.home, lstatKind, this.deps.names);
+    }
+    const proximo =
+      config.proximo === false ? undefined : await detectProximo({ home: host.home, env: process.env, log: (m) => this.deps.log.info(m) });
+    // Our image's tag hashes the build context and the build args: work it out once per open.
+    const ownImageBuildArgs = config.image === undefined ? this.deps.images.buildArgs() : undefined;
+    const request: SessionRequest = {
+      workspace,
+      config,
+      peer: shell.peer ?? config.peerMessaging,
+      peerOverride: shell.peer !== undefined,
+      namedShell: shell.namedShell,
+      seccomp: (await this.deps.config.seccompSetting(shell.folder)).profile,
+      ...(shell.ports?.length ? { ports: parsePublishSpecs(shell.ports) } : {}),
+      proximo,
+      image: ownImageBuildArgs ? this.deps.images.tag(ownImageBuildArgs) : config.image!,
+      names: this.deps.names,
+      heldSessions: this.deps.sessions.persist(),
+    };
+    // The first shell's command, made when that shell starts: a worktree's task may still be typed.
+    let firstCommand: (() => Promise<string[]>) | undefined;
+    let first: string | undefined;
+    if (shell.worktree) {
+      // The agent key, as upstream's worktree create: claude unless set; only claude or codex.
+      const agent = config.agent ?? 'claude';
+      const problem = worktreeAgentProblem(agent);
+      if (problem) throw new Error(problem);
+      request.worktreeRoot = shell.worktree.root;
+      const prompt = shell.worktree.prompt;
+      firstCommand = async () => agentLaunchCommand(agent, await prompt);
+      first = agent;
+    } else if (shell.agent) {
+      // Start Claude Code / Start Codex: the agent first, an interactive shell when it exits.
+      const command = agentLaunchCommand(AGENTS[shell.agent].command, undefined);
+      firstCommand = async () => command;
+      first = shell.agent;
+    }
+    const container = sessionContainerName(request);
+    // The terminal's name says which folder it works in (the UI numbers a second one).
+    const base = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
+    const title = shell.agent ? `${base} · ${AGENTS[shell.agent].name}` : base;
+    const prepared: PreparedShell = {
+      container,
+      title,
+      warnings,
+      notices,
+      projectFileIgnored: resolved.projectFileIgnored,
+      // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
+      open: (progress, signal) => this.open(request, ownImageBuildArgs, title, progress, signal, shell.folder, firstCommand),
+    };
+    return { prepared, plan: { request, title, ...(first !== undefined ? { first } : {}), warnings, notices } };
+  }
+
+  /** The bridge (keyed by the container's name, its mounts part of the plan), the plan, then the engine. */
+  private async open(
+    request: SessionRequest,
+    ownImageBuildArgs: Record<string, string> | undefined,
+    title: string,
+    progress: SessionProgress,
+    signal: AbortSignal,
+    windowFolder: string,
+    firstCommand?: () => Promise<string[]>,
+  ): Promise<ShellSession> {
+    const host = this.deps.host();
+    const name = sessionContainerName(request);
+    // A folder on this machine cannot be mounted by an engine on another: say so before the bridge or anything else starts.
+    progress.step('Connecting to Docker');
+    await this.deps.connector.refuseIfRemote(request.workspace);
+    // What the bridge may open and which agent homes proximo skill may use come from the
+    // container's other mounts: a preview plan (bridge mounts stubbed) tells them before it starts.
+    if (request.config.bridge !== false) progress.step('Starting the bridge for the container');
+    const bridge =
+      request.config.bridge === false
+        ? undefined
+        : await this.deps.bridges.serve(
+            name,
+            request.workspace,
+            request.proximo !== undefined,
+            planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan.mounts,
+            request.worktreeRoot,
+          );
+    const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
+    await this.deps.bridges.addWritableRoots(plan.name, writableSources(plan.mounts));
+    for (const w of planWarnings) this.deps.log.warn(w);
+    const engine = await this.deps.connector.engine();
+    const ctx = { ...engine, log: (line: string) => progress.log(line) };
+    await this.deps.sessions.settled(name);
+    const images = this.deps.images;
+    const opened = await openContainer(ctx, plan, {
+      ensureImage: () =>
+        ensureImage(ctx, {
+          ref: plan.create.Image,
+          pull: request.config.pull,
+          ours: ownImageBuildArgs !== undefined,
+          publishedRef: images.pullRef(plan.create.Image, request.config.registryMirror),
+          contextRoot: images.contextRoot,
+          buildArgs: ownImageBuildArgs,
+          onLog: (line: string) => progress.log(line),
+          onProgress: (p) => progress.step(p.message, p.percent),
+          signal,
+          checkedImages: this.checkedImages,
+        }),
+      progress: (message: string) => progress.step(message),
+      signal,
+    });
+    const command: ShellCommand = {
+      cmd: plan.shellCmd,
+      user: plan.create.User,
+      workdir: plan.create.WorkingDir,
+      env: shellEnv(plan.create),
+    };
+    const { docker } = engine;
+    const holder = holderAddress(bridge?.runDir, plan.create.User);
+    // A container made just now from an image whose entrypoint starts the holder (decision 0032):
+    // the host waits for it on the socket instead of starting one by an exec.
+    const startedByContainer =
+      opened.action === 'create' &&
+      plan.create.Env.some((e) => e.startsWith(`${ENV.sessionSocket}=`)) &&
+      (await imageStartsHolder(docker, plan.create.Image));
+    const held = await this.deps.sessions.transport(opened.id, opened.name, holder, progress, startedByContainer);
+    // An agent worktree's first shell runs the agent; every later one is a plain shell.
+    let pending = firstCommand;
+    const nextCmd = async (): Promise<string[]> => {
+      // Taken before the wait: a second start never gets the agent too.
+      const make = pending;
+      pending = undefined;
+      return make ? await make() : command.cmd;
+    };
+    const plain = async ({ cols, rows }: TerminalSize) =>
+      startShellExec(docker, opened.id, { ...command, cmd: await nextCmd(), cols, rows });
+    return {
+      id: opened.id,
+      name: opened.name,
+      action: opened.action,
+      peerActive: opened.peerActive,
+      // Drift messages are already among the warnings (the engine picks the one to show): the
+      // log keeps upstream's words, the user reads what differs and the fix.
+      warnings: opened.warnings.map((w) => {
+        const drift = opened.drift.find((d) => d.message === w);
+        if (!drift) return w;
+        this.deps.log.warn(w);
+        return openDriftNotice(drift, this.deps.names);
+      }),
+      command,
+      persistence: 'transport' in held ? { held: true, transport: held.transport.kind } : held,
+      start:
+        'transport' in held
+          ? async ({ cols, rows }) => {
+              const cmd = await nextCmd();
+              const session = await startHeldSession(held.transport, {
+                cmd,
+                env: command.env,
+                cwd: command.workdir,
+                cols,
+                rows,
+                title,
+                // A spare is started with the same command: never a second agent.
+                spare: cmd === command.cmd,
+              });
+              const record: SessionRecord = {
+                folder: windowFolder,
+                container: opened.name,
+                containerId: opened.id,
+                sessionId: session.id,
+                title,
+                holder,
+                cols,
+                rows,
+                openedAt: Date.now(),
+              };
+              return Object.assign(session, { record });
+            }
+          : plain,
+    };
+  }
+}

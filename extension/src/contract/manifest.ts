@@ -1,0 +1,35 @@
+/** The walkthrough's id in package.json (`contributes.walkthroughs`). */
+export const WALKTHROUGH_ID = 'toolbox.gettingStarted';
+
+export const CONTEXT_KEYS = {
+  /** True once Docker answered a refresh, false after it failed (the walkthrough's first step). */
+  engineReachable: 'toolbox.engineReachable',
+  /** `installed` or `missing` once proximo was looked up on this host (the Proximo view's welcome). */
+  proximo: 'toolbox.proximo',
+} as const;
+
+/**
+ * Commands as the palette lists them (`Category: Title` in package.json), for messages that name
+ * one and for the UI that offers it as a button; test/unit/manifest.test.ts holds package.json to them.
+ */
+export const COMMAND_LABELS = {
+  selectEngine: { command: 'toolbox.selectEngine', label: 'Toolbox: Select Engine…' },
+} as const;
+
+/**
+ * Names shared by package.json (settings, `when` clauses, walkthrough completion events) and the
+ * code; test/unit/manifest.test.ts holds package.json to them.
+ */
+export const SETTINGS = {
+  dockerHost: 'toolbox.dockerHost',
+  peerMessaging: 'toolbox.peerMessaging',
+  seccomp: 'toolbox.seccomp',
+  sessionsPersist: 'toolbox.sessions.persist',
+  runtimeImagePull: 'toolbox.runtimeImage.pull',
+  /** When a session goes to "needs you": always, whenUnfocused (the window), never. */
+  notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
+} as const;
+/**
+ * What package.json declares and the code names: settings, command labels, context keys, the
+ * walkthrough. test/unit/manifest.test.ts holds package.json to them.
+ */
