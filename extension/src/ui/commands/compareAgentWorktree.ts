@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './worktreePick';
 import type { ToolboxCommand } from './types';
 
@@ -22,7 +23,7 @@ export const compareAgentWorktree: ToolboxCommand = {
     const branch = branchOf(w);
     const diff = await s.backend.agentWorktreeChanges({ root: w.root, branch });
     if (diff.changes.length === 0) {
-      void vscode.window.showInformationMessage(`${branch} has no changes against origin/${diff.base}.`);
+      void vscode.window.showInformationMessage(plainText(`${branch} has no changes against origin/${diff.base}.`, 'message'));
       return diff;
     }
     const empty = (file: string) => baseUri(diff.path, '0'.repeat(40), file);

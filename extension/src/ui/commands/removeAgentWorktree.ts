@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './worktreePick';
 import type { ToolboxCommand } from './types';
 
@@ -41,7 +42,11 @@ export const removeAgentWorktree: ToolboxCommand = {
           ? `This will be lost for good: ${losses.join(' and ')}. The container is stopped.`
           : `The container is stopped, the folder ${w.path} removed and the branch deleted (its commits are on its base${risk.pushed ? ' or on origin' : ''}).` +
             (risk.pushed ? ` "Also on Origin" deletes origin/${branch} too.` : '');
-      const answer = await vscode.window.showWarningMessage(`Remove the agent worktree ${branch}?`, { modal: true, detail }, ...buttons);
+      const answer = await vscode.window.showWarningMessage(
+        plainText(`Remove the agent worktree ${branch}?`, 'message'),
+        { modal: true, detail: plainText(detail, 'message') },
+        ...buttons,
+      );
       if (answer === undefined || answer === keep) return undefined;
       force = answer === discard;
       deleteRemote = answer === alsoOrigin;
@@ -49,9 +54,12 @@ export const removeAgentWorktree: ToolboxCommand = {
     const out = await s.backend.removeAgentWorktree(ref, { force, deleteRemote });
     s.refresh.refreshSoon(0);
     void vscode.window.showInformationMessage(
-      [`Removed the agent worktree ${branch}.`, ...out.notes, out.remoteDeleted ? `origin/${branch} was deleted too.` : '']
-        .filter(Boolean)
-        .join(' '),
+      plainText(
+        [`Removed the agent worktree ${branch}.`, ...out.notes, out.remoteDeleted ? `origin/${branch} was deleted too.` : '']
+          .filter(Boolean)
+          .join(' '),
+        'message',
+      ),
     );
     return out;
   },

@@ -4,6 +4,7 @@
  * git's own files change (branches, worktrees, index, the worktree folders), debounced.
  */
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import type { AgentWorktreeSummary, WorktreeService } from '../../backend/api';
 import type { ToolboxState } from '../refresh';
 import { worktreeRow, type WorktreeRow } from './worktreeItems';
@@ -83,10 +84,10 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
   }
 
   getTreeItem(row: WorktreeRow): vscode.TreeItem {
-    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(plainText(row.label, 'label'), vscode.TreeItemCollapsibleState.None);
     item.id = row.id;
-    item.description = row.description;
-    item.tooltip = row.tooltip;
+    item.description = plainText(row.description, 'label');
+    item.tooltip = plainText(row.tooltip, 'tooltip');
     item.contextValue = row.contextValue;
     item.resourceUri = undefined;
     item.iconPath = new vscode.ThemeIcon(row.icon.id, row.icon.color ? new vscode.ThemeColor(row.icon.color) : undefined);
