@@ -15,22 +15,11 @@ import type { SessionRecord, StartedShell } from '../../extension/src/backend/ap
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { testBackend, type TestBackend } from '../support/backend';
 import { ensureTestRuntimeImage } from '../support/image';
+import { screen } from '../support/screen';
 
-/** The shell's output as one string, and a wait for a pattern in it. */
+/** The shell's output, with a wait for a pattern in it (test/support/screen.ts). */
 function output(shell: StartedShell) {
-  let text = '';
-  shell.stream.on('data', (d: Buffer) => (text += d.toString('utf8')));
-  return {
-    async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const m = pattern.exec(text);
-        if (m) return m;
-        if (Date.now() > end) throw new Error(`the shell never printed ${pattern}; it printed ${JSON.stringify(text.slice(-400))}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
-  };
+  return screen({ onDidWrite: (listener: (text: string) => void) => shell.stream.on('data', (d: Buffer) => listener(d.toString('utf8'))) });
 }
 
 describe('a reloaded window serves the bridge of the shells it reattaches (issue 26, item 1)', () => {
