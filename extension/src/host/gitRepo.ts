@@ -27,7 +27,13 @@ import { isToolboxWorktree, type WorktreeEntry } from '../plan/worktree';
 export class WorktreeError extends ToolboxError {
   declare readonly code: WorktreeErrorCode;
 
-  constructor(code: WorktreeErrorCode, message: string, file?: string) {
+  constructor(
+    code: WorktreeErrorCode,
+    message: string,
+    file?: string,
+    /** The config key refused, as git spells it (outside text: shown only through displayConfigKey). */
+    readonly key?: string,
+  ) {
     super(code, message, file !== undefined ? ['open-file'] : [], undefined, file);
     this.name = 'WorktreeError';
   }
@@ -258,6 +264,7 @@ export async function checkRepositoryConfig(repo: Repository): Promise<CheckedCo
       'repo-config-unsafe',
       `${what}. The container can write this file, so host git does not run on this repository until the key is gone: open the file, remove it (or move it to your global git config), then refresh.`,
       file,
+      key === '' ? undefined : key.slice(0, 200),
     );
   }
   const alternates = join(repo.common, 'objects', 'info', 'alternates');

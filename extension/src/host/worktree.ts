@@ -59,6 +59,22 @@ export async function repositoryRoot(folder: string, _opts: WorktreeGit = {}): P
   return (await findRepository(folder)).root;
 }
 
+/**
+ * Why host git refuses the repository holding `folder`, when it does: its config holds a key
+ * outside the allowlist, or a symbolic link stands where git keeps a folder or file. undefined for
+ * a repository host git runs on, and for a folder in no repository.
+ */
+export async function repositoryRefusal(folder: string): Promise<WorktreeError | undefined> {
+  try {
+    const repo = await findRepository(folder);
+    await checkRepositoryConfig(repo);
+    await toolboxRegistrations(repo);
+    return undefined;
+  } catch (err) {
+    return err instanceof WorktreeError && (err.code === 'repo-config-unsafe' || err.code === 'path-unsafe') ? err : undefined;
+  }
+}
+
 /** The default branch from origin/HEAD, without `origin/`; undefined when unset. */
 async function defaultBranchOf(g: RepoGit): Promise<string | undefined> {
   const ref = await g.ok('read', g.main, ['symbolic-ref', '--short', 'refs/remotes/origin/HEAD']);

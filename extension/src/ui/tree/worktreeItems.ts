@@ -2,7 +2,8 @@
  * The rows of the Worktrees view, pure: one per toolbox worktree, from the backend's summary and
  * the agent sessions the snapshot saw in its container. The provider only copies them.
  */
-import type { AgentWorktreeSummary } from '../../backend/api';
+import type { AgentWorktreeRefusal, AgentWorktreeSummary } from '../../backend/api';
+import { displayConfigKey } from '../../plan/gitConfig';
 
 export interface WorktreeRow {
   id: string;
@@ -63,3 +64,49 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
     worktree: w,
   };
 }
+
+/** A repository host git refused (docs/decisions/0039): one row saying the key and the file, with Open File. */
+export interface RefusedRow {
+  id: string;
+  label: string;
+  description: string;
+  tooltip: string;
+  /** `gitRefused` (with Open File) or `gitRefused.path` (a symbolic link: nothing to open). */
+  contextValue: string;
+  icon: { id: string; color?: string };
+  refusal: AgentWorktreeRefusal;
+}
+
+/** Outside text on one line: control and direction characters replaced, at most `max` characters. */
+function oneLine(text: string, max = 300): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+export function refusedRow(r: AgentWorktreeRefusal): RefusedRow {
+  const key = r.key !== undefined ? displayConfigKey(r.key) : undefined;
+  const file = r.file !== undefined ? oneLine(r.file) : undefined;
+  return {
+    id: `refused:${r.folder}`,
+    label:
+      r.code === 'repo-config-unsafe'
+        ? key
+          ? `Host git refused: ${key}`
+          : 'Host git refused this repository'
+        : 'Host git refused a symbolic link',
+    description: file ?? oneLine(r.folder),
+    tooltip: [
+      oneLine(r.message, 1000),
+      file ? 'Open File shows the file; remove the key (or move it to your global git config), then refresh.' : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    contextValue: file ? 'gitRefused' : 'gitRefused.path',
+    icon: { id: 'shield', color: 'list.errorForeground' },
+    refusal: r,
+  };
+}
+
+/** Any row of the Worktrees view. */
+export type WorktreesViewRow = WorktreeRow | RefusedRow;
