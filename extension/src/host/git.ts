@@ -2,7 +2,7 @@
  * Host git, for agent worktrees: `git` run through host/process.ts (an argument array, never a
  * shell, bounded in time and output), without a terminal prompt; on a repository only through
  * `RepoGit`, which never lets git read what the container wrote as config
- * (docs/decisions/0039-host-git-reads-a-config-it-wrote.md).
+ * (docs/decisions/0039-host-git-on-a-checked-copy-of-the-config.md).
  */
 import { checkRepositoryConfig, localRemotes, shadowCommonDir, type Registration, type Repository } from './gitRepo';
 import { runHostProcess, type HostProcessResult } from './process';

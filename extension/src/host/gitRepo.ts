@@ -1,5 +1,5 @@
 /**
- * A repository as data, for host git (docs/decisions/0039-host-git-reads-a-config-it-wrote.md):
+ * A repository as data, for host git (docs/decisions/0039-host-git-on-a-checked-copy-of-the-config.md):
  * where its `.git` is, its agent worktrees' registrations, and its config, all read from the
  * files without git, because every one of them is container-writable. Each path is checked for
  * what it claims to be (`lstat`, `O_NOFOLLOW`, `realpath`): a symbolic link where git keeps a

@@ -1,5 +1,5 @@
 /**
- * A repository's git config, read as data (docs/decisions/0039-host-git-reads-a-config-it-wrote.md).
+ * A repository's git config, read as data (docs/decisions/0039-host-git-on-a-checked-copy-of-the-config.md).
  * The workspace's `.git/config` is container-writable, so host git never reads it: this module
  * parses the text with git's own grammar (config.c), refuses any key outside a short allowlist of
  * keys that are data (a key that names a program, an include, a filter, a hook…), and writes the
