@@ -8,7 +8,7 @@
  * never on the file the container can rewrite while git reads it.
  */
 import { constants } from 'node:fs';
-import { lstat, mkdtemp, open, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, open, readdir, realpath, rm, symlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { WORKTREE } from '../contract/constants';
@@ -94,19 +94,26 @@ export async function readRealFile(path: string, limit: number): Promise<string 
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw unsafe(path, 'not a regular file');
-    const buffer = Buffer.alloc(limit + 1);
-    let size = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, size, buffer.length - size, size);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (size > limit)
-        throw new WorktreeError('repo-config-unsafe', `${path} is larger than ${limit} bytes, so host git does not read it.`, path);
-    }
-    return buffer.subarray(0, size).toString('utf8');
+    const text = await readBounded(handle, limit);
+    if (text === undefined)
+      throw new WorktreeError('repo-config-unsafe', `${path} is larger than ${limit} bytes, so host git does not read it.`, path);
+    return text;
   } finally {
     await handle.close();
   }
+}
+
+/** An open file's text, up to `limit` bytes; undefined when it holds more. */
+export async function readBounded(handle: FileHandle, limit: number): Promise<string | undefined> {
+  const buffer = Buffer.alloc(limit + 1);
+  let size = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, size, buffer.length - size, size);
+    if (bytesRead === 0) break;
+    size += bytesRead;
+    if (size > limit) return undefined;
+  }
+  return buffer.subarray(0, size).toString('utf8');
 }
 
 /** `gitdir: <path>` of a `.git` file, resolved against the folder holding it. */

@@ -5,14 +5,19 @@
 import type { AgentWorktreeRefusal, AgentWorktreeSummary } from '../../backend/api';
 import { displayConfigKey } from '../../plan/gitConfig';
 
-export interface WorktreeRow {
+/** What the provider copies onto a tree item, for every row of the view. */
+interface RowItem {
   id: string;
   label: string;
   description: string;
   tooltip: string;
-  /** `worktree.<running|stopped|none>[.dirty][.rebasing]`, for the menus' when clauses. */
+  /** For the menus' when clauses. */
   contextValue: string;
   icon: { id: string; color?: string };
+}
+
+/** A toolbox worktree; contextValue `worktree.<running|stopped|none>[.dirty][.rebasing]`. */
+export interface WorktreeRow extends RowItem {
   worktree: AgentWorktreeSummary;
 }
 
@@ -65,15 +70,11 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
   };
 }
 
-/** A repository host git refused (docs/decisions/0039): one row saying the key and the file, with Open File. */
-export interface RefusedRow {
-  id: string;
-  label: string;
-  description: string;
-  tooltip: string;
-  /** `gitRefused` (with Open File) or `gitRefused.path` (a symbolic link: nothing to open). */
-  contextValue: string;
-  icon: { id: string; color?: string };
+/**
+ * A repository host git refused (docs/decisions/0039): one row saying the key and the file, with
+ * Open File; contextValue `gitRefused`, or `gitRefused.path` for a symbolic link (nothing to open).
+ */
+export interface RefusedRow extends RowItem {
   refusal: AgentWorktreeRefusal;
 }
 
