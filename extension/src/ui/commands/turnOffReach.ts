@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { confirmDestructive } from './confirm';
 import { readHostFacts } from '../../backend/hostFacts';
 import { reachTitle } from '../../plan/posture';
@@ -45,8 +46,11 @@ export const turnOffReach: ToolboxCommand = {
     const recreate = 'Recreate Now';
     const open = 'Open .toolbox.yaml';
     const answer = await vscode.window.showInformationMessage(
-      `${plan.alreadyOff ? `The ${what} is already off in ${file}` : `The ${what} is off for this folder (${file} ${plan.creates ? 'created' : 'updated'})`}. ` +
-        `${container.name} keeps it until it is recreated, which ends its shells.`,
+      plainText(
+        `${plan.alreadyOff ? `The ${what} is already off in ${file}` : `The ${what} is off for this folder (${file} ${plan.creates ? 'created' : 'updated'})`}. ` +
+          `${container.name} keeps it until it is recreated, which ends its shells.`,
+        'message',
+      ),
       recreate,
       open,
     );

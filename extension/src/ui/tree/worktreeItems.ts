@@ -4,6 +4,7 @@
  */
 import type { AgentWorktreeRefusal, AgentWorktreeSummary } from '../../backend/api';
 import { displayConfigKey } from '../../plan/gitConfig';
+import { inline, plainItem } from '../plainText';
 
 /** What the provider copies onto a tree item, for every row of the view. */
 interface RowItem {
@@ -21,7 +22,7 @@ export interface WorktreeRow extends RowItem {
   worktree: AgentWorktreeSummary;
 }
 
-export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): WorktreeRow {
+export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number, removing = false): WorktreeRow {
   const dir = w.path.slice(w.path.lastIndexOf('/') + 1);
   const label = w.branch ?? `${dir} (rebasing)`;
   const container = w.container?.state === 'running' ? 'running' : w.container ? 'stopped' : 'none';
@@ -39,10 +40,11 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
         ? 'container stopped'
         : 'no container',
   );
+  const base = w.base && inline(w.base);
   const tooltip = [
-    `${label}: ${w.path}`,
-    w.base
-      ? `Base: ${w.base}${w.ahead !== undefined ? ` (${w.ahead} commit${w.ahead === 1 ? '' : 's'} ahead, ${w.behind} behind origin/${w.base})` : ''}`
+    `${inline(label)}: ${inline(w.path)}`,
+    base
+      ? `Base: ${base}${w.ahead !== undefined ? ` (${w.ahead} commit${w.ahead === 1 ? '' : 's'} ahead, ${w.behind} behind origin/${base})` : ''}`
       : 'No base recorded.',
     w.dirty
       ? 'Has uncommitted changes.'
@@ -50,13 +52,25 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
         ? 'No uncommitted changes.'
         : 'The folder is gone: remove the worktree, or create it again.',
     w.container
-      ? `Container ${w.container.name}: ${w.container.state}${agentSessions > 0 ? `, ${agentSessions} agent session${agentSessions === 1 ? '' : 's'}` : ''}.`
+      ? `Container ${inline(w.container.name)}: ${inline(w.container.state)}${agentSessions > 0 ? `, ${agentSessions} agent session${agentSessions === 1 ? '' : 's'}` : ''}.`
       : 'No container: Open starts one and the agent.',
     w.rebasing ? 'A sync stopped on a conflict: resolve the files, stage them, then Sync again.' : '',
   ]
     .filter(Boolean)
     .join('\n');
-  return {
+  if (removing) {
+    // Being removed by this window: no actions meanwhile, and it says so until it is gone.
+    return plainItem({
+      id: `worktree:${w.path}`,
+      label,
+      description: 'removing: stopping its container, then the worktree…',
+      tooltip,
+      contextValue: 'removingWorktree',
+      icon: { id: 'loading~spin' },
+      worktree: w,
+    });
+  }
+  return plainItem({
     id: `worktree:${w.path}`,
     label,
     description: parts.join(' · '),
@@ -67,7 +81,7 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
         ? { id: 'warning', color: 'list.warningForeground' }
         : { id: 'git-branch', color: w.dirty ? 'gitDecoration.modifiedResourceForeground' : undefined },
     worktree: w,
-  };
+  });
 }
 
 /**
@@ -78,17 +92,10 @@ export interface RefusedRow extends RowItem {
   refusal: AgentWorktreeRefusal;
 }
 
-/** Outside text on one line: control and direction characters replaced, at most `max` characters. */
-function oneLine(text: string, max = 300): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, '?');
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
-}
-
 export function refusedRow(r: AgentWorktreeRefusal): RefusedRow {
   const key = r.key !== undefined ? displayConfigKey(r.key) : undefined;
-  const file = r.file !== undefined ? oneLine(r.file) : undefined;
-  return {
+  const file = r.file !== undefined ? inline(r.file) : undefined;
+  return plainItem({
     id: `refused:${r.folder}`,
     label:
       r.code === 'repo-config-unsafe'
@@ -96,9 +103,9 @@ export function refusedRow(r: AgentWorktreeRefusal): RefusedRow {
           ? `Host git refused: ${key}`
           : 'Host git refused this repository'
         : 'Host git refused a symbolic link',
-    description: file ?? oneLine(r.folder),
+    description: file ?? inline(r.folder),
     tooltip: [
-      oneLine(r.message, 1000),
+      inline(r.message),
       file ? 'Open File shows the file; remove the key (or move it to your global git config), then refresh.' : '',
     ]
       .filter(Boolean)
@@ -106,7 +113,7 @@ export function refusedRow(r: AgentWorktreeRefusal): RefusedRow {
     contextValue: file ? 'gitRefused' : 'gitRefused.path',
     icon: { id: 'shield', color: 'list.errorForeground' },
     refusal: r,
-  };
+  });
 }
 
 /** Any row of the Worktrees view. */
