@@ -13,9 +13,8 @@
  * volumes are not listed.
  */
 import { CONTAINER, HOST } from '../contract/constants';
-import type { TurnOff } from '../config/edit';
-import type { ToolboxConfig } from '../config/model';
-import { DEFAULT_MOUNTS, INHERIT_HOST_AUTH } from './mounts';
+import type { KeyOrigin, LayeredConfig, ToolboxConfig } from '../config/model';
+import { DEFAULT_MOUNTS, INHERIT_HOST_AUTH, patchableMountNames } from './mounts';
 import { cleanPath } from './naming';
 
 /** One entry of inspect `Mounts`, as Docker reports it. */
@@ -146,9 +145,50 @@ export function tildePath(p: string, home: string): string {
   return p === h ? '~' : p.startsWith(`${h}/`) ? `~${p.slice(h.length)}` : p;
 }
 
+/** One thing Turn Off for This Folder turns off: a mount by name, or an `inherit_host_auth` key. */
+export type TurnOff = { kind: 'disable-mount'; name: string } | { kind: 'drop-inherit-host-auth'; key: string };
+
 /**
- * The config change that turns `r` off for a folder whose effective config is `config`, in
- * upstream's syntax (config/edit.ts writes it): a host-auth item drops its key from
+ * What Turn Off for This Folder turned off for one folder, kept where the container cannot write
+ * (the user's settings, toolbox.turnedOffForFolder; docs/decisions/0041): mounts disabled by name,
+ * `inherit_host_auth` keys dropped.
+ */
+export interface FolderTurnOff {
+  mounts: string[];
+  inheritHostAuth: string[];
+}
+
+/** `off` with `change` added; undefined when it already has it. */
+export function withTurnOff(off: FolderTurnOff, change: TurnOff): FolderTurnOff | undefined {
+  if (change.kind === 'disable-mount') {
+    return off.mounts.includes(change.name) ? undefined : { ...off, mounts: [...off.mounts, change.name] };
+  }
+  return off.inheritHostAuth.includes(change.key) ? undefined : { ...off, inheritHostAuth: [...off.inheritHostAuth, change.key] };
+}
+
+/**
+ * `layered` with what Turn Off for This Folder turned off applied over every other layer, so no
+ * config file (the project's included) turns it back on: a `{name, disabled: true}` patch at the
+ * end of `mounts:` for each mount name the planner knows, the keys left out of
+ * `inherit_host_auth`. What it changes is credited to `origin` (Show Resolved Configuration).
+ */
+export function applyTurnOffs(layered: LayeredConfig, off: FolderTurnOff, origin: KeyOrigin): LayeredConfig {
+  const { config } = layered;
+  const origins = { ...layered.origins };
+  const known = new Set([...patchableMountNames(), ...config.mounts.map((m) => m.name)]);
+  const names = [...new Set(off.mounts)].filter((n) => known.has(n));
+  const mounts = [...config.mounts, ...names.map((name) => ({ name, disabled: true }))];
+  if (names.length > 0) {
+    origins.mounts ??= origin;
+    for (let i = config.mounts.length; i < mounts.length; i++) origins[`mounts[${i}]`] = origin;
+  }
+  const inheritHostAuth = config.inheritHostAuth.filter((k) => !off.inheritHostAuth.includes(k));
+  if (inheritHostAuth.length !== config.inheritHostAuth.length) origins.inherit_host_auth = origin;
+  return { ...layered, config: { ...config, mounts, inheritHostAuth }, origins };
+}
+
+/**
+ * The change that turns `r` off for a folder whose effective config is `config`: a host-auth item drops its key from
  * `inherit_host_auth` when that list has it; otherwise the mount at the item's target is
  * disabled by name, the user's `mounts:` entry for that target when there is one (the last, as
  * the planner applies them), else the default mount there. A string explains why there is no
