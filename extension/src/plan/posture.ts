@@ -158,6 +158,35 @@ export interface FolderTurnOff {
   inheritHostAuth: string[];
 }
 
+/** The names a folder's entry of toolbox.turnedOffForFolder uses, as `.toolbox.yaml` spells them. */
+const TURN_OFF_KEYS = { mounts: 'mounts', inheritHostAuth: 'inherit_host_auth' } as const;
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
+}
+
+/**
+ * The folder's entry of the toolbox.turnedOffForFolder setting, `{"<folder>": {"mounts": [names],
+ * "inherit_host_auth": [keys]}}`; anything else in it counts as nothing.
+ */
+export function folderTurnOff(setting: unknown, folder: string): FolderTurnOff {
+  const all = record(setting);
+  const fields = record(Object.hasOwn(all, cleanPath(folder)) ? all[cleanPath(folder)] : undefined);
+  return { mounts: strings(fields[TURN_OFF_KEYS.mounts]), inheritHostAuth: strings(fields[TURN_OFF_KEYS.inheritHostAuth]) };
+}
+
+/** The setting's new value with the folder's entry set to `off`; the other folders' entries as they were. */
+export function settingWithTurnOff(setting: unknown, folder: string, off: FolderTurnOff): Record<string, unknown> {
+  const entry: Record<string, string[]> = {};
+  if (off.mounts.length > 0) entry[TURN_OFF_KEYS.mounts] = off.mounts;
+  if (off.inheritHostAuth.length > 0) entry[TURN_OFF_KEYS.inheritHostAuth] = off.inheritHostAuth;
+  return { ...record(setting), [cleanPath(folder)]: entry };
+}
+
 /** `off` with `change` added; undefined when it already has it. */
 export function withTurnOff(off: FolderTurnOff, change: TurnOff): FolderTurnOff | undefined {
   if (change.kind === 'disable-mount') {
