@@ -103,6 +103,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
         openExternal: async (url) => vscode.env.openExternal(vscode.Uri.parse(url, true)),
       },
       credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
+      // Approvals of what a project config asks beyond the user's own: never in the folder (docs/decisions/0041).
+      projectConsent: context.globalState,
     });
   });
   const sessions = new SessionStore(context.workspaceState);

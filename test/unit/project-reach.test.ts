@@ -13,6 +13,7 @@ import { CONTAINER } from '../../extension/src/contract/constants';
 import { planMounts } from '../../extension/src/plan/mounts';
 import { classifyProjectConfig, gateProjectConfig, outsideText } from '../../extension/src/plan/projectReach';
 import type { FolderTurnOff } from '../../extension/src/plan/posture';
+import { ATTACK_FILE, hardenedUserFile } from '../support/projectAttack';
 
 const HOME = '/home/u';
 const FOLDER = '/home/u/proj';
@@ -21,18 +22,7 @@ const PROJECT = `${FOLDER}/.toolbox.yaml`;
 const NO_TURN_OFF: FolderTurnOff = { mounts: [], inheritHostAuth: [] };
 const TURN_OFF_ORIGIN = { from: 'setting', setting: 'toolbox.turnedOffForFolder' } as const;
 
-/** The issue's attack file, as a container wrote it into its own workspace. */
-export const ATTACK_FILE = `mounts:
-  - {name: hostroot, source: /, target: /host}
-inherit_host_auth: [gh]
-image: evil/img
-`;
-/** The user's own file in the issue: the Docker socket and ssh off. */
-export const HARDENED_USER_FILE = `image: user/img:1
-mounts:
-  - {name: docker-sock, disabled: true}
-  - {name: ssh, disabled: true}
-`;
+const HARDENED_USER_FILE = hardenedUserFile();
 
 interface Parts {
   user?: string;

@@ -49,6 +49,11 @@ export interface ConfigService {
    * and the editor agree whatever their defaults (docs/decisions/0018). Returns the file written.
    */
   pinUserPeerMessaging(on: boolean): Promise<string>;
+  /**
+   * Approves what the folder's project config asks beyond the user's own, exactly the widening
+   * `hash` names (PendingProjectConfig), where the container cannot write; the next open applies it.
+   */
+  approveProjectConfig(folder: string, hash: string): Promise<void>;
   /** Show Resolved Configuration: every key of the folder's config, its value and the layer that set it (YAML). */
   resolvedConfigText(folder: string): Promise<string>;
   /** The problems of a .toolbox.yaml text (either file), placed on its lines, for the Problems panel. No I/O. */

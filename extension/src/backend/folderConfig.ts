@@ -18,12 +18,15 @@ import {
   writeConfigFile,
   type ConfigFs,
 } from '../config/files';
+import type { ResolvedConfig } from '../config/model';
 import { formatIssue, parseConfigFile } from '../config/parse';
+import type { SettingScope } from '../config/settingScope';
 import { renderResolvedConfig } from '../config/showConfig';
 import { HOST } from '../contract/constants';
 import { SETTINGS } from '../contract/manifest';
 import type { ObjectNames } from '../contract/types';
 import { patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
+import { gateProjectConfig } from '../plan/projectReach';
 import { listConfiguredShells, shellKeyIn, type PathKind } from '../plan/namedShell';
 import { cleanPath, namedShellName } from '../plan/naming';
 import { reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
@@ -31,12 +34,14 @@ import type {
   ConfigService,
   NamedShellCreatePlan,
   NamedShellEntry,
+  PendingProjectConfig,
   PeerSetting,
   PeerSettingSource,
   SeccompSetting,
   TurnOffPlan,
 } from './api';
 import type { EngineConnector } from './connection';
+import type { ProjectConsents } from './projectConsent';
 import type { BackendSettings } from './settings';
 
 export interface FolderConfigDeps {
@@ -44,6 +49,8 @@ export interface FolderConfigDeps {
   home: () => string;
   settings: BackendSettings;
   connector: EngineConnector;
+  /** The user's approvals of what a project config asks beyond their own (outside the folder). */
+  consents: ProjectConsents;
   log: (line: string) => void;
 }
 
@@ -78,25 +85,75 @@ function editRefused(file: string, home: string, err: unknown): Error {
 
 const UNTRUSTED = 'This workspace is not trusted, so its .toolbox.yaml is ignored';
 
+/** Where a folder's own VS Code settings live (the container can write it). */
+const FOLDER_SETTINGS_FILE = '.vscode/settings.json';
+
 export class FolderConfig implements ConfigService {
   constructor(private readonly deps: FolderConfigDeps) {}
 
-  /** The folder's resolved config; `fs` reads the files elsewhere (a New Agent Worktree's checkout to come). */
-  read(folder: string, fs?: ConfigFs) {
-    const { settings } = this.deps;
-    const peerMessaging = settings.peerMessaging(folder).value;
-    const trusted = settings.trusted();
-    return loadConfig({ folder, home: this.deps.home(), env: process.env, settings: { peerMessaging }, trusted, ...(fs ? { fs } : {}) });
+  /**
+   * The folder's resolved config as an open uses it: Turn Off for This Folder over every layer,
+   * and what the project side (its .toolbox.yaml, its .vscode/settings.json) asks beyond the user's
+   * own config only when the user approved exactly that for the folder, or for `alsoApprovedIn`
+   * (a worktree's repository); otherwise without it, reported in `widening`
+   * (docs/decisions/0041-project-config-narrows-only.md). `fs` reads the files elsewhere (a New
+   * Agent Worktree's checkout to come, read from git: the same rule applies).
+   */
+  async read(folder: string, fs?: ConfigFs, alsoApprovedIn?: string): Promise<ResolvedConfig> {
+    const { settings, consents } = this.deps;
+    const home = this.deps.home();
+    const peer = settings.peerMessaging(folder);
+    const resolved = await loadConfig({
+      folder,
+      home,
+      env: process.env,
+      settings: { peerMessaging: peer.value },
+      hostSettings: { peerMessaging: peer.user },
+      trusted: settings.trusted(),
+      ...(fs ? { fs } : {}),
+    });
+    return gateProjectConfig(resolved, {
+      home,
+      folder,
+      turnedOff: settings.turnedOff(folder),
+      turnedOffOrigin: { from: 'setting', setting: SETTINGS.turnedOffForFolder },
+      approved: (hash) => consents.approved(folder, hash) || (alsoApprovedIn !== undefined && consents.approved(alsoApprovedIn, hash)),
+    });
+  }
+
+  /** Where the folder's peer-messaging setting that decides was set; the user's own when the folder's was refused. */
+  private peerScope(folder: string, resolved: ResolvedConfig): SettingScope | undefined {
+    const refused = resolved.widening?.approved === false && resolved.widening.items.some((i) => i.key === 'peer_messaging');
+    return refused ? 'user' : this.deps.settings.peerMessaging(folder).scope;
   }
 
   async resolvedConfigText(folder: string): Promise<string> {
     const resolved = await this.read(folder);
-    const scope = this.deps.settings.peerMessaging(folder).scope;
+    const scope = this.peerScope(folder, resolved);
     return renderResolvedConfig(resolved, {
       folder,
       home: this.deps.home(),
-      settingScopes: scope ? { [SETTINGS.peerMessaging]: scope } : {},
+      settingScopes: { ...(scope ? { [SETTINGS.peerMessaging]: scope } : {}), [SETTINGS.turnedOffForFolder]: 'user' },
     });
+  }
+
+  async approveProjectConfig(folder: string, hash: string): Promise<void> {
+    await this.deps.consents.approve(folder, hash);
+    this.deps.log(
+      `Approved what the project configuration of ${folder} asks beyond your own (${hash.slice(0, 12)}); the next open applies it.`,
+    );
+  }
+
+  /** What the project side asks that `resolved` left out, for the notification; undefined when nothing was. */
+  pendingProjectConfig(folder: string, resolved: ResolvedConfig): PendingProjectConfig | undefined {
+    const widening = resolved.widening;
+    if (widening === undefined || widening.approved) return undefined;
+    const sources = new Set<string>();
+    for (const item of widening.items) {
+      if (item.origin?.from === 'project-file') sources.add(HOST.projectConfig);
+      if (item.origin?.from === 'setting') sources.add(FOLDER_SETTINGS_FILE);
+    }
+    return { folder, hash: widening.hash, sources: [...sources].sort(), items: widening.items.map((i) => i.adds) };
   }
 
   async configProblems(file: string, text: string): Promise<ConfigProblem[]> {
@@ -126,7 +183,7 @@ export class FolderConfig implements ConfigService {
         case 'env':
           return { from: 'env', variable: PEER_MESSAGING_ENV };
         case 'setting':
-          return { from: 'setting', scope: this.deps.settings.peerMessaging(folder).scope ?? 'user' };
+          return { from: 'setting', scope: this.peerScope(folder, resolved) ?? 'user' };
       }
     })();
     return {
