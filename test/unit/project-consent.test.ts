@@ -6,7 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withProjectFile } from '../../extension/src/config/files';
@@ -171,6 +171,42 @@ describe('opening a folder whose .toolbox.yaml widens the user’s config (stand
       assert.deepEqual((await config.peerSetting(folder)).source, { from: 'user-file', file: join(home, '.toolbox.yaml') });
     } finally {
       write(join(home, '.toolbox.yaml'), HARDENED_USER_FILE);
+    }
+  });
+
+  it('Turn Off for This Folder is kept in the user’s settings, not the project file, and the project cannot undo it', async () => {
+    write(join(home, '.toolbox.yaml'), 'image: user/img:1\n');
+    write(join(folder, '.toolbox.yaml'), 'peer_messaging: false\n');
+    try {
+      const s = settings({ trusted: () => false });
+      const config = folderConfig(new ProjectConsents(memoryState()), s);
+      const reach = {
+        kind: 'docker-socket',
+        source: '/var/run/docker.sock',
+        target: '/var/run/docker.sock',
+        readonly: false,
+        defaultMount: 'docker-sock',
+      } as const;
+      const plan = await config.prepareTurnOff(folder, reach);
+      assert.equal(plan.setting, 'toolbox.turnedOffForFolder');
+      assert.equal(plan.alreadyOff, false);
+      await plan.apply();
+      assert.deepEqual(s.saved.get(folder), { mounts: ['docker-sock'], inheritHostAuth: [] });
+      assert.equal(readFileSync(join(folder, '.toolbox.yaml'), 'utf8'), 'peer_messaging: false\n', 'the project file is not edited');
+      assert.equal((await config.prepareTurnOff(folder, reach)).alreadyOff, true);
+
+      // The container writes the project file to turn it back on: the setting still wins.
+      write(join(folder, '.toolbox.yaml'), 'mounts:\n  - {name: docker-sock, disabled: false}\n');
+      const trusted = folderConfig(new ProjectConsents(memoryState()), { ...s, trusted: () => true });
+      const r = await trusted.read(folder);
+      assert.equal(r.widening, undefined);
+      assert.deepEqual(r.config.mounts.at(-1), { name: 'docker-sock', disabled: true });
+      assert.deepEqual(r.origins[`mounts[${r.config.mounts.length - 1}]`], { from: 'setting', setting: 'toolbox.turnedOffForFolder' });
+      assert.match(await trusted.resolvedConfigText(folder), /disabled: true\n/);
+      assert.match(await trusted.resolvedConfigText(folder), /# setting toolbox\.turnedOffForFolder \(user\)/);
+    } finally {
+      write(join(home, '.toolbox.yaml'), HARDENED_USER_FILE);
+      write(join(folder, '.toolbox.yaml'), ATTACK_FILE);
     }
   });
 });

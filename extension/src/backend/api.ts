@@ -66,9 +66,9 @@ export interface ConfigService {
    */
   prepareNamedShellCreate(folder: string, name: string, path: string): Promise<Shells.NamedShellCreatePlan>;
   /**
-   * Works out the `.toolbox.yaml` edit that turns one thing the container can reach off for the
-   * folder; nothing is written until `apply()`. Rejects with a sentence (untrusted workspace,
-   * a config file that is not applied, no config entry that adds it).
+   * Works out how to turn one thing the container can reach off for the folder, in the user's
+   * settings where the container cannot undo it; nothing is written until `apply()`. Rejects with
+   * a sentence (a config file that is not applied, no config entry that adds it).
    */
   prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan>;
 }

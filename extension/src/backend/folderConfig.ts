@@ -5,8 +5,8 @@
  * is written). Reads VS Code settings only through BackendSettings.
  */
 import { lstatSync, promises as fsp } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { applyTurnOff, setPeerMessaging, setShellPath } from '../config/edit';
+import { join } from 'node:path';
+import { setPeerMessaging, setShellPath } from '../config/edit';
 import { configProblems, type ConfigProblem } from '../config/diagnostics';
 import { PEER_MESSAGING_ENV } from '../config/env';
 import {
@@ -29,7 +29,7 @@ import { patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
 import { gateProjectConfig } from '../plan/projectReach';
 import { listConfiguredShells, shellKeyIn, type PathKind } from '../plan/namedShell';
 import { cleanPath, namedShellName } from '../plan/naming';
-import { reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
+import { reachTitle, tildePath, turnOffChange, withTurnOff, type HostReach } from '../plan/posture';
 import type {
   ConfigService,
   NamedShellCreatePlan,
@@ -269,33 +269,32 @@ export class FolderConfig implements ConfigService {
     };
   }
 
+  /**
+   * Turn Off for This Folder, kept in the user's settings (toolbox.turnedOffForFolder), where the
+   * folder's container cannot undo it, and applied over every config file (read above); no
+   * project file is edited (docs/decisions/0041-project-config-narrows-only.md).
+   */
   async prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan> {
     const home = this.deps.home();
     const what = reachTitle(reach, home);
-    if (!this.deps.settings.trusted()) {
-      throw new Error(
-        `${UNTRUSTED} and cannot turn off the ${what}. Trust the workspace (Workspaces: Manage Workspace Trust), or turn it off for every folder in ~/.toolbox.yaml.`,
-      );
-    }
     const resolved = await this.read(folder);
     const broken = resolved.issues.find((i) => i.severity === 'error');
     if (broken) throw new Error(`Fix the configuration first: ${formatIssue(broken, home)}`);
     const change = turnOffChange(reach, resolved.config);
     if (typeof change === 'string') throw new Error(change);
-    const existing = findProjectConfig(folder, home);
-    const file = existing ?? join(folder, HOST.projectConfig);
-    const before = existing === undefined ? undefined : (await readForEdit(existing, home)).text;
-    const note = `${what} (${tildePath(reach.source, home)}) turned off in the Toolbox view.`;
-    const edit = applyTurnOff(before ?? '', change, resolved.config, note, `~/${HOST.userConfig}`);
-    checkEdit(edit.text, file, home);
-    const dir = dirname(file);
+    const { settings } = this.deps;
     return {
-      file,
-      creates: before === undefined,
-      sharedWith: dir !== resolve(folder) ? dir : undefined,
-      alreadyOff: edit.alreadyOff,
+      setting: SETTINGS.turnedOffForFolder,
+      alreadyOff: withTurnOff(settings.turnedOff(folder), change) === undefined,
       apply: async () => {
-        if (!edit.alreadyOff) await writeConfigFile(file, edit.text, before);
+        // Read again: another window may have turned something else off meanwhile.
+        const next = withTurnOff(settings.turnedOff(folder), change);
+        if (next === undefined) return;
+        await settings.setTurnedOff(folder, next);
+        const which = change.kind === 'disable-mount' ? `mount ${change.name}` : `inherit_host_auth key ${change.key}`;
+        this.deps.log(
+          `Turned off the ${what} (${tildePath(reach.source, home)}) for ${folder}: the ${which} in the user setting ${SETTINGS.turnedOffForFolder}.`,
+        );
       },
     };
   }
