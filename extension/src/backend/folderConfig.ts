@@ -85,6 +85,9 @@ function editRefused(file: string, home: string, err: unknown): Error {
 
 const UNTRUSTED = 'This workspace is not trusted, so its .toolbox.yaml is ignored';
 
+/** At most this many lines of a pending change are listed (a file can ask for thousands of mounts). */
+export const PENDING_ITEMS_MAX = 100;
+
 /** Where a folder's own VS Code settings live (the container can write it). */
 const FOLDER_SETTINGS_FILE = '.vscode/settings.json';
 
@@ -153,7 +156,10 @@ export class FolderConfig implements ConfigService {
       if (item.origin?.from === 'project-file') sources.add(HOST.projectConfig);
       if (item.origin?.from === 'setting') sources.add(FOLDER_SETTINGS_FILE);
     }
-    return { folder, hash: widening.hash, sources: [...sources].sort(), items: widening.items.map((i) => i.adds) };
+    const keys = [...new Set(widening.items.map((i) => i.key.split('.')[0]!))];
+    const items = widening.items.slice(0, PENDING_ITEMS_MAX).map((i) => i.adds);
+    if (widening.items.length > PENDING_ITEMS_MAX) items.push(`… and ${widening.items.length - PENDING_ITEMS_MAX} more`);
+    return { folder, hash: widening.hash, sources: [...sources].sort(), keys, items };
   }
 
   async configProblems(file: string, text: string): Promise<ConfigProblem[]> {

@@ -65,7 +65,9 @@ export interface PendingProjectConfig {
   hash: string;
   /** Where it was asked for: `.toolbox.yaml`, `.vscode/settings.json`. */
   sources: string[];
-  /** One line of plain text per thing it would add; every value from the file is quoted and bounded. */
+  /** The keys it touches (`image`, `mounts`, …): fixed names, no text from the file. */
+  keys: string[];
+  /** One line of plain text per thing it would add (at most 100, then how many more); every value from the file is quoted and bounded. */
   items: string[];
 }
 
