@@ -20,20 +20,20 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { memoryState, type KeyValueState } from '../../extension/src/bridge/credentialGrants';
-import type { BackendSettings } from '../../extension/src/backend/settings';
 import { FolderConfig } from '../../extension/src/backend/folderConfig';
 import { ProjectConsents } from '../../extension/src/backend/projectConsent';
 import { ShellOpener } from '../../extension/src/backend/shells';
 import { CONTAINER } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { HostFacts } from '../../extension/src/contract/types';
-import { hostReach, type FolderTurnOff } from '../../extension/src/plan/posture';
+import { hostReach } from '../../extension/src/plan/posture';
 import { planSession } from '../../extension/src/plan/session';
 import { testBackend, type TestBackend } from '../support/backend';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { execIn } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
 import { ATTACK_FILE, hardenedUserFile } from '../support/projectAttack';
+import { standInSettings } from '../support/settings';
 import { silentLog } from '../support/vscodeLite';
 
 const progress = { step: () => undefined, log: () => undefined };
@@ -41,14 +41,13 @@ const progress = { step: () => undefined, log: () => undefined };
 describe('a container rewrites its own .toolbox.yaml (issue 25, attack 3; real engine)', () => {
   const names = objectNames(`tbxt${Math.random().toString(16).slice(2, 8)}`);
   const saved = { HOME: process.env.HOME, GIT_CONFIG_NOSYSTEM: process.env.GIT_CONFIG_NOSYSTEM };
-  const turnedOff = new Map<string, FolderTurnOff>();
   let consentState: KeyValueState;
   let dir: string;
   let home: string;
   let folder: string;
   let image: string;
   let backend: TestBackend;
-  let settings: BackendSettings;
+  let settings: ReturnType<typeof standInSettings>;
   let env: NodeJS.ProcessEnv;
 
   const git = (cwd: string, ...args: string[]) =>
@@ -112,16 +111,7 @@ describe('a container rewrites its own .toolbox.yaml (issue 25, attack 3; real e
     git(folder, 'fetch', '-q', 'origin');
 
     consentState = memoryState();
-    settings = {
-      dockerHost: () => '',
-      persistSessions: () => true,
-      pullRuntimeImage: () => true,
-      trusted: () => true,
-      peerMessaging: () => ({}),
-      seccomp: () => ({ profile: 'unconfined' }),
-      turnedOff: (f) => turnedOff.get(f) ?? { mounts: [], inheritHostAuth: [] },
-      setTurnedOff: async (f, off) => void turnedOff.set(f, off),
-    };
+    settings = standInSettings();
     backend = testBackend(names, home, { pathExists: existsSync, settings, projectConsent: consentState });
   });
 
@@ -246,7 +236,7 @@ describe('a container rewrites its own .toolbox.yaml (issue 25, attack 3; real e
       assert.ok(socket, `the container has the Docker socket: ${first.binds.join(' ')}`);
       const plan = await backend.prepareTurnOff(other, socket);
       await plan.apply();
-      assert.deepEqual(turnedOff.get(other), { mounts: ['docker-sock'], inheritHostAuth: [] });
+      assert.deepEqual(settings.saved.get(other), { mounts: ['docker-sock'], inheritHostAuth: [] });
       assert.equal(existsSync(join(other, '.toolbox.yaml')), false, 'no project file is written');
       // The container turns it back on in the project file.
       await writeFromInside(first.info, 'mounts:\n  - {name: docker-sock, disabled: false}\n');

@@ -18,8 +18,8 @@ import { ProjectConsents } from '../../extension/src/backend/projectConsent';
 import type { BackendSettings } from '../../extension/src/backend/settings';
 import { ShellOpener } from '../../extension/src/backend/shells';
 import { planSession } from '../../extension/src/plan/session';
-import type { FolderTurnOff } from '../../extension/src/plan/posture';
 import { ATTACK_FILE, hardenedUserFile } from '../support/projectAttack';
+import { standInSettings } from '../support/settings';
 
 const HARDENED_USER_FILE = hardenedUserFile();
 
@@ -49,21 +49,7 @@ describe('opening a folder whose .toolbox.yaml widens the user’s config (stand
   const names = objectNames();
   const logged: string[] = [];
 
-  function settings(over: Partial<BackendSettings> = {}): BackendSettings & { saved: Map<string, FolderTurnOff> } {
-    const saved = new Map<string, FolderTurnOff>();
-    return {
-      saved,
-      dockerHost: () => '',
-      persistSessions: () => true,
-      pullRuntimeImage: () => true,
-      trusted: () => true,
-      peerMessaging: () => ({}),
-      seccomp: () => ({ profile: 'unconfined' }),
-      turnedOff: (f) => saved.get(f) ?? { mounts: [], inheritHostAuth: [] },
-      setTurnedOff: async (f, off) => void saved.set(f, off),
-      ...over,
-    };
-  }
+  const settings = standInSettings;
 
   function folderConfig(consents: ProjectConsents, s: BackendSettings = settings()) {
     return new FolderConfig({ names, home: () => home, settings: s, connector: {} as never, consents, log: (l) => void logged.push(l) });
