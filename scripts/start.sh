@@ -10,6 +10,11 @@ ROOT=$PWD
 TOOLS=${TOOLBOX_E2E_TOOLS:-/var/cache/toolbox-e2e}
 PORT=${PORT:-8080}
 
+# A fresh clone has no node_modules yet: install exactly what the lock file names first.
+if [ ! -x node_modules/.bin/esbuild ]; then
+  echo "[start] installing the build's dependencies (npm ci), once"
+  npm ci --no-audit --no-fund
+fi
 bash scripts/ensure-e2e-tools.sh
 npm run -s build
 CS=$TOOLS/cs/node_modules/.bin/code-server

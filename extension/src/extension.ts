@@ -29,6 +29,7 @@ import { ConfigDiagnostics } from './ui/configDiagnostics';
 import { ResolvedConfigDocuments } from './ui/resolvedConfig';
 import { pickFolder } from './ui/folders';
 import { NodeTreeProvider } from './ui/tree/provider';
+import { plainText } from './ui/plainText';
 import { peerNodes, proximoNodes, workspacesNodes } from './ui/tree/render';
 import type { ToolboxState } from './ui/refresh';
 
@@ -192,7 +193,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       statusBar.update(state.findings);
       // The engine in use and where its endpoint came from, as the Workspaces view's description.
       if (workspacesTreeView && vscode.workspace.isTrusted && !state.loading) {
-        workspacesTreeView.description = state.error ? undefined : state.snapshot?.engine;
+        const engine = state.snapshot?.engine;
+        workspacesTreeView.description = state.error || engine === undefined ? undefined : plainText(engine, 'label');
       }
       if (state.snapshot && !state.error) {
         const running = state.snapshot.containers.filter((c) => c.state === 'running').map((c) => c.id);
@@ -286,7 +288,10 @@ async function reattachSessions(shells: ShellLauncher, refresh: RefreshManager, 
     for (const line of outcome.gone) log.warn(line);
     if (outcome.gone.length > 0) {
       void vscode.window.showInformationMessage(
-        outcome.gone.length === 1 ? outcome.gone[0]! : `${outcome.gone.length} Toolbox shells did not survive: ${outcome.gone.join(' ')}`,
+        plainText(
+          outcome.gone.length === 1 ? outcome.gone[0]! : `${outcome.gone.length} Toolbox shells did not survive: ${outcome.gone.join(' ')}`,
+          'message',
+        ),
       );
     }
     if (outcome.failed.length > 0) {

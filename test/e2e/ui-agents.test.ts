@@ -59,10 +59,10 @@ describe('Toolbox session state in VS Code (issue 17)', { skip: uiTestsSkip }, (
         const toast = page.locator('.notification-toast', { hasText: 'needs you' });
         await toast.waitFor({ timeout: 30_000 });
         const message = ((await toast.locator('.notification-list-item-message').innerText()) as string).trim();
-        assert.match(message, /^Claude Code in \S+-ws-agents-[0-9a-f]{8} needs you: Claude needs your permission to use Bash$/);
+        assert.match(message, /^Claude Code in \S+-ws-agents-[0-9a-f]{8} needs you: “Claude needs your permission to use Bash”$/);
         const row = treeRow(/claude.*needs you/);
         await row.waitFor({ timeout: 10_000 });
-        assert.match((await row.innerText()) as string, /needs you · just now · Claude needs your permission to use Bash/);
+        assert.match((await row.innerText()) as string, /needs you · just now · “Claude needs your permission to use Bash”/);
         await page.locator('[aria-label^="1 Toolbox session needs you"]').first().waitFor({ timeout: 10_000 });
         // The tab's name says it too (its icon cannot change after creation).
         await page.locator('.part.panel', { hasText: '(needs you)' }).first().waitFor({ timeout: 10_000 });

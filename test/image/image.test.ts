@@ -258,12 +258,15 @@ describe('runtime image', () => {
       HostConfig: { NetworkMode: 'none', Binds: [`${startup}:${CONTAINER.startupDir}:ro`] },
     });
     await c.start();
-    // The entrypoint writes its log before exec; poll for the exec'd command (sleep) to appear.
+    // The entrypoint writes its log before exec; poll for the exec'd command (sleep) to appear as
+    // a process of its own (tini's command line names it from the start: it is the entrypoint's argument).
     let top = '';
-    for (let i = 0; i < 100 && !/sleep infinity/.test(top); i++) {
-      await new Promise((res) => setTimeout(res, 100));
+    const execd = (info: { Processes?: string[][] }) => (info.Processes ?? []).some((p) => p.at(-1) === 'sleep infinity');
+    for (let i = 0; i < 100; i++) {
       const info = (await c.top()) as { Processes?: string[][] };
       top = (info.Processes ?? []).map((p) => p.join(' ')).join('\n');
+      if (execd(info)) break;
+      await new Promise((res) => setTimeout(res, 100));
     }
     const state = (await c.inspect()).State;
     assert.equal(state.Running, true);

@@ -59,7 +59,7 @@ describe('a session in the tree', () => {
       [
         [
           'claude',
-          'needs you · 3 min · Claude needs your permission to use Bash',
+          'needs you · 3 min · “Claude needs your permission to use Bash”',
           'bell-dot',
           'heldShell.attached.agent.needsYou',
           FOCUS_TERMINAL_COMMAND,
@@ -129,7 +129,7 @@ describe('the tab, the nudge, the status bar', () => {
   it('the nudge names the agent, the container and what it said', () => {
     assert.equal(
       nudgeText('toolbox-app-1234abcd', needs),
-      'Claude Code in toolbox-app-1234abcd needs you: Claude needs your permission to use Bash',
+      'Claude Code in toolbox-app-1234abcd needs you: “Claude needs your permission to use Bash”',
     );
     assert.equal(nudgeText('c', { agent: 'shell', state: 'needsYou', since: 0 }), 'The shell in c needs you.');
   });
@@ -144,7 +144,7 @@ describe('the tab, the nudge, the status bar', () => {
     assert.equal(s?.text, '$(bell-dot) 2');
     assert.match(
       s?.tooltip ?? '',
-      /^2 Toolbox sessions need you:\n• Toolbox: a: Claude needs your permission to use Bash\n• Toolbox: b: Approval requested: cargo test\n/,
+      /^2 Toolbox sessions need you:\n• Toolbox: a: “Claude needs your permission to use Bash”\n• Toolbox: b: “Approval requested: cargo test”\n/,
     );
     assert.equal(needsYouStatus(list.slice(2)), undefined);
   });

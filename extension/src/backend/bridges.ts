@@ -66,6 +66,30 @@ export class BridgeRegistry {
     }
   }
 
+  /** The registration this window serves for the container, as it is now. */
+  registration(key: string): WorkspaceRegistration | undefined {
+    const r = this.registrations.get(key);
+    return r && { ...r, mountsRoots: [...r.mountsRoots], ...(r.writableRoots ? { writableRoots: [...r.writableRoots] } : {}) };
+  }
+
+  /**
+   * Serves the bridge again for a container a reloaded window reattaches to, from the
+   * registration its session record kept (never from anything the container can write). No
+   * engine call: the holder's socket may be all that answers. A failure costs the shims, not the shell.
+   */
+  async restore(registration: WorkspaceRegistration): Promise<void> {
+    if (!this.deps.bridgeFor || this.registrations.has(registration.key)) return;
+    this.registrations.set(registration.key, registration);
+    try {
+      await this.deps.bridgeFor(registration);
+    } catch (err) {
+      this.registrations.delete(registration.key);
+      this.deps.log.warn(
+        `The bridge for ${registration.key} could not start again (${(err as Error).message}); code, xdg-open and git credentials in its shells will not reach this window.`,
+      );
+    }
+  }
+
   /**
    * Adds host paths the container can write to its bridge registration (idempotent: the hub
    * updates the settings of a served workspace). Paths only accumulate: a reattached container

@@ -62,8 +62,8 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const config = new FolderConfig({ names, home, settings, connector, consents, log: (line) => log.info(line) });
   const images = new RuntimeImages({ ...deps, home, settings, connector });
   const containers = new Containers(connector, images, log);
-  const sessions = new HeldSessions({ connector, settings, log });
   const bridges = new BridgeRegistry({ home, connector, log, bridgeFor: deps.bridgeFor });
+  const sessions = new HeldSessions({ connector, bridges, settings, log });
   const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
   const views = new Views(names, deps.host, connector);

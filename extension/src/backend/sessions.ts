@@ -17,11 +17,13 @@ import {
 } from '../engine/sessions';
 import type * as vscode from 'vscode';
 import { SessionGoneError, type SessionProgress, type SessionRecord, type ShellPersistence, type StartedShell } from './api';
+import type { BridgeRegistry } from './bridges';
 import type { EngineConnector } from './connection';
 import type { BackendSettings } from './settings';
 
 export interface HeldSessionsDeps {
   connector: EngineConnector;
+  bridges: BridgeRegistry;
   settings: BackendSettings;
   log: Pick<vscode.LogOutputChannel, 'info'>;
 }
@@ -90,7 +92,17 @@ export class HeldSessions {
     }
   }
 
+  /**
+   * Attaches to a recorded held shell again, and serves its container's bridge again first (a
+   * reloaded window has none yet), so `code` and the other shims work when its prompt shows.
+   */
   async reattachShell(record: SessionRecord): Promise<StartedShell> {
+    const bridge = record.bridge ? this.deps.bridges.restore(record.bridge) : Promise.resolve();
+    const [shell] = await Promise.all([this.attach(record), bridge]);
+    return shell;
+  }
+
+  private async attach(record: SessionRecord): Promise<StartedShell> {
     // A holder that answers on its run-dir socket is alive, and so is its container: attach with
     // no engine call at all (after a reload the engine connection is not even made yet).
     const direct = record.holder.hostSocket ? socketTransport(record.holder.hostSocket) : undefined;

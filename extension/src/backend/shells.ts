@@ -268,6 +268,8 @@ export class ShellOpener {
                 rows,
                 openedAt: Date.now(),
               };
+              const bridged = this.deps.bridges.registration(opened.name);
+              if (bridged) record.bridge = bridged;
               return Object.assign(session, { record });
             }
           : plain,

@@ -7,18 +7,21 @@
  * "Looking at it": the window is focused, the terminal is the active one, and the user's last
  * keystroke or editor action was in that terminal (VS Code does not say whether the panel has
  * the focus; a user who went on typing in an editor is not looking at the terminal).
+ *
+ * At most one nudge per terminal per NUDGE_INTERVAL_MS (ui/agentState.ts NudgeGate), and its
+ * text is plain (nudgeText, docs/decisions/0040-outside-text-is-plain-text.md).
  */
 import * as vscode from 'vscode';
 import { SETTINGS } from '../contract/manifest';
-import { nudgeSetting, nudgeText, shouldNudge } from './agentState';
+import { NudgeGate, nudgeSetting, nudgeText, shouldNudge } from './agentState';
+import { plainText } from './plainText';
 import type { AgentTerminal, ShellLauncher } from './shells';
 
 export const FOCUS_BUTTON = 'Focus';
 
 export class AgentNudge implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** Per terminal: the `since` of the "needs you" it was nudged for (one nudge per time it asks). */
-  private readonly nudged = new Map<number, number>();
+  private readonly gate = new NudgeGate();
   private lastEditorActivity = 0;
 
   constructor(
@@ -34,20 +37,16 @@ export class AgentNudge implements vscode.Disposable {
   }
 
   private async changed(a: AgentTerminal): Promise<void> {
-    if (a.status.state !== 'needsYou') {
-      this.nudged.delete(a.key);
-      return;
-    }
-    if (this.nudged.get(a.key) === a.status.since) return;
-    this.nudged.set(a.key, a.status.since);
+    if (!this.gate.asks(a.key, a.status)) return;
     const setting = nudgeSetting(vscode.workspace.getConfiguration().get(SETTINGS.notifyWhenAgentNeedsYou));
     const lookingAt =
       a.terminal !== undefined && vscode.window.activeTerminal === a.terminal && this.shells.lastInputAt(a.key) >= this.lastEditorActivity;
     const windowFocused = vscode.window.state.focused;
     if (!shouldNudge(setting, { windowFocused, activeTerminal: lookingAt })) return;
+    if (!this.gate.take(a.key)) return;
     const text = nudgeText(a.container, a.status);
     this.log.info(`Nudge: ${text}`);
-    const answer = await vscode.window.showInformationMessage(text, FOCUS_BUTTON);
+    const answer = await vscode.window.showInformationMessage(plainText(text, 'message'), FOCUS_BUTTON);
     if (answer === FOCUS_BUTTON) this.shells.focus(a.key);
   }
 

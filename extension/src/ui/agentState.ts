@@ -16,6 +16,7 @@
  */
 import { AGENT_STREAM_LIMITS } from './agentStream';
 import type { StreamSignal } from './agentStream';
+import { inline, plainText, quoted } from './plainText';
 
 export type AgentKind = 'claude' | 'codex' | 'shell';
 export type AgentState = 'working' | 'needsYou' | 'idle' | 'ended';
@@ -162,10 +163,59 @@ export function shouldNudge(setting: NudgeSetting, view: { windowFocused: boolea
 
 const AGENT_NAMES: Record<AgentKind, string> = { claude: 'Claude Code', codex: 'Codex', shell: 'The shell' };
 
-/** The nudge: names the agent and the container, and what it said. */
+/**
+ * The nudge: names the agent and the container, then quotes what it said. The words come from the
+ * terminal: plain text, after ours (docs/decisions/0040-outside-text-is-plain-text.md).
+ */
 export function nudgeText(container: string, status: AgentStatus): string {
-  const said = status.message ? `: ${status.message}` : '.';
-  return `${AGENT_NAMES[status.agent]} in ${container} needs you${said}`;
+  const words = quoted(status.message, 'message', AGENT_STREAM_LIMITS.messageChars + 2);
+  const said = words ? `: ${words}` : '.';
+  return plainText(`${AGENT_NAMES[status.agent]} in ${inline(container)} needs you${said}`, 'message');
+}
+
+/**
+ * At most one nudge per terminal in this long. A program can ask for the user as often as it
+ * writes (alternating OSC 133;C and OSC 9 asks a thousand times a second); the tab's name, the tree
+ * and the status bar still follow every change, only the notification waits.
+ */
+export const NUDGE_INTERVAL_MS = 30_000;
+
+/**
+ * Which state changes become a nudge: a "needs you" not seen before (one nudge per time it asks),
+ * and then at most one per terminal per NUDGE_INTERVAL_MS. Pure (a clock is passed in):
+ * test/unit/plain-text.test.ts.
+ */
+export class NudgeGate {
+  /** Per terminal: the `since` of the "needs you" already seen. */
+  private readonly seen = new Map<number, number>();
+  /** Per terminal: when its last nudge was shown. */
+  private readonly shown = new Map<number, number>();
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly intervalMs: number = NUDGE_INTERVAL_MS,
+  ) {}
+
+  /** A terminal's session changed state: true when it now asks for the user anew. */
+  asks(key: number, status: AgentStatus): boolean {
+    if (status.state !== 'needsYou') {
+      this.seen.delete(key);
+      if (status.state === 'ended') this.shown.delete(key);
+      return false;
+    }
+    if (this.seen.get(key) === status.since) return false;
+    this.seen.set(key, status.since);
+    return true;
+  }
+
+  /** Whether that terminal may have a nudge now; true counts as one shown. */
+  take(key: number): boolean {
+    const t = this.now();
+    const last = this.shown.get(key);
+    if (last !== undefined && t - last < this.intervalMs) return false;
+    this.shown.set(key, t);
+    return true;
+  }
 }
 
 /** The status bar's count of sessions that need you; undefined hides it. */
@@ -176,11 +226,14 @@ export function needsYouStatus(
   if (waiting.length === 0) return undefined;
   return {
     text: `$(bell-dot) ${waiting.length}`,
-    tooltip: [
-      `${waiting.length} Toolbox session${waiting.length === 1 ? ' needs' : 's need'} you:`,
-      ...waiting.map((a) => `• ${a.title}: ${a.status.message ?? 'waiting'}`),
-      '',
-      'Click to go to the first one.',
-    ].join('\n'),
+    tooltip: plainText(
+      [
+        `${waiting.length} Toolbox session${waiting.length === 1 ? ' needs' : 's need'} you:`,
+        ...waiting.map((a) => `• ${inline(a.title)}: ${quoted(a.status.message, 'message') || 'waiting'}`),
+        '',
+        'Click to go to the first one.',
+      ].join('\n'),
+      'tooltip',
+    ),
   };
 }

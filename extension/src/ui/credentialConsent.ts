@@ -4,6 +4,7 @@
  * folder, so "Always for this folder" survives reloads and is shared by every window.
  */
 import * as vscode from 'vscode';
+import { inline, plainText } from './plainText';
 import type { ConsentAnswer, ConsentQuestion } from '../bridge/credentialConsent';
 import { GrantState } from '../bridge/credentialGrants';
 
@@ -24,7 +25,7 @@ export const CONSENT_CHOICES = {
 
 /** The prompt's first line (also what the UI test looks for). */
 export function consentMessage(question: Pick<ConsentQuestion, 'container' | 'host'>): string {
-  return `The container ${question.container} asks for your git credentials for host ${question.host}`;
+  return plainText(`The container ${question.container} asks for your git credentials for host ${question.host}`, 'message');
 }
 
 /**
@@ -44,19 +45,27 @@ export async function askCredentialConsent(question: ConsentQuestion, signal: Ab
     { title: CONSENT_CHOICES.always, answer: 'always' },
   ];
   const seconds = Math.round(question.timeoutMs / 1000);
+  const host = inline(question.host);
   const detail = [
-    `Folder: ${question.folder}`,
+    `Folder: ${inline(question.folder)}`,
     '',
-    `${question.host} is not a git remote of this folder, so the container needs your consent to receive the password or token your host's git has for it.`,
-    `Allow once answers this request only. Always for this folder remembers ${question.host} for this folder (revoke it with "Toolbox: Manage Git Credential Grants…").`,
+    `${host} is not a git remote of this folder, so the container needs your consent to receive the password or token your host's git has for it.`,
+    `Allow once answers this request only. Always for this folder remembers ${host} for this folder (revoke it with "Toolbox: Manage Git Credential Grants…").`,
     `Without an answer within ${seconds} s the request is refused.`,
   ].join('\n');
-  const picked = await vscode.window.showWarningMessage(consentMessage(question), { modal: true, detail }, ...items);
+  const picked = await vscode.window.showWarningMessage(
+    plainText(consentMessage(question), 'message'),
+    { modal: true, detail: plainText(detail, 'detail') },
+    ...items,
+  );
   const answer = picked?.answer;
   if (signal.aborted && (answer === 'once' || answer === 'always')) {
     const saved = answer === 'always' ? `${question.host} is now allowed for this folder, but the` : 'The';
     void vscode.window.showInformationMessage(
-      `${saved} request from ${question.container} had already been refused (no answer within ${seconds} s). Run the git command again.`,
+      plainText(
+        `${saved} request from ${question.container} had already been refused (no answer within ${seconds} s). Run the git command again.`,
+        'message',
+      ),
     );
   }
   return answer;

@@ -7,6 +7,7 @@ import { driftWarning, peerDrift, profileDrift, seccompDifference, seccompWarnin
 import { tildePath } from '../plan/posture';
 import type { ContainerSummary, PeerSetting, PeerSettingSource, SeccompSetting } from '../backend/api';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
+import { inline, plainText } from './plainText';
 
 export type {
   AgentSessionSummary,
@@ -194,7 +195,7 @@ export function driftNotice(
   home = '',
 ): DriftNotice {
   const c = f.container;
-  const name = c.name;
+  const name = inline(c.name);
   const staleNamespace = c.pidMode !== '' && !c.peer;
   // What differs, in one sentence; the question the Restart button answers comes last.
   let message: string;
@@ -227,7 +228,7 @@ export function driftNotice(
   const asked = f.perRun
     ? `It was opened with peer messaging ${onOff(f.want)} for that run only (Open Toolbox Shell ${f.want ? 'with' : 'without'} Peer Messaging), so the folder's setting does not apply to it.`
     : f.setting
-      ? `This folder's peer messaging is ${onOff(f.setting.on)} (${peerSourceText(f.setting.source, f.folder, home)}).`
+      ? `This folder's peer messaging is ${onOff(f.setting.on)} (${inline(peerSourceText(f.setting.source, f.folder, home))}).`
       : `This folder's peer messaging is ${onOff(f.want)}.`;
   // Both differ: one sentence more before the question, one restart fixes both.
   if (seccomp && peerDiffers) message += ` It also ${seccompDifference(seccomp)}.`;
@@ -245,7 +246,10 @@ export function driftNotice(
   const restart =
     `Restart stops ${name}, which closes its open shells and ends the programs running in them, in every window, ` +
     `then opens a new shell with ${gets}. The files in your folder are kept.`;
-  return { message, detail: [...(peerDiffers ? [asked, has] : []), ...seccompAsked, restart].join('\n\n') };
+  return {
+    message: plainText(message, 'message'),
+    detail: plainText([...(peerDiffers ? [asked, has] : []), ...seccompAsked, restart].join('\n\n'), 'detail'),
+  };
 }
 
 /**
@@ -263,12 +267,15 @@ export function driftStatus(findings: readonly DriftFinding[]): { text: string; 
   if (!first) return undefined;
   const more = findings.length > 1 ? ` +${findings.length - 1}` : '';
   return {
-    name: first.container.name,
-    text: `$(warning) ${first.container.name} drifted${more}`,
-    tooltip: [
-      ...findings.map((f) => f.notice.message),
-      '',
-      'Click to restart it with the settings it should have, see why, or dismiss.',
-    ].join('\n'),
+    name: plainText(first.container.name, 'label'),
+    text: `$(warning) ${plainText(first.container.name, 'iconLabel', 100)} drifted${more}`,
+    tooltip: plainText(
+      [
+        ...findings.map((f) => inline(f.notice.message)),
+        '',
+        'Click to restart it with the settings it should have, see why, or dismiss.',
+      ].join('\n'),
+      'tooltip',
+    ),
   };
 }

@@ -11,6 +11,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
+import { plainText } from './plainText';
 import type { ToolboxBackend } from '../backend/api';
 import { CLI_NAME, findOnPath, readCliPeerDefault } from './cliPeerDefault';
 
@@ -98,9 +99,12 @@ export async function checkPeerDefaultAgreement(
   await deps.state.update(PEER_DEFAULT_STATE.shown, true);
   const onOff = (v: boolean) => (v ? 'on' : 'off');
   const answer = await vscode.window.showInformationMessage(
-    `The toolbox CLI on your PATH turns peer messaging ${onOff(theirs)} by default, and Toolbox for VS Code turns it ${onOff(ours)}. ` +
-      `Neither is set for ${folder}, so the CLI and the editor open two different containers for it. ` +
-      'Pin one choice in ~/.toolbox.yaml so both open the same container.',
+    plainText(
+      `The toolbox CLI on your PATH turns peer messaging ${onOff(theirs)} by default, and Toolbox for VS Code turns it ${onOff(ours)}. ` +
+        `Neither is set for ${folder}, so the CLI and the editor open two different containers for it. ` +
+        'Pin one choice in ~/.toolbox.yaml so both open the same container.',
+      'message',
+    ),
     PEER_NOTICE_BUTTONS.keepOn,
     PEER_NOTICE_BUTTONS.useOff,
     PEER_NOTICE_BUTTONS.never,
@@ -112,11 +116,14 @@ export async function checkPeerDefaultAgreement(
     const file = await deps.backend.pinUserPeerMessaging(on);
     deps.pinned?.();
     void vscode.window.showInformationMessage(
-      `Peer messaging is now ${onOff(on)} for both the toolbox CLI and the editor (peer_messaging: ${on} in ${file}). A folder's own setting still wins.`,
+      plainText(
+        `Peer messaging is now ${onOff(on)} for both the toolbox CLI and the editor (peer_messaging: ${on} in ${file}). A folder's own setting still wins.`,
+        'message',
+      ),
     );
   } catch (err) {
     deps.log.error(`Pinning peer messaging in ~/.toolbox.yaml failed: ${(err as Error).message}`);
-    void vscode.window.showErrorMessage(`Toolbox could not write ~/.toolbox.yaml: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(plainText(`Toolbox could not write ~/.toolbox.yaml: ${(err as Error).message}`, 'message'));
   }
   return on ? 'pinned-on' : 'pinned-off';
 }

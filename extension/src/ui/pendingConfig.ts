@@ -6,11 +6,13 @@
  * `toolbox-pending`) of what it would add, each value from the file quoted and bounded by the
  * backend. Approve stores the consent for exactly that change (backend.approveProjectConfig)
  * and opens nothing: the folder's next container gets it. Keep Refused is remembered for this
- * window, so the same change is only logged again until the window reloads.
+ * window, so the same change is only logged again until the window reloads. Every sink goes
+ * through ui/plainText.ts (docs/decisions/0040-outside-text-is-plain-text.md).
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { ConfigService, PendingProjectConfig } from '../backend/api';
+import { plainText } from './plainText';
 
 export const PENDING_CONFIG_SCHEME = 'toolbox-pending';
 
@@ -80,7 +82,7 @@ export class PendingConfigPrompt implements vscode.TextDocumentContentProvider, 
 
   private async ask(pending: PendingProjectConfig): Promise<void> {
     let answer = await vscode.window.showWarningMessage(
-      pendingMessage(pending),
+      plainText(pendingMessage(pending), 'message'),
       PENDING_CHOICES.review,
       PENDING_CHOICES.approve,
       PENDING_CHOICES.keep,
@@ -88,7 +90,10 @@ export class PendingConfigPrompt implements vscode.TextDocumentContentProvider, 
     if (answer === PENDING_CHOICES.review) {
       await this.review(pending);
       answer = await vscode.window.showWarningMessage(
-        `Approve what the project configuration of ${basename(pending.folder)} asks for (${pending.keys.join(', ')})?`,
+        plainText(
+          `Approve what the project configuration of ${basename(pending.folder)} asks for (${pending.keys.join(', ')})?`,
+          'message',
+        ),
         PENDING_CHOICES.approve,
         PENDING_CHOICES.keep,
       );
@@ -96,7 +101,10 @@ export class PendingConfigPrompt implements vscode.TextDocumentContentProvider, 
     if (answer === PENDING_CHOICES.approve) {
       await this.backend.approveProjectConfig(pending.folder, pending.hash);
       void vscode.window.showInformationMessage(
-        `Approved for ${basename(pending.folder)}: its next container gets it. The running one keeps what it has until it is recreated.`,
+        plainText(
+          `Approved for ${basename(pending.folder)}: its next container gets it. The running one keeps what it has until it is recreated.`,
+          'message',
+        ),
       );
     } else if (answer === PENDING_CHOICES.keep) {
       this.refused.add(`${pending.folder}\0${pending.hash}`);

@@ -4,6 +4,7 @@
  * refreshed every second; the raw output goes to the log, not here.
  */
 import type * as vscode from 'vscode';
+import { plainText } from './plainText';
 import type { SessionProgress } from '../backend/api';
 
 /** "1:05" for 65 s; seconds only below a minute ("9 s"). */
@@ -54,7 +55,7 @@ export class PhaseProgress implements vscode.Disposable {
 
   private render(): void {
     if (this.message === undefined) return;
-    this.progress.report({ message: formatProgress(this.message, this.percent, this.now() - this.since) });
+    this.progress.report({ message: plainText(formatProgress(this.message, this.percent, this.now() - this.since), 'message') });
   }
 
   dispose(): void {

@@ -10,6 +10,7 @@
  */
 import { errorCode } from '../contract/errors';
 import * as vscode from 'vscode';
+import { plainText } from './plainText';
 import type {
   AgentWorktreeRequest,
   PreparedShell,
@@ -151,7 +152,7 @@ export class ShellLauncher implements vscode.Disposable {
     const prepared = await this.prepare(request);
     if (!prepared) return undefined;
     const terminal = vscode.window.createTerminal({
-      name: prepared.title,
+      name: plainText(prepared.title, 'iconLabel'),
       pty: prepared.pty,
       iconPath: new vscode.ThemeIcon('package'),
     });
@@ -170,7 +171,7 @@ export class ShellLauncher implements vscode.Disposable {
     let notes: string[] = [];
     let path = request.folder;
     const prepared = await this.prepare({ folder: request.folder }, async (progress, token) => {
-      progress.report({ message: `Creating the worktree for ${request.branch}` });
+      progress.report({ message: plainText(`Creating the worktree for ${request.branch}`, 'message') });
       const made = await withPhaseProgress(
         progress,
         token,
@@ -183,7 +184,11 @@ export class ShellLauncher implements vscode.Disposable {
       return { prepared: made.prepared, session: made.session, folder: made.path };
     });
     if (!prepared) return undefined;
-    const terminal = vscode.window.createTerminal({ name: prepared.title, pty: prepared.pty, iconPath: new vscode.ThemeIcon('robot') });
+    const terminal = vscode.window.createTerminal({
+      name: plainText(prepared.title, 'iconLabel'),
+      pty: prepared.pty,
+      iconPath: new vscode.ThemeIcon('robot'),
+    });
     terminal.show(false);
     prepared.entry.terminal = terminal;
     this.changed.fire();
@@ -195,7 +200,7 @@ export class ShellLauncher implements vscode.Disposable {
     const prepared = await this.prepare(request);
     if (!prepared) return undefined;
     this.changed.fire();
-    return { name: prepared.title, pty: prepared.pty, iconPath: new vscode.ThemeIcon('package') };
+    return { name: plainText(prepared.title, 'iconLabel'), pty: prepared.pty, iconPath: new vscode.ThemeIcon('package') };
   }
 
   /**
@@ -279,7 +284,11 @@ export class ShellLauncher implements vscode.Disposable {
       title: record.title,
     };
     this.track(entry);
-    entry.terminal = vscode.window.createTerminal({ name: record.title, pty, iconPath: new vscode.ThemeIcon('package') });
+    entry.terminal = vscode.window.createTerminal({
+      name: plainText(record.title, 'iconLabel'),
+      pty,
+      iconPath: new vscode.ThemeIcon('package'),
+    });
     return entry;
   }
 
@@ -329,7 +338,7 @@ export class ShellLauncher implements vscode.Disposable {
       const name = entry.title ? terminalName(entry.title, status) : undefined;
       if (name && name !== named && status.state !== 'ended') {
         named = name;
-        entry.pty.rename(name);
+        entry.pty.rename(plainText(name, 'iconLabel'));
       }
       // A reload brings the agent back with its session (a title may name it after the start).
       if (entry.record && status.agent !== 'shell' && entry.record.agent !== status.agent) {
@@ -376,13 +385,17 @@ export class ShellLauncher implements vscode.Disposable {
    */
   private async prepare(request: ShellRequest, produce?: Producer) {
     const opened = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Toolbox: ${basename(request.folder)}`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: plainText(`Toolbox: ${basename(request.folder)}`, 'message'),
+        cancellable: true,
+      },
       async (progress, token) => {
         if (produce) return produce(progress, token);
         progress.report({ message: "Reading the folder's settings" });
         const prepared = await this.backend.prepareShell(request);
         for (const w of prepared.warnings) this.log.warn(w);
-        for (const n of prepared.notices) void vscode.window.showWarningMessage(`Toolbox: ${n}`);
+        for (const n of prepared.notices) void vscode.window.showWarningMessage(plainText(`Toolbox: ${n}`, 'message'));
         if (prepared.projectFileIgnored) {
           void vscode.window.showWarningMessage(
             'Toolbox is in limited mode: this workspace is not trusted, so its .toolbox.yaml was ignored. Trust the workspace to use it.',
@@ -405,7 +418,7 @@ export class ShellLauncher implements vscode.Disposable {
     this.log.info(`${session.action}: ${session.name} (${session.id.slice(0, 12)}) for ${request.folder}`);
     for (const w of session.warnings) {
       this.log.warn(w);
-      void vscode.window.showWarningMessage(w);
+      void vscode.window.showWarningMessage(plainText(w, 'message'));
     }
     let notice: string | undefined;
     const persistence = session.persistence;
@@ -467,8 +480,17 @@ export class ShellLauncher implements vscode.Disposable {
 
   /** The user stopped these containers: their terminals close (no offer to reopen). */
   closeTerminalsOf(containers: readonly string[]): void {
+    this.closeTerminalsWhere((shell) => containers.includes(shell.container));
+  }
+
+  /** A folder went away (an agent worktree removed): the terminals working in it close, never reopened elsewhere. */
+  closeTerminalsIn(folder: string): void {
+    this.closeTerminalsWhere((shell) => shell.folder === folder);
+  }
+
+  private closeTerminalsWhere(matches: (shell: Tracked) => boolean): void {
     for (const shell of [...this.tracked]) {
-      if (containers.includes(shell.container)) {
+      if (matches(shell)) {
         shell.ended = true;
         if (shell.record) void this.store.remove(shell.record);
         shell.pty.stoppedByUser();

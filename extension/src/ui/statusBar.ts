@@ -7,6 +7,7 @@
  * never a blanket fix.
  */
 import * as vscode from 'vscode';
+import { plainText } from './plainText';
 import { driftStatus, findingKey, type DriftFinding } from './model';
 import { needsYouStatus, type AgentStatus } from './agentState';
 
@@ -47,9 +48,10 @@ export class DriftStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    this.item.text = status.text;
-    this.item.tooltip = status.tooltip;
-    this.item.accessibilityInformation = { label: `Toolbox: ${status.name} has drifted from its settings` };
+    // The builder cleaned the container's name ($( escaped): 'label' keeps the warning icon.
+    this.item.text = plainText(status.text, 'label');
+    this.item.tooltip = plainText(status.tooltip, 'tooltip');
+    this.item.accessibilityInformation = { label: plainText(`Toolbox: ${status.name} has drifted from its settings`, 'message') };
     this.item.show();
   }
 
@@ -75,9 +77,9 @@ export class AgentStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    this.item.text = status.text;
-    this.item.tooltip = status.tooltip;
-    this.item.accessibilityInformation = { label: status.tooltip.split('\n')[0]! };
+    this.item.text = plainText(status.text, 'label');
+    this.item.tooltip = plainText(status.tooltip, 'tooltip');
+    this.item.accessibilityInformation = { label: plainText(status.tooltip.split('\n')[0], 'message') };
     this.item.show();
   }
 

@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 import type { StartedShell, TerminalSize } from '../backend/api';
 import { AgentStateTracker, type AgentKind, type AgentStatus } from './agentState';
 import { AgentStreamRecognizer } from './agentStream';
+import { ReplayQueryFilter } from './replayFilter';
 
 export interface ShellTerminalOptions {
   /** Container name, for messages. */
@@ -148,23 +149,28 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     exec.stream.once('data', () => this.shownFirst());
     const observe = this.options.observe !== false;
     // A held session attached again starts with its replayed history: read, but not as new (agentState.ts signal()).
+    // Its queries to the terminal are dropped from what is shown, so xterm.js never answers them again (replayFilter.ts).
     let replayLeft = exec.replayBytes ?? 0;
+    const replay = new ReplayQueryFilter();
     exec.stream.on('data', (chunk: Buffer) => {
-      this.show(this.decoder.write(chunk));
-      if (!observe) return;
       if (replayLeft > 0) {
         const head = chunk.length <= replayLeft ? chunk : chunk.subarray(0, replayLeft);
         replayLeft -= head.length;
-        this.replaying = true;
-        try {
-          this.recognizer.feed(head);
-        } finally {
-          this.replaying = false;
+        const shown = replay.push(head);
+        this.show(this.decoder.write(replayLeft === 0 ? Buffer.concat([shown, replay.end()]) : shown));
+        if (observe) {
+          this.replaying = true;
+          try {
+            this.recognizer.feed(head);
+          } finally {
+            this.replaying = false;
+          }
         }
         if (head.length === chunk.length) return;
         chunk = chunk.subarray(head.length);
       }
-      this.recognizer.feed(chunk);
+      this.show(this.decoder.write(chunk));
+      if (observe) this.recognizer.feed(chunk);
     });
     // A held session was attached at its recorded size; a plain exec already started at this one.
     if (this.sized || exec.record) void exec.resize(this.size.cols, this.size.rows).catch(() => undefined);

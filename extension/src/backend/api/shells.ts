@@ -5,6 +5,7 @@
 import type { ShellExec } from '../../engine/exec';
 import type { HolderAddress } from '../../engine/sessions';
 import type { OpenAction } from '../../engine/open';
+import type { WorkspaceRegistration } from '../../bridge/hub';
 import { ToolboxError } from '../../contract/errors';
 
 export interface ShellRequest {
@@ -130,6 +131,11 @@ export interface SessionRecord {
   openedAt: number;
   /** The agent the session runs, when the window knows (ui/agentState.ts); a shell otherwise. */
   agent?: 'claude' | 'codex';
+  /**
+   * The container's bridge registration when the shell started, so a reloaded window serves the
+   * bridge again before the terminal comes back (records from older versions have none).
+   */
+  bridge?: WorkspaceRegistration;
 }
 
 /** Why a recorded session cannot be attached again; said once, then the record is dropped. */

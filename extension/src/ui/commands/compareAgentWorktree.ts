@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './worktreePick';
 import type { ToolboxCommand } from './types';
 
@@ -8,6 +9,23 @@ export const WORKTREE_BASE_SCHEME = 'toolbox-worktree-base';
 /** A URI for `file` at `commit` in the worktree at `worktreePath`. */
 export function baseUri(worktreePath: string, commit: string, file: string): vscode.Uri {
   return vscode.Uri.from({ scheme: WORKTREE_BASE_SCHEME, path: `/${file}`, query: JSON.stringify({ worktree: worktreePath, commit }) });
+}
+
+/**
+ * The multi-file diff's rows: [label, original, modified]. An added file has no original and a
+ * deleted one no modified side, so VS Code shows them as added and deleted; only a file git
+ * found renamed has an original under another name.
+ */
+export function changeResources<U>(
+  diff: { changes: ReadonlyArray<{ path: string; oldPath?: string; status: 'added' | 'modified' | 'deleted' | 'renamed' }> },
+  worktreeFile: (file: string) => U,
+  baseFile: (file: string) => U,
+): Array<[U, U | undefined, U | undefined]> {
+  return diff.changes.map((c) => {
+    const right = worktreeFile(c.path);
+    const left = c.status === 'added' ? undefined : baseFile(c.oldPath ?? c.path);
+    return [right, left, c.status === 'deleted' ? undefined : right];
+  });
 }
 
 /**
@@ -22,15 +40,14 @@ export const compareAgentWorktree: ToolboxCommand = {
     const branch = branchOf(w);
     const diff = await s.backend.agentWorktreeChanges({ root: w.root, branch });
     if (diff.changes.length === 0) {
-      void vscode.window.showInformationMessage(`${branch} has no changes against origin/${diff.base}.`);
+      void vscode.window.showInformationMessage(plainText(`${branch} has no changes against origin/${diff.base}.`, 'message'));
       return diff;
     }
-    const empty = (file: string) => baseUri(diff.path, '0'.repeat(40), file);
-    const resources = diff.changes.map((c) => {
-      const right = vscode.Uri.file(`${diff.path}/${c.path}`);
-      const left = c.status === 'added' ? empty(c.path) : baseUri(diff.path, diff.mergeBase, c.oldPath ?? c.path);
-      return [right, left, c.status === 'deleted' ? empty(c.path) : right] as const;
-    });
+    const resources = changeResources(
+      diff,
+      (file) => vscode.Uri.file(`${diff.path}/${file}`),
+      (file) => baseUri(diff.path, diff.mergeBase, file),
+    );
     await vscode.commands.executeCommand('vscode.changes', `${branch} ↔ origin/${diff.base}`, resources);
     return diff;
   },

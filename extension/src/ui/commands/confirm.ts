@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 
 /**
  * A modal confirmation for something that cannot be undone (stopping a container ends its
@@ -9,7 +10,12 @@ import * as vscode from 'vscode';
 export async function confirmDestructive(message: string, detail: string, action: string, keep = 'Keep Running'): Promise<boolean> {
   const keepItem: vscode.MessageItem = { title: keep };
   const actionItem: vscode.MessageItem = { title: action };
-  const answer = await vscode.window.showWarningMessage(message, { modal: true, detail }, keepItem, actionItem);
+  const answer = await vscode.window.showWarningMessage(
+    plainText(message, 'message'),
+    { modal: true, detail: plainText(detail, 'detail') },
+    keepItem,
+    actionItem,
+  );
   return answer === actionItem;
 }
 

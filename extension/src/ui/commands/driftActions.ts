@@ -1,5 +1,6 @@
 import { confirmDestructive } from './confirm';
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { stopAndReopen } from './recreateContainer';
 import type { ToolboxCommand } from './types';
 
@@ -20,7 +21,7 @@ export const driftActions: ToolboxCommand = {
     const details = 'Details…';
     const dismiss = 'Dismiss';
     s.log.warn(finding.message);
-    let answer = await vscode.window.showWarningMessage(finding.notice.message, restart, details, dismiss);
+    let answer = await vscode.window.showWarningMessage(plainText(finding.notice.message, 'message'), restart, details, dismiss);
     if (answer === details) {
       answer = (await confirmDestructive(finding.notice.message, finding.notice.detail, restart)) ? restart : undefined;
     }

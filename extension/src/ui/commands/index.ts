@@ -1,5 +1,6 @@
 /** The single registration point of every Toolbox command. */
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { attachShell } from './attachShell';
 import { driftActions } from './driftActions';
 import { endShell } from './endShell';
@@ -96,7 +97,8 @@ export async function showEngineError(err: unknown, log: vscode.LogOutputChannel
     ...(actions.includes('open-docker-host-setting') ? [openSetting] : []),
     'Show Log',
   ];
-  const answer = await vscode.window.showErrorMessage(errorText(err), ...buttons);
+  // Engine and git texts reach the user here: plain text, never a link (docs/decisions/0040-outside-text-is-plain-text.md).
+  const answer = await vscode.window.showErrorMessage(plainText(errorText(err), 'message'), ...buttons);
   if (answer === openSetting) await vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.dockerHost);
   else if (answer === selectEngineButton) await vscode.commands.executeCommand(selectEngine.id);
   else if (answer === 'Show Log') log.show(true);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import type { ToolboxCommand } from './types';
 
 interface GrantItem extends vscode.QuickPickItem {
@@ -17,8 +18,8 @@ export const manageCredentialGrants: ToolboxCommand = {
     const items: GrantItem[] = [];
     for (const entry of s.credentialGrants.list()) {
       const row = (host: string, description: string): GrantItem => ({
-        label: host,
-        description,
+        label: plainText(host, 'iconLabel'),
+        description: plainText(description, 'iconLabel'),
         folder: entry.folder,
         host,
       });
@@ -27,7 +28,7 @@ export const manageCredentialGrants: ToolboxCommand = {
         ...(entry.remoteHosts ?? []).filter((host) => !entry.granted.includes(host)).map((host) => row(host, 'a git remote of the folder')),
       ];
       if (rows.length === 0) continue;
-      items.push({ label: entry.folder, kind: vscode.QuickPickItemKind.Separator }, ...rows);
+      items.push({ label: plainText(entry.folder, 'iconLabel'), kind: vscode.QuickPickItemKind.Separator }, ...rows);
     }
     if (items.length === 0) {
       void vscode.window.showInformationMessage(
@@ -48,7 +49,10 @@ export const manageCredentialGrants: ToolboxCommand = {
       s.log.info(`git credentials: revoked ${item.host} for folder ${item.folder}; the next request for it asks again.`);
     }
     void vscode.window.showInformationMessage(
-      `Toolbox: revoked ${picked.map((i) => i.host).join(', ')}. Containers will ask before they get credentials for ${picked.length === 1 ? 'it' : 'them'}.`,
+      plainText(
+        `Toolbox: revoked ${picked.map((i) => i.host).join(', ')}. Containers will ask before they get credentials for ${picked.length === 1 ? 'it' : 'them'}.`,
+        'message',
+      ),
     );
   },
 };

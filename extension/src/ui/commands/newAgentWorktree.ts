@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { errorCode } from '../../contract/errors';
 import { branchInputProblem } from '../../plan/worktree';
 import type { AgentWorktreeRequest } from '../../backend/api';
@@ -34,13 +35,13 @@ export const newAgentWorktree: ToolboxCommand = {
           : openWhileTaskIsTyped((prompt) => s.shells.openAgentWorktree({ ...request, prompt }), typed));
         if (!opened) return undefined;
         s.refresh.noteShellOpened();
-        for (const note of opened.notes) void vscode.window.showInformationMessage(note);
+        for (const note of opened.notes) void vscode.window.showInformationMessage(plainText(note, 'message'));
         return opened;
       } catch (err) {
         const code = errorCode(err);
         if (code === 'fetch-failed' && !request.noFetch) {
           const offline = 'Create Offline';
-          const answer = await vscode.window.showErrorMessage((err as Error).message, offline);
+          const answer = await vscode.window.showErrorMessage(plainText((err as Error).message, 'message'), offline);
           if (answer !== offline) return undefined;
           request = { ...request, noFetch: true };
           continue;
@@ -48,7 +49,7 @@ export const newAgentWorktree: ToolboxCommand = {
         if (code === 'no-default-branch' || code === 'no-base') {
           const base = await vscode.window.showInputBox({
             title: 'New Agent Worktree: base branch',
-            prompt: `${(err as Error).message} Which branch should ${request.branch} start from?`,
+            prompt: plainText(`${(err as Error).message} Which branch should ${request.branch} start from?`, 'iconLabel'),
             placeHolder: 'main',
           });
           if (!base) return undefined;

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { namedShellName } from '../../plan/naming';
 import { configuredShell, isNamedShellRefusal } from '../../plan/namedShell';
 import { pickFolder } from '../folders';
@@ -44,8 +45,8 @@ async function openNamed(s: CommandServices, folder: string, name: string): Prom
       // What the CLI's `toolbox shell <name> --create` does for a configured path that is missing.
       const make = 'Create Folder and Open';
       const answer = await vscode.window.showErrorMessage(
-        `The folder of the named shell "${name}" does not exist. Create it and open the shell?`,
-        { modal: true, detail: err.message },
+        plainText(`The folder of the named shell "${name}" does not exist. Create it and open the shell?`, 'message'),
+        { modal: true, detail: plainText(err.message, 'detail') },
         make,
       );
       if (answer !== make) return undefined;
@@ -54,13 +55,19 @@ async function openNamed(s: CommandServices, folder: string, name: string): Prom
       return openNamed(s, folder, name);
     }
     if (err.problem !== 'not-configured') {
-      void vscode.window.showErrorMessage(`The named shell "${name}" cannot open.`, { modal: true, detail: err.message });
+      void vscode.window.showErrorMessage(plainText(`The named shell "${name}" cannot open.`, 'message'), {
+        modal: true,
+        detail: plainText(err.message, 'detail'),
+      });
       return undefined;
     }
     // Upstream's refusal, word for word, then the way to configure it from here.
     const answer = await vscode.window.showErrorMessage(
-      `The named shell "${name}" is not configured. Create it here (it is added to ~/.toolbox.yaml), or add it by hand as shown.`,
-      { modal: true, detail: err.message },
+      plainText(
+        `The named shell "${name}" is not configured. Create it here (it is added to ~/.toolbox.yaml), or add it by hand as shown.`,
+        'message',
+      ),
+      { modal: true, detail: plainText(err.message, 'detail') },
       CREATE,
     );
     if (answer !== CREATE) return undefined;
@@ -75,8 +82,8 @@ type PickItem = vscode.QuickPickItem & { shell?: string; create?: true };
 async function pickNamedShell(s: CommandServices, folder: string): Promise<string | undefined> {
   const shells = await s.backend.namedShells(folder);
   const items: PickItem[] = shells.map((sh) => ({
-    label: sh.key,
-    description: sh.path === '' ? 'no path configured' : sh.path,
+    label: plainText(sh.key, 'iconLabel'),
+    description: sh.path === '' ? 'no path configured' : plainText(sh.path, 'iconLabel'),
     shell: sh.key,
   }));
   if (items.length > 0) items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
@@ -119,7 +126,7 @@ async function createNamedShell(s: CommandServices, folder: string, presetName?:
     }));
   if (name === undefined) return undefined;
   const path = await vscode.window.showInputBox({
-    title: `Create a Named Shell (2/2): the folder "${name}" works in`,
+    title: plainText(`Create a Named Shell (2/2): the folder "${name}" works in`, 'iconLabel'),
     prompt: 'The full path of the folder the shell opens in; it is created if it does not exist.',
     value: folder,
     validateInput: (value) => (value.trim().startsWith('/') ? undefined : 'Give the full path, starting with /.'),
@@ -132,8 +139,11 @@ async function createNamedShell(s: CommandServices, folder: string, presetName?:
   const folderNote = plan.createsFolder ? `\n\nThe folder ${plan.path} does not exist yet; it is created too.` : '';
   const write = 'Create';
   const answer = await vscode.window.showInformationMessage(
-    `Create the named shell "${plan.key}"?`,
-    { modal: true, detail: `${where}\n\n${block}${folderNote}\n\nThe toolbox CLI reads the same entry (toolbox shell ${plan.key}).` },
+    plainText(`Create the named shell "${plan.key}"?`, 'message'),
+    {
+      modal: true,
+      detail: plainText(`${where}\n\n${block}${folderNote}\n\nThe toolbox CLI reads the same entry (toolbox shell ${plan.key}).`, 'detail'),
+    },
     write,
   );
   if (answer !== write) return undefined;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { isConfirmed } from './confirm';
 import { pickFolder } from '../folders';
 import type { ToolboxCommand } from './types';
@@ -33,7 +34,7 @@ export const pruneAgentWorktrees: ToolboxCommand = {
       ...out.kept.map((k) => `Kept ${k.branch}: ${k.why}.`),
       ...out.notes,
     ];
-    void vscode.window.showInformationMessage(parts.join(' '));
+    void vscode.window.showInformationMessage(plainText(parts.join(' '), 'message'));
     return out;
   },
 };

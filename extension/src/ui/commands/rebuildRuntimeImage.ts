@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { withPhaseProgress } from '../progress';
 import type { ToolboxCommand } from './types';
 
@@ -43,6 +44,8 @@ export const rebuildRuntimeImage: ToolboxCommand = {
     const kept = summary.inUse.length
       ? ` Kept ${summary.inUse.length} old image${summary.inUse.length === 1 ? '' : 's'} that a container still uses; recreate the container to move it to the new one.`
       : '';
-    void vscode.window.showInformationMessage(`The Toolbox runtime image was rebuilt. New shells use it.${removed}${kept}`);
+    void vscode.window.showInformationMessage(
+      plainText(`The Toolbox runtime image was rebuilt. New shells use it.${removed}${kept}`, 'message'),
+    );
   },
 };

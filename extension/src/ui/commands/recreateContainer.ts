@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import type { TreeNode } from '../tree/render';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { CommandServices, ToolboxCommand } from './types';
@@ -8,8 +9,9 @@ import type { CommandServices, ToolboxCommand } from './types';
  * with `peer` as a per-run choice (a container that was opened that way).
  */
 export async function stopAndReopen(s: CommandServices, name: string, folder: string | undefined, peer?: boolean) {
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Stopping ${name}…` }, () =>
-    s.backend.stopContainer(name),
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: plainText(`Stopping ${name}…`, 'message') },
+    () => s.backend.stopContainer(name),
   );
   s.log.info(`Stopped ${name} to recreate it with the current settings.`);
   s.shells.closeTerminalsOf([name]);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './worktreePick';
 import type { ToolboxCommand } from './types';
 
@@ -31,7 +32,8 @@ export const removeAgentWorktree: ToolboxCommand = {
           `${risk.unmergedCommits} commit${risk.unmergedCommits === 1 ? '' : 's'} on ${branch} that ${risk.unmergedCommits === 1 ? 'is' : 'are'} neither on its base nor pushed`,
         );
       }
-      const keep: vscode.MessageItem = { title: 'Keep' };
+      // The one safe answer (VS Code adds no Cancel beside a close affordance; Escape answers Keep).
+      const keep: vscode.MessageItem = { title: 'Keep', isCloseAffordance: true };
       const remove: vscode.MessageItem = { title: 'Remove' };
       const discard: vscode.MessageItem = { title: 'Remove and Discard' };
       const alsoOrigin: vscode.MessageItem = { title: 'Remove, Also on Origin' };
@@ -41,18 +43,43 @@ export const removeAgentWorktree: ToolboxCommand = {
           ? `This will be lost for good: ${losses.join(' and ')}. The container is stopped.`
           : `The container is stopped, the folder ${w.path} removed and the branch deleted (its commits are on its base${risk.pushed ? ' or on origin' : ''}).` +
             (risk.pushed ? ` "Also on Origin" deletes origin/${branch} too.` : '');
-      const answer = await vscode.window.showWarningMessage(`Remove the agent worktree ${branch}?`, { modal: true, detail }, ...buttons);
+      const answer = await vscode.window.showWarningMessage(
+        plainText(`Remove the agent worktree ${branch}?`, 'message'),
+        { modal: true, detail: plainText(detail, 'message') },
+        ...buttons,
+      );
       if (answer === undefined || answer === keep) return undefined;
       force = answer === discard;
       deleteRemote = answer === alsoOrigin;
     }
-    const out = await s.backend.removeAgentWorktree(ref, { force, deleteRemote });
+    // Its terminals and its Compare editor go with it: nothing reopens a shell in another folder.
+    s.shells.closeTerminalsIn(w.path);
+    await closeCompareTabs(branch);
+    s.refresh.setRemoving(w.path, true);
+    let out: Awaited<ReturnType<typeof s.backend.removeAgentWorktree>>;
+    try {
+      out = await vscode.window.withProgress(
+        { location: { viewId: 'toolbox.worktrees' }, title: plainText(`Removing ${branch}`, 'message') },
+        () => s.backend.removeAgentWorktree(ref, { force, deleteRemote }),
+      );
+    } finally {
+      s.refresh.setRemoving(w.path, false);
+    }
     s.refresh.refreshSoon(0);
     void vscode.window.showInformationMessage(
-      [`Removed the agent worktree ${branch}.`, ...out.notes, out.remoteDeleted ? `origin/${branch} was deleted too.` : '']
-        .filter(Boolean)
-        .join(' '),
+      plainText(
+        [`Removed the agent worktree ${branch}.`, ...out.notes, out.remoteDeleted ? `origin/${branch} was deleted too.` : '']
+          .filter(Boolean)
+          .join(' '),
+        'message',
+      ),
     );
     return out;
   },
 };
+
+/** Closes the Compare with Base editors of a branch (their title is `<branch> ↔ origin/<base>`, compareAgentWorktree.ts). */
+async function closeCompareTabs(branch: string): Promise<void> {
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith(`${branch} ↔ origin/`));
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
+}

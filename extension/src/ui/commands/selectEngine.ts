@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import type { EngineChoice } from '../../backend/api';
 import { SETTINGS } from '../../contract/manifest';
 import type { ToolboxCommand } from './types';
@@ -13,9 +14,9 @@ export function engineItems(choices: readonly EngineChoice[], settingValue: stri
   const usable = choices.filter((c) => !c.problem);
   const broken = choices.filter((c) => c.problem);
   const row = (c: EngineChoice): EnginePick => ({
-    label: `${c.current ? '$(check) ' : ''}${c.endpoint}`,
-    description: c.problem ? `${c.source}: cannot be used` : `${c.version ?? ''}, ${c.source}`,
-    ...(c.problem ? { detail: c.problem } : {}),
+    label: `${c.current ? '$(check) ' : ''}${plainText(c.endpoint, 'iconLabel')}`,
+    description: plainText(c.problem ? `${c.source}: cannot be used` : `${c.version ?? ''}, ${c.source}`, 'iconLabel'),
+    ...(c.problem ? { detail: plainText(c.problem, 'iconLabel') } : {}),
     choice: c,
   });
   const items: EnginePick[] = usable.map(row);
@@ -60,7 +61,7 @@ export const selectEngine: ToolboxCommand = {
     if (!choice) return;
     if (choice.problem) {
       const answer = await vscode.window.showWarningMessage(
-        `The engine at ${choice.endpoint} cannot be used now (${choice.problem}). Use it anyway?`,
+        plainText(`The engine at ${choice.endpoint} cannot be used now (${choice.problem}). Use it anyway?`, 'message'),
         'Use It',
       );
       if (answer !== 'Use It') return;

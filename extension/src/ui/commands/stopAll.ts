@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { stopAllConfirmation } from '../confirmations';
 import type { ToolboxCommand } from './types';
 
@@ -24,7 +25,12 @@ export const stopAllCommand: ToolboxCommand = {
     const stop: vscode.MessageItem = { title: text.stopLabel };
     const answer = confirmed
       ? stop
-      : await vscode.window.showWarningMessage(text.message, { modal: true, detail: text.detail }, keep, stop);
+      : await vscode.window.showWarningMessage(
+          plainText(text.message, 'message'),
+          { modal: true, detail: plainText(text.detail, 'detail') },
+          keep,
+          stop,
+        );
     if (answer !== stop) return;
     const stopped = await vscode.window.withProgress(
       {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { stopContainerConfirmation } from '../confirmations';
 import { heldShellItem } from '../tree/items';
 import type { TreeNode } from '../tree/render';
@@ -23,12 +24,16 @@ export const stopContainerCommand: ToolboxCommand = {
     let name = (arg as TreeNode | undefined)?.container?.name ?? (typeof arg === 'string' ? arg : undefined);
     if (!name) {
       const snap = await s.backend.snapshot();
-      const picks = snap.containers.map((c) => ({ label: c.name, description: c.workspace ?? c.state }));
+      const picks = snap.containers.map((c) => ({
+        label: plainText(c.name, 'iconLabel'),
+        description: plainText(c.workspace ?? c.state, 'iconLabel'),
+        name: c.name,
+      }));
       if (picks.length === 0) {
         void vscode.window.showInformationMessage('No toolbox containers are running.');
         return;
       }
-      name = (await vscode.window.showQuickPick(picks, { placeHolder: 'Stop which toolbox container?' }))?.label;
+      name = (await vscode.window.showQuickPick(picks, { placeHolder: 'Stop which toolbox container?' }))?.name;
       if (!name) return;
     }
     const target = name;
@@ -46,8 +51,9 @@ export const stopContainerCommand: ToolboxCommand = {
     s.refresh.setStopping(target, true);
     if (fromTree) await clearTreeFocus();
     try {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Stopping ${target}…` }, () =>
-        s.backend.stopContainer(target),
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: plainText(`Stopping ${target}…`, 'message') },
+        () => s.backend.stopContainer(target),
       );
       s.log.info(`Stopped ${target}.`);
       s.shells.closeTerminalsOf([target]);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './worktreePick';
 import type { ToolboxCommand } from './types';
 
@@ -10,16 +11,19 @@ export const syncAgentWorktree: ToolboxCommand = {
     if (!w) return undefined;
     const branch = branchOf(w);
     const out = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Toolbox: syncing ${branch}` },
+      { location: vscode.ProgressLocation.Notification, title: plainText(`Toolbox: syncing ${branch}`, 'message') },
       (progress) =>
         s.backend.syncAgentWorktree({ root: w.root, branch }, (line) => {
           s.log.info(line);
-          progress.report({ message: line });
+          progress.report({ message: plainText(line, 'message') });
         }),
     );
     s.refresh.refreshSoon(0);
     void vscode.window.showInformationMessage(
-      `${branch} is ${out.resumed ? 'rebased (the stopped rebase was continued)' : `rebased onto origin/${out.base}`} and pushed.`,
+      plainText(
+        `${branch} is ${out.resumed ? 'rebased (the stopped rebase was continued)' : `rebased onto origin/${out.base}`} and pushed.`,
+        'message',
+      ),
     );
     return out;
   },

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { readHostFacts } from '../../backend/hostFacts';
 import { tildePath } from '../../plan/posture';
 import { pickFolder } from '../folders';
@@ -32,24 +33,26 @@ export const togglePeerMessaging: ToolboxCommand = {
     // Writing .toolbox.yaml would change nothing when something above it decides: not offered then.
     const overridden = projectFileOverriddenBy(setting.source);
     const inSettings: vscode.QuickPickItem = {
-      label: `$(settings-gear) ${shown(settingsFile)}`,
+      label: `$(settings-gear) ${plainText(shown(settingsFile), 'iconLabel')}`,
       description: 'VS Code only',
-      detail: `Sets "toolbox.peerMessaging": ${next} for this folder. The toolbox CLI ignores it.`,
+      detail: plainText(`Sets "toolbox.peerMessaging": ${next} for this folder. The toolbox CLI ignores it.`, 'iconLabel'),
     };
     const inYaml: vscode.QuickPickItem = {
-      label: `$(file) ${tildePath(shown(projectFile), home)}`,
+      label: `$(file) ${plainText(tildePath(shown(projectFile), home), 'iconLabel')}`,
       description: 'VS Code and the toolbox CLI',
-      detail:
+      detail: plainText(
         setting.source.from === 'setting'
           ? `Sets peer_messaging: ${next} there and removes the folder's toolbox.peerMessaging setting, which would win.`
           : setting.projectFile && dirname(setting.projectFile) !== resolve(folder)
             ? `Sets peer_messaging: ${next} there, for every folder under ${tildePath(dirname(setting.projectFile), home)}.`
             : `Sets peer_messaging: ${next} ${setting.projectFile ? 'in this file' : 'in a new file'}; commit it to share it.`,
+        'iconLabel',
+      ),
     };
     const picked = await vscode.window.showQuickPick(overridden ? [inSettings] : [inSettings, inYaml], {
-      title: `Turn peer messaging ${word} for this folder`,
+      title: plainText(`Turn peer messaging ${word} for this folder`, 'iconLabel'),
       placeHolder: overridden
-        ? `Where to write it (${overridden}, which wins over .toolbox.yaml)`
+        ? `Where to write it (${plainText(overridden, 'message')}, which wins over .toolbox.yaml)`
         : 'Where to write it? It applies to the next shell.',
     });
     if (!picked) return;
@@ -69,8 +72,11 @@ export const togglePeerMessaging: ToolboxCommand = {
     await s.refresh.refreshNow();
     const open = 'Open File';
     const answer = await vscode.window.showInformationMessage(
-      `Peer messaging is now ${word} for this folder (written to ${shown(written)}). It applies to the next shell; ` +
-        'a running container with the other setting is marked in the status bar.',
+      plainText(
+        `Peer messaging is now ${word} for this folder (written to ${shown(written)}). It applies to the next shell; ` +
+          'a running container with the other setting is marked in the status bar.',
+        'message',
+      ),
       open,
     );
     if (answer === open) await vscode.window.showTextDocument(vscode.Uri.file(written));

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import { readHostFacts } from '../../backend/hostFacts';
 import { reachTitle } from '../../plan/posture';
 import type { TreeNode } from '../tree/render';
@@ -32,9 +33,12 @@ export const turnOffReach: ToolboxCommand = {
     const recreate = 'Recreate Now';
     const open = 'Open Setting';
     const answer = await vscode.window.showInformationMessage(
-      `${plan.alreadyOff ? `The ${what} is already off for this folder` : `The ${what} is off for this folder`} ` +
-        `(kept in your user setting ${plan.setting}, which its container cannot change). ` +
-        `${container.name} keeps it until it is recreated, which ends its shells.`,
+      plainText(
+        `${plan.alreadyOff ? `The ${what} is already off for this folder` : `The ${what} is off for this folder`} ` +
+          `(kept in your user setting ${plan.setting}, which its container cannot change). ` +
+          `${container.name} keeps it until it is recreated, which ends its shells.`,
+        'message',
+      ),
       recreate,
       open,
     );

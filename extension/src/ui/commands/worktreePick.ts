@@ -1,5 +1,6 @@
 /** Which agent worktree a command is about: its tree node, or the user's pick among them. */
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import type { AgentWorktreeSummary } from '../../backend/api';
 import { windowFolders } from '../folders';
 import type { CommandServices } from './types';
@@ -20,8 +21,8 @@ export async function pickWorktree(s: CommandServices, arg: unknown, placeHolder
     throw new Error('There are no agent worktrees in the repositories of this window. Create one with New Agent Worktree.');
   }
   const picked = await vscode.window.showQuickPick(
-    all.map((w) => ({ label: w.branch ?? w.path, description: w.path, worktree: w })),
-    { placeHolder },
+    all.map((w) => ({ label: plainText(w.branch ?? w.path, 'iconLabel'), description: plainText(w.path, 'iconLabel'), worktree: w })),
+    { placeHolder: plainText(placeHolder, 'message') },
   );
   return picked?.worktree;
 }

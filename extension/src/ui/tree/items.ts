@@ -6,7 +6,7 @@
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import type { AgentState, AgentStatus } from '../agentState';
-import { cleanText } from '../agentStream';
+import { inline, plainItem, plainText, quoted } from '../plainText';
 import {
   peerSourceShort,
   peerSourceText,
@@ -37,7 +37,7 @@ export interface ContainerItemInput {
 }
 
 export function containerLabel(c: ContainerSummary): string {
-  return c.name;
+  return plainText(c.name, 'label');
 }
 
 /** Short state word for a Docker state. */
@@ -59,7 +59,7 @@ export function containerDescription(i: ContainerItemInput): string {
   const run = i.container.peerRun !== undefined ? ' (this run)' : '';
   const parts = [i.stopping ? 'stopping…' : stateWord(i.container.state), `${i.container.peer ? 'peer on' : 'peer off'}${run}`];
   if (i.drift) parts.push('drifted');
-  return parts.join(' · ');
+  return plainText(parts.join(' · '), 'label');
 }
 
 export function containerIcon(i: ContainerItemInput): IconSpec {
@@ -98,10 +98,10 @@ export function containerTooltip(i: ContainerItemInput, driftMessage?: string): 
     ? 'State: stopping (waiting for the engine)'
     : c.state === 'running' && c.startedAt
       ? `Running since ${startedText(c.startedAt)}`
-      : `State: ${stateWord(c.state)}`;
-  const lines = [`${c.name}`, state, `Kind: ${c.kind === 'named' ? 'named shell' : c.kind}`];
-  if (c.workspace) lines.push(`Folder: ${c.workspace}`);
-  if (c.image) lines.push(`Image: ${c.image}`);
+      : `State: ${inline(stateWord(c.state))}`;
+  const lines = [inline(c.name), state, `Kind: ${c.kind === 'named' ? 'named shell' : c.kind}`];
+  if (c.workspace) lines.push(`Folder: ${inline(c.workspace)}`);
+  if (c.image) lines.push(`Image: ${inline(c.image)}`);
   lines.push(`Peer messaging: ${i.container.peer ? 'shares the PID namespace' : 'not in the shared PID namespace'}`);
   if (c.peerRun !== undefined) {
     lines.push(`Opened with peer messaging ${c.peerRun ? 'on' : 'off'} for that run only: the folder's setting does not apply to it.`);
@@ -110,8 +110,8 @@ export function containerTooltip(i: ContainerItemInput, driftMessage?: string): 
     lines.push(
       `Seccomp: ${c.seccomp === 'unconfined' ? 'unconfined (no filter, as the toolbox CLI creates it)' : "Docker's default profile"}`,
     );
-  if (driftMessage) lines.push('', driftMessage);
-  return lines.join('\n');
+  if (driftMessage) lines.push('', inline(driftMessage));
+  return plainText(lines.join('\n'), 'tooltip');
 }
 
 /**
@@ -138,13 +138,19 @@ export function folderPeerItem(
     "Toggle Peer Messaging for This Folder… asks where to write: this folder's .vscode/settings.json (VS Code only), " +
     "or the project's .toolbox.yaml (peer_messaging:, read by the toolbox CLI too, and can be committed). " +
     'The toolbox.peerMessaging setting wins over .toolbox.yaml.';
-  return {
+  return plainItem({
     label: `${name}: ${setting.on ? 'on' : 'off'}`,
     description: short,
     icon: { id: setting.on ? 'broadcast' : 'circle-slash' },
     contextValue: `folderPeer.${setting.on ? 'on' : 'off'}`,
-    tooltip: [`Peer messaging for ${folder}: ${setting.on ? 'on' : 'off'}.`, where, 'It applies to the next shell.', '', toggle].join('\n'),
-  };
+    tooltip: [
+      `Peer messaging for ${inline(folder)}: ${setting.on ? 'on' : 'off'}.`,
+      inline(where),
+      'It applies to the next shell.',
+      '',
+      toggle,
+    ].join('\n'),
+  });
 }
 
 /** An absolute start time, as the user's locale writes dates. */
@@ -165,16 +171,19 @@ export function anchorItem(a: AnchorSummary): {
       : a.state === 'stopped'
         ? { id: 'debug-stop' }
         : { id: 'circle-slash' };
-  return {
-    label: a.name,
-    description: `anchor · ${a.state}`,
-    icon,
-    contextValue: `anchor.${a.state}`,
-    tooltip:
-      a.state === 'missing'
-        ? `${a.name} does not exist yet: the first shell with peer messaging on creates it.`
-        : `${a.name} holds the shared PID namespace that peer-messaging containers join (${a.state}).`,
-  };
+  return plainItem(
+    {
+      label: a.name,
+      description: `anchor · ${a.state}`,
+      icon,
+      contextValue: `anchor.${a.state}`,
+      tooltip:
+        a.state === 'missing'
+          ? `${a.name} does not exist yet: the first shell with peer messaging on creates it.`
+          : `${a.name} holds the shared PID namespace that peer-messaging containers join (${a.state}).`,
+    },
+    'message',
+  );
 }
 
 export function socketVolumeItem(v: SocketVolumeSummary): {
@@ -185,15 +194,18 @@ export function socketVolumeItem(v: SocketVolumeSummary): {
   tooltip: string;
 } {
   const bits = v.exists ? [v.owner ? `owner ${v.owner}` : undefined, v.mode ? `mode ${v.mode}` : undefined].filter(Boolean) : ['missing'];
-  return {
-    label: v.name,
-    description: `volume · ${bits.join(' · ') || 'present'}`,
-    icon: { id: 'database' },
-    contextValue: v.exists ? 'socketVolume.present' : 'socketVolume.missing',
-    tooltip: v.exists
-      ? `Inbox sockets of agent sessions (${v.owner ? `owned by ${v.owner}` : 'owner unknown'}${v.mode ? `, mode ${v.mode}` : ''}).`
-      : `${v.name} does not exist yet: the first shell with peer messaging on creates it.`,
-  };
+  return plainItem(
+    {
+      label: v.name,
+      description: `volume · ${bits.join(' · ') || 'present'}`,
+      icon: { id: 'database' },
+      contextValue: v.exists ? 'socketVolume.present' : 'socketVolume.missing',
+      tooltip: v.exists
+        ? `Inbox sockets of agent sessions (${v.owner ? `owned by ${v.owner}` : 'owner unknown'}${v.mode ? `, mode ${v.mode}` : ''}).`
+        : `${v.name} does not exist yet: the first shell with peer messaging on creates it.`,
+    },
+    'message',
+  );
 }
 
 export function agentSessionItem(s: AgentSessionSummary): {
@@ -219,23 +231,23 @@ export function agentSessionItem(s: AgentSessionSummary): {
       : s.reach === 'unreachable'
         ? { id: 'hubot', color: 'list.warningForeground' }
         : { id: 'hubot' };
-  return {
-    label: cleanText(s.name ?? '', 60) || `pid ${s.pid}`,
+  return plainItem({
+    label: plainText(s.name, 'label', 60) || `pid ${s.pid}`,
     description: `pid ${s.pid}${where}${reach}`,
     icon,
     contextValue: s.reach ? `agentSession.${s.reach}` : 'agentSession',
     tooltip: [
       `Agent session, pid ${s.pid}`,
-      s.cwd ? `cwd ${cleanText(s.cwd, 200)}` : undefined,
-      s.container ? `in ${s.container}` : undefined,
+      s.cwd ? `cwd ${inline(s.cwd, 200)}` : undefined,
+      s.container ? `in ${inline(s.container)}` : undefined,
       s.reach === 'reachable'
         ? 'Reachable: its container shares the PID namespace and its inbox socket is in the shared volume.'
         : undefined,
-      s.why,
+      s.why && inline(s.why),
     ]
       .filter(Boolean)
       .join('\n'),
-  };
+  });
 }
 
 /** What proximo is, in one line a newcomer understands (the Proximo view says it first). */
@@ -245,7 +257,7 @@ export const PROXIMO_ONE_LINE =
 type ItemProps = { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string };
 
 export function proximoItem(p: ProximoSummary): ItemProps {
-  return {
+  return plainItem({
     label: 'proximo',
     description: p.installed ? 'installed on this host' : 'not installed on this host',
     icon: p.installed ? { id: 'check', color: 'testing.iconPassed' } : { id: 'circle-slash' },
@@ -254,27 +266,30 @@ export function proximoItem(p: ProximoSummary): ItemProps {
       PROXIMO_ONE_LINE,
       '',
       p.installed
-        ? `Found at ${p.binary ?? 'its usual place'}. In a Toolbox shell, proximo up, down, status, errors and skill run it on this host.`
+        ? `Found at ${inline(p.binary ?? 'its usual place')}. In a Toolbox shell, proximo up, down, status, errors and skill run it on this host.`
         : 'Not found on this host (PATH, /opt/homebrew/bin, /usr/local/bin, ~/go/bin). Containers start without it and nothing else is affected. To use it, install proximo on this host, then click Refresh.',
     ].join('\n'),
-  };
+  });
 }
 
 export function proximoCaItem(p: ProximoSummary): ItemProps {
-  return {
-    label: 'CA certificate',
-    description: p.caPath ?? 'not found',
-    icon: { id: 'shield' },
-    contextValue: p.caPath ? 'proximoCa.present' : 'proximoCa.missing',
-    tooltip: p.caPath
-      ? `proximo's certificate authority, ${p.caPath}. Containers with proximo on get it read-only and trust it, so https://….test works inside them without certificate errors. Nothing to do.`
-      : "proximo's certificate authority was not found, so containers do not trust proximo's HTTPS names. Run proximo install on this host to create it, then open a new shell (a running container keeps what it had).",
-  };
+  return plainItem(
+    {
+      label: 'CA certificate',
+      description: p.caPath ?? 'not found',
+      icon: { id: 'shield' },
+      contextValue: p.caPath ? 'proximoCa.present' : 'proximoCa.missing',
+      tooltip: p.caPath
+        ? `proximo's certificate authority, ${p.caPath}. Containers with proximo on get it read-only and trust it, so https://….test works inside them without certificate errors. Nothing to do.`
+        : "proximo's certificate authority was not found, so containers do not trust proximo's HTTPS names. Run proximo install on this host to create it, then open a new shell (a running container keeps what it had).",
+    },
+    'message',
+  );
 }
 
 export function proximoHostsItem(p: ProximoSummary): ItemProps {
   const n = p.hosts.length;
-  return {
+  return plainItem({
     label: 'Routed hosts',
     description: n === 0 ? 'none right now' : String(n),
     icon: { id: 'globe' },
@@ -283,21 +298,24 @@ export function proximoHostsItem(p: ProximoSummary): ItemProps {
       n === 0
         ? 'The names proximo routes right now: none. Start your app with proximo (proximo up, on this host or in a Toolbox shell); its names appear here.'
         : `The names proximo routes right now (${n}), read from the running containers' proximo.hosts labels. Containers created from now on resolve them to this host.`,
-  };
+  });
 }
 
 /** One workspace container's line in the Proximo view. */
 export function proximoWorkspaceItem(c: ContainerSummary): ItemProps {
   const n = c.proximoHosts?.length ?? 0;
-  return {
-    label: c.name,
-    description: proximoWorkspaceDescription(c),
-    icon: { id: c.proximoCa ? 'pass' : 'circle-large-outline' },
-    contextValue: c.proximoCa ? 'proximoWorkspace.on' : 'proximoWorkspace.off',
-    tooltip: c.proximoCa
-      ? `proximo is on in ${c.name}: it trusts proximo's certificate${n ? ` and resolves ${n} routed host${n === 1 ? '' : 's'} to this host` : ''}.`
-      : `proximo is off in ${c.name}: it was created without proximo's certificate (proximo was not installed then, or the folder's .toolbox.yaml says proximo: false). Stop it and open a new shell to pick proximo up.`,
-  };
+  return plainItem(
+    {
+      label: c.name,
+      description: proximoWorkspaceDescription(c),
+      icon: { id: c.proximoCa ? 'pass' : 'circle-large-outline' },
+      contextValue: c.proximoCa ? 'proximoWorkspace.on' : 'proximoWorkspace.off',
+      tooltip: c.proximoCa
+        ? `proximo is on in ${c.name}: it trusts proximo's certificate${n ? ` and resolves ${n} routed host${n === 1 ? '' : 's'} to this host` : ''}.`
+        : `proximo is off in ${c.name}: it was created without proximo's certificate (proximo was not installed then, or the folder's .toolbox.yaml says proximo: false). Stop it and open a new shell to pick proximo up.`,
+    },
+    'message',
+  );
 }
 
 /** The workspace-level proximo line: on when the container mounts the CA. */
@@ -313,13 +331,13 @@ export function proximoWorkspaceDescription(c: ContainerSummary): string {
  */
 export function errorItem(message: string, setting = false): ItemProps {
   const firstSentence = message.split(/(?<=[.!?])\s/)[0] ?? message;
-  return {
+  return plainItem({
     label: firstSentence,
     description: setting ? 'Open Setting · Retry · Show Log' : 'Retry · Show Log',
     icon: { id: 'error', color: 'errorForeground' },
     contextValue: 'error',
     tooltip: message,
-  };
+  });
 }
 
 /**
@@ -334,19 +352,19 @@ export function heldShellItem(
   // What runs in it, as a person would say it ("zsh -l", "claude"): the terminal's title is the
   // container's name, which the parent row already shows.
   const [program = '', ...args] = s.command.split(' ');
-  const label = [program.split('/').pop(), ...args].filter(Boolean).join(' ').slice(0, 60) || s.id;
-  return {
+  const label = plainText([program.split('/').pop(), ...args].filter(Boolean).join(' '), 'label', 60) || s.id;
+  return plainItem({
     label,
     description: `${attached ? 'attached' : 'detached'} · ${sinceText(s.started, now)}`,
     icon: attached ? { id: 'terminal' } : { id: 'debug-disconnect' },
     contextValue: attached ? 'heldShell.attached' : 'heldShell.detached',
     tooltip: [
-      `${s.command || 'shell'} (pid ${s.pid} in the container)${s.title ? `, opened as "${s.title}"` : ''}`,
+      `${inline(s.command || 'shell')} (pid ${s.pid} in the container)${s.title ? `, opened as ${quoted(s.title, 'message')}` : ''}`,
       `Started ${new Date(s.started).toLocaleString()}`,
       attached ? `Shown in ${s.attached} terminal${s.attached > 1 ? 's' : ''} now.` : 'No terminal shows it: Attach opens one here.',
       'End stops it (as closing its terminal does).',
     ].join('\n'),
-  };
+  });
 }
 
 /** "started 5 min ago", coarse on purpose: the tree refreshes on events, not on a clock. */
@@ -369,7 +387,7 @@ export function reachGroupItem(reach: readonly HostReach[]): {
   tooltip: string;
 } {
   const n = reach.length;
-  return {
+  return plainItem({
     label: REACH_GROUP_LABEL,
     description: n === 0 ? 'nothing beyond its workspace' : `${n} thing${n === 1 ? '' : 's'} beyond its workspace`,
     icon: n === 0 ? { id: 'shield' } : { id: 'shield', color: 'list.warningForeground' },
@@ -379,18 +397,19 @@ export function reachGroupItem(reach: readonly HostReach[]): {
         ? 'Read from its mounts: this container reaches nothing on this host beyond its workspace folder and its own toolbox directories.'
         : 'Read from its mounts: what this container can use on this host besides its workspace folder and its own toolbox directories. ' +
           'Turn an item off for this folder with the button on its line; the container keeps it until it is recreated.',
-  };
+  });
 }
 
 /**
  * One thing a container reaches. `actionable`: the container belongs to a folder of this
  * window, so "Turn off for this folder" can record it for that folder (in the user's settings).
  */
-export function reachItem(
-  r: HostReach,
-  home: string,
-  actionable: boolean,
-): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
+export function reachItem(r: HostReach, home: string, actionable: boolean): ItemProps {
+  // Every tooltip here is one sentence.
+  return plainItem(reachItemText(r, home, actionable), 'message');
+}
+
+function reachItemText(r: HostReach, home: string, actionable: boolean): ItemProps {
   const src = tildePath(r.source, home);
   const mode = r.readonly ? 'read-only' : 'read-write';
   const off = actionable
@@ -457,21 +476,21 @@ export function portItem(p: PublishedPort, container: string): ItemProps {
   const host = p.hostIp.includes(':') ? `[${p.hostIp}]` : p.hostIp;
   const everywhere = p.hostIp === '0.0.0.0' || p.hostIp === '::';
   const url = publishedPortUrl(p);
-  return {
+  return plainItem({
     label: `${p.containerPort}${proto} → ${host}:${p.hostPort}`,
     description: everywhere ? 'published on every interface' : 'published port',
     icon: { id: 'plug', color: everywhere ? 'list.warningForeground' : undefined },
     contextValue: p.protocol === 'tcp' ? 'port.http' : 'port.other',
     tooltip: [
-      `Port ${p.containerPort}/${p.protocol} of ${container} is published on ${host}:${p.hostPort} of this host.`,
+      `Port ${p.containerPort}/${p.protocol} of ${inline(container)} is published on ${inline(host)}:${p.hostPort} of this host.`,
       everywhere
         ? 'It is bound on every interface, so other machines on your network can reach it too.'
         : 'Only this machine can reach it.',
-      p.protocol === 'tcp' ? `Open in Browser opens ${url}.` : '',
+      p.protocol === 'tcp' ? `Open in Browser opens ${inline(url)}.` : '',
     ]
       .filter(Boolean)
       .join('\n'),
-  };
+  });
 }
 
 /** A terminal of this window and its session's state (ui/shells.ts AgentTerminal, without vscode). */
@@ -520,21 +539,21 @@ export function agentRowItem(
 ): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
   const s = a.status;
   const state = STATE_WORDS[s.state];
-  const said = s.state === 'needsYou' && s.message ? ` · ${s.message}` : '';
+  const said = s.state === 'needsYou' && s.message ? ` · ${quoted(s.message, 'label')}` : '';
   const held = heldShell ? `heldShell.${heldShell.attached > 0 ? 'attached' : 'detached'}.` : '';
-  return {
+  return plainItem({
     label: s.agent,
     description: `${state} · ${timeInState(s.since, now)}${said}`,
     icon: agentStateIcon(s.state),
     contextValue: `${held}agent.${s.state}`,
     tooltip: [
-      `${a.title}: ${s.agent === 'shell' ? 'a shell' : s.agent}, ${state} since ${new Date(s.since).toLocaleTimeString()}.`,
-      s.state === 'needsYou' && s.message ? `It said: ${s.message}` : undefined,
-      s.title ? `Its title: ${s.title}` : undefined,
-      heldShell ? `${heldShell.command || 'shell'} (pid ${heldShell.pid} in the container).` : undefined,
+      `${inline(a.title)}: ${s.agent === 'shell' ? 'a shell' : s.agent}, ${state} since ${new Date(s.since).toLocaleTimeString()}.`,
+      s.state === 'needsYou' && s.message ? `It said: ${quoted(s.message, 'message')}` : undefined,
+      s.title ? `Its title: ${quoted(s.title, 'message')}` : undefined,
+      heldShell ? `${inline(heldShell.command || 'shell')} (pid ${heldShell.pid} in the container).` : undefined,
       'Click to focus its terminal.',
     ]
       .filter(Boolean)
       .join('\n'),
-  };
+  });
 }

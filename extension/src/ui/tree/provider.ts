@@ -1,5 +1,6 @@
 /** One TreeDataProvider for every Toolbox view: it copies pure TreeNodes onto TreeItems. */
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import type { ToolboxState } from '../refresh';
 import type { TreeNode } from './render';
 
@@ -20,8 +21,9 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsco
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
+    // The rows are built plain (ui/tree/items.ts); cleaned again here, where every row passes.
     const item = new vscode.TreeItem(
-      node.label,
+      plainText(node.label, 'label'),
       !node.children?.length
         ? vscode.TreeItemCollapsibleState.None
         : node.collapsed
@@ -29,8 +31,8 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsco
           : vscode.TreeItemCollapsibleState.Expanded,
     );
     item.id = node.id;
-    item.description = node.description;
-    item.tooltip = node.tooltip;
+    item.description = node.description === undefined ? undefined : plainText(node.description, 'label');
+    item.tooltip = node.tooltip === undefined ? undefined : plainText(node.tooltip, 'tooltip');
     item.contextValue = node.contextValue;
     if (node.icon) {
       item.iconPath = new vscode.ThemeIcon(node.icon.id, node.icon.color ? new vscode.ThemeColor(node.icon.color) : undefined);

@@ -32,6 +32,7 @@ import {
 } from './items';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
+import { plainItem } from '../plainText';
 
 /** What proximo is, for a newcomer: upstream's page about the integration. */
 export const PROXIMO_DOCS_URL = 'https://github.com/filippolmt/toolbox/blob/main/docs/proximo.md';
@@ -196,7 +197,7 @@ export function peerNodes(state: ToolboxState, home = ''): TreeNode[] {
     folder,
   }));
   const anchor = anchorItem(snap.anchor);
-  const members = snap.members.map((m) => ({ id: `member:${m}`, label: m, icon: { id: 'vm' }, contextValue: 'member' }));
+  const members = snap.members.map((m) => ({ id: `member:${m}`, ...plainItem({ label: m }), icon: { id: 'vm' }, contextValue: 'member' }));
   const sessions = snap.sessions.map((s) => ({ id: `session:${s.pid}`, ...agentSessionItem(s) }));
   return [
     ...folderNodes,
@@ -225,10 +226,9 @@ export function proximoNodes(state: ToolboxState, folders: readonly string[]): T
   if (!p || (!p.installed && !p.caPath)) return [];
   const hosts = p.hosts.map((h) => ({
     id: `host:${h}`,
-    label: h,
+    ...plainItem({ label: h, tooltip: `https://${h} is routed by proximo on this host.` }, 'message'),
     icon: { id: 'globe' },
     contextValue: 'proximoHost',
-    tooltip: `https://${h} is routed by proximo on this host.`,
   }));
   const nodes: TreeNode[] = [
     {

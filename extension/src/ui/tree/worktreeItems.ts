@@ -3,6 +3,7 @@
  * the agent sessions the snapshot saw in its container. The provider only copies them.
  */
 import type { AgentWorktreeSummary } from '../../backend/api';
+import { inline, plainItem } from '../plainText';
 
 export interface WorktreeRow {
   id: string;
@@ -15,7 +16,7 @@ export interface WorktreeRow {
   worktree: AgentWorktreeSummary;
 }
 
-export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): WorktreeRow {
+export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number, removing = false): WorktreeRow {
   const dir = w.path.slice(w.path.lastIndexOf('/') + 1);
   const label = w.branch ?? `${dir} (rebasing)`;
   const container = w.container?.state === 'running' ? 'running' : w.container ? 'stopped' : 'none';
@@ -33,10 +34,11 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
         ? 'container stopped'
         : 'no container',
   );
+  const base = w.base && inline(w.base);
   const tooltip = [
-    `${label}: ${w.path}`,
-    w.base
-      ? `Base: ${w.base}${w.ahead !== undefined ? ` (${w.ahead} commit${w.ahead === 1 ? '' : 's'} ahead, ${w.behind} behind origin/${w.base})` : ''}`
+    `${inline(label)}: ${inline(w.path)}`,
+    base
+      ? `Base: ${base}${w.ahead !== undefined ? ` (${w.ahead} commit${w.ahead === 1 ? '' : 's'} ahead, ${w.behind} behind origin/${base})` : ''}`
       : 'No base recorded.',
     w.dirty
       ? 'Has uncommitted changes.'
@@ -44,13 +46,25 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
         ? 'No uncommitted changes.'
         : 'The folder is gone: remove the worktree, or create it again.',
     w.container
-      ? `Container ${w.container.name}: ${w.container.state}${agentSessions > 0 ? `, ${agentSessions} agent session${agentSessions === 1 ? '' : 's'}` : ''}.`
+      ? `Container ${inline(w.container.name)}: ${inline(w.container.state)}${agentSessions > 0 ? `, ${agentSessions} agent session${agentSessions === 1 ? '' : 's'}` : ''}.`
       : 'No container: Open starts one and the agent.',
     w.rebasing ? 'A sync stopped on a conflict: resolve the files, stage them, then Sync again.' : '',
   ]
     .filter(Boolean)
     .join('\n');
-  return {
+  if (removing) {
+    // Being removed by this window: no actions meanwhile, and it says so until it is gone.
+    return plainItem({
+      id: `worktree:${w.path}`,
+      label,
+      description: 'removing: stopping its container, then the worktree…',
+      tooltip,
+      contextValue: 'removingWorktree',
+      icon: { id: 'loading~spin' },
+      worktree: w,
+    });
+  }
+  return plainItem({
     id: `worktree:${w.path}`,
     label,
     description: parts.join(' · '),
@@ -61,5 +75,5 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
         ? { id: 'warning', color: 'list.warningForeground' }
         : { id: 'git-branch', color: w.dirty ? 'gitDecoration.modifiedResourceForeground' : undefined },
     worktree: w,
-  };
+  });
 }

@@ -4,6 +4,7 @@
  * git's own files change (branches, worktrees, index, the worktree folders), debounced.
  */
 import * as vscode from 'vscode';
+import { plainText } from '../plainText';
 import type { AgentWorktreeSummary, WorktreeService } from '../../backend/api';
 import type { ToolboxState } from '../refresh';
 import { worktreeRow, type WorktreeRow } from './worktreeItems';
@@ -16,6 +17,7 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
   private rows: WorktreeRow[] = [];
   private worktrees: AgentWorktreeSummary[] = [];
   private sessionsByContainer = new Map<string, number>();
+  private removing: ReadonlySet<string> = new Set();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private watchers: vscode.Disposable[] = [];
   private watchedRoots = '';
@@ -37,6 +39,10 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
     const counts = new Map<string, number>();
     for (const s of state.snapshot?.sessions ?? []) if (s.container) counts.set(s.container, (counts.get(s.container) ?? 0) + 1);
     this.sessionsByContainer = counts;
+    if (state.removing !== this.removing) {
+      this.removing = state.removing ?? new Set();
+      this.render();
+    }
     this.reloadSoon();
   }
 
@@ -54,9 +60,15 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
       this.log.warn(`Worktrees view: ${(err as Error).message}`);
       this.worktrees = [];
     }
-    this.rows = this.worktrees.map((w) => worktreeRow(w, w.container ? (this.sessionsByContainer.get(w.container.name) ?? 0) : 0));
+    this.render();
     this.watch([...new Set(this.worktrees.map((w) => w.root).concat(this.folders()))]);
     void vscode.commands.executeCommand('setContext', 'toolbox.worktreesLoaded', true);
+  }
+
+  private render(): void {
+    this.rows = this.worktrees.map((w) =>
+      worktreeRow(w, w.container ? (this.sessionsByContainer.get(w.container.name) ?? 0) : 0, this.removing.has(w.path)),
+    );
     this.emitter.fire(undefined);
   }
 
@@ -83,10 +95,10 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
   }
 
   getTreeItem(row: WorktreeRow): vscode.TreeItem {
-    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(plainText(row.label, 'label'), vscode.TreeItemCollapsibleState.None);
     item.id = row.id;
-    item.description = row.description;
-    item.tooltip = row.tooltip;
+    item.description = plainText(row.description, 'label');
+    item.tooltip = plainText(row.tooltip, 'tooltip');
     item.contextValue = row.contextValue;
     item.resourceUri = undefined;
     item.iconPath = new vscode.ThemeIcon(row.icon.id, row.icon.color ? new vscode.ThemeColor(row.icon.color) : undefined);

