@@ -24,6 +24,7 @@
  * - the session ended (end()): ended for good, with the shell's exit code when it has one (an
  *   agent that already ended keeps its own); nothing changes it after that.
  */
+import { CONTAINER } from '../contract/constants';
 import { AGENT_STREAM_LIMITS } from './agentStream';
 import type { StreamSignal } from './agentStream';
 import { inline, plainText, quoted } from './plainText';
@@ -221,6 +222,57 @@ export function nudgeText(container: string, status: AgentStatus): string {
   const words = quoted(status.message, 'message', AGENT_STREAM_LIMITS.messageChars + 2);
   const said = words ? `: ${words}` : '.';
   return plainText(`${AGENT_NAMES[status.agent]} in ${inline(container)} needs you${said}`, 'message');
+}
+
+/**
+ * An agent launched by Toolbox that ends this soon after its start, with a non-zero status, most
+ * likely could not start at all (not logged in in this container, no network): the user is told
+ * what to do (quickExitText). Ten seconds: a login check or a failed connection ends within a
+ * few, while a real session is at least a question and an answer.
+ */
+export const AGENT_QUICK_EXIT_MS = 10_000;
+
+/** Whether a launched agent (launchedAt: when its session started; undefined when not launched here) just quit early. */
+export function quickExit(status: AgentStatus, launchedAt: number | undefined): boolean {
+  return (
+    launchedAt !== undefined &&
+    status.state === 'ended' &&
+    status.agent !== 'shell' &&
+    status.exitCode !== undefined &&
+    status.exitCode !== 0 &&
+    status.since - launchedAt <= AGENT_QUICK_EXIT_MS
+  );
+}
+
+/** How each agent logs in inside the container, and where its home and login are. */
+const AGENT_LOGIN: Record<Exclude<AgentKind, 'shell'>, { login: string; home: string; credentials: string }> = {
+  claude: { login: 'run claude, then type /login', home: '.claude', credentials: '.credentials.json' },
+  codex: { login: 'run codex login', home: '.codex', credentials: 'auth.json' },
+};
+
+/**
+ * What to do when a launched agent quit early (quickExit): log in inside the container, and where
+ * its login is kept (`hostHome`: the host folder mounted as its home, undefined when none is).
+ * Never the agent's own output: that stays in the terminal. Plain text
+ * (docs/decisions/0040-outside-text-is-plain-text.md).
+ */
+export function quickExitText(container: string, status: AgentStatus, launchedAt: number, hostHome: string | undefined): string {
+  const agent = status.agent === 'codex' ? 'codex' : 'claude';
+  const how = AGENT_LOGIN[agent];
+  const seconds = Math.max(1, Math.round((status.since - launchedAt) / 1000));
+  const home = `${CONTAINER.home}/${how.home}`;
+  const kept = hostHome
+    ? `Its home in the container, ${home}, is ${inline(hostHome)} on this computer: the login (${how.credentials}) is kept there for every Toolbox container.`
+    : `Its home in the container, ${home}, is not mounted from this computer (the mounts in .toolbox.yaml), so a login lasts as long as the container.`;
+  return plainText(
+    [
+      `${AGENT_NAMES[agent]} in ${inline(container)} exited with status ${status.exitCode ?? '?'} ${seconds} s after it started.`,
+      `If it is not logged in here: in its terminal, ${how.login}.`,
+      kept,
+      'If the container has no network, it ends the same way. What it said is in the terminal.',
+    ].join(' '),
+    'message',
+  );
 }
 
 /**
