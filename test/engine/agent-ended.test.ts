@@ -28,6 +28,11 @@ const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof
 /* eslint-enable @typescript-eslint/no-require-imports */
 type Pty = InstanceType<typeof ToolboxShellPty>;
 
+const ESC = '\x1b';
+const BEL = '\x07';
+/** OSC 133;A: the shell is at its prompt (the image's shell integration). */
+const PROMPT_MARK = new RegExp(`${ESC}\\]133;A${BEL}`);
+
 /** Waits until the terminal's state matches. */
 async function stateOf(pty: Pty, ok: (s: AgentStatus) => boolean, what: string, timeoutMs = 30_000): Promise<AgentStatus> {
   const end = Date.now() + timeoutMs;
@@ -113,7 +118,7 @@ describe('agent state when the agent is gone, through a real terminal (issue 26,
     assert.doesNotMatch(told, /cp -f|configuration file|Unable to connect/);
 
     // The shell that follows prints its prompt (with its marks): still the agent's end, and no zsh new-user menu.
-    await t.out.waitFor(/\x1b\]133;A\x07/);
+    await t.out.waitFor(PROMPT_MARK);
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual([t.pty.agentStatus.state, t.pty.agentStatus.exitCode], ['ended', 3]);
     assert.doesNotMatch(t.out.text, /zsh-newuser-install/);
@@ -147,10 +152,10 @@ describe('agent state when the agent is gone, through a real terminal (issue 26,
     const prepared = await backend.prepareShell({ folder, peer: false });
     const session = await prepared.open({ log: () => undefined, step: () => undefined }, new AbortController().signal);
     const t = terminal(session.name, (size) => session.start(size));
-    await t.out.waitFor(/\x1b\]133;A\x07/);
+    await t.out.waitFor(PROMPT_MARK);
     assert.equal(t.pty.agentStatus.state, 'idle');
     t.pty.handleInput('echo ok\r');
-    await t.out.waitFor(/\x1b\]133;C\x07ok\r\n/);
+    await t.out.waitFor(new RegExp(`${ESC}\\]133;C${BEL}ok\r\n`));
     const s = await stateOf(t.pty, (st) => st.state === 'idle' && t.states.length >= 2, 'idle again');
     assert.equal(s.agent, 'shell');
     assert.deepEqual(
