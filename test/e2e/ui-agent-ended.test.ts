@@ -8,10 +8,10 @@
  * in test-output/e2e/ (agent-ended-NN-*.png).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { installStandInAgent } from '../support/standInAgent';
 import { LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
 
 const STAND_IN_CLAUDE = [
@@ -31,9 +31,7 @@ describe('an agent that is gone (issue 26, items 4 and 9)', { skip: uiTestsSkip 
   const claudeHome = join(homedir(), '.toolbox', '.claude');
 
   before(async () => {
-    const bin = join(homedir(), '.toolbox', 'npm-global', 'bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'claude'), STAND_IN_CLAUDE, { mode: 0o755 });
+    installStandInAgent(homedir(), 'claude', STAND_IN_CLAUDE);
     wb = await openWorkbench('agent-ended-');
     page = wb.page;
   });
@@ -51,7 +49,7 @@ describe('an agent that is gone (issue 26, items 4 and 9)', { skip: uiTestsSkip 
         const toast = page.locator('.notification-toast', { hasText: 'exited with status 3' });
         await toast.waitFor({ timeout: LONG });
         const message = ((await toast.locator('.notification-list-item-message').innerText()) as string).trim();
-        assert.match(message, /^Claude Code in \S+-ws-agent-ended-[0-9a-f]{8} exited with status 3 \d+ s after it started\. /);
+        assert.match(message, /^Claude Code in \S+-ws-agent-ended-[0-9a-f]{8} exited with status 3, \d+ s after it started\. /);
         assert.match(message, /in its terminal, run claude, then type \/login\./);
         assert.ok(message.includes(`Its home in the container, /home/toolbox/.claude, is ${claudeHome} on this computer`), message);
         assert.doesNotMatch(message, /cp -f|configuration file|Unable to connect/);

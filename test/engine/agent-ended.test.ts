@@ -9,7 +9,7 @@
  * the shell never said it was back.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +20,7 @@ import { docker, removeNamespaceObjects } from '../support/docker';
 import { testBackend, type TestBackend } from '../support/backend';
 import { ensureTestRuntimeImage } from '../support/image';
 import { screen } from '../support/screen';
+import { installStandInAgent } from '../support/standInAgent';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
 
 installVscodeLite();
@@ -57,14 +58,11 @@ describe('agent state when the agent is gone, through a real terminal (issue 26,
     folder = join(home, 'project');
     mkdirSync(folder);
     writeFileSync(join(folder, '.toolbox.yaml'), `image: ${image}\npeer_messaging: false\n`);
-    // The stand-in agent: first on the container's PATH (~/.npm-global/bin, mounted from the mounts root).
-    const bin = join(home, '.toolbox', 'npm-global', 'bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(
-      join(bin, 'claude'),
+    installStandInAgent(
+      home,
+      'claude',
       '#!/bin/sh\necho "Claude configuration file not found at: $HOME/.claude.json"\necho "  cp -f x y"\necho "Unable to connect to API"\nexit 3\n',
     );
-    chmodSync(join(bin, 'claude'), 0o755);
   });
 
   after(async () => {

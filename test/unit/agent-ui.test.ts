@@ -146,7 +146,7 @@ describe('an agent that quits right after its start (issue 26 item 9)', () => {
     const claude = quickExitText('toolbox-app-1234abcd', ended('claude', 1, t0 + 2200), t0, '/home/u/.toolbox/.claude');
     assert.equal(
       claude,
-      'Claude Code in toolbox-app-1234abcd exited with status 1 2 s after it started. If it is not logged in here: in its terminal, run claude, then type /login. ' +
+      'Claude Code in toolbox-app-1234abcd exited with status 1, 2 s after it started. If it is not logged in here: in its terminal, run claude, then type /login. ' +
         'Its home in the container, /home/toolbox/.claude, is /home/u/.toolbox/.claude on this computer: the login (.credentials.json) is kept there for every Toolbox container. ' +
         'If the container has no network, it ends the same way. What it said is in the terminal.',
     );
@@ -158,7 +158,7 @@ describe('an agent that quits right after its start (issue 26 item 9)', () => {
     );
     assert.match(
       codex,
-      /^Codex in toolbox-app-1234abcd exited with status 3 1 s after it started\. If it is not logged in here: in its terminal, run codex login\. /,
+      /^Codex in toolbox-app-1234abcd exited with status 3, 1 s after it started\. If it is not logged in here: in its terminal, run codex login\. /,
     );
     assert.match(codex, /\/home\/toolbox\/\.codex, is not mounted from this computer/);
     assert.doesNotMatch(codex, /cp -f|configuration file/);

@@ -266,7 +266,7 @@ export function quickExitText(container: string, status: AgentStatus, launchedAt
     : `Its home in the container, ${home}, is not mounted from this computer (the mounts in .toolbox.yaml), so a login lasts as long as the container.`;
   return plainText(
     [
-      `${AGENT_NAMES[agent]} in ${inline(container)} exited with status ${status.exitCode ?? '?'} ${seconds} s after it started.`,
+      `${AGENT_NAMES[agent]} in ${inline(container)} exited with status ${status.exitCode ?? '?'}, ${seconds} s after it started.`,
       `If it is not logged in here: in its terminal, ${how.login}.`,
       kept,
       'If the container has no network, it ends the same way. What it said is in the terminal.',

@@ -161,11 +161,13 @@ export class ShellLauncher implements vscode.Disposable {
     return this.tracked.find((o) => o.key === key)?.pty.lastInputAt ?? Number.NEGATIVE_INFINITY;
   }
 
-  /** Shows and focuses a terminal by its key; false when it is gone. */
+  /** Shows and focuses a terminal by its key (what it asked for is then seen); false when it is gone. */
   focus(key: number): boolean {
-    const terminal = this.tracked.find((o) => o.key === key)?.terminal;
-    terminal?.show(false);
-    return terminal !== undefined;
+    const entry = this.tracked.find((o) => o.key === key);
+    entry?.terminal?.show(false);
+    // Already the active terminal (the user was in an editor), VS Code fires no change: seen here.
+    if (entry?.terminal) entry.pty.focused();
+    return entry?.terminal !== undefined;
   }
 
   /** Plans and opens the container, then a terminal; undefined when cancelled. */
