@@ -24,6 +24,15 @@ describe('Worktrees view rows', () => {
     assert.match(row.tooltip, /2 commits ahead, 1 behind origin\/main/);
   });
 
+  it('says a worktree this window is removing is being removed, with no actions (issue 26 item 5)', () => {
+    const row = worktreeRow({ ...base, container: { name: 'toolbox-tbx-fix-x-1234abcd', state: 'running' } }, 1, true);
+    assert.equal(row.label, 'fix/x');
+    assert.match(row.description ?? '', /^removing/);
+    assert.doesNotMatch(row.description ?? '', /running/, 'not "container running" while it goes');
+    assert.doesNotMatch(row.contextValue ?? '', /^worktree/, 'no menu action matches it (package.json: viewItem =~ /^worktree/)');
+    assert.deepEqual(row.icon, { id: 'loading~spin' });
+  });
+
   it('marks dirty, stopped, missing and rebasing worktrees', () => {
     assert.equal(
       worktreeRow({ ...base, dirty: true, container: { name: 'c', state: 'exited' } }, 0).contextValue,

@@ -27,6 +27,8 @@ export interface ToolboxState {
   takenAt: number;
   /** Containers this window is stopping, by name: shown as stopping until the engine says so. */
   stopping?: ReadonlySet<string>;
+  /** Agent worktrees this window is removing, by path: their rows show it until they are gone. */
+  removing?: ReadonlySet<string>;
 }
 
 export const EVENT_DEBOUNCE_MS = 100;
@@ -128,10 +130,13 @@ export class RefreshManager implements vscode.Disposable {
    * stopping until the engine's answer, and it keeps no Stop action meanwhile.
    */
   setStopping(name: string, stopping: boolean): void {
-    const names = new Set(this.current.stopping ?? []);
-    if (stopping) names.add(name);
-    else names.delete(name);
-    this.current = { ...this.current, stopping: names };
+    this.current = { ...this.current, stopping: toggled(this.current.stopping, name, stopping) };
+    this.emit();
+  }
+
+  /** Marks an agent worktree as being removed by this window (or not any more): its row says so. */
+  setRemoving(path: string, removing: boolean): void {
+    this.current = { ...this.current, removing: toggled(this.current.removing, path, removing) };
     this.emit();
   }
 
@@ -172,6 +177,7 @@ export class RefreshManager implements vscode.Disposable {
         loading: false,
         takenAt,
         stopping: this.current.stopping,
+        removing: this.current.removing,
       };
     } catch (err) {
       const message = errorText(err);
@@ -224,4 +230,12 @@ export class RefreshManager implements vscode.Disposable {
     this.stopWatching();
     this.listeners.clear();
   }
+}
+
+/** `set` with `item` in or out, as a new set. */
+function toggled(set: ReadonlySet<string> | undefined, item: string, on: boolean): ReadonlySet<string> {
+  const next = new Set(set ?? []);
+  if (on) next.add(item);
+  else next.delete(item);
+  return next;
 }

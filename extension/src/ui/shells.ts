@@ -506,8 +506,17 @@ export class ShellLauncher implements vscode.Disposable {
 
   /** The user stopped these containers: their terminals close (no offer to reopen). */
   closeTerminalsOf(containers: readonly string[]): void {
+    this.closeTerminalsWhere((shell) => containers.includes(shell.container));
+  }
+
+  /** A folder went away (an agent worktree removed): the terminals working in it close, never reopened elsewhere. */
+  closeTerminalsIn(folder: string): void {
+    this.closeTerminalsWhere((shell) => shell.folder === folder);
+  }
+
+  private closeTerminalsWhere(matches: (shell: Tracked) => boolean): void {
     for (const shell of [...this.tracked]) {
-      if (containers.includes(shell.container)) {
+      if (matches(shell)) {
         shell.ended = true;
         if (shell.record) void this.store.remove(shell.record);
         shell.pty.stoppedByUser();

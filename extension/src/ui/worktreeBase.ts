@@ -1,6 +1,6 @@
 /**
  * The left side of Compare with Base: a file at the worktree's merge base, read with host git
- * through the backend. A query naming a commit of all zeros is an empty file (added, deleted).
+ * through the backend (an added file has no left side at all: compareAgentWorktree.ts).
  */
 import type * as vscode from 'vscode';
 import type { WorktreeService } from '../backend/api';
@@ -10,7 +10,6 @@ export function worktreeBaseProvider(backend: Pick<WorktreeService, 'agentWorktr
     async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
       const q = JSON.parse(uri.query) as { worktree?: unknown; commit?: unknown };
       if (typeof q.worktree !== 'string' || typeof q.commit !== 'string') return '';
-      if (/^0+$/.test(q.commit)) return '';
       return backend.agentWorktreeFileAt(q.worktree, q.commit, uri.path.replace(/^\//, ''));
     },
   };

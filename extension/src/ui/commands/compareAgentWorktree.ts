@@ -12,6 +12,23 @@ export function baseUri(worktreePath: string, commit: string, file: string): vsc
 }
 
 /**
+ * The multi-file diff's rows: [label, original, modified]. An added file has no original and a
+ * deleted one no modified side, so VS Code shows them as added and deleted; only a file git
+ * found renamed has an original under another name.
+ */
+export function changeResources<U>(
+  diff: { changes: ReadonlyArray<{ path: string; oldPath?: string; status: 'added' | 'modified' | 'deleted' | 'renamed' }> },
+  worktreeFile: (file: string) => U,
+  baseFile: (file: string) => U,
+): Array<[U, U | undefined, U | undefined]> {
+  return diff.changes.map((c) => {
+    const right = worktreeFile(c.path);
+    const left = c.status === 'added' ? undefined : baseFile(c.oldPath ?? c.path);
+    return [right, left, c.status === 'deleted' ? undefined : right];
+  });
+}
+
+/**
  * Compare with Base: every file the worktree changed since it left its base (uncommitted work
  * included) in VS Code's multi-file diff editor, from the host: no container is needed.
  */
@@ -26,12 +43,11 @@ export const compareAgentWorktree: ToolboxCommand = {
       void vscode.window.showInformationMessage(plainText(`${branch} has no changes against origin/${diff.base}.`, 'message'));
       return diff;
     }
-    const empty = (file: string) => baseUri(diff.path, '0'.repeat(40), file);
-    const resources = diff.changes.map((c) => {
-      const right = vscode.Uri.file(`${diff.path}/${c.path}`);
-      const left = c.status === 'added' ? empty(c.path) : baseUri(diff.path, diff.mergeBase, c.oldPath ?? c.path);
-      return [right, left, c.status === 'deleted' ? empty(c.path) : right] as const;
-    });
+    const resources = changeResources(
+      diff,
+      (file) => vscode.Uri.file(`${diff.path}/${file}`),
+      (file) => baseUri(diff.path, diff.mergeBase, file),
+    );
     await vscode.commands.executeCommand('vscode.changes', `${branch} ↔ origin/${diff.base}`, resources);
     return diff;
   },

@@ -32,7 +32,8 @@ export const removeAgentWorktree: ToolboxCommand = {
           `${risk.unmergedCommits} commit${risk.unmergedCommits === 1 ? '' : 's'} on ${branch} that ${risk.unmergedCommits === 1 ? 'is' : 'are'} neither on its base nor pushed`,
         );
       }
-      const keep: vscode.MessageItem = { title: 'Keep' };
+      // The one safe answer (VS Code adds no Cancel beside a close affordance; Escape answers Keep).
+      const keep: vscode.MessageItem = { title: 'Keep', isCloseAffordance: true };
       const remove: vscode.MessageItem = { title: 'Remove' };
       const discard: vscode.MessageItem = { title: 'Remove and Discard' };
       const alsoOrigin: vscode.MessageItem = { title: 'Remove, Also on Origin' };
@@ -51,7 +52,19 @@ export const removeAgentWorktree: ToolboxCommand = {
       force = answer === discard;
       deleteRemote = answer === alsoOrigin;
     }
-    const out = await s.backend.removeAgentWorktree(ref, { force, deleteRemote });
+    // Its terminals and its Compare editor go with it: nothing reopens a shell in another folder.
+    s.shells.closeTerminalsIn(w.path);
+    await closeCompareTabs(branch);
+    s.refresh.setRemoving(w.path, true);
+    let out: Awaited<ReturnType<typeof s.backend.removeAgentWorktree>>;
+    try {
+      out = await vscode.window.withProgress(
+        { location: { viewId: 'toolbox.worktrees' }, title: plainText(`Removing ${branch}`, 'message') },
+        () => s.backend.removeAgentWorktree(ref, { force, deleteRemote }),
+      );
+    } finally {
+      s.refresh.setRemoving(w.path, false);
+    }
     s.refresh.refreshSoon(0);
     void vscode.window.showInformationMessage(
       plainText(
@@ -64,3 +77,9 @@ export const removeAgentWorktree: ToolboxCommand = {
     return out;
   },
 };
+
+/** Closes the Compare with Base editors of a branch (their title is `<branch> ↔ origin/<base>`, compareAgentWorktree.ts). */
+async function closeCompareTabs(branch: string): Promise<void> {
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith(`${branch} ↔ origin/`));
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs).then(undefined, () => undefined);
+}

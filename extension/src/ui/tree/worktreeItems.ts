@@ -16,7 +16,7 @@ export interface WorktreeRow {
   worktree: AgentWorktreeSummary;
 }
 
-export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): WorktreeRow {
+export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number, removing = false): WorktreeRow {
   const dir = w.path.slice(w.path.lastIndexOf('/') + 1);
   const label = w.branch ?? `${dir} (rebasing)`;
   const container = w.container?.state === 'running' ? 'running' : w.container ? 'stopped' : 'none';
@@ -52,6 +52,18 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number): Wor
   ]
     .filter(Boolean)
     .join('\n');
+  if (removing) {
+    // Being removed by this window: no actions meanwhile, and it says so until it is gone.
+    return plainItem({
+      id: `worktree:${w.path}`,
+      label,
+      description: 'removing: stopping its container, then the worktree…',
+      tooltip,
+      contextValue: 'removingWorktree',
+      icon: { id: 'loading~spin' },
+      worktree: w,
+    });
+  }
   return plainItem({
     id: `worktree:${w.path}`,
     label,

@@ -17,6 +17,7 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
   private rows: WorktreeRow[] = [];
   private worktrees: AgentWorktreeSummary[] = [];
   private sessionsByContainer = new Map<string, number>();
+  private removing: ReadonlySet<string> = new Set();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private watchers: vscode.Disposable[] = [];
   private watchedRoots = '';
@@ -38,6 +39,10 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
     const counts = new Map<string, number>();
     for (const s of state.snapshot?.sessions ?? []) if (s.container) counts.set(s.container, (counts.get(s.container) ?? 0) + 1);
     this.sessionsByContainer = counts;
+    if (state.removing !== this.removing) {
+      this.removing = state.removing ?? new Set();
+      this.render();
+    }
     this.reloadSoon();
   }
 
@@ -55,9 +60,15 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
       this.log.warn(`Worktrees view: ${(err as Error).message}`);
       this.worktrees = [];
     }
-    this.rows = this.worktrees.map((w) => worktreeRow(w, w.container ? (this.sessionsByContainer.get(w.container.name) ?? 0) : 0));
+    this.render();
     this.watch([...new Set(this.worktrees.map((w) => w.root).concat(this.folders()))]);
     void vscode.commands.executeCommand('setContext', 'toolbox.worktreesLoaded', true);
+  }
+
+  private render(): void {
+    this.rows = this.worktrees.map((w) =>
+      worktreeRow(w, w.container ? (this.sessionsByContainer.get(w.container.name) ?? 0) : 0, this.removing.has(w.path)),
+    );
     this.emitter.fire(undefined);
   }
 
