@@ -7,6 +7,7 @@ import { CONTAINER, ENV, EXTENSION_VERSION, HOST_DOCKER_INTERNAL, HOST_GATEWAY, 
 import { SECCOMP_UNCONFINED_OPT } from './drift';
 import { PEER_RUN_LABEL_VALUES } from './drift';
 import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
+import { planProtections, PROTECTED_PATHS_LABEL_VALUE } from './protect';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import { worktreeGitDir } from './worktree';
@@ -41,6 +42,16 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
   });
 
   if (req.worktreeRoot !== undefined) mp.mounts.push(worktreeGitMount(req.worktreeRoot));
+  // Last: nested in the folder's binds (and the main .git's), which the engine mounts first.
+  const protection = req.protectedPaths
+    ? planProtections({
+        workspace,
+        targets: [...new Set([CONTAINER.workspace, mp.workingDir])],
+        ...(req.worktreeRoot !== undefined ? { worktreeRoot: absoluteWorkspace(req.worktreeRoot) } : {}),
+        facts: host,
+      })
+    : undefined;
+  if (protection) mp.mounts.push(...protection.mounts);
 
   const ports = portBindings(req.ports ?? []);
   const dockerSocketMounted = mp.mounts.some((m) => m.target === CONTAINER.dockerSocket);
@@ -65,6 +76,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     Labels: {
       [LABELS.workspace]: workspace,
       ...(req.peerOverride ? { [LABELS.peerRun]: req.peer ? PEER_RUN_LABEL_VALUES.on : PEER_RUN_LABEL_VALUES.off } : {}),
+      ...(protection ? { [LABELS.protectedPaths]: PROTECTED_PATHS_LABEL_VALUE } : {}),
     },
     ...(ports ? { ExposedPorts: ports.exposed } : {}),
     HostConfig: {
@@ -85,6 +97,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
       peer: req.peer,
       mounts: mp.mounts,
       ensureDirs: mp.ensureDirs,
+      ...(protection ? { placeholders: protection.placeholders } : {}),
       create,
       shellCmd,
     },
