@@ -23,6 +23,12 @@ export interface BackendSettings {
   peerMessaging(folder: string): { value?: boolean; scope?: SettingScope };
   /** toolbox.seccomp for the folder; anything unknown is the default (unconfined). */
   seccomp(folder: string): SeccompSetting;
+  /**
+   * toolbox.protectedPaths, from the user's settings only: a workspace or folder value is
+   * ignored, since .vscode/settings.json is a file the container could write before the protection
+   * (docs/decisions/0042-protected-paths-read-only.md).
+   */
+  protectedPaths(): boolean;
 }
 
 /** The key under the `toolbox` section (SETTINGS holds full names such as `toolbox.dockerHost`). */
@@ -59,5 +65,6 @@ export function vscodeSettings(): BackendSettings {
       const scope = folderScope(explicitSettingScope(inspected, trusted()));
       return { profile: value as SeccompProfile, ...(scope ? { scope } : {}) };
     },
+    protectedPaths: () => section().inspect<boolean>(key(SETTINGS.protectedPaths))?.globalValue !== false,
   };
 }

@@ -101,6 +101,7 @@ export class ShellOpener {
       peerOverride: shell.peer !== undefined,
       namedShell: shell.namedShell,
       seccomp: (await this.deps.config.seccompSetting(shell.folder)).profile,
+      protectedPaths: this.deps.config.protectedPaths(),
       ...(shell.ports?.length ? { ports: parsePublishSpecs(shell.ports) } : {}),
       proximo,
       image: ownImageBuildArgs ? this.deps.images.tag(ownImageBuildArgs) : config.image!,
