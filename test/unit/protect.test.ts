@@ -10,6 +10,7 @@ import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { HostFacts, HostPathFact } from '../../extension/src/contract/types';
 import { planProtections, PROTECTED_MOUNT } from '../../extension/src/plan/protect';
+import { driftAgainstPlan, missingProtections, openDriftNotice, replacedProtections } from '../../extension/src/plan/drift';
 import { planSession } from '../../extension/src/plan/session';
 import type { SessionRequest } from '../../extension/src/plan/types';
 
@@ -291,5 +292,61 @@ describe('protected paths in the session plan', () => {
 
   it('refuses without the facts it needs', () => {
     assert.throws(() => planSession(request(), { uid: 1, gid: 1, home: '/home/u', platform: 'linux', pathExists: () => false }), /lstat/);
+  });
+});
+
+describe('protections drift (plan/drift.ts)', () => {
+  const names = objectNames();
+  const host = (tree: Tree): HostFacts => ({
+    uid: 1000,
+    gid: 1000,
+    home: '/home/u',
+    platform: 'linux',
+    pathExists: () => false,
+    ...facts(tree),
+  });
+  const plan = (tree: Tree) =>
+    planSession({ workspace: WS, config: { ...DEFAULT_CONFIG }, peer: false, image: 'img', names, protectedPaths: true }, host(tree)).plan;
+  /** What Docker's inspect reports for a container made from `p`. */
+  const mountsOf = (p: ReturnType<typeof plan>) =>
+    p.mounts.map((m) => ({ Type: m.type, Source: m.source, Destination: m.target, RW: !m.readonly }));
+
+  it('a container made without the protection lacks every path; one made with it lacks none', () => {
+    const p = plan(REPO);
+    const bare = mountsOf(p).filter((m) => m.Destination === '/workspace' || m.Destination === WS);
+    const missing = missingProtections(bare, p);
+    assert.ok(missing.includes('.git/config') && missing.includes('.vscode') && missing.includes('.git'), missing.join(' '));
+    assert.deepEqual(missingProtections(mountsOf(p), p), []);
+    const drift = driftAgainstPlan({ HostConfig: { SecurityOpt: p.create.HostConfig.SecurityOpt }, Mounts: bare }, p, names, undefined);
+    assert.deepEqual(
+      drift.map((d) => d.kind),
+      ['protections'],
+    );
+    assert.match(
+      openDriftNotice(drift[0]),
+      /does not have the read-only protection of \.gitmodules, \.envrc, \.mcp\.json, \.toolbox\.yaml and \d+ more/,
+    );
+    assert.match(openDriftNotice(drift[0]), /stop the container/);
+  });
+
+  it('a read-only mount above a path covers it (a container made while .claude was missing)', () => {
+    const before = plan(REPO);
+    const after = plan({ ...REPO, [`${WS}/.claude`]: 'dir', [`${WS}/.claude/commands`]: 'dir' });
+    assert.deepEqual(missingProtections(mountsOf(before), after), []);
+  });
+
+  it('a protected path the host replaced since the container was made (another identity) is reported', () => {
+    const made = plan({ ...REPO, [`${WS}/.git/config`]: { kind: 'file', links: 1, identity: '7@100' } });
+    const now = plan({ ...REPO, [`${WS}/.git/config`]: { kind: 'file', links: 1, identity: '7@200' } });
+    assert.deepEqual(replacedProtections(made.create.Labels, now), ['.git/config']);
+    assert.deepEqual(replacedProtections(made.create.Labels, made), []);
+    assert.deepEqual(replacedProtections({}, now), [], 'a container without the record');
+    assert.deepEqual(replacedProtections({ [LABELS.protectedIdentities]: 'not json' }, now), []);
+    const info = {
+      HostConfig: { SecurityOpt: now.create.HostConfig.SecurityOpt },
+      Mounts: mountsOf(made),
+      Config: { Labels: made.create.Labels },
+    };
+    assert.deepEqual(driftAgainstPlan(info, now, names, undefined)[0]?.protections, ['.git/config']);
   });
 });

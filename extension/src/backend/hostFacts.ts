@@ -29,10 +29,11 @@ export function protectedPathFacts(): Required<Pick<HostFacts, 'lstat' | 'readDi
 
 function lstatFact(path: string): HostPathFact {
   try {
-    const st = lstatSync(path);
+    const st = lstatSync(path, { bigint: true });
+    const identity = `${st.ino}@${st.birthtimeNs}`;
     if (st.isSymbolicLink()) return { kind: 'symlink' };
-    if (st.isDirectory()) return { kind: 'dir' };
-    if (st.isFile()) return { kind: 'file', links: st.nlink };
+    if (st.isDirectory()) return { kind: 'dir', identity };
+    if (st.isFile()) return { kind: 'file', links: Number(st.nlink), identity };
     return { kind: 'other' };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return { kind: 'missing' };

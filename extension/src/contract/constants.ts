@@ -335,6 +335,12 @@ export const LABELS = {
    * turned off) from one that has them, without planning (docs/decisions/0042-protected-paths-read-only.md).
    */
   protectedPaths: 'dev.toolbox.protected-paths',
+  /**
+   * Which file each protected path was when the container was made (JSON, host path → inode and
+   * birth time): a path the host has replaced since lost its read-only bind in this container
+   * (plan/drift.ts).
+   */
+  protectedIdentities: 'dev.toolbox.protected-identities',
 } as const;
 
 /**

@@ -32,6 +32,12 @@ export interface HostPathFact {
   kind: 'file' | 'dir' | 'symlink' | 'other' | 'missing';
   /** A file's hard links: another name for the same file would not be read-only. */
   links?: number;
+  /**
+   * Which file or directory it is: its inode number and birth time. A host program that replaces
+   * the entry (git renames a new config over the old) changes it, even when the file system
+   * gives the new file the old one's freed inode number, as ext4 does for git's two writes in a row.
+   */
+  identity?: string;
 }
 
 /** Which toolbox container a name is (contract/objects.ts has the grammar). */

@@ -189,8 +189,9 @@ export function openDriftNotice(
 export function protectionsDifference(missing: readonly string[]): string {
   const shown = missing.length > 4 ? `${missing.slice(0, 4).join(', ')} and ${missing.length - 4} more` : missing.join(', ');
   return (
-    `was created without the read-only protection of ${shown || 'its protected paths'} (toolbox.protectedPaths), ` +
-    'so programs in it can change files that git, your editor and other tools on this host read and run'
+    `does not have the read-only protection of ${shown || 'its protected paths'} (toolbox.protectedPaths): it was created ` +
+    'without it, or a program on this host has replaced the file since, which ends its protection in running containers. ' +
+    'Programs in it can change files that git, your editor and other tools on this host read and run'
   );
 }
 
@@ -224,6 +225,7 @@ export function peerSetupWarning(reason: string): string {
 export interface InspectedForDrift {
   HostConfig: { PidMode?: string; PortBindings?: unknown; SecurityOpt?: string[] | null };
   Mounts?: Array<InspectedMount & { Source?: string; RW?: boolean }>;
+  Config?: { Labels?: Record<string, string> | null };
 }
 
 /** The peer state of an inspected container, as the drift rule reads it. */
@@ -242,7 +244,7 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
   if (seccomp) {
     drift.push({ kind: 'seccomp', container, seccomp, message: seccompWarning(container, seccomp) });
   }
-  const protections = missingProtections(info.Mounts, plan);
+  const protections = [...new Set([...missingProtections(info.Mounts, plan), ...replacedProtections(info.Config?.Labels, plan)])];
   if (protections.length > 0) {
     drift.push({
       kind: 'protections',
@@ -322,7 +324,39 @@ export function missingProtections(mounts: InspectedForDrift['Mounts'], plan: Pi
     return false;
   };
   const missing = planned.filter((m) => !covered(m.target, m.readonly)).map((m) => m.source);
-  return [...new Set(missing)].map((p) => (p.startsWith(`${plan.workspace}/`) ? p.slice(plan.workspace.length + 1) : p));
+  return [...new Set(missing)].map((p) => relativeTo(plan.workspace, p));
+}
+
+/**
+ * The protected paths the host has replaced since the container was made (another file there
+ * now than its LABELS.protectedIdentities records): the kernel detached their read-only binds in
+ * the container when that happened, so they are protected no more. Relative to the folder where
+ * inside it.
+ */
+export function replacedProtections(
+  labels: Readonly<Record<string, string>> | null | undefined,
+  plan: Pick<SessionPlan, 'create' | 'workspace'>,
+): string[] {
+  const then = identityRecord(labels?.[LABELS.protectedIdentities]);
+  if (Object.keys(then).length === 0) return [];
+  const now = identityRecord(plan.create.Labels[LABELS.protectedIdentities]);
+  return Object.keys(then)
+    .filter((p) => now[p] !== undefined && now[p] !== then[p])
+    .map((p) => relativeTo(plan.workspace, p));
+}
+
+function identityRecord(text: string | undefined): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(text ?? '{}');
+    if (typeof parsed !== 'object' || parsed === null) return {};
+    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
+function relativeTo(workspace: string, p: string): string {
+  return p.startsWith(`${workspace}/`) ? p.slice(workspace.length + 1) : p;
 }
 
 /** The warnings to show for drift found on an open: one peer warning (the first), then the seccomp one, the protections, then every port one. */

@@ -85,6 +85,21 @@ export interface ProtectionInput {
 export interface ProtectionPlan {
   mounts: PlannedMount[];
   placeholders: PlannedPlaceholder[];
+  /**
+   * Which file or directory every protected path that exists is (HostPathFact identity), by host
+   * path. A bind holds only while that entry stays: when a host program replaces it (git writes
+   * its config by renaming a new file over it), the kernel detaches the mount in every container,
+   * so the container records these (LABELS.protectedIdentities) and drift compares them with the
+   * host's (plan/drift.ts).
+   */
+  identities: Record<string, string>;
+  /**
+   * A worktree container planned before its checkout (decision 0032 starts it while git adds the
+   * worktree): the folder is empty, placeholders there would keep `git worktree add` from using
+   * it, so only the main `.git` is protected and the container is replaced once the checkout is
+   * there (backend/worktrees.ts compares the plans), before the agent starts.
+   */
+  awaitingCheckout?: boolean;
 }
 
 const OFF_HINT = 'or turn off toolbox.protectedPaths in your user settings to open the folder without the protection';
@@ -93,14 +108,19 @@ export function planProtections(input: ProtectionInput): ProtectionPlan {
   const lstat = input.facts.lstat;
   if (lstat === undefined) throw new Error('Protected paths need the host facts lstat, readDir and readSmall.');
   const readDir = input.facts.readDir ?? (() => []);
-  const out: ProtectionPlan = { mounts: [], placeholders: [] };
-
+  const out: ProtectionPlan = { mounts: [], placeholders: [], identities: {} };
   const folder = new Place(out, lstat, input.workspace, input.targets);
+  if (input.worktreeRoot !== undefined && folder.fact('.git').kind === 'missing') {
+    out.awaitingCheckout = true;
+    protectMainGitDir(out, input, lstat);
+    return out;
+  }
+
   for (const rel of PROTECTED_IN_FOLDER) folder.protect(rel, 'dir');
 
   const claude = folder.fact(PROTECTED_IN_CLAUDE.dir);
   if (claude.kind === 'dir') {
-    folder.bind(PROTECTED_IN_CLAUDE.dir, false);
+    folder.bind(PROTECTED_IN_CLAUDE.dir, false, claude);
     const existing = readDir(join(input.workspace, PROTECTED_IN_CLAUDE.dir)).filter((n) => /^settings.*\.json$/.test(n));
     for (const name of new Set([...PROTECTED_IN_CLAUDE.settings, ...existing.sort()])) {
       folder.protect(`${PROTECTED_IN_CLAUDE.dir}/${name}`, 'dir');
@@ -113,7 +133,7 @@ export function planProtections(input: ProtectionInput): ProtectionPlan {
 
   const dotGit = folder.fact('.git');
   if (dotGit.kind === 'dir') {
-    folder.bind('.git', false);
+    folder.bind('.git', false, dotGit);
     protectGitDir(folder.below('.git'));
     folder.protect(WORKTREES_DIR, 'dir');
   } else {
@@ -122,17 +142,21 @@ export function planProtections(input: ProtectionInput): ProtectionPlan {
     folder.protect('.git', 'dir');
   }
 
-  if (input.worktreeRoot !== undefined) {
-    const gitDir = join(input.worktreeRoot, '.git');
-    const main = new Place(out, lstat, gitDir, [gitDir]);
-    protectGitDir(main);
-    const own = ownGitDir(input, gitDir);
-    if (own !== undefined && main.fact(`worktrees/${own}`).kind === 'dir') {
-      main.bind(`worktrees/${own}`, false);
-      for (const name of PROTECTED_IN_OWN_GITDIR) main.protect(`worktrees/${own}/${name}`, 'file');
-    }
-  }
+  if (input.worktreeRoot !== undefined) protectMainGitDir(out, input, lstat);
   return out;
+}
+
+/** A worktree container's main `.git` (mounted at its own path): the git dir's paths, its own gitdir writable inside. */
+function protectMainGitDir(out: ProtectionPlan, input: ProtectionInput, lstat: (path: string) => HostPathFact): void {
+  const gitDir = join(input.worktreeRoot!, '.git');
+  const main = new Place(out, lstat, gitDir, [gitDir]);
+  protectGitDir(main);
+  const own = ownGitDir(input, gitDir);
+  const ownFact = own === undefined ? undefined : main.fact(`worktrees/${own}`);
+  if (own !== undefined && ownFact?.kind === 'dir') {
+    main.bind(`worktrees/${own}`, false, ownFact);
+    for (const name of PROTECTED_IN_OWN_GITDIR) main.protect(`worktrees/${own}/${name}`, 'file');
+  }
 }
 
 function protectGitDir(dir: Place): void {
@@ -158,11 +182,14 @@ class Place {
     );
   }
 
-  bind(rel: string, readonly: boolean): void {
+  /** Binds `rel` (what `fact` found there) at each target. */
+  bind(rel: string, readonly: boolean, fact: HostPathFact): void {
+    const source = join(this.root, rel);
+    if (fact.identity !== undefined) this.out.identities[source] = fact.identity;
     for (const t of this.targets) {
       this.out.mounts.push({
         name: readonly ? PROTECTED_MOUNT.readonly : PROTECTED_MOUNT.pin,
-        source: join(this.root, rel),
+        source,
         target: join(t, rel),
         readonly,
         type: 'bind',
@@ -190,8 +217,9 @@ class Place {
 
   /** A protected path: read-only when it exists, a read-only placeholder made as `missingAs` when it does not. */
   protect(rel: string, missingAs: ProtectedKind): void {
-    if (this.fact(rel).kind === 'missing') this.out.placeholders.push({ path: join(this.root, rel), kind: missingAs });
-    this.bind(rel, true);
+    const fact = this.fact(rel);
+    if (fact.kind === 'missing') this.out.placeholders.push({ path: join(this.root, rel), kind: missingAs });
+    this.bind(rel, true, fact);
   }
 }
 

@@ -6,8 +6,8 @@
 import { CONTAINER, ENV, EXTENSION_VERSION, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, SESSION_PROTOCOL } from '../contract/constants';
 import { SECCOMP_UNCONFINED_OPT } from './drift';
 import { PEER_RUN_LABEL_VALUES } from './drift';
-import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
-import { planProtections, PROTECTED_PATHS_LABEL_VALUE } from './protect';
+import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath, workspaceMirror } from './mounts';
+import { planProtections, PROTECTED_PATHS_LABEL_VALUE, type ProtectionPlan } from './protect';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import { worktreeGitDir } from './worktree';
@@ -43,14 +43,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
 
   if (req.worktreeRoot !== undefined) mp.mounts.push(worktreeGitMount(req.worktreeRoot));
   // Last: nested in the folder's binds (and the main .git's), which the engine mounts first.
-  const protection = req.protectedPaths
-    ? planProtections({
-        workspace,
-        targets: [...new Set([CONTAINER.workspace, mp.workingDir])],
-        ...(req.worktreeRoot !== undefined ? { worktreeRoot: absoluteWorkspace(req.worktreeRoot) } : {}),
-        facts: host,
-      })
-    : undefined;
+  const protection = sessionProtections(req, host);
   if (protection) mp.mounts.push(...protection.mounts);
 
   const ports = portBindings(req.ports ?? []);
@@ -76,7 +69,9 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     Labels: {
       [LABELS.workspace]: workspace,
       ...(req.peerOverride ? { [LABELS.peerRun]: req.peer ? PEER_RUN_LABEL_VALUES.on : PEER_RUN_LABEL_VALUES.off } : {}),
-      ...(protection ? { [LABELS.protectedPaths]: PROTECTED_PATHS_LABEL_VALUE } : {}),
+      ...(protection
+        ? { [LABELS.protectedPaths]: PROTECTED_PATHS_LABEL_VALUE, [LABELS.protectedIdentities]: JSON.stringify(protection.identities) }
+        : {}),
     },
     ...(ports ? { ExposedPorts: ports.exposed } : {}),
     HostConfig: {
@@ -103,6 +98,21 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     },
     warnings: mp.warnings,
   };
+}
+
+/**
+ * The protected paths an open of `req` binds read-only, with their placeholders (plan/protect.ts);
+ * undefined when toolbox.protectedPaths is off. The folder is seen at /workspace and its mirror.
+ */
+export function sessionProtections(req: SessionRequest, host: HostFacts): ProtectionPlan | undefined {
+  if (!req.protectedPaths) return undefined;
+  const workspace = sessionWorkspace(req.workspace);
+  return planProtections({
+    workspace,
+    targets: [...new Set([CONTAINER.workspace, workspaceMirror(workspace) ?? CONTAINER.workspace])],
+    ...(req.worktreeRoot !== undefined ? { worktreeRoot: absoluteWorkspace(req.worktreeRoot) } : {}),
+    facts: host,
+  });
 }
 
 /** The main repository's `.git`, read-write at its own path (upstream applyWorktreeSession). */
