@@ -9,7 +9,6 @@
  * No vscode here (unit-tested with a fake `toolbox` script, test/unit/cli-peer-default.test.ts).
  * The program is run as an argv array, never through a shell, bounded in time and output.
  */
-import { execFile } from 'node:child_process';
 import { constants, promises as fsp } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
@@ -60,6 +59,9 @@ export function readCliPeerDefault(
   env: NodeJS.ProcessEnv,
   limits: { timeoutMs: number; maxOutputBytes: number } = CLI_QUERY_LIMITS,
 ): Promise<boolean | undefined> {
+  // Required here, not at activation: the activation bundle's only use of node:child_process.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { execFile } = require('node:child_process') as typeof import('node:child_process');
   return new Promise((resolve) => {
     execFile(
       binary,
