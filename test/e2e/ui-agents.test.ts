@@ -71,6 +71,9 @@ describe('Toolbox session state in VS Code (issue 17)', { skip: uiTestsSkip }, (
         await toast.locator('.monaco-button', { hasText: /^Focus$/ }).click();
         // The keyboard focus is in the terminal (xterm's input element), no longer in the editor.
         await page.waitForFunction("document.activeElement?.closest('.terminal-wrapper') != null", undefined, { timeout: 10_000 });
+        // Looking at it is enough: "needs you" clears before any key (issue 26 item 4).
+        await treeRow(/claude.*working/).waitFor({ timeout: 10_000 });
+        await page.locator('[aria-label^="1 Toolbox session needs you"]').waitFor({ state: 'hidden', timeout: 10_000 });
         await wb.shot('focused');
 
         await page.keyboard.type('y');

@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -21,6 +21,7 @@ import { docker, removeNamespaceObjects } from '../support/docker';
 import { execIn } from '../support/exec';
 import { testBackend, type TestBackend } from '../support/backend';
 import { ensureTestRuntimeImage } from '../support/image';
+import { installStandInAgent } from '../support/standInAgent';
 
 const GIT_SERVER = resolve(__dirname, '../../../test/fixtures/git-http-server.py');
 const PASSWORD = `pw-${Math.random().toString(16).slice(2)}`;
@@ -89,15 +90,12 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
     git(seed, env, 'push', url, 'main');
     repo = join(dir, 'repo');
     git(dir, env, 'clone', url, repo);
-    // The stand-in agent: first on the image's PATH (~/.npm-global/bin, mounted from the mounts
-    // root), it writes each argument NUL-terminated where the host can read it, then says so.
-    const bin = join(home, '.toolbox', 'npm-global', 'bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(
-      join(bin, 'claude'),
+    // The stand-in agent writes each argument NUL-terminated where the host can read it, then says so.
+    installStandInAgent(
+      home,
+      'claude',
       '#!/bin/sh\nout=/home/toolbox/.toolbox-state/agent-argv\n: > "$out"\nfor a in "$@"; do printf \'%s\\0\' "$a" >> "$out"; done\necho "STAND-IN AGENT $# ARGS"\n',
     );
-    chmodSync(join(bin, 'claude'), 0o755);
     backend = testBackend(names, home, {
       pathExists: existsSync,
       // Nobody answers: a host that is not a remote of the repository is refused.

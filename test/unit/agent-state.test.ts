@@ -129,6 +129,98 @@ describe('agent state from the stream', () => {
     assert.equal(p.t.current.state, 'working');
   });
 
+  it("the launcher's exit mark: the agent ended with its status; the shell's own prompt does not take over", () => {
+    const s = tracked('claude');
+    s.tick(2000);
+    s.out('error: no network\r\n\x1b]7717;agent-exit;1;claude\x07');
+    assert.deepEqual(s.t.current, { agent: 'claude', state: 'ended', since: 1_002_000, exitCode: 1 });
+    // The shell that follows prints its prompt with its marks, rings, sets a title: still the agent's end.
+    s.out('\x1b]133;D;0\x07\x1b]133;A\x07% \x1b]133;B\x07\x07\x1b]2;zsh\x07\x1b]9;4;1\x07\x1b]9;hi\x07');
+    assert.equal(s.t.current.state, 'ended');
+    assert.equal(s.t.current.exitCode, 1);
+    s.t.input('l');
+    assert.equal(s.t.current.state, 'ended');
+    // Enter: the shell takes over, at its prompt; its C mark says a command runs; A that it is back.
+    s.tick(1000);
+    s.t.input('\r');
+    assert.deepEqual(s.t.current, { agent: 'shell', state: 'idle', since: 1_003_000, title: 'zsh' });
+    s.out('\x1b]133;C\x07');
+    assert.equal(s.t.current.state, 'working');
+    s.out('ok\r\n\x1b]133;D;0\x07\x1b]133;A\x07');
+    assert.equal(s.t.current.state, 'idle');
+  });
+
+  it('the exit mark names the agent when the launch did not (an agent worktree); a C mark after it is the shell working', () => {
+    const s = tracked();
+    s.out('\x1b]7717;agent-exit;3;codex\x07');
+    assert.deepEqual([s.t.current.agent, s.t.current.state, s.t.current.exitCode], ['codex', 'ended', 3]);
+    s.out('\x1b]133;A\x07\x1b]133;C\x07');
+    assert.deepEqual([s.t.current.agent, s.t.current.state, s.t.current.exitCode], ['shell', 'working', undefined]);
+  });
+
+  it('a malformed exit mark is nothing; status 0 is an end too', () => {
+    for (const bad of ['agent-exit;256', 'agent-exit;-1', 'agent-exit;', 'agent-exit;1x', 'exit;1', 'agent-exit;1;a;b']) {
+      const s = tracked('claude');
+      s.out(`\x1b]7717;${bad}\x07`);
+      assert.equal(s.t.current.state, 'working', bad);
+    }
+    const z = tracked('codex');
+    z.out('\x1b]7717;agent-exit;0\x07');
+    assert.deepEqual([z.t.current.state, z.t.current.exitCode], ['ended', 0]);
+  });
+
+  it('after a reload the replayed exit mark brings "ended" back, with its status; a command run after it replays as the shell', () => {
+    const replay = (bytes: string) => {
+      const t = new AgentStateTracker('claude', () => undefined);
+      new AgentStreamRecognizer((sig) => t.signal(sig, true)).feed(Buffer.from(bytes));
+      return t.current;
+    };
+    const ended = replay('Welcome\r\n\x1b]7717;agent-exit;1;claude\x07\x1b]133;A\x07% \x1b]133;B\x07');
+    assert.deepEqual([ended.agent, ended.state, ended.exitCode], ['claude', 'ended', 1]);
+    const used = replay(
+      '\x1b]7717;agent-exit;1;claude\x07\x1b]133;A\x07% \x1b]133;B\x07ls\r\n\x1b]133;C\x07a b\r\n\x1b]133;D;0\x07\x1b]133;A\x07',
+    );
+    assert.deepEqual([used.agent, used.state], ['shell', 'idle']);
+  });
+
+  it('the session ending: ended with the exit code; an agent that ended keeps its own status', () => {
+    const s = tracked();
+    s.t.end(130);
+    assert.deepEqual([s.t.current.state, s.t.current.exitCode], ['ended', 130]);
+    const a = tracked('claude');
+    a.out('\x1b]7717;agent-exit;2;claude\x07');
+    a.t.end(0);
+    assert.deepEqual([a.t.current.agent, a.t.current.state, a.t.current.exitCode], ['claude', 'ended', 2]);
+    a.out('\x1b]133;C\x07');
+    a.t.input('\r');
+    assert.equal(a.t.current.state, 'ended');
+    const gone = tracked('codex');
+    gone.t.end();
+    assert.deepEqual([gone.t.current.state, gone.t.current.exitCode], ['ended', undefined]);
+  });
+
+  it('focusing the terminal clears "needs you" (the user sees what it asked); otherwise it changes nothing', () => {
+    const s = tracked('claude');
+    s.out('\x1b]9;Claude needs your permission\x07');
+    assert.equal(s.t.current.state, 'needsYou');
+    s.tick(3000);
+    s.t.focused();
+    assert.deepEqual([s.t.current.state, s.t.current.message, s.t.current.since], ['working', undefined, 1_003_000]);
+    const idle = tracked();
+    idle.t.focused();
+    assert.equal(idle.t.current.state, 'idle');
+    assert.equal(idle.changes.length, 0);
+  });
+
+  it("a plain shell with the image's shell integration: idle again once the command is done", () => {
+    const s = tracked();
+    s.out('\x1b]133;A\x07% \x1b]133;B\x07');
+    s.t.input('echo ok\r');
+    s.out('\r\n\x1b]133;C\x07ok\r\n\x1b]133;D;0\x07\x1b]133;A\x07% \x1b]133;B\x07');
+    assert.equal(s.t.current.state, 'idle');
+    assert.deepEqual(s.states(), ['working', 'idle']);
+  });
+
   it('agentOf reads a command or title', () => {
     assert.equal(agentOf('claude --continue'), 'claude');
     assert.equal(agentOf('/usr/local/bin/codex'), 'codex');

@@ -9,7 +9,17 @@ import { describe, it } from 'node:test';
 import { containerSummary } from '../support/summary';
 import type { StartedShell } from '../../extension/src/backend/api';
 import type { ContainerSummary } from '../../extension/src/ui/model';
-import { needsYouStatus, nudgeSetting, nudgeText, shouldNudge, terminalName, type AgentStatus } from '../../extension/src/ui/agentState';
+import {
+  AGENT_QUICK_EXIT_MS,
+  needsYouStatus,
+  nudgeSetting,
+  nudgeText,
+  quickExit,
+  quickExitText,
+  shouldNudge,
+  terminalName,
+  type AgentStatus,
+} from '../../extension/src/ui/agentState';
 import { agentRowItem, timeInState, type AgentRowInput } from '../../extension/src/ui/tree/items';
 import { FOCUS_TERMINAL_COMMAND, workspacesNodes } from '../../extension/src/ui/tree/render';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
@@ -94,8 +104,64 @@ describe('a session in the tree', () => {
         ['circle-slash', 'ended · just now'],
       ],
     );
+    // An ended agent says how it ended, and since when.
+    const ended = agentRowItem(
+      {
+        key: 1,
+        container: 'c',
+        title: 'Toolbox: app · Claude Code',
+        status: { agent: 'claude', state: 'ended', since: now - 120_000, exitCode: 1 },
+      },
+      now,
+    );
+    assert.deepEqual([ended.label, ended.description], ['claude', 'ended (exit 1) · 2 min ago']);
+    assert.match(ended.tooltip, /^Toolbox: app · Claude Code: claude, ended \(exit 1\) since /);
     assert.equal(timeInState(now - 2 * 3_600_000, now), '2 h');
     assert.equal(timeInState(now - 3 * 86_400_000, now), '3 days');
+  });
+});
+
+describe('an agent that quits right after its start (issue 26 item 9)', () => {
+  const ended = (agent: AgentStatus['agent'], exitCode: number | undefined, since: number): AgentStatus => ({
+    agent,
+    state: 'ended',
+    since,
+    ...(exitCode !== undefined ? { exitCode } : {}),
+  });
+
+  it('is told only for an agent launched here that ends with an error within AGENT_QUICK_EXIT_MS', () => {
+    const t0 = 5_000_000;
+    assert.equal(quickExit(ended('claude', 1, t0 + 2000), t0), true);
+    assert.equal(quickExit(ended('codex', 127, t0 + AGENT_QUICK_EXIT_MS), t0), true);
+    assert.equal(quickExit(ended('claude', 1, t0 + AGENT_QUICK_EXIT_MS + 1), t0), false); // it ran: its own words say why
+    assert.equal(quickExit(ended('claude', 0, t0 + 2000), t0), false); // the user quit it
+    assert.equal(quickExit(ended('claude', undefined, t0 + 2000), t0), false); // the container went away
+    assert.equal(quickExit(ended('shell', 1, t0 + 2000), t0), false);
+    assert.equal(quickExit(ended('claude', 1, t0 + 2000), undefined), false); // reattached after a reload: not launched here
+    assert.equal(quickExit({ agent: 'claude', state: 'working', since: t0 }, t0), false);
+  });
+
+  it("says how to log in inside the container and where the login is kept; never the agent's output", () => {
+    const t0 = 5_000_000;
+    const claude = quickExitText('toolbox-app-1234abcd', ended('claude', 1, t0 + 2200), t0, '/home/u/.toolbox/.claude');
+    assert.equal(
+      claude,
+      'Claude Code in toolbox-app-1234abcd exited with status 1, 2 s after it started. If it is not logged in here: in its terminal, run claude, then type /login. ' +
+        'Its home in the container, /home/toolbox/.claude, is /home/u/.toolbox/.claude on this computer: the login (.credentials.json) is kept there for every Toolbox container. ' +
+        'If the container has no network, it ends the same way. What it said is in the terminal.',
+    );
+    const codex = quickExitText(
+      'toolbox-app-1234abcd',
+      { ...ended('codex', 3, t0 + 500), title: 'configuration file not found cp -f x y' },
+      t0,
+      undefined,
+    );
+    assert.match(
+      codex,
+      /^Codex in toolbox-app-1234abcd exited with status 3, 1 s after it started\. If it is not logged in here: in its terminal, run codex login\. /,
+    );
+    assert.match(codex, /\/home\/toolbox\/\.codex, is not mounted from this computer/);
+    assert.doesNotMatch(codex, /cp -f|configuration file/);
   });
 });
 

@@ -299,6 +299,12 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
   'confirmations.stopAllConfirmation': { make: (h) => [confirmations.stopAllConfirmation([h, h, h], h)] },
   'confirmations.stopContainerConfirmation': { make: (h) => [confirmations.stopContainerConfirmation(h, [h, h])!] },
   'agentState.nudgeText': { make: (h) => [{ message: agentState.nudgeText(h, needs(h)) }] },
+  'agentState.quickExitText': {
+    make: (h) => [
+      { message: agentState.quickExitText(h, { agent: 'claude', state: 'ended', since: now, exitCode: 1, title: h }, now - 2000, h) },
+      { message: agentState.quickExitText(h, { agent: 'codex', state: 'ended', since: now, exitCode: 1 }, now - 2000, undefined) },
+    ],
+  },
   'agentState.needsYouStatus': {
     make: (h) => {
       const s = agentState.needsYouStatus([
@@ -337,6 +343,7 @@ const NOT_BUILDERS: Record<string, string> = {
   'agentState.terminalName': "a terminal's name, cleaned where the tab is renamed (ui/shells.ts)",
   'agentState.nudgeSetting': 'a setting value',
   'agentState.shouldNudge': 'a yes or no',
+  'agentState.quickExit': 'a yes or no',
 };
 
 const SINK_OF: Record<keyof Made, Sink> = {

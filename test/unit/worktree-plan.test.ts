@@ -11,6 +11,11 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentStreamRecognizer, type StreamSignal } from '../../extension/src/ui/agentStream';
 import {
   agentLaunchCommand,
   AGENT_LAUNCH_SCRIPT,
@@ -176,6 +181,24 @@ describe('seed, mounts and agent launch', () => {
     assert.deepEqual(cmd, ['/bin/zsh', '-i', '-c', AGENT_LAUNCH_SCRIPT, 'toolbox-agent', 'claude', prompt]);
     assert.ok(!AGENT_LAUNCH_SCRIPT.includes('pwned'));
     assert.deepEqual(agentLaunchCommand('codex', ''), ['/bin/zsh', '-i', '-c', AGENT_LAUNCH_SCRIPT, 'toolbox-agent', 'codex']);
+  });
+
+  it("prints the exit mark with the agent's status before the shell follows (sh runs the same script here)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tbx-launch-'));
+    try {
+      const agent = join(dir, 'claude');
+      writeFileSync(agent, '#!/bin/sh\necho "agent says $1"\nexit 3\n', { mode: 0o755 });
+      // The shell that follows reads stdin: with none it exits at once (the container's zsh is not on every host: sh stands in).
+      const script = AGENT_LAUNCH_SCRIPT.replace('/bin/zsh -i', 'sh -i');
+      const out = execFileSync('sh', ['-c', script, 'toolbox-agent', agent, 'the task'], { input: '', encoding: 'utf8' });
+      assert.ok(out.startsWith('agent says the task\n\x1b]7717;agent-exit;3;claude\x07'), JSON.stringify(out));
+      assert.match(AGENT_LAUNCH_SCRIPT, /; exec \/bin\/zsh -i$/);
+      const signals: StreamSignal[] = [];
+      new AgentStreamRecognizer((sig) => signals.push(sig)).feed(Buffer.from(out));
+      assert.deepEqual(signals, [{ kind: 'agentExit', status: 3, agent: 'claude' }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('shows an agent launch as the agent, never the script or the task', () => {

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type * as vscode from 'vscode';
 import type { ConfigFs } from '../config/files';
 import { issuesForOpen } from '../config/openIssues';
-import { AGENTS, ENV } from '../contract/constants';
+import { AGENTS, CONTAINER, ENV } from '../contract/constants';
 import type { HostFacts, ObjectNames } from '../contract/types';
 import { startShellExec } from '../engine/exec';
 import { ensureImage, imageStartsHolder } from '../engine/image';
@@ -19,7 +19,7 @@ import { openDriftNotice } from '../plan/drift';
 import { namedShellFolder } from '../plan/namedShell';
 import { parsePublishSpecs } from '../plan/publish';
 import { planSession, sessionContainerName } from '../plan/session';
-import type { SessionRequest } from '../plan/types';
+import type { PlannedMount, SessionRequest } from '../plan/types';
 import { agentLaunchCommand, worktreeAgentProblem } from '../plan/worktree';
 import { detectProximo } from '../proximo/facts';
 import type { PreparedShell, SessionProgress, SessionRecord, ShellCommand, ShellRequest, ShellSession, TerminalSize } from './api';
@@ -232,6 +232,7 @@ export class ShellOpener {
         return openDriftNotice(drift, this.deps.names);
       }),
       command,
+      agentHomes: mountedAgentHomes(plan.mounts),
       persistence: 'transport' in held ? { held: true, transport: held.transport.kind } : held,
       start:
         'transport' in held
@@ -265,4 +266,12 @@ export class ShellOpener {
           : plain,
     };
   }
+}
+
+/** The host folders bound at the agents' homes in the container, when they are bound. */
+function mountedAgentHomes(mounts: readonly PlannedMount[]): { claude?: string; codex?: string } {
+  const at = (dir: string) => mounts.find((m) => m.type === 'bind' && m.target === `${CONTAINER.home}/${dir}`)?.source;
+  const claude = at('.claude');
+  const codex = at('.codex');
+  return { ...(claude ? { claude } : {}), ...(codex ? { codex } : {}) };
 }

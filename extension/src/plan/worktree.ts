@@ -5,7 +5,7 @@
  * internal/worktree/plan.go and cmd/worktree.go. Pure: no fs, no git; the engine
  * (host/worktree.ts) runs what this decides.
  */
-import { CONTAINER, WORKTREE } from '../contract/constants';
+import { AGENT_EXIT_MARK, CONTAINER, WORKTREE } from '../contract/constants';
 import { cleanPath } from './naming';
 
 /** A worktree as `git worktree list --porcelain` reports it. */
@@ -181,8 +181,15 @@ export function worktreeGitDir(root: string): string {
   return cleanPath(`${root}/.git`);
 }
 
-/** The fixed script of the agent launcher: `$1` is the agent, the rest its arguments. */
-export const AGENT_LAUNCH_SCRIPT = `agent="$1"; shift; "$agent" "$@"; exec ${CONTAINER.shell} -i`;
+/**
+ * The fixed script of the agent launcher: `$1` is the agent, the rest its arguments. When the agent
+ * exits it prints the exit mark (AGENT_EXIT_MARK: its status and its name) before the shell
+ * follows, so the terminal reads "claude ended (exit 1)" (ui/agentState.ts), live and, from the
+ * held session's replay, after a reload.
+ */
+export const AGENT_LAUNCH_SCRIPT =
+  `agent="$1"; shift; "$agent" "$@"; ` +
+  `printf '\\033]${AGENT_EXIT_MARK.osc};${AGENT_EXIT_MARK.tag};%s;%s\\007' "$?" "\${agent##*/}"; exec ${CONTAINER.shell} -i`;
 
 /**
  * The command that starts the agent in a worktree's shell, falling back to an interactive shell

@@ -10,19 +10,28 @@
  *
  * At most one nudge per terminal per NUDGE_INTERVAL_MS (ui/agentState.ts NudgeGate), and its
  * text is plain (nudgeText, docs/decisions/0040-outside-text-is-plain-text.md).
+ *
+ * It also tells the session when the user looks at it: the terminal brought to the front in a
+ * focused window, or the window focused while that terminal is the one they last used, clears its
+ * "needs you" (ui/agentState.ts focused()). And when an agent launched here quits within
+ * AGENT_QUICK_EXIT_MS with an error, one notification says what to do (quickExitText), with a
+ * button to its terminal, whatever toolbox.notifyWhenAgentNeedsYou says.
  */
 import * as vscode from 'vscode';
 import { SETTINGS } from '../contract/manifest';
-import { NudgeGate, nudgeSetting, nudgeText, shouldNudge } from './agentState';
+import { NudgeGate, nudgeSetting, nudgeText, quickExit, quickExitText, shouldNudge } from './agentState';
 import { plainText } from './plainText';
 import type { AgentTerminal, ShellLauncher } from './shells';
 
 export const FOCUS_BUTTON = 'Focus';
+export const FOCUS_TERMINAL_BUTTON = 'Focus Terminal';
 
 export class AgentNudge implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly gate = new NudgeGate();
   private lastEditorActivity = 0;
+  /** Terminals whose agent's early exit was told already (once per terminal). */
+  private readonly quickExitTold = new Set<number>();
 
   constructor(
     private readonly shells: ShellLauncher,
@@ -33,10 +42,29 @@ export class AgentNudge implements vscode.Disposable {
       shells.onDidChangeAgent((a) => void this.changed(a)),
       vscode.window.onDidChangeActiveTextEditor(editorActivity),
       vscode.window.onDidChangeTextEditorSelection(editorActivity),
+      // The user brings a terminal to the front: whatever it asked for has been seen.
+      vscode.window.onDidChangeActiveTerminal((t) => {
+        if (t && vscode.window.state.focused) shells.focused(t);
+      }),
+      // Back in the window, where that terminal is the one they last used (not an editor).
+      vscode.window.onDidChangeWindowState((state) => {
+        const t = vscode.window.activeTerminal;
+        if (!state.focused || !t) return;
+        const key = shells.keyOf(t);
+        if (key !== undefined && shells.lastInputAt(key) >= this.lastEditorActivity) shells.focused(t);
+      }),
     );
   }
 
   private async changed(a: AgentTerminal): Promise<void> {
+    if (quickExit(a.status, a.launchedAt) && !this.quickExitTold.has(a.key)) {
+      this.quickExitTold.add(a.key);
+      const text = quickExitText(a.container, a.status, a.launchedAt!, a.agentHome);
+      this.log.info(`Agent ended early: ${text}`);
+      const answer = await vscode.window.showWarningMessage(plainText(text, 'message'), FOCUS_TERMINAL_BUTTON);
+      if (answer === FOCUS_TERMINAL_BUTTON) this.shells.focus(a.key);
+      return;
+    }
     if (!this.gate.asks(a.key, a.status)) return;
     const setting = nudgeSetting(vscode.workspace.getConfiguration().get(SETTINGS.notifyWhenAgentNeedsYou));
     const lookingAt =

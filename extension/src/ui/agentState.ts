@@ -6,14 +6,25 @@
  * The rules:
  * - a notification (OSC 9 / 777 / 99) → needs you, with its message; so does a BEL, unless the
  *   user typed within AGENT_STREAM_LIMITS.bellAfterInputMs (a shell answering Tab with a bell);
- * - any keystroke while it needs you → working (the user answered);
+ * - any keystroke while it needs you → working (the user answered); so does the user focusing
+ *   that terminal (focused(): they are looking at what it asked);
  * - a prompt marker A/B (OSC 133/633) → idle; C → working; Enter at an idle prompt → working when
  *   the terminal runs an agent or the shell marks its prompts (a plain shell without shell
- *   integration stays idle: nothing would ever say it is back);
+ *   integration stays idle: nothing would ever say it is back; the runtime image's zsh and bash
+ *   mark their prompts: images/runtime/shell-integration.*);
  * - ConEmu progress (OSC 9;4) set, or a title that starts with a spinner frame, while idle → working;
  * - the title names the agent (claude, codex) when the launch did not; a shell whose title just
- *   named an agent (the user started it there) is working.
+ *   named an agent (the user started it there) is working;
+ * - the launcher's exit mark (AGENT_EXIT_MARK, live or replayed: it is a fact, not a question)
+ *   → the agent ended, with its exit status; the mark names the agent when the launch did not;
+ * - while the agent has ended, the shell that follows takes over only when the user uses it:
+ *   its prompt marks A/B, notifications, bells, progress and titles change nothing; Enter → the
+ *   shell, idle; a C mark (a command runs; also in a replay, where no keystroke is seen) → the
+ *   shell, working;
+ * - the session ended (end()): ended for good, with the shell's exit code when it has one (an
+ *   agent that already ended keeps its own); nothing changes it after that.
  */
+import { CONTAINER } from '../contract/constants';
 import { AGENT_STREAM_LIMITS } from './agentStream';
 import type { StreamSignal } from './agentStream';
 import { inline, plainText, quoted } from './plainText';
@@ -30,6 +41,8 @@ export interface AgentStatus {
   message?: string;
   /** The last title the program set (OSC 0/2), sanitised. */
   title?: string;
+  /** While ended: the agent's exit status (its launcher's mark) or the shell's exit code, when known. */
+  exitCode?: number;
 }
 
 /** Braille spinner frames (U+2800–U+28FF) and the usual ASCII/dingbat spinners at a title's start. */
@@ -47,6 +60,8 @@ export class AgentStateTracker {
   private status: AgentStatus;
   private lastInput = Number.NEGATIVE_INFINITY;
   private promptsMarked = false;
+  /** The session itself ended: nothing changes the state any more. */
+  private over = false;
 
   constructor(
     agent: AgentKind | undefined,
@@ -67,14 +82,35 @@ export class AgentStateTracker {
     return this.lastInput;
   }
 
+  /** The agent ended (its launcher's mark) and the shell after it has not been used yet. */
+  private get agentEnded(): boolean {
+    return this.status.state === 'ended' && !this.over;
+  }
+
   /**
    * Reads a signal. `replayed`: it is in the history a held session replays when attached again
    * (after a reload): a notification or bell there was answered or not at some past time nobody
-   * can tell, so it changes nothing (no "needs you", no nudge); titles, prompt marks and progress
-   * still restore what the session shows (docs/decisions/0029-session-state-from-the-terminal-stream.md).
+   * can tell, so it changes nothing (no "needs you", no nudge); titles, prompt marks, progress and
+   * the agent's exit mark still restore what the session shows
+   * (docs/decisions/0029-session-state-from-the-terminal-stream.md).
    */
   signal(s: StreamSignal, replayed = false): void {
-    if (this.status.state === 'ended') return;
+    if (this.over) return;
+    if (s.kind === 'agentExit') {
+      const agent = this.status.agent === 'shell' ? (agentOf(s.agent) ?? 'shell') : this.status.agent;
+      this.set('ended', undefined, { agent, exitCode: s.status });
+      return;
+    }
+    if (this.agentEnded) {
+      // The shell after the agent: only a command it runs takes over (Enter does too: input()).
+      if (s.kind === 'prompt') {
+        this.promptsMarked = true;
+        if (s.mark === 'C') this.set('working', undefined, { agent: 'shell' });
+      } else if (s.kind === 'title') {
+        this.status = { ...this.status, title: s.title };
+      }
+      return;
+    }
     switch (s.kind) {
       case 'notify':
         if (!replayed) this.set('needsYou', s.message);
@@ -115,24 +151,39 @@ export class AgentStateTracker {
   input(data: string): void {
     this.lastInput = this.now();
     const state = this.status.state;
-    if (state === 'needsYou') this.set('working');
+    if (this.over) return;
+    if (this.agentEnded) {
+      // Enter in the shell after the agent: the shell takes over, at its prompt until its C mark says a command runs.
+      if (data.includes('\r')) this.set('idle', undefined, { agent: 'shell' });
+    } else if (state === 'needsYou') this.set('working');
     else if (state === 'idle' && data.includes('\r') && (this.status.agent !== 'shell' || this.promptsMarked)) this.set('working');
   }
 
-  /** The shell ended (or its container went away). */
-  end(): void {
-    this.set('ended');
+  /** The user brought this terminal to the front: what it asked for has been seen. */
+  focused(): void {
+    if (!this.over && this.status.state === 'needsYou') this.set('working');
   }
 
-  private set(state: AgentState, message?: string): void {
+  /** The shell ended (or its container went away): `code` is its exit code, when it has one. */
+  end(code?: number): void {
+    if (this.over) return;
+    const agentEnded = this.agentEnded;
+    this.over = true;
+    // An agent that ended keeps its own status (the shell after it may never have run).
+    if (!agentEnded) this.set('ended', undefined, code === undefined ? {} : { exitCode: code });
+  }
+
+  private set(state: AgentState, message?: string, patch: { agent?: AgentKind; exitCode?: number } = {}): void {
     const s = this.status;
-    if (s.state === state && s.message === message) return;
+    const agent = patch.agent ?? s.agent;
+    if (s.state === state && s.message === message && s.agent === agent && s.exitCode === patch.exitCode) return;
     this.status = {
-      agent: s.agent,
+      agent,
       state,
       since: s.state === state ? s.since : this.now(),
-      title: s.title,
+      ...(s.title !== undefined ? { title: s.title } : {}),
       ...(message ? { message } : {}),
+      ...(patch.exitCode !== undefined ? { exitCode: patch.exitCode } : {}),
     };
     this.onChange(this.status);
   }
@@ -171,6 +222,57 @@ export function nudgeText(container: string, status: AgentStatus): string {
   const words = quoted(status.message, 'message', AGENT_STREAM_LIMITS.messageChars + 2);
   const said = words ? `: ${words}` : '.';
   return plainText(`${AGENT_NAMES[status.agent]} in ${inline(container)} needs you${said}`, 'message');
+}
+
+/**
+ * An agent launched by Toolbox that ends this soon after its start, with a non-zero status, most
+ * likely could not start at all (not logged in in this container, no network): the user is told
+ * what to do (quickExitText). Ten seconds: a login check or a failed connection ends within a
+ * few, while a real session is at least a question and an answer.
+ */
+export const AGENT_QUICK_EXIT_MS = 10_000;
+
+/** Whether a launched agent (launchedAt: when its session started; undefined when not launched here) just quit early. */
+export function quickExit(status: AgentStatus, launchedAt: number | undefined): boolean {
+  return (
+    launchedAt !== undefined &&
+    status.state === 'ended' &&
+    status.agent !== 'shell' &&
+    status.exitCode !== undefined &&
+    status.exitCode !== 0 &&
+    status.since - launchedAt <= AGENT_QUICK_EXIT_MS
+  );
+}
+
+/** How each agent logs in inside the container, and where its home and login are. */
+const AGENT_LOGIN: Record<Exclude<AgentKind, 'shell'>, { login: string; home: string; credentials: string }> = {
+  claude: { login: 'run claude, then type /login', home: '.claude', credentials: '.credentials.json' },
+  codex: { login: 'run codex login', home: '.codex', credentials: 'auth.json' },
+};
+
+/**
+ * What to do when a launched agent quit early (quickExit): log in inside the container, and where
+ * its login is kept (`hostHome`: the host folder mounted as its home, undefined when none is).
+ * Never the agent's own output: that stays in the terminal. Plain text
+ * (docs/decisions/0040-outside-text-is-plain-text.md).
+ */
+export function quickExitText(container: string, status: AgentStatus, launchedAt: number, hostHome: string | undefined): string {
+  const agent = status.agent === 'codex' ? 'codex' : 'claude';
+  const how = AGENT_LOGIN[agent];
+  const seconds = Math.max(1, Math.round((status.since - launchedAt) / 1000));
+  const home = `${CONTAINER.home}/${how.home}`;
+  const kept = hostHome
+    ? `Its home in the container, ${home}, is ${inline(hostHome)} on this computer: the login (${how.credentials}) is kept there for every Toolbox container.`
+    : `Its home in the container, ${home}, is not mounted from this computer (the mounts in .toolbox.yaml), so a login lasts as long as the container.`;
+  return plainText(
+    [
+      `${AGENT_NAMES[agent]} in ${inline(container)} exited with status ${status.exitCode ?? '?'}, ${seconds} s after it started.`,
+      `If it is not logged in here: in its terminal, ${how.login}.`,
+      kept,
+      'If the container has no network, it ends the same way. What it said is in the terminal.',
+    ].join(' '),
+    'message',
+  );
 }
 
 /**

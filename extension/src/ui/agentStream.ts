@@ -1,7 +1,8 @@
 /**
  * Recognises, in the bytes a container sends to a Toolbox terminal, the signals agents emit:
  * OSC 9 and OSC 777 (and kitty's OSC 99) notifications, BEL, title changes (OSC 0 / OSC 2),
- * ConEmu progress (OSC 9;4) and the prompt markers of shell integration (OSC 133 / OSC 633).
+ * ConEmu progress (OSC 9;4), the prompt markers of shell integration (OSC 133 / OSC 633) and the
+ * agent launcher's exit mark (contract/constants.ts AGENT_EXIT_MARK).
  *
  * It only reads: the terminal writes every byte unchanged (ui/terminal.ts). It is incremental (a
  * sequence split across chunks is recognised the same) and bounded: one fixed buffer of
@@ -14,6 +15,8 @@
  *
  * Pure (no vscode, no I/O): test/unit/agent-stream.test.ts.
  */
+
+import { AGENT_EXIT_MARK } from '../contract/constants';
 
 /**
  * Bounds of the terminal stream recogniser (ui/agentStream.ts), which reads every byte a container
@@ -40,7 +43,12 @@ export type StreamSignal =
   /** ConEmu's OSC 9;4 progress: active while a progress state other than 0 (remove) is set. */
   | { kind: 'progress'; active: boolean }
   /** Shell integration (OSC 133 / VS Code's OSC 633): A prompt start, B input start, C output start, D command end. */
-  | { kind: 'prompt'; mark: 'A' | 'B' | 'C' | 'D' };
+  | { kind: 'prompt'; mark: 'A' | 'B' | 'C' | 'D' }
+  /**
+   * The agent launcher's mark (AGENT_EXIT_MARK): the agent exited with `status` (0–255); `agent`
+   * is the command it ran (cleaned, short), only ever matched against the known agents.
+   */
+  | { kind: 'agentExit'; status: number; agent: string };
 
 const ESC = 0x1b;
 const BEL = 0x07;
@@ -50,6 +58,7 @@ const SEMI = 0x3b;
 const BACKSLASH = 0x5c;
 
 const NOTIFY = Buffer.from('notify;');
+const AGENT_EXIT = new RegExp(`^${AGENT_EXIT_MARK.tag};(\\d{1,3})(?:;([^;]{0,64}))?$`);
 
 const enum Mode {
   Ground,
@@ -327,6 +336,12 @@ export class AgentStreamRecognizer {
         if (/(?:^|:)e=1/.test(meta)) return; // base64: not decoded
         const message = cleanText(text.slice(k + 1));
         if (message) this.emit({ kind: 'notify', source: 'osc99', message });
+        return;
+      }
+      case AGENT_EXIT_MARK.osc: {
+        const m = AGENT_EXIT.exec(this.text(rest, len));
+        const status = m ? Number(m[1]) : 256;
+        if (status <= 255) this.emit({ kind: 'agentExit', status, agent: cleanText(m![2] ?? '', 64) });
         return;
       }
       case 133:

@@ -54,6 +54,12 @@ interface Tracked extends Omit<OpenedShell, 'terminal'> {
   ended: boolean;
   /** The terminal's name (numbered when this window has another shell of the same name). */
   title?: string;
+  /** Opened here to run an agent (Start Claude Code / Codex, New Agent Worktree), not reattached. */
+  launching?: boolean;
+  /** When that agent's session started (ms since the epoch). */
+  launchedAt?: number;
+  /** The host folders mounted as the agents' homes in its container. */
+  agentHomes?: { claude?: string; codex?: string };
 }
 
 /** A Toolbox terminal of this window and what its session is doing (the tree, the nudge, the status bar). */
@@ -66,6 +72,10 @@ export interface AgentTerminal {
   sessionId?: string;
   status: AgentStatus;
   terminal?: vscode.Terminal;
+  /** When the agent this window launched in it started (ms since the epoch); absent for a shell or a reattached session. */
+  launchedAt?: number;
+  /** The host folder mounted as that agent's home, when one is. */
+  agentHome?: string;
 }
 
 export interface ReattachOutcome {
@@ -122,14 +132,28 @@ export class ShellLauncher implements vscode.Disposable {
   }
 
   private agentTerminal(o: Tracked): AgentTerminal {
+    const status = o.pty.agentStatus;
+    const home = o.agentHomes?.[status.agent === 'codex' ? 'codex' : 'claude'];
     return {
       key: o.key,
       container: o.container,
       title: o.title ?? o.container,
       ...(o.record ? { sessionId: o.record.sessionId } : {}),
-      status: o.pty.agentStatus,
+      status,
       ...(o.terminal ? { terminal: o.terminal } : {}),
+      ...(o.launchedAt !== undefined ? { launchedAt: o.launchedAt } : {}),
+      ...(home ? { agentHome: home } : {}),
     };
+  }
+
+  /** The user brought a terminal to the front: its session's "needs you" has been seen (ui/agentNudge.ts decides when). */
+  focused(terminal: vscode.Terminal): void {
+    this.tracked.find((o) => o.terminal === terminal)?.pty.focused();
+  }
+
+  /** This window's key for a Toolbox terminal, or undefined for any other terminal. */
+  keyOf(terminal: vscode.Terminal): number | undefined {
+    return this.tracked.find((o) => o.terminal === terminal)?.key;
   }
 
   /** When the user last typed into that terminal (ms since the epoch; -Infinity when never). */
@@ -137,11 +161,13 @@ export class ShellLauncher implements vscode.Disposable {
     return this.tracked.find((o) => o.key === key)?.pty.lastInputAt ?? Number.NEGATIVE_INFINITY;
   }
 
-  /** Shows and focuses a terminal by its key; false when it is gone. */
+  /** Shows and focuses a terminal by its key (what it asked for is then seen); false when it is gone. */
   focus(key: number): boolean {
-    const terminal = this.tracked.find((o) => o.key === key)?.terminal;
-    terminal?.show(false);
-    return terminal !== undefined;
+    const entry = this.tracked.find((o) => o.key === key);
+    entry?.terminal?.show(false);
+    // Already the active terminal (the user was in an editor), VS Code fires no change: seen here.
+    if (entry?.terminal) entry.pty.focused();
+    return entry?.terminal !== undefined;
   }
 
   /** Plans and opens the container, then a terminal; undefined when cancelled. */
@@ -315,6 +341,8 @@ export class ShellLauncher implements vscode.Disposable {
   private track(entry: Tracked): void {
     this.tracked.push(entry);
     entry.pty.onDidStart((shell) => {
+      // The agent launched here starts with its session (not again when a dropped connection is reattached).
+      if (entry.launching && entry.launchedAt === undefined) entry.launchedAt = Date.now();
       if (shell.record && !entry.record) {
         // Recorded under the terminal's (numbered) name, so a reload brings back the same names.
         const agent = entry.pty.agentStatus.agent;
@@ -433,6 +461,8 @@ export class ShellLauncher implements vscode.Disposable {
       openedAt: Date.now(),
       ended: false,
       title,
+      launching: request.agent !== undefined || produce !== undefined,
+      ...(session.agentHomes ? { agentHomes: session.agentHomes } : {}),
     };
     this.track(entry);
     return { title, pty, entry };

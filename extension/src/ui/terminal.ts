@@ -105,6 +105,11 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     return this.agent.lastInputAt;
   }
 
+  /** The user brought this terminal to the front (ui/shells.ts): a "needs you" has been seen. */
+  focused(): void {
+    this.agent.focused();
+  }
+
   /** Renames the terminal's tab (VS Code keeps the name it was created with until this). */
   rename(name: string): void {
     if (!this.closed) this.nameEmitter.fire(name);
@@ -196,7 +201,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   private finish(code: number): void {
     if (this.closed) return;
     this.ended = true;
-    this.agent.end();
+    this.agent.end(code);
     this.show(this.decoder.end());
     this.options.log.info(`Shell in ${this.options.container} exited with code ${code}.`);
     this.endedEmitter.fire({ kind: 'exited', code });

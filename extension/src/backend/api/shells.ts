@@ -74,6 +74,11 @@ export interface ShellSession {
   persistence: ShellPersistence;
   /** Starts one shell at this size; each call is a new shell in the same container. */
   start(size: TerminalSize): Promise<StartedShell>;
+  /**
+   * The host folders mounted as the agents' homes (/home/toolbox/.claude, /home/toolbox/.codex),
+   * when mounted: what to tell a user whose agent could not start (ui/agentState.ts quickExitText).
+   */
+  agentHomes?: { claude?: string; codex?: string };
 }
 
 export interface TerminalSize {

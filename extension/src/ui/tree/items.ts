@@ -538,12 +538,16 @@ export function agentRowItem(
   heldShell?: HeldShellSummary,
 ): { label: string; description: string; icon: IconSpec; contextValue: string; tooltip: string } {
   const s = a.status;
-  const state = STATE_WORDS[s.state];
+  // An ended session says how it ended ("ended (exit 1)") and since when ("2 min ago").
+  const exit = s.state === 'ended' && s.exitCode !== undefined ? ` (exit ${s.exitCode})` : '';
+  const state = `${STATE_WORDS[s.state]}${exit}`;
+  const time = timeInState(s.since, now);
+  const ago = s.state === 'ended' && time !== 'just now' ? `${time} ago` : time;
   const said = s.state === 'needsYou' && s.message ? ` · ${quoted(s.message, 'label')}` : '';
   const held = heldShell ? `heldShell.${heldShell.attached > 0 ? 'attached' : 'detached'}.` : '';
   return plainItem({
     label: s.agent,
-    description: `${state} · ${timeInState(s.since, now)}${said}`,
+    description: `${state} · ${ago}${said}`,
     icon: agentStateIcon(s.state),
     contextValue: `${held}agent.${s.state}`,
     tooltip: [
