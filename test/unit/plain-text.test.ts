@@ -281,6 +281,12 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
       worktreeItems.worktreeRow({ root: h, path: h, present: false, dirty: false, rebasing: true }, 0),
     ],
   },
+  'worktreeItems.refusedRow': {
+    make: (h) => [
+      worktreeItems.refusedRow({ folder: h, code: 'repo-config-unsafe', message: h, file: h, key: h }),
+      worktreeItems.refusedRow({ folder: h, code: 'path-unsafe', message: h }),
+    ],
+  },
   'model.driftNotice': { make: (h) => [finding(h).notice] },
   'model.findDrift': {
     make: (h) => {

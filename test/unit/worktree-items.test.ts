@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { worktreeRow } from '../../extension/src/ui/tree/worktreeItems';
+import { refusedRow, worktreeRow } from '../../extension/src/ui/tree/worktreeItems';
 import type { AgentWorktreeSummary } from '../../extension/src/backend/api';
 
 const base: AgentWorktreeSummary = {
@@ -46,5 +46,36 @@ describe('Worktrees view rows', () => {
     assert.equal(rebasing.label, 'tbx-fix-x (rebasing)');
     assert.match(rebasing.tooltip, /Sync again/);
     assert.equal(rebasing.contextValue, 'worktree.none.rebasing');
+  });
+
+  it('shows a repository host git refused as one row: the key, the file, Open File (decision 0039)', () => {
+    const row = refusedRow({
+      folder: '/r',
+      code: 'repo-config-unsafe',
+      message: 'The key core.fsmonitor in /r/.git/config (line 7) names a program git would run. …',
+      file: '/r/.git/config',
+      key: 'core.fsmonitor',
+    });
+    assert.equal(row.label, 'Host git refused: core.fsmonitor');
+    assert.equal(row.description, '/r/.git/config');
+    assert.equal(row.contextValue, 'gitRefused');
+    assert.match(row.tooltip, /line 7/);
+    assert.doesNotMatch(row.contextValue, /^worktree/, 'none of the worktree actions apply');
+  });
+
+  it('shows a hostile key only in a strict character set, and a symbolic link without Open File', () => {
+    const row = refusedRow({
+      folder: '/r',
+      code: 'repo-config-unsafe',
+      message: 'refused\u001b]8;;https://evil\u0007click',
+      file: '/r/.git/config',
+      key: 'filter.\u202e\u001b[31mx.clean',
+    });
+    assert.equal(row.label, 'Host git refused: filter.<…>.clean');
+    assert.ok(!row.tooltip.includes('\u001b') && !row.tooltip.includes('\u0007'), row.tooltip);
+    const link = refusedRow({ folder: '/r', code: 'path-unsafe', message: '/r/.worktrees is a symbolic link, …' });
+    assert.equal(link.label, 'Host git refused a symbolic link');
+    assert.equal(link.contextValue, 'gitRefused.path');
+    assert.equal(link.description, '/r');
   });
 });

@@ -115,6 +115,8 @@ export interface WorktreeService {
   ): Promise<Worktrees.AgentWorktreeOpened | undefined>;
   /** The toolbox worktrees of the repositories holding these folders, with git and container state. */
   agentWorktrees(folders: readonly string[]): Promise<Worktrees.AgentWorktreeSummary[]>;
+  /** The repositories of these folders that host git refuses to run on, one entry each, with the key and file to fix. */
+  agentWorktreeRefusals(folders: readonly string[]): Promise<Worktrees.AgentWorktreeRefusal[]>;
   /** What removing a worktree would lose (uncommitted files, commits not on its base nor pushed). */
   agentWorktreeRisk(worktree: Worktrees.AgentWorktreeRef): Promise<Worktrees.AgentWorktreeRisk>;
   /** Stops the worktree's container, removes the worktree and (safely) its branch. */

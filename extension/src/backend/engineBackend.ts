@@ -70,7 +70,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...role(connector, ['engineChoices', 'watchEvents']),
     ...role(containers, ['stopContainer', 'stopAllTargets', 'stopAll', 'rebuildRuntimeImage']),
     ...role(worktrees, ['createAgentWorktree', 'agentWorktrees', 'agentWorktreeRisk', 'removeAgentWorktree', 'pruneAgentWorktrees']),
-    ...role(worktrees, ['syncAgentWorktree', 'agentWorktreeChanges', 'agentWorktreeFileAt']),
+    ...role(worktrees, ['syncAgentWorktree', 'agentWorktreeChanges', 'agentWorktreeFileAt', 'agentWorktreeRefusals']),
     resetConnection: () => connector.close({ whenIdle: true }),
     dispose: () => connector.close(),
   };

@@ -21,6 +21,7 @@ import {
   pruneMerged,
   removalRisk,
   removeWorktree,
+  repositoryRefusal,
   repositoryRoot,
   resolveWorktree,
   rollbackCreate,
@@ -34,6 +35,7 @@ import type {
   AgentWorktreeOpened,
   AgentWorktreePruned,
   AgentWorktreeRef,
+  AgentWorktreeRefusal,
   AgentWorktreeRemoved,
   AgentWorktreeRequest,
   AgentWorktreeRisk,
@@ -204,6 +206,16 @@ export class AgentWorktrees implements WorktreeService {
       const name = worktreeContainerNames(w.path, this.deps.names).find((n) => byName.has(n));
       return { ...w, ...(name !== undefined ? { container: { name, state: byName.get(name)! } } : {}) };
     });
+  }
+
+  async agentWorktreeRefusals(folders: readonly string[]): Promise<AgentWorktreeRefusal[]> {
+    const out: AgentWorktreeRefusal[] = [];
+    for (const folder of folders) {
+      const err = await repositoryRefusal(folder);
+      if (err === undefined || out.some((r) => r.message === err.message)) continue;
+      out.push({ folder, code: err.code as AgentWorktreeRefusal['code'], message: err.message, file: err.file, key: err.key });
+    }
+    return out;
   }
 
   async agentWorktreeRisk(ref: AgentWorktreeRef): Promise<AgentWorktreeRisk> {

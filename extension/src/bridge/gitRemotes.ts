@@ -7,6 +7,7 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readBounded } from '../host/gitRepo';
 
 /** A workspace's `.git/config` larger than this is not read for its remotes (it is container-writable). */
 export const GIT_CONFIG_READ_LIMIT = 64 * 1024;
@@ -150,15 +151,9 @@ export async function readWorkspaceRemoteHosts(folder: string): Promise<Workspac
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return { hosts: [], skipped: `${gitDir}/config is not a regular file` };
-    const buffer = Buffer.alloc(GIT_CONFIG_READ_LIMIT + 1);
-    let size = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, size, buffer.length - size, size);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (size > GIT_CONFIG_READ_LIMIT) return { hosts: [], skipped: `${gitDir}/config is larger than ${GIT_CONFIG_READ_LIMIT} bytes` };
-    }
-    return { hosts: remoteHostsFromConfig(buffer.subarray(0, size).toString('utf8')) };
+    const text = await readBounded(handle, GIT_CONFIG_READ_LIMIT);
+    if (text === undefined) return { hosts: [], skipped: `${gitDir}/config is larger than ${GIT_CONFIG_READ_LIMIT} bytes` };
+    return { hosts: remoteHostsFromConfig(text) };
   } finally {
     await handle.close();
   }

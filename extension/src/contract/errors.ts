@@ -26,6 +26,10 @@ export const WORKTREE_ERROR_CODES = [
   'remove-failed',
   'rebase-conflict',
   'sync-failed',
+  /** The repository's config holds a key host git must not read (docs/decisions/0039). */
+  'repo-config-unsafe',
+  /** A symbolic link (or something else) where git keeps a real folder or file. */
+  'path-unsafe',
 ] as const;
 
 export type WorktreeErrorCode = (typeof WORKTREE_ERROR_CODES)[number];
@@ -45,7 +49,9 @@ export type ErrorAction =
   /** Open the toolbox.dockerHost setting. */
   | 'open-docker-host-setting'
   /** Run Select Engine…. */
-  | 'select-engine';
+  | 'select-engine'
+  /** Open the file the error names (`ToolboxError.file`) in the editor. */
+  | 'open-file';
 
 export class ToolboxError extends Error {
   readonly [BRAND] = true;
@@ -55,6 +61,8 @@ export class ToolboxError extends Error {
     message: string,
     readonly actions: readonly ErrorAction[] = [],
     options?: ErrorOptions,
+    /** The file an `open-file` action opens. */
+    readonly file?: string,
   ) {
     super(message, options);
     this.name = 'ToolboxError';

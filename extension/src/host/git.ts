@@ -1,7 +1,10 @@
 /**
  * Host git, for agent worktrees: `git` run through host/process.ts (an argument array, never a
- * shell, bounded in time and output), without a terminal prompt.
+ * shell, bounded in time and output), without a terminal prompt; on a repository only through
+ * `RepoGit`, which never lets git read what the container wrote as config
+ * (docs/decisions/0039-host-git-on-a-checked-copy-of-the-config.md).
  */
+import { checkRepositoryConfig, localRemotes, shadowCommonDir, type Registration, type Repository } from './gitRepo';
 import { runHostProcess, type HostProcessResult } from './process';
 
 /** Host git runs bounded: reads are quick, network steps (fetch, push) get longer. */
@@ -63,7 +66,7 @@ export const runGit: GitRunner = async (args, opts = {}) => {
       ? new Error('Git is not installed on this machine (or not on PATH). Install git, then try again.')
       : e;
   }
-  const what = `git ${args[0] === '-C' ? args[2] : args[0]}`;
+  const what = `git ${subcommand(args)}`;
   if (r.timedOut) throw new Error(`${what} did not finish within ${Math.round(limit / 1000)} s and was stopped.`);
   if (r.truncated) throw new Error(`${what} wrote more than ${GIT_OUTPUT_BYTES} bytes of output and was stopped.`);
   return { code: r.exit, stdout: r.stdout, stderr: r.stderr };
@@ -78,4 +81,104 @@ export function gitReason(r: GitResult): string {
   const last = lines.filter((l) => /^(fatal|error):/.test(l));
   const pick = (last.length > 0 ? last : lines).slice(-2).join(' ');
   return pick.replace(/^(fatal|error):\s*/, '').replace(/\s+/g, ' ') || `git exited with code ${r.code}`;
+}
+
+/** The git command in an argument list, past `-C <dir>` and `-c <key=value>`. */
+function subcommand(args: readonly string[]): string | undefined {
+  let i = 0;
+  while (args[i] === '-C' || args[i] === '-c') i += 2;
+  return args[i];
+}
+
+/**
+ * What a call may do, which decides where git reads the repository's config from and which
+ * transports it may use:
+ * - `read`: a private copy of the checked config (`shadowCommonDir`), no transport at all (so no
+ *   partial-clone fetch), no optional locks: status, rev-list, show, diff, ls-files, …
+ * - `write`: the same copy, no transport: steps that check out, merge or delete a worktree
+ *   (reset, rebase, worktree remove and prune), where filters, merge drivers and hooks live.
+ * - `network`: the same copy; only the transports the checked remotes use (https, http, ssh,
+ *   git; file for a local remote, whose other end runs hardened): fetch and push.
+ * - `local`: the repository's own config, no transport: steps that rewrite the files a private
+ *   copy would only shadow (`worktree add --no-checkout`, `branch -d/-D`, `update-ref -d`, `config`),
+ *   none of which runs a program git reads from config (hooks and fsmonitor are off below).
+ */
+export type GitStep = 'read' | 'write' | 'network' | 'local';
+
+/** Given on every call, whatever the config says: no hook, no fsmonitor, no pager, no submodule, no auto gc. */
+export const HARDENED_GIT_CONFIG: readonly string[] = [
+  'core.fsmonitor=false',
+  'core.hooksPath=/dev/null',
+  'core.pager=cat',
+  'submodule.recurse=false',
+  'fetch.recurseSubmodules=false',
+  'gc.auto=0',
+  'maintenance.auto=false',
+];
+
+/** The transports a network step may use: those of the checked remotes (plan/gitConfig.ts remoteUrlProblem). */
+const NETWORK_PROTOCOLS = 'https:http:ssh:git';
+
+/** Where a call runs: the main checkout, or a linked worktree with its registration's git files. */
+export interface GitPlace {
+  gitDir: string;
+  workTree: string;
+}
+
+/**
+ * Host git on one repository. Before every call the config is read as data and checked
+ * (gitRepo.ts); a key outside the allowlist refuses the call with the key and the file. The call
+ * gets its git directory, common directory and work tree explicitly (no discovery, no
+ * `core.worktree`, no `commondir` file), HARDENED_GIT_CONFIG, and GIT_ALLOW_PROTOCOL for its step.
+ */
+export class RepoGit {
+  constructor(
+    readonly repo: Repository,
+    private readonly runner: GitRunner = runGit,
+  ) {}
+
+  /** The main checkout. */
+  get main(): GitPlace {
+    return { gitDir: this.repo.common, workTree: this.repo.root };
+  }
+
+  /** A linked worktree, by its checked registration. */
+  at(registration: Pick<Registration, 'gitDir' | 'path'>): GitPlace {
+    return { gitDir: registration.gitDir, workTree: registration.path };
+  }
+
+  async run(
+    step: GitStep,
+    place: GitPlace,
+    args: readonly string[],
+    opts: { timeoutMs?: number; env?: Record<string, string> } = {},
+  ): Promise<GitResult> {
+    const config = await checkRepositoryConfig(this.repo);
+    const shadow = step === 'local' ? undefined : await shadowCommonDir(this.repo, config);
+    try {
+      const protocols = step === 'network' ? NETWORK_PROTOCOLS + (localRemotes(config.entries).length > 0 ? ':file' : '') : '';
+      return await this.runner([...HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]), ...args], {
+        cwd: place.workTree,
+        timeoutMs: opts.timeoutMs ?? (step === 'network' ? GIT_LIMITS_MS.network : GIT_LIMITS_MS.local),
+        env: {
+          GIT_DIR: place.gitDir,
+          GIT_COMMON_DIR: shadow?.dir ?? this.repo.common,
+          GIT_WORK_TREE: place.workTree,
+          GIT_ALLOW_PROTOCOL: protocols,
+          GIT_EDITOR: 'true',
+          GIT_SEQUENCE_EDITOR: 'true',
+          ...(step === 'read' ? { GIT_OPTIONAL_LOCKS: '0' } : {}),
+          ...opts.env,
+        },
+      });
+    } finally {
+      await shadow?.dispose();
+    }
+  }
+
+  /** run(), the trimmed stdout on exit 0, else undefined. */
+  async ok(step: GitStep, place: GitPlace, args: readonly string[]): Promise<string | undefined> {
+    const r = await this.run(step, place, args);
+    return r.code === 0 ? r.stdout.trim() : undefined;
+  }
 }

@@ -6,9 +6,10 @@
  * Every refusal is a WorktreeError with one message that says what to do next, and a create that
  * fails leaves nothing behind: no worktree, no branch, no recorded base (rollbackCreate).
  */
-import { cp, lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { GIT_LIMITS_MS } from './git';
+import { constants } from 'node:fs';
+import { cp, lstat, mkdir, open, readdir, rm, rmdir } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { WORKTREE } from '../contract/constants';
 import {
   baseConfigKey,
   branchDeleteArgs,
@@ -18,71 +19,86 @@ import {
   findToolboxWorktree,
   parseAheadBehind,
   parseBranchList,
-  parseWorktreeList,
   pruneCandidates,
   seedCandidates,
   shouldDeleteRemote,
   syncSteps,
   toolboxWorktrees,
   worktreePath,
-  type WorktreeEntry,
 } from '../plan/worktree';
-import { gitReason, runGit, type GitResult, type GitRunner } from './git';
-import { ToolboxError, type WorktreeErrorCode } from '../contract/errors';
+import { GIT_LIMITS_MS, gitReason, RepoGit, runGit, type GitPlace, type GitResult, type GitRunner } from './git';
+import {
+  checkedValue,
+  checkRepositoryConfig,
+  findRepository,
+  readRealFile,
+  realDirectory,
+  toolboxRegistrations,
+  WorktreeError,
+  type Registration,
+  type Repository,
+} from './gitRepo';
 
-export class WorktreeError extends ToolboxError {
-  declare readonly code: WorktreeErrorCode;
-
-  constructor(code: WorktreeErrorCode, message: string) {
-    super(code, message);
-    this.name = 'WorktreeError';
-  }
-}
+export { WorktreeError } from './gitRepo';
 
 export interface WorktreeGit {
+  /** The git runner under the hardening (tests give one with their own HOME). */
   git?: GitRunner;
 }
 
-async function git(runner: GitRunner, args: string[], timeoutMs?: number): Promise<GitResult> {
-  return runner(args, { timeoutMs });
-}
-
-async function ok(runner: GitRunner, args: string[], timeoutMs?: number): Promise<string | undefined> {
-  const r = await git(runner, args, timeoutMs);
-  return r.code === 0 ? r.stdout.trim() : undefined;
+/** Host git on the repository holding `folder`, found and checked as data (host/gitRepo.ts). */
+async function repoGit(folder: string, opts: WorktreeGit): Promise<RepoGit> {
+  return new RepoGit(await findRepository(folder), opts.git ?? runGit);
 }
 
 /**
  * The main repository's root for any folder inside it, a linked worktree included: the parent of
- * the common `.git` (upstream repoRoot). A bare repository, or none, is refused.
+ * the common `.git` (upstream repoRoot), read from the files. A bare repository, or none, is refused.
  */
-export async function repositoryRoot(folder: string, opts: WorktreeGit = {}): Promise<string> {
-  const runner = opts.git ?? runGit;
-  const common = await ok(runner, ['-C', folder, 'rev-parse', '--path-format=absolute', '--git-common-dir']);
-  if (common === undefined) {
-    throw new WorktreeError(
-      'not-a-repo',
-      `${folder} is not in a git repository, so it cannot have agent worktrees. Open a folder that is a git repository (or run git init in it), then try again.`,
-    );
+export async function repositoryRoot(folder: string, _opts: WorktreeGit = {}): Promise<string> {
+  return (await findRepository(folder)).root;
+}
+
+/**
+ * Why host git refuses the repository holding `folder`, when it does: its config holds a key
+ * outside the allowlist, or a symbolic link stands where git keeps a folder or file. undefined for
+ * a repository host git runs on, and for a folder in no repository.
+ */
+export async function repositoryRefusal(folder: string): Promise<WorktreeError | undefined> {
+  try {
+    const repo = await findRepository(folder);
+    await checkRepositoryConfig(repo);
+    await toolboxRegistrations(repo);
+    return undefined;
+  } catch (err) {
+    return err instanceof WorktreeError && (err.code === 'repo-config-unsafe' || err.code === 'path-unsafe') ? err : undefined;
   }
-  if (basename(common) !== '.git') {
-    throw new WorktreeError(
-      'not-a-repo',
-      `${folder} is in a bare git repository (${common}), which has no working tree to branch from. Open a checkout of it instead.`,
-    );
-  }
-  return dirname(common);
+}
+
+/** The default branch from origin/HEAD, without `origin/`; undefined when unset. */
+async function defaultBranchOf(g: RepoGit): Promise<string | undefined> {
+  const ref = await g.ok('read', g.main, ['symbolic-ref', '--short', 'refs/remotes/origin/HEAD']);
+  return ref?.replace(/^origin\//, '') || undefined;
 }
 
 /** The repository's default branch from origin/HEAD, without `origin/`; undefined when unset. */
 export async function defaultBranch(root: string, opts: WorktreeGit = {}): Promise<string | undefined> {
-  const ref = await ok(opts.git ?? runGit, ['-C', root, 'symbolic-ref', '--short', 'refs/remotes/origin/HEAD']);
-  return ref?.replace(/^origin\//, '') || undefined;
+  return defaultBranchOf(await repoGit(root, opts));
+}
+
+/** The base recorded for a branch, read from the checked config. */
+async function recordedBaseOf(repo: Repository, branch: string): Promise<string | undefined> {
+  return checkedValue(await checkRepositoryConfig(repo), 'branch', branch, WORKTREE.baseKeySuffix.slice(1)) || undefined;
 }
 
 /** The base recorded for a branch at create, if any. */
-export async function recordedBase(root: string, branch: string, opts: WorktreeGit = {}): Promise<string | undefined> {
-  return (await ok(opts.git ?? runGit, ['-C', root, 'config', '--get', baseConfigKey(branch)])) || undefined;
+export async function recordedBase(root: string, branch: string, _opts: WorktreeGit = {}): Promise<string | undefined> {
+  return recordedBaseOf(await findRepository(root), branch);
+}
+
+/** The recorded base, else the default branch. */
+async function baseOf(g: RepoGit, branch: string): Promise<string | undefined> {
+  return (await recordedBaseOf(g.repo, branch)) ?? (await defaultBranchOf(g));
 }
 
 export interface CreateWorktreeOptions extends WorktreeGit {
@@ -120,24 +136,26 @@ export interface CheckedWorktree {
 }
 
 /**
- * The refusals of a create (branch name, no origin, unknown base, existing branch or folder),
- * all reads. A caller that works alongside the rest (the backend starts the container while git
- * fetches and adds) may make the empty folder itself once this passes: `git worktree add` fills
- * an existing empty folder in place, so a bind mount of it sees the checkout.
+ * The refusals of a create (branch name, no origin, unknown base, existing branch or folder, a
+ * symbolic link where `.worktrees` goes), all reads. A caller that works alongside the rest (the
+ * backend starts the container while git fetches and adds) may make the empty folder itself once
+ * this passes: `git worktree add` fills an existing empty folder in place, so a bind mount of it
+ * sees the checkout.
  */
 export async function checkWorktreeCreate(opts: CreateWorktreeOptions): Promise<CheckedWorktree> {
-  const runner = opts.git ?? runGit;
   const branch = opts.branch;
   const problem = branchInputProblem(branch);
   if (problem) throw new WorktreeError('bad-branch', problem);
-  const root = await repositoryRoot(opts.folder, opts);
+  const g = await repoGit(opts.folder, opts);
+  const root = g.repo.root;
   const path = worktreePath(root, branch);
+  const config = await checkRepositoryConfig(g.repo);
+  await realDirectory(join(root, WORKTREE.dir));
   // The checks are independent reads: they run side by side, and refuse in this order.
-  const [valid, originUrl, base, taken, pathTaken] = await Promise.all([
-    git(runner, ['-C', root, 'check-ref-format', '--branch', branch]),
-    ok(runner, ['-C', root, 'remote', 'get-url', 'origin']),
-    opts.base !== undefined ? opts.base : defaultBranch(root, opts),
-    git(runner, ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]),
+  const [valid, base, taken, pathTaken] = await Promise.all([
+    g.run('read', g.main, ['check-ref-format', '--branch', branch]),
+    opts.base !== undefined ? opts.base : defaultBranchOf(g),
+    g.run('read', g.main, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]),
     exists(path),
   ]);
   if (valid.code !== 0) {
@@ -146,7 +164,7 @@ export async function checkWorktreeCreate(opts: CreateWorktreeOptions): Promise<
       `Git does not accept "${branch}" as a branch name (no spaces, "..", "~", "^", ":", "?", "*", "[" or a trailing "/" or ".lock"). Choose another name, such as fix/login-timeout.`,
     );
   }
-  if (originUrl === undefined) {
+  if (checkedValue(config, 'remote', 'origin', 'url') === undefined) {
     throw new WorktreeError(
       'no-origin',
       `The repository ${root} has no remote named origin. An agent worktree branches from origin's base branch and pushes there: add one with git remote add origin <url>, then try again.`,
@@ -174,21 +192,22 @@ export async function checkWorktreeCreate(opts: CreateWorktreeOptions): Promise<
 }
 
 /**
- * The create after its checks: fetch, `worktree add`, the base, push.autoSetupRemote, the
- * exclude line and the seed. A failure after the add rolls back; before it nothing was created
- * (but an empty folder the caller made for the worktree, which the caller removes).
+ * The create after its checks: fetch, `worktree add` (without checkout) and the checkout on the
+ * checked config, the base, push.autoSetupRemote, the exclude line and the seed. A failure after
+ * the add rolls back; before it nothing was created (but an empty folder the caller made for the
+ * worktree, which the caller removes).
  */
 export async function addWorktree(checked: CheckedWorktree, opts: CreateWorktreeOptions): Promise<CreatedWorktree> {
-  const runner = opts.git ?? runGit;
+  const g = await repoGit(checked.root, opts);
   const log = opts.log ?? (() => undefined);
   const { root, path, branch, base } = checked;
   const notes: string[] = [];
   let startRef = `origin/${base}`;
   if (opts.noFetch) {
     // Upstream branches from the local base offline; one that only exists as origin/<base> still works.
-    const local = (await git(runner, ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/heads/${base}`])).code === 0;
+    const local = (await g.run('read', g.main, ['rev-parse', '--verify', '--quiet', `refs/heads/${base}`])).code === 0;
     startRef = local ? base : `origin/${base}`;
-    if (!local && (await git(runner, ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/remotes/origin/${base}`])).code !== 0) {
+    if (!local && (await g.run('read', g.main, ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${base}`])).code !== 0) {
       throw new WorktreeError(
         'no-base',
         `There is no branch ${base} here, not even as last fetched from origin. Connect and create it with a fetch, or choose another base.`,
@@ -199,7 +218,7 @@ export async function addWorktree(checked: CheckedWorktree, opts: CreateWorktree
     );
   } else {
     log(`git fetch origin ${base}`);
-    const fetched = await git(runner, ['-C', root, 'fetch', 'origin', '--', base], GIT_LIMITS_MS.network);
+    const fetched = await g.run('network', g.main, ['fetch', '--no-prune', 'origin', '--', base]);
     if (fetched.code !== 0) {
       const why = gitReason(fetched);
       const missing = /couldn't find remote ref/i.test(fetched.stderr);
@@ -213,7 +232,18 @@ export async function addWorktree(checked: CheckedWorktree, opts: CreateWorktree
   }
 
   log(`git worktree add --no-track -b ${branch} ${path} ${startRef}`);
-  const added = await git(runner, ['-C', root, 'worktree', 'add', '--no-track', '-b', branch, '--', path, startRef], GIT_LIMITS_MS.network);
+  // The add runs on the repository's own files (it writes the registration) without a checkout;
+  // the checkout, where filters and hooks would run, is a reset on the checked config.
+  await realDirectory(join(root, WORKTREE.dir));
+  let added = await g.run('local', g.main, ['worktree', 'add', '--no-checkout', '--no-track', '-b', branch, '--', path, startRef], {
+    timeoutMs: GIT_LIMITS_MS.network,
+  });
+  if (added.code === 0) {
+    const registration = (await toolboxRegistrations(g.repo)).find((r) => r.path === path);
+    added = registration
+      ? await g.run('write', g.at(registration), ['reset', '--hard', '--quiet'], { timeoutMs: GIT_LIMITS_MS.network })
+      : { code: 1, stdout: '', stderr: `fatal: ${path} is not registered as a worktree after the add` };
+  }
   if (added.code !== 0) {
     await rollbackCreate(root, branch, path, opts);
     throw new WorktreeError(
@@ -229,13 +259,13 @@ export async function addWorktree(checked: CheckedWorktree, opts: CreateWorktree
   });
   try {
     const [recorded, autoSetup] = await Promise.all([
-      git(runner, ['-C', root, 'config', baseConfigKey(branch), base]),
-      ok(runner, ['-C', root, 'config', '--get', 'push.autoSetupRemote']),
-      excludeWorktreesDir(root),
+      g.run('local', g.main, ['config', baseConfigKey(branch), base]),
+      checkRepositoryConfig(g.repo).then((c) => checkedValue(c, 'push', undefined, 'autosetupremote')),
+      excludeWorktreesDir(g.repo),
     ]);
     if (recorded.code !== 0)
       notes.push(`The base ${base} could not be recorded for ${branch}; sync and prune will use the default branch.`);
-    if (autoSetup === undefined) await git(runner, ['-C', root, 'config', 'push.autoSetupRemote', 'true']);
+    if (autoSetup === undefined) await g.run('local', g.main, ['config', 'push.autoSetupRemote', 'true']);
   } catch (err) {
     await seeding;
     await rollbackCreate(root, branch, path, opts);
@@ -251,34 +281,63 @@ export async function addWorktree(checked: CheckedWorktree, opts: CreateWorktree
  * on its own, so one that fails does not keep the others from running.
  */
 export async function rollbackCreate(root: string, branch: string, path: string, opts: WorktreeGit = {}): Promise<void> {
-  const runner = opts.git ?? runGit;
-  await git(runner, ['-C', root, 'worktree', 'remove', '--force', '--', path]).catch(() => undefined);
+  const g = await repoGit(root, opts).catch(() => undefined);
+  await g?.run('write', g.main, ['worktree', 'remove', '--force', '--', path]).catch(() => undefined);
+  // rm does not follow a symbolic link: one the container put there is removed, not its target.
   await rm(path, { recursive: true, force: true }).catch(() => undefined);
-  await git(runner, ['-C', root, 'worktree', 'prune']).catch(() => undefined);
-  await git(runner, ['-C', root, 'branch', '-D', '--', branch]).catch(() => undefined);
-  await git(runner, ['-C', root, 'config', '--unset', baseConfigKey(branch)]).catch(() => undefined);
+  await g?.run('write', g.main, ['worktree', 'prune']).catch(() => undefined);
+  await g?.run('local', g.main, ['branch', '-D', '--', branch]).catch(() => undefined);
+  await g?.run('local', g.main, ['config', '--unset', baseConfigKey(branch)]).catch(() => undefined);
 }
 
-/** `.worktrees/` in the repository's own `.git/info/exclude`, once; the tracked .gitignore is left alone. */
-async function excludeWorktreesDir(root: string): Promise<void> {
-  const file = join(root, '.git', 'info', 'exclude');
-  const body = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return '';
-    throw err;
-  });
+/**
+ * `.worktrees/` in the repository's own `.git/info/exclude`, once; the tracked .gitignore is left
+ * alone. `.git/info` must be a real folder and the exclude file a regular one: neither is followed
+ * if it is a symbolic link.
+ */
+async function excludeWorktreesDir(repo: Repository): Promise<void> {
+  const info = join(repo.common, 'info');
+  const file = join(info, 'exclude');
+  if (!(await realDirectory(info))) await mkdir(info);
+  const body = (await readRealFile(file, 1024 * 1024)) ?? '';
   const next = ensureExcludeLine(body);
   if (!next.changed) return;
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, next.body);
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o644).catch(
+    (err: NodeJS.ErrnoException) => {
+      throw err.code === 'ELOOP'
+        ? new WorktreeError('path-unsafe', `${file} is a symbolic link, where git keeps a real file. Remove it, then try again.`)
+        : err;
+    },
+  );
+  try {
+    await handle.writeFile(next.body);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first symbolic link (or non-folder) on the way from `base` down to `path`'s parent, if any. */
+async function linkOnTheWay(base: string, path: string): Promise<string | undefined> {
+  let dir = base;
+  for (const part of relative(base, dirname(path))
+    .split(sep)
+    .filter((p) => p !== '')) {
+    dir = join(dir, part);
+    const info = await lstat(dir).catch(() => undefined);
+    if (info === undefined) return undefined;
+    if (info.isSymbolicLink() || !info.isDirectory()) return dir;
+  }
+  return undefined;
 }
 
 /**
  * Copies the gitignored per-repo state into a worktree (upstream's seed): each candidate only when
- * git ignores it in the main checkout, and never over something already in the worktree.
+ * git ignores it in the main checkout, and never over something already in the worktree, nor
+ * through a symbolic link the checkout has where the copy would go.
  * Returns the paths copied (a directory counts once).
  */
 export async function seedWorktree(root: string, path: string, extra: readonly string[], opts: WorktreeGit = {}): Promise<string[]> {
-  const runner = opts.git ?? runGit;
+  const g = await repoGit(root, opts);
   const entries = await readdir(root).catch(() => [] as string[]);
   const copied: string[] = [];
   for (const rel of seedCandidates(entries, extra)) {
@@ -286,9 +345,11 @@ export async function seedWorktree(root: string, path: string, extra: readonly s
     const info = await lstat(src).catch(() => undefined);
     if (!info) continue;
     const probe = info.isDirectory() ? `${rel}/` : rel;
-    if ((await git(runner, ['-C', root, 'check-ignore', '-q', '--', probe])).code !== 0) continue;
+    if ((await g.run('read', g.main, ['check-ignore', '-q', '--', probe])).code !== 0) continue;
     const dst = join(path, rel);
-    if (!info.isDirectory() && (await exists(dst))) continue;
+    const link = (await linkOnTheWay(path, dst)) ?? (await linkOnTheWay(root, src));
+    if (link !== undefined) throw new WorktreeError('path-unsafe', `${link} is a symbolic link, so ${rel} was not copied through it.`);
+    if (await lstat(dst).catch(() => undefined)) continue;
     await mkdir(dirname(dst), { recursive: true });
     await cp(src, dst, { recursive: true, force: false, errorOnExist: false, verbatimSymlinks: true, preserveTimestamps: true });
     copied.push(rel);
@@ -313,21 +374,27 @@ export interface WorktreeInfo {
   rebasing: boolean;
 }
 
+/** A worktree's uncommitted files (`status --porcelain` lines), on the checked config. */
+async function statusOf(g: RepoGit, place: GitPlace): Promise<GitResult> {
+  return g.run('read', place, ['status', '--porcelain']);
+}
+
 /** The toolbox worktrees of the repository holding `folder`, with their git state. */
 export async function listWorktrees(folder: string, opts: WorktreeGit = {}): Promise<WorktreeInfo[]> {
-  const runner = opts.git ?? runGit;
-  const root = await repositoryRoot(folder, opts);
-  const entries = await worktreeEntries(root, runner);
-  const fallback = await defaultBranch(root, opts);
+  const g = await repoGit(folder, opts);
+  const root = g.repo.root;
+  const registrations = await toolboxRegistrations(g.repo);
+  const fallback = await defaultBranchOf(g);
   return Promise.all(
-    toolboxWorktrees(root, entries).map(async (e): Promise<WorktreeInfo> => {
-      const recorded = e.branch ? await recordedBase(root, e.branch, opts) : undefined;
+    toolboxWorktrees(root, registrations).map(async (e): Promise<WorktreeInfo> => {
+      const r = e as Registration;
+      const recorded = e.branch ? await recordedBaseOf(g.repo, e.branch) : undefined;
       const base = recorded ?? fallback;
-      const present = !e.prunable && (await exists(e.path));
-      const status = present ? await git(runner, ['-C', e.path, 'status', '--porcelain']) : undefined;
+      const present = !e.prunable;
+      const status = present ? await statusOf(g, g.at(r)) : undefined;
       const counts =
         base && e.branch
-          ? await ok(runner, ['-C', root, 'rev-list', '--left-right', '--count', `origin/${base}...refs/heads/${e.branch}`])
+          ? await g.ok('read', g.main, ['rev-list', '--left-right', '--count', `origin/${base}...refs/heads/${e.branch}`])
           : undefined;
       const ab = counts ? parseAheadBehind(counts) : undefined;
       return {
@@ -340,31 +407,31 @@ export async function listWorktrees(folder: string, opts: WorktreeGit = {}): Pro
         dirty: status !== undefined && status.code === 0 && status.stdout.trim() !== '',
         ahead: ab?.ahead,
         behind: ab?.behind,
-        rebasing: present ? await rebaseInProgress(e.path, runner) : false,
+        rebasing: present ? await rebaseInProgress(r) : false,
       };
     }),
   );
 }
 
-async function worktreeEntries(root: string, runner: GitRunner): Promise<WorktreeEntry[]> {
-  const r = await git(runner, ['-C', root, 'worktree', 'list', '--porcelain']);
-  if (r.code !== 0) throw new WorktreeError('not-a-repo', `Could not list the worktrees of ${root}: ${gitReason(r)}.`);
-  return parseWorktreeList(r.stdout);
+/** The toolbox worktree of a branch (its checked registration), or a not-found error naming the way forward. */
+async function resolveIn(g: RepoGit, branch: string): Promise<Registration> {
+  const found = findToolboxWorktree(g.repo.root, branch, await toolboxRegistrations(g.repo));
+  if (!found)
+    throw new WorktreeError(
+      'not-found',
+      `There is no agent worktree for the branch ${branch} in ${g.repo.root}. Refresh the Worktrees view.`,
+    );
+  return found as Registration;
 }
 
 /** The toolbox worktree of a branch, or a not-found error naming the way forward. */
-export async function resolveWorktree(root: string, branch: string, opts: WorktreeGit = {}): Promise<WorktreeEntry> {
-  const found = findToolboxWorktree(root, branch, await worktreeEntries(root, opts.git ?? runGit));
-  if (!found)
-    throw new WorktreeError('not-found', `There is no agent worktree for the branch ${branch} in ${root}. Refresh the Worktrees view.`);
-  return found;
+export async function resolveWorktree(root: string, branch: string, opts: WorktreeGit = {}): Promise<Registration> {
+  return resolveIn(await repoGit(root, opts), branch);
 }
 
-async function rebaseInProgress(path: string, runner: GitRunner): Promise<boolean> {
-  for (const dir of ['rebase-merge', 'rebase-apply']) {
-    const p = await ok(runner, ['-C', path, 'rev-parse', '--path-format=absolute', '--git-path', dir]);
-    if (p && (await exists(p))) return true;
-  }
+/** A rebase stopped in the worktree: git's state folder is in its own git directory. */
+async function rebaseInProgress(r: Pick<Registration, 'gitDir'>): Promise<boolean> {
+  for (const dir of ['rebase-merge', 'rebase-apply']) if (await lstat(join(r.gitDir, dir)).catch(() => undefined)) return true;
   return false;
 }
 
@@ -378,10 +445,9 @@ export interface RemovalRisk {
 }
 
 export async function removalRisk(root: string, branch: string, opts: WorktreeGit = {}): Promise<RemovalRisk> {
-  const runner = opts.git ?? runGit;
-  const wt = await resolveWorktree(root, branch, opts);
-  const present = await exists(wt.path);
-  const status = present ? await git(runner, ['-C', wt.path, 'status', '--porcelain']) : undefined;
+  const g = await repoGit(root, opts);
+  const wt = await resolveIn(g, branch);
+  const status = wt.prunable ? undefined : await statusOf(g, g.at(wt));
   const dirtyFiles =
     status && status.code === 0
       ? status.stdout
@@ -389,12 +455,12 @@ export async function removalRisk(root: string, branch: string, opts: WorktreeGi
           .filter((l) => l.trim() !== '')
           .map((l) => l.slice(3))
       : [];
-  const base = (await recordedBase(root, branch, opts)) ?? (await defaultBranch(root, opts));
-  const pushed = (await git(runner, ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`])).code === 0;
+  const base = await baseOf(g, branch);
+  const pushed = (await g.run('read', g.main, ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`])).code === 0;
   const excludes = [base ? `origin/${base}` : undefined, pushed ? `origin/${branch}` : undefined].filter(
     (x): x is string => x !== undefined,
   );
-  const count = await ok(runner, ['-C', root, 'rev-list', '--count', `refs/heads/${branch}`, ...excludes.map((x) => `^${x}`)]);
+  const count = await g.ok('read', g.main, ['rev-list', '--count', `refs/heads/${branch}`, ...excludes.map((x) => `^${x}`)]);
   return { path: wt.path, dirtyFiles, unmergedCommits: count ? Number(count) : 0, pushed };
 }
 
@@ -418,16 +484,34 @@ export interface RemovedWorktree {
 }
 
 /**
+ * Deletes branches on origin, then their remote-tracking refs here: the push runs on the checked
+ * config, whose copy of packed-refs is not the repository's, so a packed one is deleted after.
+ */
+async function deleteOnOrigin(g: RepoGit, branches: readonly string[]): Promise<GitResult> {
+  const pushed = await g.run('network', g.main, ['push', 'origin', '--delete', '--', ...branches]);
+  if (pushed.code === 0)
+    for (const b of branches) await g.run('local', g.main, ['update-ref', '-d', `refs/remotes/origin/${b}`]).catch(() => undefined);
+  return pushed;
+}
+
+/** The worktree folder's own checks before git deletes it: a real folder, in `.worktrees`. */
+async function checkWorktreeFolder(root: string, path: string): Promise<void> {
+  await realDirectory(join(root, WORKTREE.dir));
+  await realDirectory(path);
+}
+
+/**
  * Removes a worktree (upstream Rm): refuses a dirty one without force, `git worktree remove`,
  * then deletes the branch safely (`-d`; `-D` with force), and on origin only when asked.
  */
 export async function removeWorktree(opts: RemoveWorktreeOptions): Promise<RemovedWorktree> {
-  const runner = opts.git ?? runGit;
-  const root = await repositoryRoot(opts.folder, opts);
-  const wt = await resolveWorktree(root, opts.branch, opts);
+  const g = await repoGit(opts.folder, opts);
+  const root = g.repo.root;
+  const wt = await resolveIn(g, opts.branch);
+  await checkWorktreeFolder(root, wt.path);
   const force = opts.force === true;
-  if (!force && (await exists(wt.path))) {
-    const status = await git(runner, ['-C', wt.path, 'status', '--porcelain']);
+  if (!force && !wt.prunable) {
+    const status = await statusOf(g, g.at(wt));
     if (status.code === 0 && status.stdout.trim() !== '') {
       throw new WorktreeError(
         'dirty',
@@ -435,7 +519,7 @@ export async function removeWorktree(opts: RemoveWorktreeOptions): Promise<Remov
       );
     }
   }
-  const removed = await git(runner, ['-C', root, 'worktree', 'remove', ...(force ? ['--force', '--force'] : []), '--', wt.path]);
+  const removed = await g.run('write', g.main, ['worktree', 'remove', ...(force ? ['--force', '--force'] : []), '--', wt.path]);
   if (removed.code !== 0) {
     throw new WorktreeError(
       'remove-failed',
@@ -446,11 +530,11 @@ export async function removeWorktree(opts: RemoveWorktreeOptions): Promise<Remov
   let branchDeleted = false;
   let branchKept: string | undefined;
   if (opts.branch) {
-    let del = await git(runner, ['-C', root, ...branchDeleteArgs(opts.branch, force)]);
-    if (del.code !== 0 && !force && (await mergedIntoBase(root, opts.branch, runner, opts))) {
+    let del = await g.run('local', g.main, branchDeleteArgs(opts.branch, force));
+    if (del.code !== 0 && !force && (await mergedIntoBase(g, opts.branch))) {
       // -d tests the main checkout's HEAD, which may lag origin; merged into origin/<base> is the
       // proof prune uses too, so the branch loses nothing.
-      del = await git(runner, ['-C', root, ...branchDeleteArgs(opts.branch, true)]);
+      del = await g.run('local', g.main, branchDeleteArgs(opts.branch, true));
     }
     branchDeleted = del.code === 0;
     if (!branchDeleted) {
@@ -460,14 +544,14 @@ export async function removeWorktree(opts: RemoveWorktreeOptions): Promise<Remov
       notes.push(branchKept);
     }
   }
-  const hasRemote = (await git(runner, ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/remotes/origin/${opts.branch}`])).code === 0;
+  const hasRemote = (await g.run('read', g.main, ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${opts.branch}`])).code === 0;
   let remoteDeleted = false;
   if (shouldDeleteRemote(branchDeleted, opts.deleteRemote === true, hasRemote)) {
-    const pushed = await git(runner, ['-C', root, 'push', 'origin', '--delete', '--', opts.branch], GIT_LIMITS_MS.network);
+    const pushed = await deleteOnOrigin(g, [opts.branch]);
     remoteDeleted = pushed.code === 0;
     if (!remoteDeleted) notes.push(`The branch ${opts.branch} could not be deleted on origin: ${gitReason(pushed)}.`);
   }
-  if (branchDeleted) await git(runner, ['-C', root, 'config', '--unset', baseConfigKey(opts.branch)]);
+  if (branchDeleted) await g.run('local', g.main, ['config', '--unset', baseConfigKey(opts.branch)]);
   return { root, path: wt.path, branchDeleted, branchKept, remoteDeleted, notes };
 }
 
@@ -492,18 +576,18 @@ export interface SyncedWorktree {
  * and says how to continue.
  */
 export async function syncWorktree(opts: SyncWorktreeOptions): Promise<SyncedWorktree> {
-  const runner = opts.git ?? runGit;
   const log = opts.log ?? (() => undefined);
-  const root = await repositoryRoot(opts.folder, opts);
-  const wt = await resolveWorktree(root, opts.branch, opts);
-  if (!(await exists(wt.path))) {
+  const g = await repoGit(opts.folder, opts);
+  const wt = await resolveIn(g, opts.branch);
+  if (wt.prunable) {
     throw new WorktreeError(
       'dir-missing',
       `The folder of the worktree ${opts.branch} (${wt.path}) is gone. Remove the worktree, or create it again.`,
     );
   }
-  const resumed = await rebaseInProgress(wt.path, runner);
-  const base = (await recordedBase(root, opts.branch, opts)) ?? (await defaultBranch(root, opts));
+  await checkWorktreeFolder(g.repo.root, wt.path);
+  const resumed = await rebaseInProgress(wt);
+  const base = await baseOf(g, opts.branch);
   if (base === undefined) {
     throw new WorktreeError(
       'no-base',
@@ -514,13 +598,10 @@ export async function syncWorktree(opts: SyncWorktreeOptions): Promise<SyncedWor
   for (const step of steps) {
     log(`git ${step.join(' ')}`);
     const network = step[0] === 'fetch' || step[0] === 'push';
-    const r = await runner(['-C', wt.path, ...step], {
-      timeoutMs: network ? GIT_LIMITS_MS.network : GIT_LIMITS_MS.local,
-      // `rebase --continue` would otherwise open an editor for the message.
-      env: { GIT_EDITOR: 'true' },
-    });
+    const args = step[0] === 'fetch' ? ['fetch', '--no-prune', ...step.slice(1)] : step;
+    const r = await g.run(network ? 'network' : 'write', g.at(wt), args);
     if (r.code === 0) continue;
-    if (step[0] === 'rebase' && (await rebaseInProgress(wt.path, runner))) {
+    if (step[0] === 'rebase' && (await rebaseInProgress(wt))) {
       throw new WorktreeError(
         'rebase-conflict',
         `The rebase of ${opts.branch} onto origin/${base} stopped on a conflict; nothing was pushed. Resolve the conflicting files in ${wt.path} and stage them, then run Sync again to continue (or run git rebase --abort there to go back).`,
@@ -548,27 +629,27 @@ export interface PruneResult {
 
 /** Removes the toolbox worktrees whose branch is merged into its own base (upstream Prune). */
 export async function pruneMerged(opts: PruneOptions): Promise<PruneResult> {
-  const runner = opts.git ?? runGit;
   const log = opts.log ?? (() => undefined);
-  const root = await repositoryRoot(opts.folder, opts);
-  const entries = await worktreeEntries(root, runner);
-  const fallback = await defaultBranch(root, opts);
+  const g = await repoGit(opts.folder, opts);
+  const root = g.repo.root;
+  const entries = await toolboxRegistrations(g.repo);
+  const fallback = await defaultBranchOf(g);
   const notes: string[] = [];
   const baseBy = new Map<string, string>();
   for (const e of toolboxWorktrees(root, entries)) {
     if (!e.branch) continue;
-    const base = (await recordedBase(root, e.branch, opts)) ?? fallback;
+    const base = (await recordedBaseOf(g.repo, e.branch)) ?? fallback;
     if (base) baseBy.set(e.branch, base);
     else notes.push(`${e.branch} was skipped: no base is recorded and origin/HEAD is not set.`);
   }
   const merged = new Map<string, Set<string>>();
   for (const base of new Set(baseBy.values())) {
-    const fetched = await git(runner, ['-C', root, 'fetch', 'origin', '--', base], GIT_LIMITS_MS.network);
+    const fetched = await g.run('network', g.main, ['fetch', '--no-prune', 'origin', '--', base]);
     if (fetched.code !== 0) {
       notes.push(`Worktrees based on ${base} were skipped: ${gitReason(fetched)}.`);
       continue;
     }
-    const list = await git(runner, ['-C', root, 'branch', '--merged', `origin/${base}`]);
+    const list = await g.run('read', g.main, ['branch', '--merged', `origin/${base}`]);
     if (list.code === 0) merged.set(base, parseBranchList(list.stdout));
   }
   const candidates = pruneCandidates(
@@ -576,13 +657,13 @@ export async function pruneMerged(opts: PruneOptions): Promise<PruneResult> {
     entries,
     (b) => baseBy.get(b),
     (base, b) => merged.get(base)?.has(b) === true,
-  );
+  ) as Registration[];
   const result: PruneResult = { removed: [], kept: [], notes };
   const remote: string[] = [];
   for (const c of candidates) {
     const branch = c.branch as string;
-    if (await exists(c.path)) {
-      const status = await git(runner, ['-C', c.path, 'status', '--porcelain']);
+    if (!c.prunable) {
+      const status = await statusOf(g, g.at(c));
       if (status.code === 0 && status.stdout.trim() !== '') {
         result.kept.push({ branch, path: c.path, why: 'it has uncommitted changes' });
         continue;
@@ -594,33 +675,35 @@ export async function pruneMerged(opts: PruneOptions): Promise<PruneResult> {
     }
     log(`Removing the merged worktree ${branch} (${c.path})`);
     await opts.beforeRemove?.(c.path);
-    const removed = await git(runner, ['-C', root, 'worktree', 'remove', '--', c.path]);
+    await checkWorktreeFolder(root, c.path);
+    const removed = await g.run('write', g.main, ['worktree', 'remove', '--', c.path]);
     if (removed.code !== 0) {
       result.kept.push({ branch, path: c.path, why: gitReason(removed) });
       continue;
     }
     // -D: merged into origin/<base> is the proof; -d would test the local HEAD (upstream's reason).
-    const del = await git(runner, ['-C', root, ...branchDeleteArgs(branch, true)]);
-    const hasRemote = (await git(runner, ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`])).code === 0;
+    const del = await g.run('local', g.main, branchDeleteArgs(branch, true));
+    const hasRemote = (await g.run('read', g.main, ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`])).code === 0;
     if (shouldDeleteRemote(del.code === 0, opts.deleteRemote === true, hasRemote)) remote.push(branch);
-    await git(runner, ['-C', root, 'config', '--unset', baseConfigKey(branch)]);
+    await g.run('local', g.main, ['config', '--unset', baseConfigKey(branch)]);
     result.removed.push({ branch, path: c.path });
   }
   if (remote.length > 0) {
-    const pushed = await git(runner, ['-C', root, 'push', 'origin', '--delete', '--', ...remote], GIT_LIMITS_MS.network);
+    const pushed = await deleteOnOrigin(g, remote);
     if (pushed.code !== 0) notes.push(`Could not delete ${remote.join(', ')} on origin: ${gitReason(pushed)}.`);
   }
   return result;
 }
 
-async function mergedIntoBase(root: string, branch: string, runner: GitRunner, opts: WorktreeGit): Promise<boolean> {
-  const base = (await recordedBase(root, branch, opts)) ?? (await defaultBranch(root, opts));
+async function mergedIntoBase(g: RepoGit, branch: string): Promise<boolean> {
+  const base = await baseOf(g, branch);
   if (base === undefined) return false;
-  return (await git(runner, ['-C', root, 'merge-base', '--is-ancestor', `refs/heads/${branch}`, `refs/remotes/origin/${base}`])).code === 0;
+  return (await g.run('read', g.main, ['merge-base', '--is-ancestor', `refs/heads/${branch}`, `refs/remotes/origin/${base}`])).code === 0;
 }
 
+/** Something is at the path (a symbolic link counts: it is not followed). */
 async function exists(p: string): Promise<boolean> {
-  return stat(p).then(
+  return lstat(p).then(
     () => true,
     () => false,
   );
@@ -648,18 +731,19 @@ export interface WorktreeChanges {
  * uncommitted and untracked files included, against the merge base with origin/<base>.
  */
 export async function worktreeChanges(root: string, branch: string, opts: WorktreeGit = {}): Promise<WorktreeChanges> {
-  const runner = opts.git ?? runGit;
-  const wt = await resolveWorktree(root, branch, opts);
-  const base = (await recordedBase(root, branch, opts)) ?? (await defaultBranch(root, opts));
+  const g = await repoGit(root, opts);
+  const wt = await resolveIn(g, branch);
+  const at = g.at(wt);
+  const base = await baseOf(g, branch);
   if (base === undefined)
     throw new WorktreeError(
       'no-base',
       `No base is recorded for ${branch} and origin/HEAD is not set, so there is nothing to compare with.`,
     );
-  const mergeBase = await ok(runner, ['-C', wt.path, 'merge-base', `refs/remotes/origin/${base}`, 'HEAD']);
+  const mergeBase = await g.ok('read', at, ['merge-base', `refs/remotes/origin/${base}`, 'HEAD']);
   if (mergeBase === undefined)
     throw new WorktreeError('no-base', `${branch} shares no history with origin/${base} here. Fetch the base, then compare again.`);
-  const diff = await git(runner, ['-C', wt.path, 'diff', '--name-status', '-z', '-M', mergeBase, '--']);
+  const diff = await g.run('read', at, ['diff', '--no-ext-diff', '--no-textconv', '--name-status', '-z', '-M', mergeBase, '--']);
   if (diff.code !== 0) throw new WorktreeError('sync-failed', `Could not compare ${branch} with ${base}: ${gitReason(diff)}.`);
   const changes: WorktreeChange[] = [];
   const parts = diff.stdout.split('\0');
@@ -674,7 +758,7 @@ export async function worktreeChanges(root: string, branch: string, opts: Worktr
       changes.push({ path: p, status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
     }
   }
-  const untracked = await git(runner, ['-C', wt.path, 'ls-files', '--others', '--exclude-standard', '-z']);
+  const untracked = await g.run('read', at, ['ls-files', '--others', '--exclude-standard', '-z']);
   if (untracked.code === 0) for (const p of untracked.stdout.split('\0')) if (p !== '') changes.push({ path: p, status: 'added' });
   changes.sort((a, b) => a.path.localeCompare(b.path));
   return { path: wt.path, base, mergeBase, changes };
@@ -685,7 +769,9 @@ export async function fileAtCommit(worktreePath: string, commit: string, file: s
   if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`"${commit}" is not a commit id.`);
   if (file === '' || file.startsWith('/') || file.split('/').includes('..'))
     throw new Error(`"${file}" is not a path inside the repository.`);
-  const r = await (opts.git ?? runGit)(['-C', worktreePath, 'show', `${commit}:${file}`]);
+  const g = await repoGit(worktreePath, opts);
+  const wt = (await toolboxRegistrations(g.repo)).find((r) => r.path === worktreePath && !r.prunable);
+  const r = await g.run('read', wt ? g.at(wt) : g.main, ['show', '--no-textconv', `${commit}:${file}`]);
   return r.code === 0 ? r.stdout : '';
 }
 
@@ -693,9 +779,11 @@ export async function fileAtCommit(worktreePath: string, commit: string, file: s
  * Makes a checked worktree's folder, empty, before `git worktree add` fills it (in place: the
  * folder stays the same, so a container that bind-mounts it sees the checkout). Answers the
  * `.worktrees` folder when this made it too, for a failed create to remove again (while empty).
+ * `.worktrees` must be a real folder, not a symbolic link to somewhere else.
  */
 export async function makeWorktreeFolder(path: string): Promise<string | undefined> {
   const parent = dirname(path);
+  await realDirectory(parent);
   const madeParent = await mkdir(parent, { recursive: true });
   try {
     await mkdir(path);
@@ -721,6 +809,8 @@ export async function makeWorktreeFolder(path: string): Promise<string | undefin
  */
 export async function fileAtRef(checked: CheckedWorktree, ref: string, file: string, opts: WorktreeGit = {}): Promise<string | undefined> {
   // Never a failure of its own: a wrong guess only costs the create a second container start.
-  const r = await git(opts.git ?? runGit, ['-C', checked.root, 'show', `${ref}:${file}`]).catch(() => undefined);
+  const r = await repoGit(checked.root, opts)
+    .then((g) => g.run('read', g.main, ['show', '--no-textconv', `${ref}:${file}`]))
+    .catch(() => undefined);
   return r?.code === 0 ? r.stdout : undefined;
 }

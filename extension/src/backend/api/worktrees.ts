@@ -75,3 +75,19 @@ export interface AgentWorktreePruned {
   kept: { branch: string; path: string; why: string }[];
   notes: string[];
 }
+
+/**
+ * A repository host git refuses to run on (docs/decisions/0039): its config holds a key outside
+ * the allowlist, or a symbolic link stands where git keeps a folder or file.
+ */
+export interface AgentWorktreeRefusal {
+  /** The window folder it was found from. */
+  folder: string;
+  code: 'repo-config-unsafe' | 'path-unsafe';
+  /** The sentence the user reads. */
+  message: string;
+  /** The file Open File opens, when one is to blame. */
+  file?: string;
+  /** The config key refused, as git spells it: outside text, shown only after a strict check. */
+  key?: string;
+}

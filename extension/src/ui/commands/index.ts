@@ -31,9 +31,10 @@ import { syncAgentWorktree } from './syncAgentWorktree';
 import { pruneAgentWorktrees } from './pruneAgentWorktrees';
 import { compareAgentWorktree } from './compareAgentWorktree';
 import { openAgentWorktreeFolder } from './openAgentWorktreeFolder';
+import { openRefusedGitFile } from './openRefusedGitFile';
 import type { CommandServices, ToolboxCommand } from './types';
 import { SETTINGS } from '../../contract/manifest';
-import { errorActions, errorText } from '../../contract/errors';
+import { asToolboxError, errorActions, errorText } from '../../contract/errors';
 
 export const COMMANDS: readonly ToolboxCommand[] = [
   openShell,
@@ -62,6 +63,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   pruneAgentWorktrees,
   compareAgentWorktree,
   openAgentWorktreeFolder,
+  openRefusedGitFile,
   focusTerminal,
   startClaudeCode,
   startCodex,
@@ -90,9 +92,12 @@ export function registerCommands(services: CommandServices): vscode.Disposable[]
 export async function showEngineError(err: unknown, log: vscode.LogOutputChannel, ...extra: string[]): Promise<string | undefined> {
   const openSetting = 'Open Setting';
   const selectEngineButton = 'Select Engine…';
+  const openFile = 'Open File';
   const actions = errorActions(err);
+  const file = actions.includes('open-file') ? asToolboxError(err)?.file : undefined;
   const buttons = [
     ...extra,
+    ...(file !== undefined ? [openFile] : []),
     ...(actions.includes('select-engine') ? [selectEngineButton] : []),
     ...(actions.includes('open-docker-host-setting') ? [openSetting] : []),
     'Show Log',
@@ -101,6 +106,7 @@ export async function showEngineError(err: unknown, log: vscode.LogOutputChannel
   const answer = await vscode.window.showErrorMessage(plainText(errorText(err), 'message'), ...buttons);
   if (answer === openSetting) await vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS.dockerHost);
   else if (answer === selectEngineButton) await vscode.commands.executeCommand(selectEngine.id);
+  else if (answer === openFile) await vscode.commands.executeCommand(openRefusedGitFile.id, { file });
   else if (answer === 'Show Log') log.show(true);
   return answer;
 }

@@ -2,17 +2,23 @@
  * The rows of the Worktrees view, pure: one per toolbox worktree, from the backend's summary and
  * the agent sessions the snapshot saw in its container. The provider only copies them.
  */
-import type { AgentWorktreeSummary } from '../../backend/api';
+import type { AgentWorktreeRefusal, AgentWorktreeSummary } from '../../backend/api';
+import { displayConfigKey } from '../../plan/gitConfig';
 import { inline, plainItem } from '../plainText';
 
-export interface WorktreeRow {
+/** What the provider copies onto a tree item, for every row of the view. */
+interface RowItem {
   id: string;
   label: string;
   description: string;
   tooltip: string;
-  /** `worktree.<running|stopped|none>[.dirty][.rebasing]`, for the menus' when clauses. */
+  /** For the menus' when clauses. */
   contextValue: string;
   icon: { id: string; color?: string };
+}
+
+/** A toolbox worktree; contextValue `worktree.<running|stopped|none>[.dirty][.rebasing]`. */
+export interface WorktreeRow extends RowItem {
   worktree: AgentWorktreeSummary;
 }
 
@@ -77,3 +83,38 @@ export function worktreeRow(w: AgentWorktreeSummary, agentSessions: number, remo
     worktree: w,
   });
 }
+
+/**
+ * A repository host git refused (docs/decisions/0039): one row saying the key and the file, with
+ * Open File; contextValue `gitRefused`, or `gitRefused.path` for a symbolic link (nothing to open).
+ */
+export interface RefusedRow extends RowItem {
+  refusal: AgentWorktreeRefusal;
+}
+
+export function refusedRow(r: AgentWorktreeRefusal): RefusedRow {
+  const key = r.key !== undefined ? displayConfigKey(r.key) : undefined;
+  const file = r.file !== undefined ? inline(r.file) : undefined;
+  return plainItem({
+    id: `refused:${r.folder}`,
+    label:
+      r.code === 'repo-config-unsafe'
+        ? key
+          ? `Host git refused: ${key}`
+          : 'Host git refused this repository'
+        : 'Host git refused a symbolic link',
+    description: file ?? inline(r.folder),
+    tooltip: [
+      inline(r.message),
+      file ? 'Open File shows the file; remove the key (or move it to your global git config), then refresh.' : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    contextValue: file ? 'gitRefused' : 'gitRefused.path',
+    icon: { id: 'shield', color: 'list.errorForeground' },
+    refusal: r,
+  });
+}
+
+/** Any row of the Worktrees view. */
+export type WorktreesViewRow = WorktreeRow | RefusedRow;

@@ -5,17 +5,19 @@
  */
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import type { AgentWorktreeSummary, WorktreeService } from '../../backend/api';
+import type { AgentWorktreeRefusal, AgentWorktreeSummary, WorktreeService } from '../../backend/api';
 import type { ToolboxState } from '../refresh';
-import { worktreeRow, type WorktreeRow } from './worktreeItems';
+import { refusedRow, worktreeRow, type WorktreesViewRow } from './worktreeItems';
+import { OPEN_REFUSED_GIT_FILE_COMMAND } from '../commands/openRefusedGitFile';
 
 const RELOAD_DEBOUNCE_MS = 300;
 
-export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<WorktreeRow | undefined>();
+export class WorktreesProvider implements vscode.TreeDataProvider<WorktreesViewRow>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<WorktreesViewRow | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
-  private rows: WorktreeRow[] = [];
+  private rows: WorktreesViewRow[] = [];
   private worktrees: AgentWorktreeSummary[] = [];
+  private refusals: AgentWorktreeRefusal[] = [];
   private sessionsByContainer = new Map<string, number>();
   private removing: ReadonlySet<string> = new Set();
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -24,7 +26,7 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
   private visible = false;
 
   constructor(
-    private readonly backend: Pick<WorktreeService, 'agentWorktrees'>,
+    private readonly backend: Pick<WorktreeService, 'agentWorktrees' | 'agentWorktreeRefusals'>,
     private readonly folders: () => string[],
     private readonly log: vscode.LogOutputChannel,
   ) {}
@@ -54,21 +56,30 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
 
   private async reload(): Promise<void> {
     this.timer = undefined;
+    let refusals: AgentWorktreeRefusal[] = [];
     try {
-      this.worktrees = await this.backend.agentWorktrees(this.folders());
+      [this.worktrees, refusals] = await Promise.all([
+        this.backend.agentWorktrees(this.folders()),
+        this.backend.agentWorktreeRefusals(this.folders()),
+      ]);
     } catch (err) {
       this.log.warn(`Worktrees view: ${(err as Error).message}`);
       this.worktrees = [];
     }
+    this.refusals = refusals;
     this.render();
     this.watch([...new Set(this.worktrees.map((w) => w.root).concat(this.folders()))]);
     void vscode.commands.executeCommand('setContext', 'toolbox.worktreesLoaded', true);
   }
 
   private render(): void {
-    this.rows = this.worktrees.map((w) =>
-      worktreeRow(w, w.container ? (this.sessionsByContainer.get(w.container.name) ?? 0) : 0, this.removing.has(w.path)),
-    );
+    // A repository host git refuses comes first: its worktrees are not listed until it is fixed.
+    this.rows = [
+      ...this.refusals.map(refusedRow),
+      ...this.worktrees.map((w) =>
+        worktreeRow(w, w.container ? (this.sessionsByContainer.get(w.container.name) ?? 0) : 0, this.removing.has(w.path)),
+      ),
+    ];
     this.emitter.fire(undefined);
   }
 
@@ -90,11 +101,11 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
     );
   }
 
-  getChildren(row?: WorktreeRow): WorktreeRow[] {
+  getChildren(row?: WorktreesViewRow): WorktreesViewRow[] {
     return row ? [] : this.rows;
   }
 
-  getTreeItem(row: WorktreeRow): vscode.TreeItem {
+  getTreeItem(row: WorktreesViewRow): vscode.TreeItem {
     const item = new vscode.TreeItem(plainText(row.label, 'label'), vscode.TreeItemCollapsibleState.None);
     item.id = row.id;
     item.description = plainText(row.description, 'label');
@@ -102,7 +113,12 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreeRow>, 
     item.contextValue = row.contextValue;
     item.resourceUri = undefined;
     item.iconPath = new vscode.ThemeIcon(row.icon.id, row.icon.color ? new vscode.ThemeColor(row.icon.color) : undefined);
-    item.command = { command: 'toolbox.compareAgentWorktree', title: 'Compare with Base', arguments: [row] };
+    item.command =
+      'refusal' in row
+        ? row.refusal.file !== undefined
+          ? { command: OPEN_REFUSED_GIT_FILE_COMMAND, title: 'Open File', arguments: [row] }
+          : undefined
+        : { command: 'toolbox.compareAgentWorktree', title: 'Compare with Base', arguments: [row] };
     return item;
   }
 
