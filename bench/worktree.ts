@@ -65,7 +65,9 @@ export async function benchWorktree(): Promise<ResultRow[]> {
   await git(dir, 'clone', origin, repo);
   await git(repo, 'checkout', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), 'bench\n');
-  writeFileSync(join(repo, '.toolbox.yaml'), `image: ${image}\npeer_messaging: false\n`);
+  // The image in ~/.toolbox.yaml: from the project file it would wait for the user's approval (docs/decisions/0041).
+  writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
+  writeFileSync(join(repo, '.toolbox.yaml'), 'peer_messaging: false\n');
   await git(repo, 'add', '.');
   await git(repo, 'commit', '-m', 'initial');
   await git(repo, 'push', '-u', 'origin', 'main');

@@ -22,6 +22,7 @@ import { RefreshManager } from './ui/refresh';
 import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { askCredentialConsent, credentialGrantState } from './ui/credentialConsent';
+import { PendingConfigPrompt } from './ui/pendingConfig';
 import { AgentStatusBar, DriftStatusBar } from './ui/statusBar';
 import { AgentNudge } from './ui/agentNudge';
 import { ConfigDiagnostics } from './ui/configDiagnostics';
@@ -104,16 +105,19 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
         openExternal: async (url) => vscode.env.openExternal(vscode.Uri.parse(url, true)),
       },
       credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
+      // Approvals of what a project config asks beyond the user's own: never in the folder (docs/decisions/0041).
+      projectConsent: context.globalState,
     });
   });
   const sessions = new SessionStore(context.workspaceState);
-  const shells = new ShellLauncher(backend, sessions, log);
+  const pendingConfig = new PendingConfigPrompt(backend, log);
+  const shells = new ShellLauncher(backend, sessions, log, pendingConfig);
   const home = readHostFacts(process.env).home;
   const refresh = new RefreshManager(backend, windowFolders, log, home);
   const statusBar = new DriftStatusBar();
   const agentBar = new AgentStatusBar();
   const nudge = new AgentNudge(shells, log);
-  context.subscriptions.push(backend, shells, refresh, statusBar, agentBar, nudge);
+  context.subscriptions.push(backend, shells, refresh, statusBar, agentBar, nudge, pendingConfig);
 
   const resolvedConfig = new ResolvedConfigDocuments(backend);
   const services = { backend, shells, refresh, statusBar, log, credentialGrants, resolvedConfig };

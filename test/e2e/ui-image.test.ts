@@ -1,12 +1,13 @@
 /**
  * Issue #14 in a real VS Code: the first Open Toolbox Shell pulls the runtime image from a
- * registry on loopback (the folder's `registry_mirror`) instead of building it, with a progress
+ * registry on loopback (`registry_mirror` in ~/.toolbox.yaml) instead of building it, with a progress
  * notification a person can read (layers and bytes, percent, elapsed time); Rebuild Runtime
  * Image builds it locally, reports the step, and keeps the old image the running container uses.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HOST, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
@@ -19,7 +20,7 @@ import {
 } from '../../extension/src/engine/imageBuild';
 import { docker } from '../support/docker';
 import { pushImage, startRegistry, type LoopbackRegistry } from '../support/registry';
-import { folder, LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
 
 /** The build args and tag the extension under test computes (EngineBackend.imageBuildArgs). */
 function extensionImage(): { buildArgs: Record<string, string>; tag: string } {
@@ -33,6 +34,8 @@ function extensionImage(): { buildArgs: Record<string, string>; tag: string } {
 describe('the runtime image in VS Code', { skip: uiTestsSkip }, () => {
   let wb: Workbench;
   let registry: LoopbackRegistry;
+  const userFile = join(homedir(), '.toolbox.yaml');
+  let savedUserFile: string | undefined;
   const d = docker();
   const keep = `${prefix}-keep/runtime:original`;
   let tag = '';
@@ -96,12 +99,16 @@ describe('the runtime image in VS Code', { skip: uiTestsSkip }, () => {
     await d.getImage(published).remove();
     // The runtime tag is absent: the first open has to fetch it.
     await d.getImage(tag).remove({ noprune: true, force: true });
-    writeFileSync(join(folder, '.toolbox.yaml'), `# ui test workspace\nregistry_mirror: ${registry.address}\n`);
+    // The user's own file: from the project's, a registry_mirror waits for approval (docs/decisions/0041).
+    savedUserFile = existsSync(userFile) ? readFileSync(userFile, 'utf8') : undefined;
+    writeFileSync(userFile, `${savedUserFile ?? ''}registry_mirror: ${registry.address}\n`);
     wb = await openWorkbench('image-');
   });
 
   after(async () => {
     await wb?.close();
+    if (savedUserFile === undefined) rmSync(userFile, { force: true });
+    else writeFileSync(userFile, savedUserFile);
     // Leave the runtime tag on the image the extension would build, as before this file ran.
     await d
       .getImage(keep)

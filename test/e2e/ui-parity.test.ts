@@ -157,10 +157,12 @@ describe('Parity with the toolbox CLI in VS Code (issue 15)', { skip: uiTestsSki
   );
 
   // Item 6: inherit_host_auth binds read-write as upstream, and the posture row says so and why.
+  // In ~/.toolbox.yaml: from the project file it would wait for the user's approval (docs/decisions/0041).
   it('binds inherit_host_auth read-write and the posture row says read-write, for token refresh', { timeout: 300_000 }, async () =>
     wb.scenario('host-auth-read-write', async () => {
       mkdirSync(join(home, '.config', 'gh'), { recursive: true });
-      writeFileSync(join(folder, '.toolbox.yaml'), '# ui test workspace\ninherit_host_auth: [gh]\n');
+      const userText = existsSync(userFile) ? readFileSync(userFile, 'utf8') : '';
+      writeFileSync(userFile, `${userText}inherit_host_auth: [gh]\n`);
       await wb.runCommand('Toolbox: Open Toolbox Shell');
       await page.locator('.terminal-wrapper .xterm').nth(3).waitFor({ timeout: 240_000 });
       const { docker } = await import('../support/docker');
@@ -184,7 +186,7 @@ describe('Parity with the toolbox CLI in VS Code (issue 15)', { skip: uiTestsSki
       assert.match(text, /~\/\.config\/gh · read-write, for token refresh · inherit_host_auth/, text);
       await row.hover();
       await wb.shot('host-auth-read-write');
-      writeFileSync(join(folder, '.toolbox.yaml'), '# ui test workspace\n');
+      writeFileSync(userFile, userText);
     })(),
   );
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 4 in a real VS Code (code-server through Chromium): the folder's toolbox.dockerHost
+ * Issue 18 item 4 in a real VS Code (code-server through Chromium): the user's toolbox.dockerHost
  * points at an engine on "another machine" (a private second dockerd in a UTS namespace with its
  * own host name, TLS-verified on 127.0.0.1, test/support/second-engine.ts). The Workspaces view
  * says which machine the engine is on; Open Toolbox Shell is refused with the explanation and a
@@ -7,7 +7,7 @@
  * Screenshots land in test-output/e2e/ (remote-NN-*.png).
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,6 +27,9 @@ describe('An engine on another machine (issue 18 item 4)', { skip: uiTestsSkip }
   // the client certificates for an https:// endpoint, as the docker CLI's would.
   const dockerDir = join(homedir(), '.docker');
   const certFiles = ['ca.pem', 'cert.pem', 'key.pem'];
+  /** The user settings file of this code-server (scripts/e2e.sh writes it). */
+  const settingsFile = join(process.env.E2E_USER_DATA ?? '', 'User', 'settings.json');
+  let savedSettings: string | undefined;
 
   before(async () => {
     dir = mkdtempSync('/tmp/tbxt-ui-remote-');
@@ -35,14 +38,17 @@ describe('An engine on another machine (issue 18 item 4)', { skip: uiTestsSkip }
     engine = await startSecondEngine({ tls: { port, ...tls.server }, hostname: farHost });
     mkdirSync(dockerDir, { recursive: true });
     for (const f of certFiles) cpSync(join(tls.clientDir, f), join(dockerDir, f));
-    mkdirSync(join(folder, '.vscode'), { recursive: true });
-    writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'toolbox.dockerHost': `https://127.0.0.1:${port}` }, null, 2));
+    // In the User settings: a folder's .vscode/settings.json, which its container can write, may not pick the engine (docs/decisions/0041).
+    savedSettings = readFileSync(settingsFile, 'utf8');
+    const settings = JSON.parse(savedSettings) as Record<string, unknown>;
+    writeFileSync(settingsFile, JSON.stringify({ ...settings, 'toolbox.dockerHost': `https://127.0.0.1:${port}` }, null, 2));
     wb = await openWorkbench('remote-');
     page = wb.page;
   });
 
   after(async () => {
     await wb?.close();
+    if (savedSettings !== undefined) writeFileSync(settingsFile, savedSettings);
     for (const f of certFiles) rmSync(join(dockerDir, f), { force: true });
     await engine?.dispose();
     rmSync(dir, { recursive: true, force: true });

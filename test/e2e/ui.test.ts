@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
 
@@ -267,17 +267,19 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       await socket.hover();
       await shot('posture');
 
+      // Kept in the User settings, where the container cannot undo it; the project file, which
+      // the container can write, is left as it was (docs/decisions/0041).
       const file = join(process.env.E2E_FOLDER!, '.toolbox.yaml');
-      assert.doesNotMatch(readFileSync(file, 'utf8'), /docker-sock/);
+      const projectText = readFileSync(file, 'utf8');
       await socket.locator('.action-label[aria-label="Turn Off for This Folder"]').click();
       const recreate = page.locator('.notification-toast .monaco-button', { hasText: /^Recreate Now$/ });
       await recreate.waitFor({ timeout: 30_000 });
-      const text = readFileSync(file, 'utf8');
-      assert.match(text, /^# ui test workspace\n/, 'the file keeps its comment');
-      assert.match(
-        text,
-        /\nmounts:\n {2}# Docker socket \(\/var\/run\/docker\.sock\) turned off in the Toolbox view\.\n {2}- name: docker-sock\n {4}disabled: true\n/,
-      );
+      assert.equal(readFileSync(file, 'utf8'), projectText, 'the project file is not edited');
+      const userSettings = JSON.parse(readFileSync(join(process.env.E2E_USER_DATA!, 'User', 'settings.json'), 'utf8')) as Record<
+        string,
+        Record<string, unknown>
+      >;
+      assert.deepEqual(userSettings['toolbox.turnedOffForFolder']?.[resolve(process.env.E2E_FOLDER!)], { mounts: ['docker-sock'] });
       await shot('posture-turned-off');
 
       // Recreate: the new container has no Docker socket, and the tree no longer lists it.

@@ -74,7 +74,9 @@ describe('text a container writes reaches the user as text (issue 25, attack 2; 
     mkdirSync(home);
     repo = join(dir, 'repo');
     mkdirSync(repo);
-    writeFileSync(join(repo, '.toolbox.yaml'), `image: ${image}\npeer_messaging: false\n`);
+    // The image in ~/.toolbox.yaml: from the project file it would wait for the user's approval (docs/decisions/0041).
+    writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
+    writeFileSync(join(repo, '.toolbox.yaml'), 'peer_messaging: false\n');
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], {
         cwd: repo,

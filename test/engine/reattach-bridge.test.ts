@@ -35,7 +35,9 @@ describe('a reloaded window serves the bridge of the shells it reattaches (issue
     folder = join(home, 'project');
     mkdirSync(folder);
     writeFileSync(join(folder, 'README.md'), 'hello\n');
-    writeFileSync(join(folder, '.toolbox.yaml'), `image: ${image}\npeer_messaging: false\n`);
+    // The image in ~/.toolbox.yaml: from the project file it would wait for the user's approval (docs/decisions/0041).
+    writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
+    writeFileSync(join(folder, '.toolbox.yaml'), 'peer_messaging: false\n');
   });
 
   after(async () => {

@@ -78,7 +78,8 @@ describe('ssh:// to this machine’s engine through a loopback sshd', () => {
     // The client home doubles as the toolbox home: the backend finds ~/.ssh there.
     folder = join(sshd.home, 'project');
     mkdirSync(folder);
-    writeFileSync(join(folder, '.toolbox.yaml'), `image: ${image}\n`);
+    // The user's image (~/.toolbox.yaml): from the project file it would wait for approval (docs/decisions/0041).
+    writeFileSync(join(sshd.home, '.toolbox.yaml'), `image: ${image}\n`);
     // Keys from ~/.ssh only: no agent of the machine's user takes part.
     restoreEnv = envFor({ DOCKER_HOST: sshd.endpoint, SSH_AUTH_SOCK: undefined, DOCKER_CONTEXT: undefined });
   });

@@ -74,7 +74,8 @@ describe('a held shell across a restart of its engine (private second dockerd)',
     folder = join(home, 'project');
     mkdirSync(folder);
     // The test image by name: the tag the backend would compute also hashes this host's CA certificates.
-    writeFileSync(join(folder, '.toolbox.yaml'), `image: ${image}\n`);
+    // In ~/.toolbox.yaml: from the project file it would wait for the user's approval (docs/decisions/0041).
+    writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
     // The backend finds its engine the way a user's DOCKER_HOST would point it there.
     process.env.DOCKER_HOST = `unix://${engine.socketPath}`;
     backend = newBackend();

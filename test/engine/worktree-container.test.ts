@@ -84,7 +84,9 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
     const seed = join(dir, 'seed');
     git(dir, env, 'init', '-b', 'main', seed);
     writeFileSync(join(seed, 'README.md'), 'hello\n');
-    writeFileSync(join(seed, '.toolbox.yaml'), `image: ${image}\npeer_messaging: false\n`);
+    // The image is the user's choice (~/.toolbox.yaml): from the project file it would wait for approval (docs/decisions/0041).
+    writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
+    writeFileSync(join(seed, '.toolbox.yaml'), 'peer_messaging: false\n');
     git(seed, env, 'add', '.');
     git(seed, env, 'commit', '-m', 'initial');
     git(seed, env, 'push', url, 'main');
@@ -252,7 +254,7 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
   it('starts the container again when the checkout brings another .toolbox.yaml than git had when it was planned', async () => {
     // origin moves on without this clone fetching: its origin/main still has the old file.
     const seed = join(dir, 'seed');
-    writeFileSync(join(seed, '.toolbox.yaml'), `image: ${image}\npeer_messaging: false\nenv:\n  TBXT_MARK: fresh\n`);
+    writeFileSync(join(seed, '.toolbox.yaml'), 'peer_messaging: false\nenv:\n  TBXT_MARK: fresh\n');
     git(seed, env, 'commit', '-q', '-am', 'mark');
     git(seed, env, 'push', '-q', git(repo, env, 'remote', 'get-url', 'origin'), 'main');
     const logged: string[] = [];
@@ -313,14 +315,17 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
   it('leaves nothing behind when the container cannot be made', async () => {
     const progress = { step: () => undefined, log: () => undefined };
     // An image that does not exist and may not be pulled: the open fails after the worktree exists.
-    writeFileSync(join(repo, '.toolbox.yaml'), 'image: tbxt-no-such-image/x:none\npull: never\npeer_messaging: false\n');
-    git(repo, env, 'add', '.toolbox.yaml');
-    git(repo, env, 'commit', '-q', '-m', 'broken image');
-    git(repo, env, 'push', '-q', 'origin', 'main');
-    await assert.rejects(
-      backend.createAgentWorktree({ folder: repo, branch: 'doomed' }, progress, new AbortController().signal),
-      /nothing is left behind/,
-    );
+    const userFile = join(home, '.toolbox.yaml');
+    const userText = readFileSync(userFile, 'utf8');
+    writeFileSync(userFile, 'image: tbxt-no-such-image/x:none\npull: never\n');
+    try {
+      await assert.rejects(
+        backend.createAgentWorktree({ folder: repo, branch: 'doomed' }, progress, new AbortController().signal),
+        /nothing is left behind/,
+      );
+    } finally {
+      writeFileSync(userFile, userText);
+    }
     assert.equal(existsSync(join(repo, '.worktrees', 'tbx-doomed')), false);
     assert.equal(git(repo, env, 'branch', '--list', 'doomed'), '');
     assert.ok(!git(repo, env, 'worktree', 'list').includes('tbx-doomed'));

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { resolveConfig, type ResolveInput } from '../../extension/src/config/resolve';
-import { explicitSetting, explicitSettingScope } from '../../extension/src/config/settingScope';
+import { explicitSetting, explicitSettingScope, narrowingSetting } from '../../extension/src/config/settingScope';
 
 const USER = '/home/u/.toolbox.yaml';
 const PROJECT = '/home/u/proj/.toolbox.yaml';
@@ -188,5 +188,49 @@ describe('explicitSettingScope', () => {
   it('ignores the folder and workspace values in an untrusted workspace, as explicitSetting does', () => {
     assert.equal(explicitSettingScope({ globalValue: true, workspaceFolderValue: false }, false), 'user');
     assert.equal(explicitSettingScope({ workspaceFolderValue: false }, false), undefined);
+  });
+});
+
+describe('narrowingSetting (a setting that can widen what the container reaches, docs/decisions/0041)', () => {
+  const narrows = (v: string) => v === 'default';
+  it('takes a workspace or folder value only when it narrows, else the user value', () => {
+    assert.deepEqual(narrowingSetting({ globalValue: 'unconfined', workspaceFolderValue: 'default' }, true, narrows), {
+      value: 'default',
+      scope: 'folder',
+    });
+    assert.deepEqual(narrowingSetting({ globalValue: 'default', workspaceFolderValue: 'unconfined' }, true, narrows), {
+      value: 'default',
+      scope: 'user',
+    });
+    assert.deepEqual(narrowingSetting({ workspaceFolderValue: 'unconfined', workspaceValue: 'default' }, true, narrows), {
+      value: 'default',
+      scope: 'workspace',
+    });
+    assert.deepEqual(narrowingSetting({ workspaceFolderValue: 'unconfined' }, true, narrows), {});
+  });
+
+  it('honours only the user value in an untrusted workspace', () => {
+    assert.deepEqual(narrowingSetting({ workspaceFolderValue: 'default' }, false, narrows), {});
+    assert.deepEqual(narrowingSetting(undefined, true, narrows), {});
+  });
+});
+
+describe('resolveConfig: the host side', () => {
+  it('is every layer but the project file, with the user’s own settings', () => {
+    const r = resolveConfig({
+      userFile: { path: USER, text: 'image: user:1\npeer_messaging: false\n' },
+      projectFile: { path: PROJECT, text: 'image: project:1\n' },
+      env: { TOOLBOX_PULL: 'never' },
+      settings: { peerMessaging: true },
+      hostSettings: {},
+      trusted: true,
+    });
+    assert.equal(r.config.image, 'project:1');
+    assert.equal(r.config.peerMessaging, true);
+    assert.equal(r.hostSide.config.image, 'user:1');
+    assert.equal(r.hostSide.config.pull, 'never');
+    assert.equal(r.hostSide.config.peerMessaging, false);
+    assert.equal(r.hostSide.peerMessagingFrom, 'user-file');
+    assert.deepEqual(r.hostSide.origins.image, { from: 'user-file', file: USER, line: 1 });
   });
 });

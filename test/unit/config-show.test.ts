@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveConfig } from '../../extension/src/config/resolve';
 import { renderResolvedConfig, scalar } from '../../extension/src/config/showConfig';
+import { gateProjectConfig } from '../../extension/src/plan/projectReach';
 
 const HOME = '/home/u';
 const FOLDER = '/home/u/proj';
@@ -96,5 +97,35 @@ describe('renderResolvedConfig', () => {
   it('quotes a value that would not read back as the same string', () => {
     assert.equal(scalar('plain/value-1.2'), 'plain/value-1.2');
     for (const v of ['', 'a # b', 'k: v', 'true', '8080', 'two\nlines', ' lead']) assert.equal(scalar(v), JSON.stringify(v), v);
+  });
+});
+
+describe('renderResolvedConfig: what the project asks beyond the user’s own config (docs/decisions/0041)', () => {
+  const gated = (approved: boolean) =>
+    gateProjectConfig(resolve(), {
+      home: HOME,
+      folder: FOLDER,
+      turnedOff: { mounts: [], inheritHostAuth: [] },
+      turnedOffOrigin: { from: 'setting', setting: 'toolbox.turnedOffForFolder' },
+      approved: () => approved,
+    });
+
+  it('lists the refused parts at the top and marks their keys', () => {
+    // The project's mounts: list replaces the user's, which turned gh off: gh would be back on.
+    const text = renderResolvedConfig(gated(false), { folder: FOLDER, home: HOME });
+    assert.match(
+      text,
+      /\n# Not applied: the project asks for more than your own config gives \(approve it when the next shell asks\):\n# {3}mounts: turns "gh" back on, which your config turns off: "~\/\.toolbox\/gh" at "\/home\/toolbox\/\.config\/gh", read-write \(\.toolbox\.yaml:5\)\n/,
+    );
+    assert.match(
+      text,
+      /\nmounts: {2}# ~\/\.toolbox\.yaml:5; the project asks for more: not applied\n {2}- name: gh {2}# ~\/\.toolbox\.yaml:6\n/,
+    );
+  });
+
+  it('says what applies as approved', () => {
+    const text = renderResolvedConfig(gated(true), { folder: FOLDER, home: HOME });
+    assert.match(text, /\n# Applied as you approved for this folder, beyond your own config:\n# {3}mounts: turns "gh" back on/);
+    assert.doesNotMatch(text, /not applied/);
   });
 });

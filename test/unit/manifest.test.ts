@@ -48,6 +48,13 @@ describe('package.json', () => {
     assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(SETTINGS.dockerHost));
   });
 
+  it('keeps toolbox.turnedOffForFolder where a workspace cannot set it (scope machine, docs/decisions/0041)', () => {
+    const setting = pkg.contributes.configuration.properties[SETTINGS.turnedOffForFolder] as { scope?: string; type?: string };
+    assert.ok(setting, 'the setting is contributed under the contract name');
+    assert.equal(setting.type, 'object');
+    assert.equal(setting.scope, 'machine');
+  });
+
   it("offers toolbox.seccomp as upstream's unconfined by default, per folder, ignored from an untrusted workspace (docs/decisions/0024)", () => {
     const setting = pkg.contributes.configuration.properties[SETTINGS.seccomp] as { scope?: string; default?: unknown; enum?: unknown };
     assert.ok(setting, 'the setting is contributed under the contract name');

@@ -3,7 +3,17 @@ import { describe, it } from 'node:test';
 import { DEFAULT_CONFIG, type ToolboxConfig } from '../../extension/src/config/model';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { HostFacts } from '../../extension/src/contract/types';
-import { hostReach, reachTitle, tildePath, turnOffChange, type HostReach, type InspectedMount } from '../../extension/src/plan/posture';
+import {
+  folderTurnOff,
+  hostReach,
+  reachTitle,
+  settingWithTurnOff,
+  tildePath,
+  turnOffChange,
+  withTurnOff,
+  type HostReach,
+  type InspectedMount,
+} from '../../extension/src/plan/posture';
 import { planSession } from '../../extension/src/plan/session';
 import type { SessionRequest } from '../../extension/src/plan/types';
 
@@ -201,5 +211,25 @@ describe('turning an item off', () => {
     assert.equal(reachTitle(item({ source: `${HOME}/.aws` }), HOME), '~/.aws');
     assert.equal(tildePath('/home/uv/x', HOME), '/home/uv/x');
     assert.equal(tildePath(HOME, HOME), '~');
+  });
+});
+
+describe('toolbox.turnedOffForFolder (where Turn Off for This Folder keeps what it turned off)', () => {
+  it('reads the folder’s entry, ignoring anything malformed', () => {
+    const setting = { '/home/u/proj': { mounts: ['docker-sock', 3, ''], inherit_host_auth: ['gh'] }, '/other': { mounts: ['ssh'] } };
+    assert.deepEqual(folderTurnOff(setting, '/home/u/proj/'), { mounts: ['docker-sock'], inheritHostAuth: ['gh'] });
+    assert.deepEqual(folderTurnOff(setting, '/nowhere'), { mounts: [], inheritHostAuth: [] });
+    for (const junk of [undefined, null, 'x', [], { '/home/u/proj': 'docker-sock' }, { '/home/u/proj': { mounts: 'ssh' } }]) {
+      assert.deepEqual(folderTurnOff(junk, '/home/u/proj'), { mounts: [], inheritHostAuth: [] }, JSON.stringify(junk));
+    }
+  });
+
+  it('writes the folder’s entry and keeps the others', () => {
+    const before = { '/other': { mounts: ['ssh'] } };
+    const off = withTurnOff({ mounts: [], inheritHostAuth: [] }, { kind: 'disable-mount', name: 'docker-sock' })!;
+    const next = settingWithTurnOff(before, '/home/u/proj', withTurnOff(off, { kind: 'drop-inherit-host-auth', key: 'gh' })!);
+    assert.deepEqual(next, { '/other': { mounts: ['ssh'] }, '/home/u/proj': { mounts: ['docker-sock'], inherit_host_auth: ['gh'] } });
+    assert.equal(withTurnOff(off, { kind: 'disable-mount', name: 'docker-sock' }), undefined, 'already off');
+    assert.deepEqual(folderTurnOff(next, '/home/u/proj'), { mounts: ['docker-sock'], inheritHostAuth: ['gh'] });
   });
 });

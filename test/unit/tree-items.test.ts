@@ -580,7 +580,7 @@ describe('"Can reach on this host" under each container', () => {
     );
     assert.match(
       reachItem(gh, HOME, true).tooltip,
-      /inherit_host_auth mounts your own gh credentials \(~\/\.config\/gh\) read-write at \/home\/toolbox\/\.config\/gh.*so the CLI can refresh its tokens\. Anything running in the container can read these credentials and change them: replace or delete tokens and change the settings your host's own gh then uses\. Turn it off for this folder with the button on this line \(it removes gh from inherit_host_auth in \.toolbox\.yaml\)\./,
+      /inherit_host_auth mounts your own gh credentials \(~\/\.config\/gh\) read-write at \/home\/toolbox\/\.config\/gh.*so the CLI can refresh its tokens\. Anything running in the container can read these credentials and change them: replace or delete tokens and change the settings your host's own gh then uses\. Turn it off for this folder with the button on this line \(it leaves gh out of inherit_host_auth, kept in your User settings\)\./,
     );
     // A container an older version created binds them read-only: the row says what it has.
     const ghRo = reachItem({ ...gh, readonly: true }, HOME, true);

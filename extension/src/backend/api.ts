@@ -49,6 +49,11 @@ export interface ConfigService {
    * and the editor agree whatever their defaults (docs/decisions/0018). Returns the file written.
    */
   pinUserPeerMessaging(on: boolean): Promise<string>;
+  /**
+   * Approves what the folder's project config asks beyond the user's own, exactly the widening
+   * `hash` names (PendingProjectConfig), where the container cannot write; the next open applies it.
+   */
+  approveProjectConfig(folder: string, hash: string): Promise<void>;
   /** Show Resolved Configuration: every key of the folder's config, its value and the layer that set it (YAML). */
   resolvedConfigText(folder: string): Promise<string>;
   /** The problems of a .toolbox.yaml text (either file), placed on its lines, for the Problems panel. No I/O. */
@@ -61,9 +66,9 @@ export interface ConfigService {
    */
   prepareNamedShellCreate(folder: string, name: string, path: string): Promise<Shells.NamedShellCreatePlan>;
   /**
-   * Works out the `.toolbox.yaml` edit that turns one thing the container can reach off for the
-   * folder; nothing is written until `apply()`. Rejects with a sentence (untrusted workspace,
-   * a config file that is not applied, no config entry that adds it).
+   * Works out how to turn one thing the container can reach off for the folder, in the user's
+   * settings where the container cannot undo it; nothing is written until `apply()`. Rejects with
+   * a sentence (a config file that is not applied, no config entry that adds it).
    */
   prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan>;
 }

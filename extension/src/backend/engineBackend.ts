@@ -12,7 +12,9 @@ import type { LoadedBackend } from './api';
 import { BridgeRegistry } from './bridges';
 import { EngineConnector } from './connection';
 import { Containers } from './containers';
+import type { KeyValueState } from '../bridge/credentialGrants';
 import { FolderConfig } from './folderConfig';
+import { ProjectConsents } from './projectConsent';
 import { RuntimeImages } from './images';
 import { HeldSessions } from './sessions';
 import { vscodeSettings, type BackendSettings } from './settings';
@@ -32,6 +34,11 @@ export interface EngineBackendDeps {
   log: vscode.LogOutputChannel;
   /** VS Code's settings and workspace trust; default: the window's (backend/settings.ts). */
   settings?: BackendSettings;
+  /**
+   * Where the user's approvals of a project config's widening persist (globalState in the
+   * extension: never the folder); default: memory.
+   */
+  projectConsent?: KeyValueState;
   /** Serves the bridge for one container (BridgeHub.ensureWorkspace). */
   bridgeFor?: (registration: WorkspaceRegistration) => Promise<BridgeMount>;
 }
@@ -51,7 +58,8 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const home = () => deps.host().home;
   const settings = deps.settings ?? vscodeSettings();
   const connector = new EngineConnector({ names, home, settings, log });
-  const config = new FolderConfig({ names, home, settings, connector, log: (line) => log.info(line) });
+  const consents = new ProjectConsents(deps.projectConsent);
+  const config = new FolderConfig({ names, home, settings, connector, consents, log: (line) => log.info(line) });
   const images = new RuntimeImages({ ...deps, home, settings, connector });
   const containers = new Containers(connector, images, log);
   const bridges = new BridgeRegistry({ home, connector, log, bridgeFor: deps.bridgeFor });
@@ -66,6 +74,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...role(sessions, ['reattachShell', 'endShell', 'shellEnded']),
     ...role(config, ['peerWanted', 'peerSetting', 'seccompSetting', 'writeProjectPeerMessaging', 'pinUserPeerMessaging']),
     ...role(config, ['resolvedConfigText', 'configProblems', 'namedShells', 'prepareNamedShellCreate', 'prepareTurnOff']),
+    ...role(config, ['approveProjectConfig']),
     ...role(views, ['snapshot', 'proximo']),
     ...role(connector, ['engineChoices', 'watchEvents']),
     ...role(containers, ['stopContainer', 'stopAllTargets', 'stopAll', 'rebuildRuntimeImage']),

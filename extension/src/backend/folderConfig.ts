@@ -5,8 +5,8 @@
  * is written). Reads VS Code settings only through BackendSettings.
  */
 import { lstatSync, promises as fsp } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { applyTurnOff, setPeerMessaging, setShellPath } from '../config/edit';
+import { join } from 'node:path';
+import { setPeerMessaging, setShellPath } from '../config/edit';
 import { configProblems, type ConfigProblem } from '../config/diagnostics';
 import { PEER_MESSAGING_ENV } from '../config/env';
 import {
@@ -18,25 +18,30 @@ import {
   writeConfigFile,
   type ConfigFs,
 } from '../config/files';
+import type { ResolvedConfig } from '../config/model';
 import { formatIssue, parseConfigFile } from '../config/parse';
+import type { SettingScope } from '../config/settingScope';
 import { renderResolvedConfig } from '../config/showConfig';
 import { HOST } from '../contract/constants';
 import { SETTINGS } from '../contract/manifest';
 import type { ObjectNames } from '../contract/types';
 import { patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
+import { gateProjectConfig } from '../plan/projectReach';
 import { listConfiguredShells, shellKeyIn, type PathKind } from '../plan/namedShell';
 import { cleanPath, namedShellName } from '../plan/naming';
-import { reachTitle, tildePath, turnOffChange, type HostReach } from '../plan/posture';
+import { reachTitle, tildePath, turnOffChange, withTurnOff, type HostReach } from '../plan/posture';
 import type {
   ConfigService,
   NamedShellCreatePlan,
   NamedShellEntry,
+  PendingProjectConfig,
   PeerSetting,
   PeerSettingSource,
   SeccompSetting,
   TurnOffPlan,
 } from './api';
 import type { EngineConnector } from './connection';
+import type { ProjectConsents } from './projectConsent';
 import type { BackendSettings } from './settings';
 
 export interface FolderConfigDeps {
@@ -44,6 +49,8 @@ export interface FolderConfigDeps {
   home: () => string;
   settings: BackendSettings;
   connector: EngineConnector;
+  /** The user's approvals of what a project config asks beyond their own (outside the folder). */
+  consents: ProjectConsents;
   log: (line: string) => void;
 }
 
@@ -78,25 +85,81 @@ function editRefused(file: string, home: string, err: unknown): Error {
 
 const UNTRUSTED = 'This workspace is not trusted, so its .toolbox.yaml is ignored';
 
+/** At most this many lines of a pending change are listed (a file can ask for thousands of mounts). */
+export const PENDING_ITEMS_MAX = 100;
+
+/** Where a folder's own VS Code settings live (the container can write it). */
+const FOLDER_SETTINGS_FILE = '.vscode/settings.json';
+
 export class FolderConfig implements ConfigService {
   constructor(private readonly deps: FolderConfigDeps) {}
 
-  /** The folder's resolved config; `fs` reads the files elsewhere (a New Agent Worktree's checkout to come). */
-  read(folder: string, fs?: ConfigFs) {
-    const { settings } = this.deps;
-    const peerMessaging = settings.peerMessaging(folder).value;
-    const trusted = settings.trusted();
-    return loadConfig({ folder, home: this.deps.home(), env: process.env, settings: { peerMessaging }, trusted, ...(fs ? { fs } : {}) });
+  /**
+   * The folder's resolved config as an open uses it: Turn Off for This Folder over every layer,
+   * and what the project side (its .toolbox.yaml, its .vscode/settings.json) asks beyond the user's
+   * own config only when the user approved exactly that for the folder, or for `alsoApprovedIn`
+   * (a worktree's repository); otherwise without it, reported in `widening`
+   * (docs/decisions/0041-project-config-narrows-only.md). `fs` reads the files elsewhere (a New
+   * Agent Worktree's checkout to come, read from git: the same rule applies).
+   */
+  async read(folder: string, fs?: ConfigFs, alsoApprovedIn?: string): Promise<ResolvedConfig> {
+    const { settings, consents } = this.deps;
+    const home = this.deps.home();
+    const peer = settings.peerMessaging(folder);
+    const resolved = await loadConfig({
+      folder,
+      home,
+      env: process.env,
+      settings: { peerMessaging: peer.value },
+      hostSettings: { peerMessaging: peer.user },
+      trusted: settings.trusted(),
+      ...(fs ? { fs } : {}),
+    });
+    return gateProjectConfig(resolved, {
+      home,
+      folder,
+      turnedOff: settings.turnedOff(folder),
+      turnedOffOrigin: { from: 'setting', setting: SETTINGS.turnedOffForFolder },
+      approved: (hash) => consents.approved(folder, hash) || (alsoApprovedIn !== undefined && consents.approved(alsoApprovedIn, hash)),
+    });
+  }
+
+  /** Where the folder's peer-messaging setting that decides was set; the user's own when the folder's was refused. */
+  private peerScope(folder: string, resolved: ResolvedConfig): SettingScope | undefined {
+    const refused = resolved.widening?.approved === false && resolved.widening.items.some((i) => i.key === 'peer_messaging');
+    return refused ? 'user' : this.deps.settings.peerMessaging(folder).scope;
   }
 
   async resolvedConfigText(folder: string): Promise<string> {
     const resolved = await this.read(folder);
-    const scope = this.deps.settings.peerMessaging(folder).scope;
+    const scope = this.peerScope(folder, resolved);
     return renderResolvedConfig(resolved, {
       folder,
       home: this.deps.home(),
-      settingScopes: scope ? { [SETTINGS.peerMessaging]: scope } : {},
+      settingScopes: { ...(scope ? { [SETTINGS.peerMessaging]: scope } : {}), [SETTINGS.turnedOffForFolder]: 'user' },
     });
+  }
+
+  async approveProjectConfig(folder: string, hash: string): Promise<void> {
+    await this.deps.consents.approve(folder, hash);
+    this.deps.log(
+      `Approved what the project configuration of ${folder} asks beyond your own (${hash.slice(0, 12)}); the next open applies it.`,
+    );
+  }
+
+  /** What the project side asks that `resolved` left out, for the notification; undefined when nothing was. */
+  pendingProjectConfig(folder: string, resolved: ResolvedConfig): PendingProjectConfig | undefined {
+    const widening = resolved.widening;
+    if (widening === undefined || widening.approved) return undefined;
+    const sources = new Set<string>();
+    for (const item of widening.items) {
+      if (item.origin?.from === 'project-file') sources.add(HOST.projectConfig);
+      if (item.origin?.from === 'setting') sources.add(FOLDER_SETTINGS_FILE);
+    }
+    const keys = [...new Set(widening.items.map((i) => i.key.split('.')[0]!))];
+    const items = widening.items.slice(0, PENDING_ITEMS_MAX).map((i) => i.adds);
+    if (widening.items.length > PENDING_ITEMS_MAX) items.push(`… and ${widening.items.length - PENDING_ITEMS_MAX} more`);
+    return { folder, hash: widening.hash, sources: [...sources].sort(), keys, items };
   }
 
   async configProblems(file: string, text: string): Promise<ConfigProblem[]> {
@@ -126,7 +189,7 @@ export class FolderConfig implements ConfigService {
         case 'env':
           return { from: 'env', variable: PEER_MESSAGING_ENV };
         case 'setting':
-          return { from: 'setting', scope: this.deps.settings.peerMessaging(folder).scope ?? 'user' };
+          return { from: 'setting', scope: this.peerScope(folder, resolved) ?? 'user' };
       }
     })();
     return {
@@ -212,33 +275,32 @@ export class FolderConfig implements ConfigService {
     };
   }
 
+  /**
+   * Turn Off for This Folder, kept in the user's settings (toolbox.turnedOffForFolder), where the
+   * folder's container cannot undo it, and applied over every config file (read above); no
+   * project file is edited (docs/decisions/0041-project-config-narrows-only.md).
+   */
   async prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan> {
     const home = this.deps.home();
     const what = reachTitle(reach, home);
-    if (!this.deps.settings.trusted()) {
-      throw new Error(
-        `${UNTRUSTED} and cannot turn off the ${what}. Trust the workspace (Workspaces: Manage Workspace Trust), or turn it off for every folder in ~/.toolbox.yaml.`,
-      );
-    }
     const resolved = await this.read(folder);
     const broken = resolved.issues.find((i) => i.severity === 'error');
     if (broken) throw new Error(`Fix the configuration first: ${formatIssue(broken, home)}`);
     const change = turnOffChange(reach, resolved.config);
     if (typeof change === 'string') throw new Error(change);
-    const existing = findProjectConfig(folder, home);
-    const file = existing ?? join(folder, HOST.projectConfig);
-    const before = existing === undefined ? undefined : (await readForEdit(existing, home)).text;
-    const note = `${what} (${tildePath(reach.source, home)}) turned off in the Toolbox view.`;
-    const edit = applyTurnOff(before ?? '', change, resolved.config, note, `~/${HOST.userConfig}`);
-    checkEdit(edit.text, file, home);
-    const dir = dirname(file);
+    const { settings } = this.deps;
     return {
-      file,
-      creates: before === undefined,
-      sharedWith: dir !== resolve(folder) ? dir : undefined,
-      alreadyOff: edit.alreadyOff,
+      setting: SETTINGS.turnedOffForFolder,
+      alreadyOff: withTurnOff(settings.turnedOff(folder), change) === undefined,
       apply: async () => {
-        if (!edit.alreadyOff) await writeConfigFile(file, edit.text, before);
+        // Read again: another window may have turned something else off meanwhile.
+        const next = withTurnOff(settings.turnedOff(folder), change);
+        if (next === undefined) return;
+        await settings.setTurnedOff(folder, next);
+        const which = change.kind === 'disable-mount' ? `mount ${change.name}` : `inherit_host_auth key ${change.key}`;
+        this.deps.log(
+          `Turned off the ${what} (${tildePath(reach.source, home)}) for ${folder}: the ${which} in the user setting ${SETTINGS.turnedOffForFolder}.`,
+        );
       },
     };
   }

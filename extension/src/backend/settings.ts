@@ -7,11 +7,19 @@ import * as vscode from 'vscode';
 import { SECCOMP_PROFILES } from '../contract/constants';
 import { SETTINGS } from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
-import { explicitSetting, explicitSettingScope, type SettingScope } from '../config/settingScope';
+import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
+import { folderTurnOff, settingWithTurnOff, type FolderTurnOff } from '../plan/posture';
 import type { SeccompSetting } from './api';
 
+/**
+ * A folder's .vscode/settings.json is in the folder its container can write, so a setting that
+ * widens what the container reaches counts from there only as far as it narrows
+ * (docs/decisions/0041-project-config-narrows-only.md): toolbox.dockerHost only from the user's
+ * settings, toolbox.seccomp from the folder only when it is `default`, and toolbox.peerMessaging
+ * from the folder as part of the project side (its `user` value is the host side's).
+ */
 export interface BackendSettings {
-  /** toolbox.dockerHost ('' when unset). */
+  /** toolbox.dockerHost from the user's (or a machine's Remote) settings, '' when unset. */
   dockerHost(): string;
   /** toolbox.sessions.persist: shells are held in the container and outlive the window. */
   persistSessions(): boolean;
@@ -19,10 +27,17 @@ export interface BackendSettings {
   pullRuntimeImage(): boolean;
   /** The workspace is trusted (its .toolbox.yaml and workspace settings count). */
   trusted(): boolean;
-  /** toolbox.peerMessaging as the user set it for the folder (undefined: not set), and where. */
-  peerMessaging(folder: string): { value?: boolean; scope?: SettingScope };
+  /**
+   * toolbox.peerMessaging as set for the folder (undefined: not set), and where; `user` is the
+   * value in the user's own settings, which the folder's cannot widen without approval.
+   */
+  peerMessaging(folder: string): { value?: boolean; scope?: SettingScope; user?: boolean };
   /** toolbox.seccomp for the folder; anything unknown is the default (unconfined). */
   seccomp(folder: string): SeccompSetting;
+  /** What Turn Off for This Folder turned off for the folder (toolbox.turnedOffForFolder in the user's settings). */
+  turnedOff(folder: string): FolderTurnOff;
+  /** Records the folder's turn-offs in the user's settings, where its container cannot write. */
+  setTurnedOff(folder: string, off: FolderTurnOff): Promise<void>;
 }
 
 /** The key under the `toolbox` section (SETTINGS holds full names such as `toolbox.dockerHost`). */
@@ -40,7 +55,8 @@ export function vscodeSettings(): BackendSettings {
     vscode.workspace.getConfiguration('toolbox', folder === undefined ? undefined : vscode.Uri.file(folder));
   const trusted = () => vscode.workspace.isTrusted;
   return {
-    dockerHost: () => section().get<string>(key(SETTINGS.dockerHost)) ?? '',
+    // A workspace value is ignored: an engine chosen by the project would get every create spec.
+    dockerHost: () => section().inspect<string>(key(SETTINGS.dockerHost))?.globalValue ?? '',
     persistSessions: () => section().get<boolean>(key(SETTINGS.sessionsPersist)) ?? true,
     pullRuntimeImage: () => section().get<boolean>(key(SETTINGS.runtimeImagePull), true),
     trusted,
@@ -49,15 +65,23 @@ export function vscodeSettings(): BackendSettings {
       const inspected = section(folder).inspect<boolean>(key(SETTINGS.peerMessaging));
       const value = explicitSetting(inspected, trusted());
       const scope = folderScope(explicitSettingScope(inspected, trusted()));
-      return { ...(value !== undefined ? { value } : {}), ...(scope ? { scope } : {}) };
+      const user = inspected?.globalValue;
+      return { ...(value !== undefined ? { value } : {}), ...(scope ? { scope } : {}), ...(user !== undefined ? { user } : {}) };
     },
     seccomp: (folder) => {
-      // No .toolbox.yaml key (upstream has none); workspace and folder values count only when trusted.
+      // No .toolbox.yaml key (upstream has none); a workspace or folder value counts only when
+      // trusted, and only `default` (Docker's profile), which narrows.
       const inspected = section(folder).inspect<string>(key(SETTINGS.seccomp));
-      const value = explicitSetting(inspected, trusted());
+      const { value, scope } = narrowingSetting(inspected, trusted(), (v) => v === 'default');
       if (!(SECCOMP_PROFILES as readonly string[]).includes(value ?? '')) return { profile: 'unconfined' };
-      const scope = folderScope(explicitSettingScope(inspected, trusted()));
-      return { profile: value as SeccompProfile, ...(scope ? { scope } : {}) };
+      const shown = folderScope(scope);
+      return { profile: value as SeccompProfile, ...(shown ? { scope: shown } : {}) };
+    },
+    turnedOff: (folder) => folderTurnOff(section().inspect(key(SETTINGS.turnedOffForFolder))?.globalValue, folder),
+    setTurnedOff: async (folder, off) => {
+      const current = section().inspect(key(SETTINGS.turnedOffForFolder))?.globalValue;
+      const next = settingWithTurnOff(current, folder, off);
+      await section().update(key(SETTINGS.turnedOffForFolder), next, vscode.ConfigurationTarget.Global);
     },
   };
 }

@@ -80,9 +80,18 @@ export class ShellOpener {
   /** prepareShell, with what it plans from; `configFs` reads a New Agent Worktree's checkout to come. */
   async prepare(shell: ShellRequest, configFs?: ConfigFs): Promise<{ prepared: PreparedShell; plan: ShellPlan }> {
     const host = this.deps.host();
-    const resolved = await this.deps.config.read(shell.folder, configFs);
+    // What the project side asks beyond the user's own config applies only once approved (docs/decisions/0041).
+    const resolved = await this.deps.config.read(shell.folder, configFs, shell.worktree?.root);
     // A broken project .toolbox.yaml (or TOOLBOX_* variable) stops the open here, naming file:line and the fix.
     const { warnings, notices } = issuesForOpen(resolved.issues, host.home);
+    const pendingConfig = this.deps.config.pendingProjectConfig(shell.folder, resolved);
+    if (pendingConfig) {
+      this.deps.log.warn(
+        `The project configuration of ${shell.folder} asks for more than your own config gives; not applied until you approve it: ${pendingConfig.items.join('; ')}`,
+      );
+    } else if (resolved.widening?.approved) {
+      this.deps.log.info(`Applying what the project configuration of ${shell.folder} asks beyond your own config, as you approved.`);
+    }
     const config = resolved.config;
     // A named shell works in its configured path, whatever folder asked (upstream cmd/shell_named.go);
     // the name's own rules first, then the lookup (plan/namedShell.ts refuses with upstream's text).
@@ -135,6 +144,7 @@ export class ShellOpener {
       warnings,
       notices,
       projectFileIgnored: resolved.projectFileIgnored,
+      ...(pendingConfig ? { pendingConfig } : {}),
       // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
       open: (progress, signal) => this.open(request, ownImageBuildArgs, title, progress, signal, shell.folder, firstCommand),
     };

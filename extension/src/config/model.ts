@@ -94,6 +94,32 @@ export interface ConfigIssue {
   fileSkipped?: boolean;
 }
 
+/** One thing the project side asks for beyond what the host side gives (plan/projectReach.ts). */
+export interface ConfigWidening {
+  /** The key as the file names it: `image`, `mounts`, `inherit_host_auth`, `shells.dev`, … */
+  key: string;
+  /** What it would add, one line of plain text; every value from the file quoted and bounded. */
+  adds: string;
+  /** Where the project side set it. */
+  origin?: KeyOrigin;
+}
+
+/** What the project side asks beyond the host side, and whether the user approved exactly that for the folder. */
+export interface ProjectWidening {
+  items: ConfigWidening[];
+  /** The hash of the normalized widening: a consent is given for this, and a changed widening has another. */
+  hash: string;
+  /** True: applied (the user approved this hash for the folder); false: left out of `config`. */
+  approved: boolean;
+}
+
+/** A config as the host side alone gives it, with where each key came from. */
+export interface LayeredConfig {
+  config: ToolboxConfig;
+  origins: Record<string, KeyOrigin>;
+  peerMessagingFrom: ConfigLayer;
+}
+
 export interface ResolvedConfig {
   config: ToolboxConfig;
   /** Files that were read, lowest precedence first. */
@@ -109,4 +135,12 @@ export interface ResolvedConfig {
   issues: ConfigIssue[];
   /** True when a project .toolbox.yaml exists but was ignored (untrusted workspace). */
   projectFileIgnored: boolean;
+  /**
+   * The same layers without the project file and with the user's own settings only (not the
+   * folder's): what the host side gives. The project side may narrow it; what it widens needs the
+   * user's approval (plan/projectReach.ts).
+   */
+  hostSide: LayeredConfig;
+  /** What the project side asks beyond `hostSide`, once judged (plan/projectReach.ts gateProjectConfig). */
+  widening?: ProjectWidening;
 }

@@ -25,6 +25,11 @@ export interface ResolveInput {
   env: Record<string, string | undefined>;
   /** Only values the user actually set (inspect() showed a non-default value). */
   settings: { peerMessaging?: boolean };
+  /**
+   * The same, from the user's own settings only (not the folder's .vscode/settings.json, which the
+   * container can write): what `hostSide` is resolved with. Default: `settings`.
+   */
+  hostSettings?: { peerMessaging?: boolean };
   /** VS Code workspace trust. */
   trusted: boolean;
   /** The user's home, for the checks that depend on it (a mounts_root at or above it is refused). */
@@ -40,7 +45,17 @@ export const UNTRUSTED_PROJECT_FILE_MESSAGE =
   'environment variables to the container. Toolbox uses only ~/.toolbox.yaml, TOOLBOX_* variables ' +
   'and your settings until you trust the workspace (Workspaces: Manage Workspace Trust).';
 
+/**
+ * Every layer merged, and beside it `hostSide`: the same without the project file and with the
+ * user's own settings, what the host side alone gives (plan/projectReach.ts compares the two).
+ */
 export function resolveConfig(input: ResolveInput): ResolvedConfig {
+  const resolved = resolveLayers(input);
+  const host = resolveLayers({ ...input, projectFile: undefined, settings: input.hostSettings ?? input.settings });
+  return { ...resolved, hostSide: { config: host.config, origins: host.origins, peerMessagingFrom: host.peerMessagingFrom } };
+}
+
+function resolveLayers(input: ResolveInput): Omit<ResolvedConfig, 'hostSide'> {
   const issues: ConfigIssue[] = [];
   const files: string[] = [];
   const layers: LayerSource[] = [];

@@ -32,3 +32,25 @@ export function explicitSettingScope<T>(inspected: InspectedSetting<T> | undefin
   if (trusted && inspected.workspaceValue !== undefined) return 'workspace';
   return inspected.globalValue !== undefined ? 'user' : undefined;
 }
+
+/**
+ * As `explicitSetting`, for a setting that can widen what a container reaches: a workspace or
+ * folder value (the project's .vscode/settings.json, which its container can write) counts only
+ * when `narrows` says it takes reach away; otherwise the user's own value counts
+ * (docs/decisions/0041-project-config-narrows-only.md). The most specific narrowing value wins.
+ */
+export function narrowingSetting<T>(
+  inspected: InspectedSetting<T> | undefined,
+  trusted: boolean,
+  narrows: (value: T) => boolean,
+): { value?: T; scope?: SettingScope } {
+  if (!inspected) return {};
+  const project: Array<[T | undefined, SettingScope]> = trusted
+    ? [
+        [inspected.workspaceFolderValue, 'folder'],
+        [inspected.workspaceValue, 'workspace'],
+      ]
+    : [];
+  for (const [value, scope] of project) if (value !== undefined && narrows(value)) return { value, scope };
+  return inspected.globalValue === undefined ? {} : { value: inspected.globalValue, scope: 'user' };
+}

@@ -18,14 +18,20 @@ export interface ShowContext {
   settingScopes?: Record<string, SettingScope>;
 }
 
+/** At most this many lines of a project's widening are listed. */
+const WIDENING_LINES_MAX = 100;
+
 /** Upstream's fallbacks for keys the extension leaves unset (config/keys.go Effective). */
 const AGENT_DEFAULT = 'claude';
 const MOUNTS_ROOT_DEFAULT = '~/.toolbox';
 
 export function renderResolvedConfig(resolved: ResolvedConfig, context: ShowContext): string {
-  const { config, origins } = resolved;
+  const { config, origins, widening } = resolved;
   const out: string[] = [];
-  const note = (key: string) => `  # ${originLabel(origins[key] ?? { from: 'default' }, context)}`;
+  // Keys whose project value was left out for want of the user's approval (plan/projectReach.ts).
+  const refused = new Set(widening && !widening.approved ? widening.items.map((i) => i.key) : []);
+  const note = (key: string) =>
+    `  # ${originLabel(origins[key] ?? { from: 'default' }, context)}${refused.has(key) ? '; the project asks for more: not applied' : ''}`;
   const line = (key: string, value: string) => out.push(`${key}: ${value}${note(key)}`);
   const tri = (v: boolean | undefined) => (v === undefined ? 'auto' : String(v));
 
@@ -41,6 +47,18 @@ export function renderResolvedConfig(resolved: ResolvedConfig, context: ShowCont
     const kind = issue.severity === 'error' ? 'Not applied' : 'Warning';
     const source = path.isAbsolute(issue.source) ? shortPath(issue.source, context) : issue.source;
     out.push(`# ${kind}: ${oneLine(formatIssue({ ...issue, source }))}`);
+  }
+  if (widening) {
+    out.push(
+      widening.approved
+        ? '# Applied as you approved for this folder, beyond your own config:'
+        : '# Not applied: the project asks for more than your own config gives (approve it when the next shell asks):',
+    );
+    for (const item of widening.items.slice(0, WIDENING_LINES_MAX)) {
+      const from = item.origin ? ` (${originLabel(item.origin, context)})` : '';
+      out.push(`#   ${oneLine(item.adds)}${from}`);
+    }
+    if (widening.items.length > WIDENING_LINES_MAX) out.push(`#   … and ${widening.items.length - WIDENING_LINES_MAX} more`);
   }
   out.push('');
 

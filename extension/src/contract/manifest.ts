@@ -28,6 +28,8 @@ export const SETTINGS = {
   runtimeImagePull: 'toolbox.runtimeImage.pull',
   /** When a session goes to "needs you": always, whenUnfocused (the window), never. */
   notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
+  /** What Turn Off for This Folder turned off, per folder (User settings only; docs/decisions/0041). */
+  turnedOffForFolder: 'toolbox.turnedOffForFolder',
 } as const;
 /**
  * What package.json declares and the code names: settings, command labels, context keys, the

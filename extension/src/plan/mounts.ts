@@ -156,6 +156,9 @@ export interface MountPlanInput {
   names: ObjectNames;
 }
 
+/** What the mounts a config asks for depend on (requestedMounts): the plan's input without the session's own. */
+export type MountsAsked = Omit<MountPlanInput, 'peer' | 'names'>;
+
 export interface MountPlan {
   mounts: PlannedMount[];
   /** Every createIfMissing host source, once, in mount order. */
@@ -230,7 +233,11 @@ function validateShare(share: string[]): void {
   }
 }
 
-interface Entry extends PlannedMount {
+/**
+ * One mount a config asks for, before the host is looked at (requestedMounts): a disabled one
+ * is kept, flagged, so a comparison of two configs (plan/projectReach.ts) sees it.
+ */
+export interface RequestedMount extends PlannedMount {
   disabled?: boolean;
   /** Host path bound instead when the source is missing (ssh, gitconfig). */
   fallback?: string;
@@ -240,12 +247,12 @@ interface Entry extends PlannedMount {
   hostConfig?: string;
 }
 
-function defaultEntries(input: MountPlanInput): Entry[] {
+function defaultEntries(input: MountsAsked): RequestedMount[] {
   const root = resolveMountsRoot(input.mountsRoot, input.profile, input.home);
   const hostRoot = join(input.home, HOST.mountsRoot);
   const share = input.profile !== undefined ? [...(input.share ?? []), 'bridge'] : [];
   if (input.profile !== undefined) validateShare(input.share ?? []);
-  return DEFAULT_MOUNTS.map((m): Entry => {
+  return DEFAULT_MOUNTS.map((m): RequestedMount => {
     let source = m.source;
     if (!source.startsWith('/')) source = join(shareCovers(share, m.name) ? hostRoot : root, source);
     return {
@@ -260,7 +267,7 @@ function defaultEntries(input: MountPlanInput): Entry[] {
   });
 }
 
-function applyInheritHostAuth(entries: Entry[], keys: string[], input: MountPlanInput): Entry[] {
+function applyInheritHostAuth(entries: RequestedMount[], keys: string[], input: MountsAsked): RequestedMount[] {
   const out = [...entries];
   for (const key of new Set(keys)) {
     const spec = INHERIT_HOST_AUTH[key];
@@ -277,7 +284,7 @@ function applyInheritHostAuth(entries: Entry[], keys: string[], input: MountPlan
     }
     const target = containerTarget(spec.target);
     const idx = out.findIndex((e) => e.target === target);
-    const entry: Entry = {
+    const entry: RequestedMount = {
       name: idx >= 0 ? out[idx].name : key,
       source,
       target,
@@ -301,8 +308,8 @@ export function patchableMountNames(): string[] {
   return [...new Set([...DEFAULT_MOUNTS.map((m) => m.name), ...bridge, 'proximo-ca', ...Object.keys(INHERIT_HOST_AUTH)])];
 }
 
-function bridgeEntries(bridge: BridgeMount): Entry[] {
-  const b = (name: string, source: string, target: string, readonly: boolean): Entry => ({
+function bridgeEntries(bridge: BridgeMount): RequestedMount[] {
+  const b = (name: string, source: string, target: string, readonly: boolean): RequestedMount => ({
     name,
     source: cleanPath(source),
     target,
@@ -327,7 +334,7 @@ function bridgeEntries(bridge: BridgeMount): Entry[] {
  * whole config: the CLI may know a default this extension does not have yet
  * (docs/decisions/0017-unknown-mount-patch-is-a-warning.md).
  */
-function mergeUserMounts(base: Entry[], user: MountOverride[], input: MountPlanInput, warnings: string[]): Entry[] {
+function mergeUserMounts(base: RequestedMount[], user: MountOverride[], input: MountsAsked, warnings: string[]): RequestedMount[] {
   const out = [...base];
   const unknown: string[] = [];
   for (const u of user) {
@@ -354,7 +361,7 @@ function mergeUserMounts(base: Entry[], user: MountOverride[], input: MountPlanI
         `mounts: "${u.name}" sets a target but no source. Add source: (the host path to bind), or drop target: to patch the default mount of that name.`,
       );
     }
-    const e: Entry = {
+    const e: RequestedMount = {
       name: u.name,
       source: hostSource(u.source, input.home, input.workspace),
       target: containerTarget(u.target),
@@ -372,11 +379,11 @@ function mergeUserMounts(base: Entry[], user: MountOverride[], input: MountPlanI
       `The mounts: list in .toolbox.yaml changes ${names.length === 1 ? 'a mount' : 'mounts'} named ${names.join(', ')}, but the container has no default mount by ${names.length === 1 ? 'that name' : 'those names'}, so ${names.length === 1 ? 'that entry is' : 'those entries are'} ignored. Check the spelling (defaults include claude, gh and docker-sock), or give the entry a source: and a target: to add a new mount.`,
     );
   }
-  return out.filter((e) => !e.disabled);
+  return out;
 }
 
 /** Keeps mounts whose host path exists or will be created; reports the ones that must exist. */
-function resolveExistence(entries: Entry[], input: MountPlanInput, warnings: string[]): PlannedMount[] {
+function resolveExistence(entries: RequestedMount[], input: MountsAsked, warnings: string[]): PlannedMount[] {
   const kept: PlannedMount[] = [];
   for (const e of entries) {
     let source = e.source;
@@ -426,9 +433,15 @@ export function workspaceMirror(workspace: string): string | undefined {
   return MIRROR_RESERVED.some((r) => abs === r || abs.startsWith(`${r}/`)) ? undefined : abs;
 }
 
-export function planMounts(input: MountPlanInput): MountPlan {
-  const warnings: string[] = [];
-  let entries = applyInheritHostAuth(defaultEntries(input), input.inheritHostAuth, input);
+/**
+ * The mounts a config asks for, in plan order, before the host is looked at: the default table
+ * (on `mountsRoot`), `inheritHostAuth`, the bridge's and proximo's mounts when given, then the
+ * user's `mounts:` merged in. Disabled mounts are kept, flagged; a host fallback (`~/.ssh`) is
+ * noted, not chosen. Throws as the planner does (an unknown `inherit_host_auth` key, a `target:`
+ * without `source:`, a mounts root that holds the home).
+ */
+export function requestedMounts(input: MountsAsked, warnings: string[] = []): RequestedMount[] {
+  const entries = applyInheritHostAuth(defaultEntries(input), input.inheritHostAuth, input);
   if (input.bridge !== undefined) {
     const at = entries.findIndex((e) => e.name === 'docker-sock');
     entries.splice(at < 0 ? entries.length : at, 0, ...bridgeEntries(input.bridge));
@@ -443,7 +456,12 @@ export function planMounts(input: MountPlanInput): MountPlan {
       createIfMissing: false,
     });
   }
-  entries = mergeUserMounts(entries, input.userMounts, input, warnings);
+  return mergeUserMounts(entries, input.userMounts, input, warnings);
+}
+
+export function planMounts(input: MountPlanInput): MountPlan {
+  const warnings: string[] = [];
+  const entries = requestedMounts(input, warnings).filter((e) => !e.disabled);
   const mounts = resolveExistence(entries, input, warnings);
 
   // Session mounts: not patchable by `mounts:` (upstream appends them after the merge).

@@ -13,9 +13,8 @@
  * volumes are not listed.
  */
 import { CONTAINER, HOST } from '../contract/constants';
-import type { TurnOff } from '../config/edit';
-import type { ToolboxConfig } from '../config/model';
-import { DEFAULT_MOUNTS, INHERIT_HOST_AUTH } from './mounts';
+import type { KeyOrigin, LayeredConfig, ToolboxConfig } from '../config/model';
+import { DEFAULT_MOUNTS, INHERIT_HOST_AUTH, patchableMountNames } from './mounts';
 import { cleanPath } from './naming';
 
 /** One entry of inspect `Mounts`, as Docker reports it. */
@@ -146,9 +145,79 @@ export function tildePath(p: string, home: string): string {
   return p === h ? '~' : p.startsWith(`${h}/`) ? `~${p.slice(h.length)}` : p;
 }
 
+/** One thing Turn Off for This Folder turns off: a mount by name, or an `inherit_host_auth` key. */
+export type TurnOff = { kind: 'disable-mount'; name: string } | { kind: 'drop-inherit-host-auth'; key: string };
+
 /**
- * The config change that turns `r` off for a folder whose effective config is `config`, in
- * upstream's syntax (config/edit.ts writes it): a host-auth item drops its key from
+ * What Turn Off for This Folder turned off for one folder, kept where the container cannot write
+ * (the user's settings, toolbox.turnedOffForFolder; docs/decisions/0041): mounts disabled by name,
+ * `inherit_host_auth` keys dropped.
+ */
+export interface FolderTurnOff {
+  mounts: string[];
+  inheritHostAuth: string[];
+}
+
+/** The names a folder's entry of toolbox.turnedOffForFolder uses, as `.toolbox.yaml` spells them. */
+const TURN_OFF_KEYS = { mounts: 'mounts', inheritHostAuth: 'inherit_host_auth' } as const;
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
+}
+
+/**
+ * The folder's entry of the toolbox.turnedOffForFolder setting, `{"<folder>": {"mounts": [names],
+ * "inherit_host_auth": [keys]}}`; anything else in it counts as nothing.
+ */
+export function folderTurnOff(setting: unknown, folder: string): FolderTurnOff {
+  const all = record(setting);
+  const fields = record(Object.hasOwn(all, cleanPath(folder)) ? all[cleanPath(folder)] : undefined);
+  return { mounts: strings(fields[TURN_OFF_KEYS.mounts]), inheritHostAuth: strings(fields[TURN_OFF_KEYS.inheritHostAuth]) };
+}
+
+/** The setting's new value with the folder's entry set to `off`; the other folders' entries as they were. */
+export function settingWithTurnOff(setting: unknown, folder: string, off: FolderTurnOff): Record<string, unknown> {
+  const entry: Record<string, string[]> = {};
+  if (off.mounts.length > 0) entry[TURN_OFF_KEYS.mounts] = off.mounts;
+  if (off.inheritHostAuth.length > 0) entry[TURN_OFF_KEYS.inheritHostAuth] = off.inheritHostAuth;
+  return { ...record(setting), [cleanPath(folder)]: entry };
+}
+
+/** `off` with `change` added; undefined when it already has it. */
+export function withTurnOff(off: FolderTurnOff, change: TurnOff): FolderTurnOff | undefined {
+  if (change.kind === 'disable-mount') {
+    return off.mounts.includes(change.name) ? undefined : { ...off, mounts: [...off.mounts, change.name] };
+  }
+  return off.inheritHostAuth.includes(change.key) ? undefined : { ...off, inheritHostAuth: [...off.inheritHostAuth, change.key] };
+}
+
+/**
+ * `layered` with what Turn Off for This Folder turned off applied over every other layer, so no
+ * config file (the project's included) turns it back on: a `{name, disabled: true}` patch at the
+ * end of `mounts:` for each mount name the planner knows, the keys left out of
+ * `inherit_host_auth`. What it changes is credited to `origin` (Show Resolved Configuration).
+ */
+export function applyTurnOffs(layered: LayeredConfig, off: FolderTurnOff, origin: KeyOrigin): LayeredConfig {
+  const { config } = layered;
+  const origins = { ...layered.origins };
+  const known = new Set([...patchableMountNames(), ...config.mounts.map((m) => m.name)]);
+  const names = [...new Set(off.mounts)].filter((n) => known.has(n));
+  const mounts = [...config.mounts, ...names.map((name) => ({ name, disabled: true }))];
+  if (names.length > 0) {
+    origins.mounts ??= origin;
+    for (let i = config.mounts.length; i < mounts.length; i++) origins[`mounts[${i}]`] = origin;
+  }
+  const inheritHostAuth = config.inheritHostAuth.filter((k) => !off.inheritHostAuth.includes(k));
+  if (inheritHostAuth.length !== config.inheritHostAuth.length) origins.inherit_host_auth = origin;
+  return { ...layered, config: { ...config, mounts, inheritHostAuth }, origins };
+}
+
+/**
+ * The change that turns `r` off for a folder whose effective config is `config`: a host-auth item drops its key from
  * `inherit_host_auth` when that list has it; otherwise the mount at the item's target is
  * disabled by name, the user's `mounts:` entry for that target when there is one (the last, as
  * the planner applies them), else the default mount there. A string explains why there is no

@@ -28,6 +28,7 @@ type Producer = (
   token: vscode.CancellationToken,
 ) => Promise<{ prepared: PreparedShell; session: ShellSession; folder?: string } | undefined>;
 import { basename } from 'node:path';
+import type { PendingConfigPrompt } from './pendingConfig';
 import { numberedTitle } from './titles';
 import { withPhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
@@ -111,6 +112,8 @@ export class ShellLauncher implements vscode.Disposable {
     private readonly backend: ShellService & Pick<WorktreeService, 'createAgentWorktree'>,
     private readonly store: SessionStore,
     private readonly log: vscode.LogOutputChannel,
+    /** Asks about what a project config wanted beyond the user's own and did not get (ui/pendingConfig.ts). */
+    private readonly pendingConfig?: Pick<PendingConfigPrompt, 'offer'>,
   ) {
     this.subscriptions.push(
       vscode.window.onDidOpenTerminal((t) => {
@@ -438,6 +441,7 @@ export class ShellLauncher implements vscode.Disposable {
     );
     if (!opened) return undefined;
     const { prepared, session } = opened;
+    if (prepared.pendingConfig) this.pendingConfig?.offer(prepared.pendingConfig);
     if (opened.folder !== undefined) request = { ...request, folder: opened.folder };
     this.log.info(`${session.action}: ${session.name} (${session.id.slice(0, 12)}) for ${request.folder}`);
     for (const w of session.warnings) {

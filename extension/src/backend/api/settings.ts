@@ -2,17 +2,16 @@
 import type { SeccompProfile } from '../../contract/types';
 import type { SettingScope } from '../../config/settingScope';
 
-/** A `.toolbox.yaml` edit ready to write (ToolboxBackend.prepareTurnOff). */
+/**
+ * Turn Off for This Folder, ready to record (ToolboxBackend.prepareTurnOff): in the user's
+ * settings, where the folder's container cannot undo it (docs/decisions/0041).
+ */
 export interface TurnOffPlan {
-  /** The file written: the project file that applies to the folder, or a new one in it. */
-  file: string;
-  /** The file does not exist yet. */
-  creates: boolean;
-  /** The file sits in a parent directory, so the change applies to the other folders under it too. */
-  sharedWith?: string;
-  /** The file already turns it off: the container predates the change. Nothing to write. */
+  /** The user setting it is kept in (toolbox.turnedOffForFolder). */
+  setting: string;
+  /** The setting already turns it off: the container predates the change. Nothing to write. */
   alreadyOff: boolean;
-  /** Writes the file, unless it changed since it was read. */
+  /** Records it in the user's settings. */
   apply(): Promise<void>;
 }
 

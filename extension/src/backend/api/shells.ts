@@ -45,11 +45,31 @@ export interface PreparedShell {
   notices: string[];
   /** The workspace is untrusted, so its .toolbox.yaml was ignored (limited mode). */
   projectFileIgnored: boolean;
+  /** What the project side asks beyond the user's own config, left out of this open until approved. */
+  pendingConfig?: PendingProjectConfig;
   /**
    * Serves the bridge for the container, plans it, makes its image, anchor and socket volume
    * exist, then connects to, starts or creates it. Rejects with a sentence that says what to do.
    */
   open(progress: SessionProgress, signal: AbortSignal): Promise<ShellSession>;
+}
+
+/**
+ * What a project's .toolbox.yaml (or its .vscode/settings.json, which the container can write
+ * too) asks beyond the user's own config: not applied until the user approves exactly this for
+ * the folder (ConfigService.approveProjectConfig; docs/decisions/0041-project-config-narrows-only.md).
+ */
+export interface PendingProjectConfig {
+  /** The folder the approval is for. */
+  folder: string;
+  /** Names exactly this widening; a changed one has another. */
+  hash: string;
+  /** Where it was asked for: `.toolbox.yaml`, `.vscode/settings.json`. */
+  sources: string[];
+  /** The keys it touches (`image`, `mounts`, …): fixed names, no text from the file. */
+  keys: string[];
+  /** One line of plain text per thing it would add (at most 100, then how many more); every value from the file is quoted and bounded. */
+  items: string[];
 }
 
 export interface ShellCommand {

@@ -39,7 +39,8 @@ export const selectEngine: ToolboxCommand = {
   id: 'toolbox.selectEngine',
   run: async (s) => {
     const config = vscode.workspace.getConfiguration('toolbox');
-    const current = config.get<string>('dockerHost') ?? '';
+    // The user's value: the backend ignores a workspace one (backend/settings.ts).
+    const current = config.inspect<string>('dockerHost')?.globalValue ?? '';
     const choices = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Window, title: 'Looking for Docker engines…' },
       () => s.backend.engineChoices(),

@@ -1,7 +1,5 @@
-import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { confirmDestructive } from './confirm';
 import { readHostFacts } from '../../backend/hostFacts';
 import { reachTitle } from '../../plan/posture';
 import type { TreeNode } from '../tree/render';
@@ -9,9 +7,10 @@ import { stopAndReopen } from './recreateContainer';
 import type { ToolboxCommand } from './types';
 
 /**
- * "Turn off for this folder" on an item under a container's "Can reach on this host": writes
- * the upstream-compatible change into the folder's .toolbox.yaml (backend prepareTurnOff), then
- * says the container keeps it until it is recreated and offers to do that now.
+ * "Turn off for this folder" on an item under a container's "Can reach on this host": records it
+ * in the user's settings (toolbox.turnedOffForFolder, backend prepareTurnOff), where the folder's
+ * container cannot turn it back on (docs/decisions/0041), then says the container keeps it until
+ * it is recreated and offers to do that now.
  */
 export const turnOffReach: ToolboxCommand = {
   id: 'toolbox.turnOffReach',
@@ -29,32 +28,21 @@ export const turnOffReach: ToolboxCommand = {
     const home = readHostFacts(process.env).home;
     const what = reachTitle(reach, home);
     const plan = await s.backend.prepareTurnOff(folder, reach);
-    const file = vscode.workspace.asRelativePath(plan.file, true);
-    if (plan.sharedWith && !plan.alreadyOff) {
-      const turnOff = 'Turn Off There';
-      // The file applies to other folders too: Enter leaves it as it is.
-      const confirmed = await confirmDestructive(
-        `Turn off the ${what} in ${plan.file}?`,
-        `${basename(folder)} takes its settings from ${plan.file}, which also applies to every other folder under ${plan.sharedWith}. To keep it to this folder, give the folder its own .toolbox.yaml first.`,
-        turnOff,
-        'Leave It On',
-      );
-      if (!confirmed) return undefined;
-    }
     await plan.apply();
-    if (!plan.alreadyOff) s.log.info(`Turned off the ${what} for ${folder}: ${plan.creates ? 'created' : 'updated'} ${plan.file}.`);
+    if (!plan.alreadyOff) s.log.info(`Turned off the ${what} for ${folder} in your user setting ${plan.setting}.`);
     const recreate = 'Recreate Now';
-    const open = 'Open .toolbox.yaml';
+    const open = 'Open Setting';
     const answer = await vscode.window.showInformationMessage(
       plainText(
-        `${plan.alreadyOff ? `The ${what} is already off in ${file}` : `The ${what} is off for this folder (${file} ${plan.creates ? 'created' : 'updated'})`}. ` +
+        `${plan.alreadyOff ? `The ${what} is already off for this folder` : `The ${what} is off for this folder`} ` +
+          `(kept in your user setting ${plan.setting}, which its container cannot change). ` +
           `${container.name} keeps it until it is recreated, which ends its shells.`,
         'message',
       ),
       recreate,
       open,
     );
-    if (answer === open) await vscode.window.showTextDocument(vscode.Uri.file(plan.file));
+    if (answer === open) await vscode.commands.executeCommand('workbench.action.openSettings', plan.setting);
     if (answer === recreate) return stopAndReopen(s, container.name, folder);
     return undefined;
   },

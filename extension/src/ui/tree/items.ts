@@ -402,7 +402,7 @@ export function reachGroupItem(reach: readonly HostReach[]): {
 
 /**
  * One thing a container reaches. `actionable`: the container belongs to a folder of this
- * window, so "Turn off for this folder" can write that folder's .toolbox.yaml.
+ * window, so "Turn off for this folder" can record it for that folder (in the user's settings).
  */
 export function reachItem(r: HostReach, home: string, actionable: boolean): ItemProps {
   // Every tooltip here is one sentence.
@@ -413,7 +413,7 @@ function reachItemText(r: HostReach, home: string, actionable: boolean): ItemPro
   const src = tildePath(r.source, home);
   const mode = r.readonly ? 'read-only' : 'read-write';
   const off = actionable
-    ? 'Turn it off for this folder with the button on this line (it writes the mounts: patch into .toolbox.yaml).'
+    ? 'Turn it off for this folder with the button on this line (kept in your User settings, where the container cannot undo it).'
     : 'Open its folder in a window to turn it off there.';
   const contextValue = `reach.${r.kind}${actionable ? '.window' : ''}`;
   switch (r.kind) {
@@ -442,7 +442,7 @@ function reachItemText(r: HostReach, home: string, actionable: boolean): ItemPro
       // Turn Off drops the key from inherit_host_auth (plan/posture.ts turnOffChange), not a mounts: patch.
       const authOff =
         actionable && r.authKey !== undefined
-          ? `Turn it off for this folder with the button on this line (it removes ${r.authKey} from inherit_host_auth in .toolbox.yaml).`
+          ? `Turn it off for this folder with the button on this line (it leaves ${r.authKey} out of inherit_host_auth, kept in your User settings).`
           : off;
       return {
         label: reachTitle(r, home),
