@@ -127,7 +127,16 @@ describe('an agent worktree in its container (real engine, real bridge, local HT
     assert.ok(opened);
     assert.equal(opened.path, join(repo, '.worktrees', 'tbx-agent-task-1'));
     assert.equal(opened.session.action, 'create');
-    assert.ok(!logged.some((l) => /starts again/.test(l)), `planned from the checkout's own .toolbox.yaml: ${logged.join(' | ')}`);
+    assert.ok(
+      !logged.some((l) => /own configuration differs/.test(l)),
+      `planned from the checkout's own .toolbox.yaml: ${logged.join(' | ')}`,
+    );
+    // Started while the folder was empty, the container starts again once the checkout is there,
+    // with the checkout's protected paths read-only (plan/protect.ts awaitingCheckout).
+    assert.ok(
+      logged.some((l) => /starts again with its protected paths read-only/.test(l)),
+      logged.join(' | '),
+    );
     // The image's entrypoint started the session holder: nothing was exec'd into the container.
     assert.deepEqual((await docker().getContainer(opened.session.id).inspect()).ExecIDs ?? [], []);
     const shell = await opened.session.start({ cols: 120, rows: 30 });

@@ -4,6 +4,7 @@
  * and this process's user with `home` as the host home. The vscode stand-in is installed first
  * (the backend imports vscode).
  */
+import { protectedPathFacts } from '../../extension/src/backend/hostFacts';
 import type { CreateEngineBackendOptions, createEngineBackend as CreateEngineBackend } from '../../extension/src/backend/engineBackend';
 import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
 import type { HostFacts, ObjectNames } from '../../extension/src/contract/types';
@@ -23,7 +24,15 @@ export function testBackend(
     require('../../extension/src/backend/engineBackend') as typeof import('../../extension/src/backend/engineBackend');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const { pathExists = () => false, ...options } = more;
-  const host: HostFacts = { uid: process.getuid!(), gid: process.getgid!(), home, platform: process.platform, pathExists };
+  // The protected paths (on unless a test's settings turn them off) are read from this host, as a window does.
+  const host: HostFacts = {
+    uid: process.getuid!(),
+    gid: process.getgid!(),
+    home,
+    platform: process.platform,
+    pathExists,
+    ...protectedPathFacts(),
+  };
   return createEngineBackend({
     names,
     host: () => host,

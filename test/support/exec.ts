@@ -15,10 +15,19 @@ export interface ExecResult {
 export interface ExecOptions {
   env?: string[];
   workdir?: string;
+  /** Another user than the container's (`0`: root). */
+  user?: string;
 }
 
 export async function execIn(container: Docker.Container, cmd: string[], opts: ExecOptions = {}): Promise<ExecResult> {
-  const exec = await container.exec({ Cmd: cmd, Env: opts.env, WorkingDir: opts.workdir, AttachStdout: true, AttachStderr: true });
+  const exec = await container.exec({
+    Cmd: cmd,
+    Env: opts.env,
+    WorkingDir: opts.workdir,
+    ...(opts.user !== undefined ? { User: opts.user } : {}),
+    AttachStdout: true,
+    AttachStderr: true,
+  });
   const stream = await exec.start({ hijack: true, stdin: false });
   const out: Buffer[] = [];
   const err: Buffer[] = [];

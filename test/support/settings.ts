@@ -17,6 +17,7 @@ export function standInSettings(over: Partial<BackendSettings> = {}): BackendSet
     seccomp: () => ({ profile: 'unconfined' }),
     turnedOff: (f) => saved.get(f) ?? { mounts: [], inheritHostAuth: [] },
     setTurnedOff: async (f, off) => void saved.set(f, off),
+    protectedPaths: () => true,
     ...over,
   };
 }

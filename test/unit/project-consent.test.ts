@@ -13,6 +13,7 @@ import { withProjectFile } from '../../extension/src/config/files';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { HostFacts } from '../../extension/src/contract/types';
 import { memoryState } from '../../extension/src/bridge/credentialGrants';
+import { protectedPathFacts } from '../../extension/src/backend/hostFacts';
 import { FolderConfig } from '../../extension/src/backend/folderConfig';
 import { ProjectConsents } from '../../extension/src/backend/projectConsent';
 import type { BackendSettings } from '../../extension/src/backend/settings';
@@ -114,7 +115,7 @@ describe('opening a folder whose .toolbox.yaml widens the user’s config (stand
       images: {} as never,
       sessions: { persist: () => true } as never,
     });
-    const host: HostFacts = { uid: 1000, gid: 1000, home, platform: 'linux', pathExists: () => true };
+    const host: HostFacts = { uid: 1000, gid: 1000, home, platform: 'linux', pathExists: () => true, ...protectedPathFacts() };
     const { prepared, plan } = await shells.prepare({ folder });
     assert.ok(prepared.pendingConfig);
     assert.match(warned.join('\n'), /asks for more than your own config gives; not applied until you approve it/);

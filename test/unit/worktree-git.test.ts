@@ -77,7 +77,10 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
     assert.equal(rig.git(made.path, 'rev-parse', 'HEAD'), theirs);
     assert.equal(rig.git(made.path, 'rev-parse', '--abbrev-ref', 'HEAD'), 'feature/login');
     assert.equal(rig.git(rig.repo, 'config', '--get', 'branch.feature/login.base'), 'main');
-    assert.throws(() => rig.git(rig.repo, 'config', '--get', 'branch.feature/login.merge'), 'no upstream: --no-track');
+    // --no-track: never the base; its upstream is its own name on origin, set by the host because
+    // the container's git cannot write .git/config (docs/decisions/0042-protected-paths-read-only.md).
+    assert.equal(rig.git(rig.repo, 'config', '--get', 'branch.feature/login.merge'), 'refs/heads/feature/login');
+    assert.equal(rig.git(rig.repo, 'config', '--get', 'branch.feature/login.remote'), 'origin');
     assert.equal(rig.git(rig.repo, 'config', '--get', 'push.autoSetupRemote'), 'true');
     assert.ok(
       readFileSync(join(rig.repo, '.git', 'info', 'exclude'), 'utf8')

@@ -170,6 +170,11 @@ export class FolderConfig implements ConfigService {
     return this.deps.settings.seccomp(folder);
   }
 
+  /** toolbox.protectedPaths (user settings only). */
+  protectedPaths(): boolean {
+    return this.deps.settings.protectedPaths();
+  }
+
   async peerWanted(folder: string): Promise<boolean> {
     return (await this.read(folder)).config.peerMessaging;
   }

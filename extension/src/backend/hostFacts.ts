@@ -2,10 +2,10 @@
  * The host facts the planner needs, read from this machine. The planner itself is pure; this
  * adapter is the only place the UI layer asks the OS about users and paths.
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { HOST } from '../contract/constants';
-import type { HostFacts } from '../contract/types';
+import type { HostFacts, HostPathFact } from '../contract/types';
 
 export function readHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts {
   const info = safeUserInfo();
@@ -18,7 +18,51 @@ export function readHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts {
     arch: process.arch,
     pathExists: (p: string) => existsSync(p),
     dockerSocketGid: socketGid(HOST.dockerSocket),
+    ...protectedPathFacts(),
   };
+}
+
+/** What the protected paths' planner asks of the host (plan/protect.ts): lstat, a directory's names, a small file's start. */
+export function protectedPathFacts(): Required<Pick<HostFacts, 'lstat' | 'readDir' | 'readSmall'>> {
+  return { lstat: lstatFact, readDir, readSmall };
+}
+
+function lstatFact(path: string): HostPathFact {
+  try {
+    const st = lstatSync(path, { bigint: true });
+    const identity = `${st.ino}@${st.birthtimeNs}`;
+    if (st.isSymbolicLink()) return { kind: 'symlink' };
+    if (st.isDirectory()) return { kind: 'dir', identity };
+    if (st.isFile()) return { kind: 'file', links: Number(st.nlink), identity };
+    return { kind: 'other' };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return { kind: 'missing' };
+    // Unreadable (EACCES, ELOOP…): not something to bind blind.
+    return { kind: 'other' };
+  }
+}
+
+function readDir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
+/** At most 4 KiB: a `.git` pointer file is one line. */
+function readSmall(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    // Never through a link, and never waiting on a FIFO someone put there.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const buf = Buffer.alloc(4096);
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function safeUserInfo(): { uid: number; gid: number } | undefined {

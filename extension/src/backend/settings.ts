@@ -38,6 +38,12 @@ export interface BackendSettings {
   turnedOff(folder: string): FolderTurnOff;
   /** Records the folder's turn-offs in the user's settings, where its container cannot write. */
   setTurnedOff(folder: string, off: FolderTurnOff): Promise<void>;
+  /**
+   * toolbox.protectedPaths, from the user's settings only: a workspace or folder value is
+   * ignored, since .vscode/settings.json is a file the container could write before the protection
+   * (docs/decisions/0042-protected-paths-read-only.md).
+   */
+  protectedPaths(): boolean;
 }
 
 /** The key under the `toolbox` section (SETTINGS holds full names such as `toolbox.dockerHost`). */
@@ -83,5 +89,6 @@ export function vscodeSettings(): BackendSettings {
       const next = settingWithTurnOff(current, folder, off);
       await section().update(key(SETTINGS.turnedOffForFolder), next, vscode.ConfigurationTarget.Global);
     },
+    protectedPaths: () => section().inspect<boolean>(key(SETTINGS.protectedPaths))?.globalValue !== false,
   };
 }

@@ -18,7 +18,8 @@ import { holderAddress, startHeldSession } from '../engine/sessions';
 import { openDriftNotice } from '../plan/drift';
 import { namedShellFolder } from '../plan/namedShell';
 import { parsePublishSpecs } from '../plan/publish';
-import { planSession, sessionContainerName } from '../plan/session';
+import { planSession, sessionContainerName, sessionProtections } from '../plan/session';
+import type { ProtectionPlan } from '../plan/protect';
 import type { PlannedMount, SessionRequest } from '../plan/types';
 import { agentLaunchCommand, worktreeAgentProblem } from '../plan/worktree';
 import { detectProximo } from '../proximo/facts';
@@ -55,6 +56,8 @@ function shellEnv(create: { Env: string[] }): string[] {
 /** Everything an open plans from: two prepares with equal plans open the same container. */
 export interface ShellPlan {
   request: SessionRequest;
+  /** The protected paths as the host has them now (a worktree's checkout changes them). */
+  protection?: ProtectionPlan;
   title: string;
   /** The agent the first shell starts, if any. */
   first?: string;
@@ -110,6 +113,7 @@ export class ShellOpener {
       peerOverride: shell.peer !== undefined,
       namedShell: shell.namedShell,
       seccomp: (await this.deps.config.seccompSetting(shell.folder)).profile,
+      protectedPaths: this.deps.config.protectedPaths(),
       ...(shell.ports?.length ? { ports: parsePublishSpecs(shell.ports) } : {}),
       proximo,
       image: ownImageBuildArgs ? this.deps.images.tag(ownImageBuildArgs) : config.image!,
@@ -148,7 +152,12 @@ export class ShellOpener {
       // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
       open: (progress, signal) => this.open(request, ownImageBuildArgs, title, progress, signal, shell.folder, firstCommand),
     };
-    return { prepared, plan: { request, title, ...(first !== undefined ? { first } : {}), warnings, notices } };
+    // Planned here too: a symbolic link among them refuses the open before anything starts.
+    const protection = sessionProtections(request, host);
+    return {
+      prepared,
+      plan: { request, ...(protection ? { protection } : {}), title, ...(first !== undefined ? { first } : {}), warnings, notices },
+    };
   }
 
   /** The bridge (keyed by the container's name, its mounts part of the plan), the plan, then the engine. */

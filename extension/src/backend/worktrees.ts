@@ -154,6 +154,23 @@ export class AgentWorktrees implements WorktreeService {
     try {
       if (box.status === 'rejected') throw box.reason;
       throwIfAborted(signal);
+      // The open read the configuration before the checkout; the one the checkout (and the seed)
+      // brought decides, and so do the protected paths the checkout brought (plan/protect.ts
+      // awaitingCheckout). The same plan keeps the container; another starts it again, while the
+      // task may still be typed.
+      let opened = { prepared: box.value.prepared, session: box.value.session };
+      const now = await this.deps.shells.prepare(shellRequest);
+      if (!samePlan(now.plan, box.value.plan)) {
+        progress.log(
+          samePlan({ ...now.plan, protection: undefined }, { ...box.value.plan, protection: undefined })
+            ? `The worktree is checked out: ${undo.container} starts again with its protected paths read-only.`
+            : `The worktree's own configuration differs from the one ${undo.container} was started with, so it starts again with it.`,
+        );
+        await this.deps.containers.drop(box.value.prepared.container, undo.ours);
+        undo.container = now.prepared.container;
+        opened = { prepared: now.prepared, session: await now.prepared.open(progress, signal) };
+        undo.ours = opened.session.action === 'create';
+      }
       // The task may still be being typed: the worktree and its container are made meanwhile, so
       // the agent starts as soon as it is given. No task (the question cancelled) removes them again.
       if (request.prompt instanceof Promise) {
@@ -164,15 +181,7 @@ export class AgentWorktrees implements WorktreeService {
           return undefined;
         }
       }
-      // The open read the configuration before the checkout; the one the checkout (and the seed)
-      // brought decides. The same plan keeps the container; another starts it again.
-      const now = await this.deps.shells.prepare(shellRequest);
-      if (samePlan(now.plan, box.value.plan)) return { ...made, prepared: now.prepared, session: box.value.session };
-      progress.log(`The worktree's own configuration differs from the one ${undo.container} was started with, so it starts again with it.`);
-      await this.deps.containers.drop(box.value.prepared.container, undo.ours);
-      undo.container = now.prepared.container;
-      const session = await now.prepared.open(progress, signal);
-      return { ...made, prepared: now.prepared, session };
+      return { ...made, ...opened };
     } catch (err) {
       await undo.run();
       const why = err instanceof Error ? err.message : String(err);

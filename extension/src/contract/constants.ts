@@ -329,6 +329,30 @@ export const LABELS = {
    * setting (docs/decisions/0014-per-run-peer-is-not-drift.md).
    */
   peerRun: 'dev.toolbox.peer-run',
+  /**
+   * Set on a container created with its folder's protected paths bound read-only (plan/protect.ts):
+   * the views tell a container without them (created before, by the CLI, or with the protection
+   * turned off) from one that has them, without planning (docs/decisions/0042-protected-paths-read-only.md).
+   */
+  protectedPaths: 'dev.toolbox.protected-paths',
+  /**
+   * Which file each protected path was when the container was made (JSON, host path → inode and
+   * birth time): a path the host has replaced since lost its read-only bind in this container
+   * (plan/drift.ts).
+   */
+  protectedIdentities: 'dev.toolbox.protected-identities',
+} as const;
+
+/**
+ * A placeholder stands in for a protected path that does not exist yet, so that the container
+ * cannot create it (plan/protect.ts makes the list, engine/placeholders.ts the files): an empty
+ * directory, or an empty file where git reads a config file, made by the user and given this
+ * modification time, which is how toolbox tells its own placeholders from the user's files when
+ * it removes them again (docs/decisions/0042-protected-paths-read-only.md).
+ */
+export const PLACEHOLDER = {
+  /** 2005-03-18T01:58:31Z: no program or archive sets it by chance, and any change to the entry moves it. */
+  mtimeSeconds: 1_111_111_111,
 } as const;
 
 /** Repository of the runtime image this extension builds; the tag is a hash of its build context. */

@@ -26,6 +26,8 @@ export const SETTINGS = {
   seccomp: 'toolbox.seccomp',
   sessionsPersist: 'toolbox.sessions.persist',
   runtimeImagePull: 'toolbox.runtimeImage.pull',
+  /** User settings only: the folder's protected paths are bound read-only (docs/decisions/0042-protected-paths-read-only.md). */
+  protectedPaths: 'toolbox.protectedPaths',
   /** When a session goes to "needs you": always, whenUnfocused (the window), never. */
   notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
   /** What Turn Off for This Folder turned off, per folder (User settings only; docs/decisions/0041). */

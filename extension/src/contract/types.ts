@@ -16,6 +16,28 @@ export interface HostFacts {
   pathExists(path: string): boolean;
   /** Group id owning the host's Docker socket; with "0", the container's GroupAdd when the socket is mounted. */
   dockerSocketGid?: number;
+  /**
+   * What a host path is, never following a symbolic link (the protected paths, plan/protect.ts).
+   * Needed when a request asks for protected paths; the adapter answers from lstat.
+   */
+  lstat?(path: string): HostPathFact;
+  /** The names in a host directory; [] when it cannot be read. */
+  readDir?(path: string): string[];
+  /** The start of a small host file (a worktree's `.git` pointer); undefined when it cannot be read. */
+  readSmall?(path: string): string | undefined;
+}
+
+/** A host path as lstat sees it: `missing` when nothing is there. */
+export interface HostPathFact {
+  kind: 'file' | 'dir' | 'symlink' | 'other' | 'missing';
+  /** A file's hard links: another name for the same file would not be read-only. */
+  links?: number;
+  /**
+   * Which file or directory it is: its inode number and birth time. A host program that replaces
+   * the entry (git renames a new config over the old) changes it, even when the file system
+   * gives the new file the old one's freed inode number, as ext4 does for git's two writes in a row.
+   */
+  identity?: string;
 }
 
 /** Which toolbox container a name is (contract/objects.ts has the grammar). */

@@ -10,9 +10,10 @@ import { bareName, foreignLabel, foreignLabelled } from '../contract/objects';
 import { joinsNamespace, seccompProfileOf, storedPidMode } from '../plan/drift';
 import type { SeccompProfile } from '../contract/types';
 import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified } from './errors';
-import { waitUntilGone } from './containers';
+import { parseUser, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
 import { familiarImageName } from './compat';
+import { placeholderCandidates, removeUnusedPlaceholders } from './placeholders';
 
 /** A toolbox shell container as the engine lists it (the views get a ContainerSummary built from it). */
 export interface ListedContainer {
@@ -173,6 +174,8 @@ export async function stopContainer(ctx: EngineContext, name: string, options: S
     throw engineFailure(target, err);
   }
   await waitUntilGone(ctx.docker, target, options.goneTimeoutMs ?? 30_000);
+  // The placeholders of its protected paths go with it, unless another container still mounts them.
+  await removeUnusedPlaceholders(ctx, placeholderCandidates(detail.Mounts), parseUser(detail.Config?.User ?? ''));
   return 'stopped';
 }
 

@@ -23,6 +23,7 @@ import { inspectAfterConflict, inspectContainer, parseUser, waitUntilGone } from
 import type { EngineContext } from './context';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
 import { ensureAnchor, ensureSocketVolume } from './peer';
+import { makePlaceholders, placeholderCandidates, removeUnusedPlaceholders } from './placeholders';
 import { checkPortsFree } from './ports';
 
 export interface OpenContainerOptions {
@@ -94,6 +95,12 @@ async function reattach(
       const failure = await setUpPeer(ctx, plan, opts, { volume: plan.peer });
       if (failure) warnings.push(peerSetupWarning(failure));
     }
+    // Its placeholders may have been removed since it stopped: the engine would make them as root.
+    const mounted = new Set(placeholderCandidates(info.Mounts));
+    await makePlaceholders(
+      (plan.placeholders ?? []).filter((p) => mounted.has(p.path)),
+      parseUser(info.Config.User ?? ''),
+    );
     step(`Starting the container ${plan.name}`);
     try {
       await container.start();
@@ -165,6 +172,15 @@ async function create(
     throw new Error(`Could not create a directory to mount into ${plan.name}: ${clause(engineMessage(err))}.`, { cause: err });
   }
   throwIfAborted(opts.signal);
+  const owner = parseUser(plan.create.User);
+  let placeholders: string[];
+  try {
+    placeholders = await makePlaceholders(plan.placeholders ?? [], owner);
+  } catch (err) {
+    throw new Error(`Could not protect ${plan.name}'s folder: ${clause(engineMessage(err))}.`, { cause: err });
+  }
+  // A container that is not made after all leaves no placeholder behind.
+  const unmake = () => removeUnusedPlaceholders(ctx, placeholders, owner);
 
   const warnings: string[] = [];
   const planned = { ...plan.create, Env: withImageDigest(plan.create.Env, digest) };
@@ -180,6 +196,7 @@ async function create(
       // Another open of the same workspace won the race: attach to its container.
       return reattach(ctx, plan, await inspectAfterConflict(docker, plan.name), opts, step);
     }
+    await unmake();
     throw new Error(`Could not create the container ${plan.name}: ${clause(engineMessage(err))}.`, { cause: err });
   }
   step(`Starting the container ${plan.name}`);
@@ -192,6 +209,7 @@ async function create(
         .getContainer(id)
         .remove({ force: true })
         .catch(() => undefined);
+      await unmake();
       throw new Error(
         `The container ${plan.name} was created but could not start: ${clause(engineMessage(err))}. ` +
           `It has been removed; fix the cause and open the shell again.`,

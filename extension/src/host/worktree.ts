@@ -193,9 +193,9 @@ export async function checkWorktreeCreate(opts: CreateWorktreeOptions): Promise<
 
 /**
  * The create after its checks: fetch, `worktree add` (without checkout) and the checkout on the
- * checked config, the base, push.autoSetupRemote, the exclude line and the seed. A failure after
- * the add rolls back; before it nothing was created (but an empty folder the caller made for the
- * worktree, which the caller removes).
+ * checked config, the base, push.autoSetupRemote, the branch's upstream (its own name on origin),
+ * the exclude line and the seed. A failure after the add rolls back; before it nothing was created
+ * (but an empty folder the caller made for the worktree, which the caller removes).
  */
 export async function addWorktree(checked: CheckedWorktree, opts: CreateWorktreeOptions): Promise<CreatedWorktree> {
   const g = await repoGit(checked.root, opts);
@@ -266,6 +266,11 @@ export async function addWorktree(checked: CheckedWorktree, opts: CreateWorktree
     if (recorded.code !== 0)
       notes.push(`The base ${base} could not be recorded for ${branch}; sync and prune will use the default branch.`);
     if (autoSetup === undefined) await g.run('local', g.main, ['config', 'push.autoSetupRemote', 'true']);
+    // The branch tracks its own name on origin from the start: the container's git cannot write
+    // .git/config (a protected path, plan/protect.ts), so its `git push` could not record it, and
+    // Remove's `branch -d` compares with that upstream.
+    await g.run('local', g.main, ['config', `branch.${branch}.remote`, 'origin']);
+    await g.run('local', g.main, ['config', `branch.${branch}.merge`, `refs/heads/${branch}`]);
   } catch (err) {
     await seeding;
     await rollbackCreate(root, branch, path, opts);

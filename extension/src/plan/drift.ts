@@ -8,6 +8,7 @@
 import { CONTAINER, LABELS } from '../contract/constants';
 import { objectNames } from '../contract/objects';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
+import { PROTECTED_MOUNT } from './protect';
 import type { SessionPlan } from './types';
 
 /** The SecurityOpt entry of an unconfined container, as Docker stores it. */
@@ -17,7 +18,7 @@ export const SECCOMP_UNCONFINED_OPT = 'seccomp=unconfined';
 export const PEER_RUN_LABEL_VALUES = { on: 'on', off: 'off' } as const;
 
 export type PeerDriftKind = 'joined-but-planned-off' | 'planned-on-but-outside' | 'missing-socket-volume';
-export type DriftKind = PeerDriftKind | 'missing-port' | 'seccomp';
+export type DriftKind = PeerDriftKind | 'missing-port' | 'seccomp' | 'protections';
 
 export interface Drift {
   kind: DriftKind;
@@ -28,6 +29,8 @@ export interface Drift {
   port?: string;
   /** seccomp: the profile this open asks for (the container runs with the other one). */
   seccomp?: SeccompProfile;
+  /** protections: the protected paths it lacks, relative to the folder where they are in it. */
+  protections?: string[];
 }
 
 export interface PidModeDrift {
@@ -158,7 +161,10 @@ export function driftWarning(kind: PeerDriftKind, containerName: string, names: 
  * asks for: what differs, what it means for the shell, and the fix (which closes its shells).
  * The log keeps upstream's shape (driftWarning).
  */
-export function openDriftNotice(d: Pick<Drift, 'kind' | 'container' | 'port' | 'seccomp'>, names: ObjectNames = objectNames()): string {
+export function openDriftNotice(
+  d: Pick<Drift, 'kind' | 'container' | 'port' | 'seccomp' | 'protections'>,
+  names: ObjectNames = objectNames(),
+): string {
   const fix = 'To fix it, stop the container (Toolbox: Stop Container…) and open the shell again; its open shells will close.';
   switch (d.kind) {
     case 'joined-but-planned-off':
@@ -171,7 +177,22 @@ export function openDriftNotice(d: Pick<Drift, 'kind' | 'container' | 'port' | '
       return `The container ${d.container} does not publish ${d.port ? `port ${d.port}` : 'a port'} that this folder asks for. ${fix}`;
     case 'seccomp':
       return `The container ${d.container} ${seccompDifference(d.seccomp ?? 'default')}. ${fix}`;
+    case 'protections':
+      return `The container ${d.container} ${protectionsDifference(d.protections ?? [])}. ${fix}`;
   }
+}
+
+/**
+ * What it means that a container lacks protected paths the open asks for, as the rest of a
+ * sentence that starts with the container ("The container X …").
+ */
+export function protectionsDifference(missing: readonly string[]): string {
+  const shown = missing.length > 4 ? `${missing.slice(0, 4).join(', ')} and ${missing.length - 4} more` : missing.join(', ');
+  return (
+    `does not have the read-only protection of ${shown || 'its protected paths'} (toolbox.protectedPaths): it was created ` +
+    'without it, or a program on this host has replaced the file since, which ends its protection in running containers. ' +
+    'Programs in it can change files that git, your editor and other tools on this host read and run'
+  );
 }
 
 /**
@@ -203,7 +224,8 @@ export function peerSetupWarning(reason: string): string {
 /** The parts of an inspected container the drift check reads. */
 export interface InspectedForDrift {
   HostConfig: { PidMode?: string; PortBindings?: unknown; SecurityOpt?: string[] | null };
-  Mounts?: InspectedMount[];
+  Mounts?: Array<InspectedMount & { Source?: string; RW?: boolean }>;
+  Config?: { Labels?: Record<string, string> | null };
 }
 
 /** The peer state of an inspected container, as the drift rule reads it. */
@@ -221,6 +243,15 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
   const seccomp = seccompDrift(info.HostConfig.SecurityOpt, plan.create.HostConfig.SecurityOpt);
   if (seccomp) {
     drift.push({ kind: 'seccomp', container, seccomp, message: seccompWarning(container, seccomp) });
+  }
+  const protections = [...new Set([...missingProtections(info.Mounts, plan), ...replacedProtections(info.Config?.Labels, plan)])];
+  if (protections.length > 0) {
+    drift.push({
+      kind: 'protections',
+      container,
+      protections,
+      message: `${container} ${protectionsDifference(protections)} — stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
+    });
   }
   const published = (info.HostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string; HostPort?: string }> | null>;
   for (const p of plannedPorts(plan)) {
@@ -272,12 +303,69 @@ export function profileDrift(observed: SeccompProfile | undefined, wants: Seccom
 
 const PEER_KINDS: readonly DriftKind[] = ['joined-but-planned-off', 'planned-on-but-outside', 'missing-socket-volume'];
 
-/** The warnings to show for drift found on an open: one peer warning (the first), then the seccomp one, then every port one. */
+/**
+ * The protected paths of the plan that an inspected container's mounts do not cover, as host
+ * paths (relative to the folder when inside it). A read-only path is covered by a read-only mount
+ * at its place or above it (a container made when `.claude` was missing has `.claude` read-only as
+ * a whole); a pin by any mount at its place or a read-only one above it. A container made before
+ * the protection, or by the CLI, covers none.
+ */
+export function missingProtections(mounts: InspectedForDrift['Mounts'], plan: Pick<SessionPlan, 'mounts' | 'workspace'>): string[] {
+  // Tests hand partial plans.
+  const planned = (plan.mounts ?? []).filter((m) => m.name === PROTECTED_MOUNT.readonly || m.name === PROTECTED_MOUNT.pin);
+  if (planned.length === 0) return [];
+  const readOnly = new Set((mounts ?? []).filter((m) => m.RW === false).map((m) => m.Destination));
+  const any = new Set((mounts ?? []).map((m) => m.Destination));
+  const covered = (target: string, ro: boolean) => {
+    if (ro ? readOnly.has(target) : any.has(target)) return true;
+    for (let up = target.slice(0, target.lastIndexOf('/')); up !== ''; up = up.slice(0, up.lastIndexOf('/'))) {
+      if (readOnly.has(up)) return true;
+    }
+    return false;
+  };
+  const missing = planned.filter((m) => !covered(m.target, m.readonly)).map((m) => m.source);
+  return [...new Set(missing)].map((p) => relativeTo(plan.workspace, p));
+}
+
+/**
+ * The protected paths the host has replaced since the container was made (another file there
+ * now than its LABELS.protectedIdentities records): the kernel detached their read-only binds in
+ * the container when that happened, so they are protected no more. Relative to the folder where
+ * inside it.
+ */
+export function replacedProtections(
+  labels: Readonly<Record<string, string>> | null | undefined,
+  plan: Pick<SessionPlan, 'create' | 'workspace'>,
+): string[] {
+  const then = identityRecord(labels?.[LABELS.protectedIdentities]);
+  if (Object.keys(then).length === 0) return [];
+  const now = identityRecord(plan.create.Labels[LABELS.protectedIdentities]);
+  return Object.keys(then)
+    .filter((p) => now[p] !== undefined && now[p] !== then[p])
+    .map((p) => relativeTo(plan.workspace, p));
+}
+
+function identityRecord(text: string | undefined): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(text ?? '{}');
+    if (typeof parsed !== 'object' || parsed === null) return {};
+    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
+function relativeTo(workspace: string, p: string): string {
+  return p.startsWith(`${workspace}/`) ? p.slice(workspace.length + 1) : p;
+}
+
+/** The warnings to show for drift found on an open: one peer warning (the first), then the seccomp one, the protections, then every port one. */
 export function warningsFor(drift: readonly Drift[]): string[] {
   const peer = drift.find((d) => PEER_KINDS.includes(d.kind));
   return [
     ...(peer ? [peer.message] : []),
     ...drift.filter((d) => d.kind === 'seccomp').map((d) => d.message),
+    ...drift.filter((d) => d.kind === 'protections').map((d) => d.message),
     ...drift.filter((d) => d.kind === 'missing-port').map((d) => d.message),
   ];
 }

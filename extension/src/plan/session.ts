@@ -6,7 +6,8 @@
 import { CONTAINER, ENV, EXTENSION_VERSION, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, SESSION_PROTOCOL } from '../contract/constants';
 import { SECCOMP_UNCONFINED_OPT } from './drift';
 import { PEER_RUN_LABEL_VALUES } from './drift';
-import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath } from './mounts';
+import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath, workspaceMirror } from './mounts';
+import { planProtections, PROTECTED_PATHS_LABEL_VALUE, type ProtectionPlan } from './protect';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
 import { worktreeGitDir } from './worktree';
@@ -41,6 +42,9 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
   });
 
   if (req.worktreeRoot !== undefined) mp.mounts.push(worktreeGitMount(req.worktreeRoot));
+  // Last: nested in the folder's binds (and the main .git's), which the engine mounts first.
+  const protection = sessionProtections(req, host);
+  if (protection) mp.mounts.push(...protection.mounts);
 
   const ports = portBindings(req.ports ?? []);
   const dockerSocketMounted = mp.mounts.some((m) => m.target === CONTAINER.dockerSocket);
@@ -65,6 +69,9 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     Labels: {
       [LABELS.workspace]: workspace,
       ...(req.peerOverride ? { [LABELS.peerRun]: req.peer ? PEER_RUN_LABEL_VALUES.on : PEER_RUN_LABEL_VALUES.off } : {}),
+      ...(protection
+        ? { [LABELS.protectedPaths]: PROTECTED_PATHS_LABEL_VALUE, [LABELS.protectedIdentities]: JSON.stringify(protection.identities) }
+        : {}),
     },
     ...(ports ? { ExposedPorts: ports.exposed } : {}),
     HostConfig: {
@@ -85,11 +92,27 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
       peer: req.peer,
       mounts: mp.mounts,
       ensureDirs: mp.ensureDirs,
+      ...(protection ? { placeholders: protection.placeholders } : {}),
       create,
       shellCmd,
     },
     warnings: mp.warnings,
   };
+}
+
+/**
+ * The protected paths an open of `req` binds read-only, with their placeholders (plan/protect.ts);
+ * undefined when toolbox.protectedPaths is off. The folder is seen at /workspace and its mirror.
+ */
+export function sessionProtections(req: SessionRequest, host: HostFacts): ProtectionPlan | undefined {
+  if (!req.protectedPaths) return undefined;
+  const workspace = sessionWorkspace(req.workspace);
+  return planProtections({
+    workspace,
+    targets: [...new Set([CONTAINER.workspace, workspaceMirror(workspace) ?? CONTAINER.workspace])],
+    ...(req.worktreeRoot !== undefined ? { worktreeRoot: absoluteWorkspace(req.worktreeRoot) } : {}),
+    facts: host,
+  });
 }
 
 /** The main repository's `.git`, read-write at its own path (upstream applyWorktreeSession). */

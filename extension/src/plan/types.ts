@@ -4,6 +4,7 @@
  */
 import type { BridgeMount, ObjectNames, PortSpec, ProximoFacts, SeccompProfile } from '../contract/types';
 import type { ToolboxConfig } from '../config/model';
+import type { PlannedPlaceholder } from './protect';
 
 export interface SessionRequest {
   /** Absolute host path of the workspace folder (not symlink-resolved, like upstream). */
@@ -31,6 +32,11 @@ export interface SessionRequest {
    * the worktree's gitdir pointer resolves inside the container (plan/worktree.ts).
    */
   worktreeRoot?: string;
+  /**
+   * The folder's protected paths are bound read-only (plan/protect.ts; the user setting
+   * toolbox.protectedPaths). Needs HostFacts lstat, readDir and readSmall.
+   */
+  protectedPaths?: boolean;
   /** Image reference to run (already resolved from config). */
   image: string;
   names: ObjectNames;
@@ -88,6 +94,8 @@ export interface SessionPlan {
   mounts: PlannedMount[];
   /** Host directories the adapter must create (mode 0700 where new) before create. */
   ensureDirs: string[];
+  /** Placeholders for missing protected paths, made as the container's user before create (plan/protect.ts). */
+  placeholders?: PlannedPlaceholder[];
   create: ContainerCreateSpec;
   /** The command an interactive shell execs. */
   shellCmd: string[];

@@ -1,0 +1,244 @@
+/**
+ * Protected paths: what programs on the host read and then run as the user (git's config and
+ * hooks, editors' and tools' project settings, agents' project settings, this folder's own
+ * .toolbox.yaml) is bound read-only over the folder in every container that mounts it, so an
+ * agent in the container cannot plant something the host runs
+ * (docs/decisions/0042-protected-paths-read-only.md). Pure: what exists on the host comes in as
+ * facts (HostFacts lstat, readDir, readSmall); the placeholders for missing paths come back as data
+ * and the engine makes them (engine/placeholders.ts).
+ *
+ * Three kinds of mount, all binds of a host path at the same place the folder puts it:
+ *   read-only   the protected path itself (an existing file or directory, or its placeholder);
+ *   pin         a directory on the way to protected paths (`.git`, `.claude`), bound read-write
+ *               onto itself: a mount point cannot be renamed, so the container cannot move it
+ *               aside and put a directory of its own making in its place;
+ *   own gitdir  a worktree container's own `<root>/.git/worktrees/<name>`, read-write inside the
+ *               read-only `worktrees` (git writes HEAD, the index and logs there), with its
+ *               pointers and config read-only again.
+ */
+import type { HostFacts, HostPathFact } from '../contract/types';
+import { cleanPath } from './naming';
+import type { PlannedMount } from './types';
+
+export type ProtectedKind = 'file' | 'dir';
+
+/** What a placeholder is made as: git reads a missing config file as empty, a working-tree file is a directory (git ignores an empty one). */
+export interface PlannedPlaceholder {
+  path: string;
+  kind: ProtectedKind;
+}
+
+/** The value of LABELS.protectedPaths on a protected container. */
+export const PROTECTED_PATHS_LABEL_VALUE = 'read-only';
+
+/** The mount names of the protection (never patchable by `mounts:`; drift and the views read them). */
+export const PROTECTED_MOUNT = { readonly: 'protected', pin: 'protected-pin' } as const;
+
+/**
+ * In the folder itself (and in a worktree folder): paths a host program reads from the folder.
+ * A missing one becomes an empty directory: it keeps the name from being created, git shows no
+ * empty directory, and the config walk (config/files.ts) skips a `.toolbox.yaml` that is no file.
+ */
+export const PROTECTED_IN_FOLDER: readonly string[] = [
+  '.gitmodules',
+  '.envrc',
+  '.mcp.json',
+  '.toolbox.yaml',
+  '.vscode',
+  '.idea',
+  '.devcontainer',
+];
+
+/** In `.claude` (pinned when it exists; a missing `.claude` is one read-only placeholder). */
+export const PROTECTED_IN_CLAUDE = {
+  dir: '.claude',
+  /** Always protected; any other `settings*.json` that exists is too. */
+  settings: ['settings.json', 'settings.local.json'],
+  dirs: ['commands', 'agents'],
+} as const;
+
+/** In a git directory: the folder's `.git`, or the main repository's in a worktree container. */
+export const PROTECTED_IN_GITDIR: ReadonlyArray<{ name: string; kind: ProtectedKind }> = [
+  { name: 'config', kind: 'file' },
+  { name: 'hooks', kind: 'dir' },
+  { name: 'info', kind: 'dir' },
+  // Every worktree's gitdir: its commondir, gitdir and config.worktree point host git elsewhere.
+  { name: 'worktrees', kind: 'dir' },
+];
+
+/** In a worktree container's own gitdir, which stays writable around them. */
+export const PROTECTED_IN_OWN_GITDIR: readonly string[] = ['config.worktree', 'commondir', 'gitdir'];
+
+/** Upstream's worktree folder, in a folder whose `.git` is a directory (plan/worktree.ts layout). */
+const WORKTREES_DIR = '.worktrees';
+
+export interface ProtectionInput {
+  /** The host folder the container mounts (clean, absolute). */
+  workspace: string;
+  /** Where the container sees it: /workspace and the mirror. */
+  targets: string[];
+  /** A worktree container: the main repository's root, whose `.git` the container mounts at its own path. */
+  worktreeRoot?: string;
+  facts: Pick<HostFacts, 'lstat' | 'readDir' | 'readSmall'>;
+}
+
+export interface ProtectionPlan {
+  mounts: PlannedMount[];
+  placeholders: PlannedPlaceholder[];
+  /**
+   * Which file or directory every protected path that exists is (HostPathFact identity), by host
+   * path. A bind holds only while that entry stays: when a host program replaces it (git writes
+   * its config by renaming a new file over it), the kernel detaches the mount in every container,
+   * so the container records these (LABELS.protectedIdentities) and drift compares them with the
+   * host's (plan/drift.ts).
+   */
+  identities: Record<string, string>;
+  /**
+   * A worktree container planned before its checkout (decision 0032 starts it while git adds the
+   * worktree): the folder is empty, placeholders there would keep `git worktree add` from using
+   * it, so only the main `.git` is protected and the container is replaced once the checkout is
+   * there (backend/worktrees.ts compares the plans), before the agent starts.
+   */
+  awaitingCheckout?: boolean;
+}
+
+const OFF_HINT = 'or turn off toolbox.protectedPaths in your user settings to open the folder without the protection';
+
+export function planProtections(input: ProtectionInput): ProtectionPlan {
+  const lstat = input.facts.lstat;
+  if (lstat === undefined) throw new Error('Protected paths need the host facts lstat, readDir and readSmall.');
+  const readDir = input.facts.readDir ?? (() => []);
+  const out: ProtectionPlan = { mounts: [], placeholders: [], identities: {} };
+  const folder = new Place(out, lstat, input.workspace, input.targets);
+  if (input.worktreeRoot !== undefined && folder.fact('.git').kind === 'missing') {
+    out.awaitingCheckout = true;
+    protectMainGitDir(out, input, lstat);
+    return out;
+  }
+
+  for (const rel of PROTECTED_IN_FOLDER) folder.protect(rel, 'dir');
+
+  const claude = folder.fact(PROTECTED_IN_CLAUDE.dir);
+  if (claude.kind === 'dir') {
+    folder.bind(PROTECTED_IN_CLAUDE.dir, false, claude);
+    const existing = readDir(join(input.workspace, PROTECTED_IN_CLAUDE.dir)).filter((n) => /^settings.*\.json$/.test(n));
+    for (const name of new Set([...PROTECTED_IN_CLAUDE.settings, ...existing.sort()])) {
+      folder.protect(`${PROTECTED_IN_CLAUDE.dir}/${name}`, 'dir');
+    }
+    for (const name of PROTECTED_IN_CLAUDE.dirs) folder.protect(`${PROTECTED_IN_CLAUDE.dir}/${name}`, 'dir');
+  } else {
+    // Missing: one read-only placeholder keeps the whole of it from being made; anything else is bound as it is.
+    folder.protect(PROTECTED_IN_CLAUDE.dir, 'dir');
+  }
+
+  const dotGit = folder.fact('.git');
+  if (dotGit.kind === 'dir') {
+    folder.bind('.git', false, dotGit);
+    protectGitDir(folder.below('.git'));
+    folder.protect(WORKTREES_DIR, 'dir');
+  } else {
+    // A worktree's or submodule's pointer file is read-only; a folder without one cannot get a
+    // repository of the container's making (its config would be the host git's to obey).
+    folder.protect('.git', 'dir');
+  }
+
+  if (input.worktreeRoot !== undefined) protectMainGitDir(out, input, lstat);
+  return out;
+}
+
+/** A worktree container's main `.git` (mounted at its own path): the git dir's paths, its own gitdir writable inside. */
+function protectMainGitDir(out: ProtectionPlan, input: ProtectionInput, lstat: (path: string) => HostPathFact): void {
+  const gitDir = join(input.worktreeRoot!, '.git');
+  const main = new Place(out, lstat, gitDir, [gitDir]);
+  protectGitDir(main);
+  const own = ownGitDir(input, gitDir);
+  const ownFact = own === undefined ? undefined : main.fact(`worktrees/${own}`);
+  if (own !== undefined && ownFact?.kind === 'dir') {
+    main.bind(`worktrees/${own}`, false, ownFact);
+    for (const name of PROTECTED_IN_OWN_GITDIR) main.protect(`worktrees/${own}/${name}`, 'file');
+  }
+}
+
+function protectGitDir(dir: Place): void {
+  for (const p of PROTECTED_IN_GITDIR) dir.protect(p.name, p.kind);
+}
+
+/** A host directory `root`, seen in the container at each of `targets`: its mounts and placeholders go into `out`. */
+class Place {
+  constructor(
+    private readonly out: ProtectionPlan,
+    private readonly lstat: (path: string) => HostPathFact,
+    private readonly root: string,
+    private readonly targets: string[],
+  ) {}
+
+  /** The same place one directory down. */
+  below(rel: string): Place {
+    return new Place(
+      this.out,
+      this.lstat,
+      join(this.root, rel),
+      this.targets.map((t) => join(t, rel)),
+    );
+  }
+
+  /** Binds `rel` (what `fact` found there) at each target. */
+  bind(rel: string, readonly: boolean, fact: HostPathFact): void {
+    const source = join(this.root, rel);
+    if (fact.identity !== undefined) this.out.identities[source] = fact.identity;
+    for (const t of this.targets) {
+      this.out.mounts.push({
+        name: readonly ? PROTECTED_MOUNT.readonly : PROTECTED_MOUNT.pin,
+        source,
+        target: join(t, rel),
+        readonly,
+        type: 'bind',
+        createIfMissing: false,
+      });
+    }
+  }
+
+  /** What is at `rel`; a symbolic link or a file with other names refuses the open. */
+  fact(rel: string): HostPathFact {
+    const path = join(this.root, rel);
+    const f = this.lstat(path);
+    if (f.kind === 'symlink') {
+      throw new Error(
+        `${path} is a symbolic link, so it cannot be made read-only in the container: the container could replace the link with a file of its own, which host programs would then read. Replace the link with the file or folder it points to, ${OFF_HINT}.`,
+      );
+    }
+    if (f.kind === 'file' && (f.links ?? 1) > 1) {
+      throw new Error(
+        `${path} has other names (hard links), through which the container could still change it. Replace it with a copy of its own, ${OFF_HINT}.`,
+      );
+    }
+    return f;
+  }
+
+  /** A protected path: read-only when it exists, a read-only placeholder made as `missingAs` when it does not. */
+  protect(rel: string, missingAs: ProtectedKind): void {
+    const fact = this.fact(rel);
+    if (fact.kind === 'missing') this.out.placeholders.push({ path: join(this.root, rel), kind: missingAs });
+    this.bind(rel, true, fact);
+  }
+}
+
+/**
+ * The name of the worktree's own gitdir under `<root>/.git/worktrees/`, from the `gitdir:` line
+ * of the worktree folder's `.git` file (absolute, or relative to the folder); undefined when it
+ * is not a direct child there.
+ */
+function ownGitDir(input: ProtectionInput, gitDir: string): string | undefined {
+  const text = input.facts.readSmall?.(join(input.workspace, '.git'));
+  const m = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? '');
+  if (!m) return undefined;
+  const pointed = m[1].startsWith('/') ? cleanPath(m[1]) : join(input.workspace, m[1]);
+  const parent = join(gitDir, 'worktrees');
+  if (!pointed.startsWith(`${parent}/`)) return undefined;
+  const name = pointed.slice(parent.length + 1);
+  return name !== '' && !name.includes('/') ? name : undefined;
+}
+
+function join(...parts: string[]): string {
+  return cleanPath(parts.join('/'));
+}

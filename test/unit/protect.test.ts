@@ -1,0 +1,352 @@
+/**
+ * The protected paths as planned (plan/protect.ts, through plan/session.ts): which read-only
+ * binds, pins and placeholders appear for which host paths, the refusals (symbolic links, hard
+ * links), and the worktree container's variant. Pure: the host is a table of lstat answers.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_CONFIG } from '../../extension/src/config/model';
+import { LABELS } from '../../extension/src/contract/constants';
+import { objectNames } from '../../extension/src/contract/objects';
+import type { HostFacts, HostPathFact } from '../../extension/src/contract/types';
+import { planProtections, PROTECTED_MOUNT } from '../../extension/src/plan/protect';
+import { driftAgainstPlan, missingProtections, openDriftNotice, replacedProtections } from '../../extension/src/plan/drift';
+import { planSession } from '../../extension/src/plan/session';
+import type { SessionRequest } from '../../extension/src/plan/types';
+
+const WS = '/home/u/proj';
+const MIRROR_TARGETS = ['/workspace', WS];
+
+type Tree = Record<string, HostPathFact['kind'] | HostPathFact>;
+
+function facts(tree: Tree, files: Record<string, string> = {}): Pick<HostFacts, 'lstat' | 'readDir' | 'readSmall'> {
+  const at = (p: string): HostPathFact => {
+    const v = tree[p];
+    return v === undefined ? { kind: 'missing' } : typeof v === 'string' ? { kind: v, ...(v === 'file' ? { links: 1 } : {}) } : v;
+  };
+  return {
+    lstat: at,
+    readDir: (dir) =>
+      Object.keys(tree)
+        .filter((p) => p.startsWith(`${dir}/`) && !p.slice(dir.length + 1).includes('/'))
+        .map((p) => p.slice(dir.length + 1)),
+    readSmall: (p) => files[p],
+  };
+}
+
+/** A cloned repository: .git with config, hooks and info, and a .vscode folder. */
+const REPO: Tree = {
+  [`${WS}/.git`]: 'dir',
+  [`${WS}/.git/config`]: 'file',
+  [`${WS}/.git/hooks`]: 'dir',
+  [`${WS}/.git/info`]: 'dir',
+  [`${WS}/.vscode`]: 'dir',
+};
+
+const ro = (plan: ReturnType<typeof planProtections>) => plan.mounts.filter((m) => m.readonly).map((m) => m.target);
+const pins = (plan: ReturnType<typeof planProtections>) => plan.mounts.filter((m) => !m.readonly).map((m) => m.target);
+
+describe('protected paths: the plan', () => {
+  it('binds every protected path read-only at /workspace and at the mirror, existing or not', () => {
+    const plan = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts(REPO) });
+    for (const rel of [
+      '.gitmodules',
+      '.envrc',
+      '.mcp.json',
+      '.toolbox.yaml',
+      '.vscode',
+      '.idea',
+      '.devcontainer',
+      '.claude',
+      '.git/config',
+      '.git/hooks',
+      '.git/info',
+      '.git/worktrees',
+      '.worktrees',
+    ]) {
+      for (const t of MIRROR_TARGETS) assert.ok(ro(plan).includes(`${t}/${rel}`), `${t}/${rel} read-only: ${ro(plan).join(' ')}`);
+    }
+    // Every bind is the host path at the same place under the folder's target.
+    for (const m of plan.mounts) {
+      const rel = m.source.slice(WS.length);
+      assert.ok(m.target === `/workspace${rel}` || m.target === `${WS}${rel}`, `${m.source} at ${m.target}`);
+      assert.equal(m.type, 'bind');
+      assert.equal(m.createIfMissing, false);
+    }
+  });
+
+  it('pins .git read-write (a mount point cannot be renamed aside) and makes placeholders only for what is missing', () => {
+    const plan = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts(REPO) });
+    assert.deepEqual(pins(plan), ['/workspace/.git', `${WS}/.git`]);
+    assert.deepEqual(
+      plan.mounts.filter((m) => !m.readonly).map((m) => m.name),
+      [PROTECTED_MOUNT.pin, PROTECTED_MOUNT.pin],
+    );
+    assert.deepEqual(plan.placeholders, [
+      { path: `${WS}/.gitmodules`, kind: 'dir' },
+      { path: `${WS}/.envrc`, kind: 'dir' },
+      { path: `${WS}/.mcp.json`, kind: 'dir' },
+      { path: `${WS}/.toolbox.yaml`, kind: 'dir' },
+      { path: `${WS}/.idea`, kind: 'dir' },
+      { path: `${WS}/.devcontainer`, kind: 'dir' },
+      { path: `${WS}/.claude`, kind: 'dir' },
+      { path: `${WS}/.git/worktrees`, kind: 'dir' },
+      { path: `${WS}/.worktrees`, kind: 'dir' },
+    ]);
+  });
+
+  it('a missing git config is an empty file (git reads a directory there as an error); a missing .git one read-only directory', () => {
+    const noConfig = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({ [`${WS}/.git`]: 'dir' }) });
+    assert.deepEqual(
+      noConfig.placeholders.filter((p) => p.path.startsWith(`${WS}/.git/`)),
+      [
+        { path: `${WS}/.git/config`, kind: 'file' },
+        { path: `${WS}/.git/hooks`, kind: 'dir' },
+        { path: `${WS}/.git/info`, kind: 'dir' },
+        { path: `${WS}/.git/worktrees`, kind: 'dir' },
+      ],
+    );
+    const notARepo = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({}) });
+    assert.ok(notARepo.placeholders.some((p) => p.path === `${WS}/.git` && p.kind === 'dir'));
+    assert.ok(ro(notARepo).includes('/workspace/.git'));
+    assert.ok(!ro(notARepo).includes('/workspace/.git/config'), 'nothing below a placeholder');
+    assert.ok(!ro(notARepo).includes('/workspace/.worktrees'), 'no worktrees folder outside a repository');
+  });
+
+  it('a .git file (a worktree or submodule pointer) is bound read-only as it is', () => {
+    const plan = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({ [`${WS}/.git`]: 'file' }) });
+    assert.ok(ro(plan).includes('/workspace/.git'));
+    assert.ok(!plan.placeholders.some((p) => p.path === `${WS}/.git` || p.path.startsWith(`${WS}/.git/`)));
+    assert.deepEqual(pins(plan), []);
+  });
+
+  it('an existing .claude is pinned, its settings*.json, commands and agents read-only (missing ones as placeholders)', () => {
+    const tree: Tree = {
+      ...REPO,
+      [`${WS}/.claude`]: 'dir',
+      [`${WS}/.claude/settings.json`]: 'file',
+      [`${WS}/.claude/settings.team.json`]: 'file',
+      [`${WS}/.claude/commands`]: 'dir',
+      [`${WS}/.claude/skills`]: 'dir',
+    };
+    const plan = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts(tree) });
+    assert.ok(pins(plan).includes('/workspace/.claude'));
+    for (const rel of ['settings.json', 'settings.local.json', 'settings.team.json', 'commands', 'agents']) {
+      assert.ok(ro(plan).includes(`/workspace/.claude/${rel}`), rel);
+    }
+    assert.ok(!ro(plan).includes('/workspace/.claude/skills'), 'the rest of .claude stays writable');
+    assert.deepEqual(
+      plan.placeholders.filter((p) => p.path.startsWith(`${WS}/.claude`)),
+      [
+        { path: `${WS}/.claude/settings.local.json`, kind: 'dir' },
+        { path: `${WS}/.claude/agents`, kind: 'dir' },
+      ],
+    );
+  });
+
+  it('refuses a protected path that is a symbolic link, wherever it points, and a file with hard links', () => {
+    for (const rel of ['.vscode', '.envrc', '.git', '.git/config', '.git/hooks', '.claude', '.worktrees']) {
+      const tree: Tree = { ...REPO, [`${WS}/${rel}`]: 'symlink' };
+      assert.throws(
+        () => planProtections({ workspace: WS, targets: ['/workspace'], facts: facts(tree) }),
+        (err: Error) => err.message.includes(`${WS}/${rel} is a symbolic link`) && /toolbox\.protectedPaths/.test(err.message),
+        rel,
+      );
+    }
+    assert.throws(
+      () =>
+        planProtections({
+          workspace: WS,
+          targets: ['/workspace'],
+          facts: facts({ ...REPO, [`${WS}/.git/config`]: { kind: 'file', links: 2 } }),
+        }),
+      /\.git\/config has other names \(hard links\)/,
+    );
+  });
+
+  it("a worktree container: the worktree folder's pointer read-only, the main .git's config, hooks, info and worktrees too, its own gitdir writable", () => {
+    const root = '/home/u/repo';
+    const wt = `${root}/.worktrees/tbx-task`;
+    const own = `${root}/.git/worktrees/tbx-task`;
+    const tree: Tree = {
+      [`${wt}/.git`]: 'file',
+      [`${root}/.git`]: 'dir',
+      [`${root}/.git/config`]: 'file',
+      [`${root}/.git/hooks`]: 'dir',
+      [`${root}/.git/info`]: 'dir',
+      [`${root}/.git/worktrees`]: 'dir',
+      [own]: 'dir',
+      [`${own}/commondir`]: 'file',
+      [`${own}/gitdir`]: 'file',
+    };
+    const plan = planProtections({
+      workspace: wt,
+      targets: ['/workspace', wt],
+      worktreeRoot: root,
+      facts: facts(tree, { [`${wt}/.git`]: `gitdir: ${own}\n` }),
+    });
+    assert.ok(ro(plan).includes('/workspace/.git') && ro(plan).includes(`${wt}/.git`));
+    for (const rel of ['config', 'hooks', 'info', 'worktrees']) assert.ok(ro(plan).includes(`${root}/.git/${rel}`), rel);
+    assert.deepEqual(pins(plan), [own], 'only its own gitdir is writable under worktrees/');
+    for (const name of ['config.worktree', 'commondir', 'gitdir']) assert.ok(ro(plan).includes(`${own}/${name}`), name);
+    assert.deepEqual(
+      plan.placeholders.filter((p) => p.path.startsWith(`${root}/.git`)),
+      [{ path: `${own}/config.worktree`, kind: 'file' }],
+    );
+    // The main .git's paths are bound at their own host path only (the container mounts that .git there).
+    assert.ok(!plan.mounts.some((m) => m.target.startsWith('/workspace/.git/')));
+
+    // A pointer somewhere else: worktrees/ stays read-only as a whole, nothing below it is writable.
+    const elsewhere = planProtections({
+      workspace: wt,
+      targets: ['/workspace', wt],
+      worktreeRoot: root,
+      facts: facts(tree, { [`${wt}/.git`]: 'gitdir: /elsewhere/.git/worktrees/x\n' }),
+    });
+    assert.deepEqual(pins(elsewhere), []);
+  });
+
+  it('relative gitdir pointers resolve against the worktree folder', () => {
+    const root = '/home/u/repo';
+    const wt = `${root}/.worktrees/tbx-rel`;
+    const own = `${root}/.git/worktrees/tbx-rel`;
+    const plan = planProtections({
+      workspace: wt,
+      targets: ['/workspace'],
+      worktreeRoot: root,
+      facts: facts(
+        { [`${wt}/.git`]: 'file', [`${root}/.git/worktrees`]: 'dir', [own]: 'dir' },
+        { [`${wt}/.git`]: 'gitdir: ../../.git/worktrees/tbx-rel\n' },
+      ),
+    });
+    assert.deepEqual(pins(plan), [own]);
+  });
+});
+
+describe('protected paths in the session plan', () => {
+  const names = objectNames();
+  const request = (over: Partial<SessionRequest> = {}): SessionRequest => ({
+    workspace: WS,
+    config: { ...DEFAULT_CONFIG },
+    peer: false,
+    image: 'toolbox-runtime:test',
+    names,
+    protectedPaths: true,
+    ...over,
+  });
+  const host = (tree: Tree, files: Record<string, string> = {}): HostFacts => ({
+    uid: 1000,
+    gid: 1000,
+    home: '/home/u',
+    platform: 'linux',
+    pathExists: () => false,
+    ...facts(tree, files),
+  });
+
+  it('adds the binds after the folder and its mirror, the label, and the placeholders; none when the setting is off', () => {
+    const { plan } = planSession(request(), host(REPO));
+    const ws = plan.create.HostConfig.Binds.indexOf(`${WS}:/workspace`);
+    const first = plan.create.HostConfig.Binds.findIndex((b) => b.includes('/.git'));
+    assert.ok(ws >= 0 && first > ws, 'nested binds come after the folder');
+    assert.ok(plan.create.HostConfig.Binds.includes(`${WS}/.git/config:${WS}/.git/config:ro`));
+    assert.ok(plan.create.HostConfig.Binds.includes(`${WS}/.git/config:/workspace/.git/config:ro`));
+    assert.ok(plan.create.HostConfig.Binds.includes(`${WS}/.git:${WS}/.git`));
+    assert.equal(plan.create.Labels[LABELS.protectedPaths], 'read-only');
+    assert.ok(plan.placeholders?.some((p) => p.path === `${WS}/.envrc`));
+
+    const off = planSession(request({ protectedPaths: false }), host(REPO)).plan;
+    assert.ok(!off.create.HostConfig.Binds.some((b) => b.includes('/.git')));
+    assert.equal(off.create.Labels[LABELS.protectedPaths], undefined);
+    assert.equal(off.placeholders, undefined);
+  });
+
+  it('a folder under a system directory has no mirror: only /workspace is protected', () => {
+    const usr = '/usr/src/proj';
+    const { plan } = planSession(request({ workspace: usr }), host({ [`${usr}/.git`]: 'dir', [`${usr}/.git/config`]: 'file' }));
+    assert.ok(plan.create.HostConfig.Binds.includes(`${usr}/.git/config:/workspace/.git/config:ro`));
+    assert.ok(!plan.create.HostConfig.Binds.includes(`${usr}/.git/config:${usr}/.git/config:ro`));
+  });
+
+  it('a worktree container protects the main .git after mounting it', () => {
+    const root = '/home/u/repo';
+    const wt = `${root}/.worktrees/tbx-x`;
+    const own = `${root}/.git/worktrees/tbx-x`;
+    const { plan } = planSession(
+      request({ workspace: wt, worktreeRoot: root }),
+      host(
+        {
+          [`${wt}/.git`]: 'file',
+          [`${root}/.git`]: 'dir',
+          [`${root}/.git/config`]: 'file',
+          [`${root}/.git/worktrees`]: 'dir',
+          [own]: 'dir',
+        },
+        { [`${wt}/.git`]: `gitdir: ${own}` },
+      ),
+    );
+    const b = plan.create.HostConfig.Binds;
+    assert.ok(b.indexOf(`${root}/.git:${root}/.git`) < b.indexOf(`${root}/.git/config:${root}/.git/config:ro`));
+    assert.ok(b.includes(`${own}:${own}`));
+    assert.ok(b.includes(`${wt}/.git:${wt}/.git:ro`));
+  });
+
+  it('refuses without the facts it needs', () => {
+    assert.throws(() => planSession(request(), { uid: 1, gid: 1, home: '/home/u', platform: 'linux', pathExists: () => false }), /lstat/);
+  });
+});
+
+describe('protections drift (plan/drift.ts)', () => {
+  const names = objectNames();
+  const host = (tree: Tree): HostFacts => ({
+    uid: 1000,
+    gid: 1000,
+    home: '/home/u',
+    platform: 'linux',
+    pathExists: () => false,
+    ...facts(tree),
+  });
+  const plan = (tree: Tree) =>
+    planSession({ workspace: WS, config: { ...DEFAULT_CONFIG }, peer: false, image: 'img', names, protectedPaths: true }, host(tree)).plan;
+  /** What Docker's inspect reports for a container made from `p`. */
+  const mountsOf = (p: ReturnType<typeof plan>) =>
+    p.mounts.map((m) => ({ Type: m.type, Source: m.source, Destination: m.target, RW: !m.readonly }));
+
+  it('a container made without the protection lacks every path; one made with it lacks none', () => {
+    const p = plan(REPO);
+    const bare = mountsOf(p).filter((m) => m.Destination === '/workspace' || m.Destination === WS);
+    const missing = missingProtections(bare, p);
+    assert.ok(missing.includes('.git/config') && missing.includes('.vscode') && missing.includes('.git'), missing.join(' '));
+    assert.deepEqual(missingProtections(mountsOf(p), p), []);
+    const drift = driftAgainstPlan({ HostConfig: { SecurityOpt: p.create.HostConfig.SecurityOpt }, Mounts: bare }, p, names, undefined);
+    assert.deepEqual(
+      drift.map((d) => d.kind),
+      ['protections'],
+    );
+    assert.match(
+      openDriftNotice(drift[0]),
+      /does not have the read-only protection of \.gitmodules, \.envrc, \.mcp\.json, \.toolbox\.yaml and \d+ more/,
+    );
+    assert.match(openDriftNotice(drift[0]), /stop the container/);
+  });
+
+  it('a read-only mount above a path covers it (a container made while .claude was missing)', () => {
+    const before = plan(REPO);
+    const after = plan({ ...REPO, [`${WS}/.claude`]: 'dir', [`${WS}/.claude/commands`]: 'dir' });
+    assert.deepEqual(missingProtections(mountsOf(before), after), []);
+  });
+
+  it('a protected path the host replaced since the container was made (another identity) is reported', () => {
+    const made = plan({ ...REPO, [`${WS}/.git/config`]: { kind: 'file', links: 1, identity: '7@100' } });
+    const now = plan({ ...REPO, [`${WS}/.git/config`]: { kind: 'file', links: 1, identity: '7@200' } });
+    assert.deepEqual(replacedProtections(made.create.Labels, now), ['.git/config']);
+    assert.deepEqual(replacedProtections(made.create.Labels, made), []);
+    assert.deepEqual(replacedProtections({}, now), [], 'a container without the record');
+    assert.deepEqual(replacedProtections({ [LABELS.protectedIdentities]: 'not json' }, now), []);
+    const info = {
+      HostConfig: { SecurityOpt: now.create.HostConfig.SecurityOpt },
+      Mounts: mountsOf(made),
+      Config: { Labels: made.create.Labels },
+    };
+    assert.deepEqual(driftAgainstPlan(info, now, names, undefined)[0]?.protections, ['.git/config']);
+  });
+});
