@@ -249,7 +249,7 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
   'items.heldShellItem': {
     make: (h) => [items.heldShellItem({ id: h, pid: 1, command: h, title: h, started: now - 60_000, attached: 0 }, now)],
   },
-  'items.reachGroupItem': { make: (h) => [items.reachGroupItem(container(h).reach!)] },
+  'items.reachGroupItem': { make: (h) => [items.reachGroupItem(container(h).reach!, [h])] },
   'items.reachItem': {
     make: (h) => container(h).reach!.flatMap((r) => [items.reachItem(r, '/home/u', true), items.reachItem(r, h, false)]),
   },

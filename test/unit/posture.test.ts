@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_CONFIG, type ToolboxConfig } from '../../extension/src/config/model';
 import { objectNames } from '../../extension/src/contract/objects';
-import type { HostFacts } from '../../extension/src/contract/types';
+import type { HostFacts, HostPathFact } from '../../extension/src/contract/types';
 import {
   folderTurnOff,
   hostReach,
+  protectedPathsOf,
   reachTitle,
   settingWithTurnOff,
   tildePath,
@@ -231,5 +232,55 @@ describe('toolbox.turnedOffForFolder (where Turn Off for This Folder keeps what 
     assert.deepEqual(next, { '/other': { mounts: ['ssh'] }, '/home/u/proj': { mounts: ['docker-sock'], inherit_host_auth: ['gh'] } });
     assert.equal(withTurnOff(off, { kind: 'disable-mount', name: 'docker-sock' }), undefined, 'already off');
     assert.deepEqual(folderTurnOff(next, '/home/u/proj'), { mounts: ['docker-sock'], inheritHostAuth: ['gh'] });
+  });
+});
+
+describe('protected paths in the posture (issue 25, item 2)', () => {
+  const WS = `${HOME}/repo/.worktrees/tbx-x`;
+  const ROOT = `${HOME}/repo`;
+  const OWN = `${ROOT}/.git/worktrees/tbx-x`;
+  const tree: Record<string, HostPathFact> = {
+    [`${WS}/.git`]: { kind: 'file', links: 1 },
+    [`${WS}/.vscode`]: { kind: 'dir' },
+    [`${ROOT}/.git`]: { kind: 'dir' },
+    [`${ROOT}/.git/config`]: { kind: 'file', links: 1 },
+    [`${ROOT}/.git/hooks`]: { kind: 'dir' },
+    [`${ROOT}/.git/info`]: { kind: 'dir' },
+    [`${ROOT}/.git/worktrees`]: { kind: 'dir' },
+    [OWN]: { kind: 'dir' },
+  };
+  const protectedFacts: HostFacts = {
+    ...facts([]),
+    lstat: (p) => tree[p] ?? { kind: 'missing' },
+    readDir: () => [],
+    readSmall: (p) => (p === `${WS}/.git` ? `gitdir: ${OWN}\n` : undefined),
+  };
+  const plan = planSession(
+    {
+      workspace: WS,
+      config: { ...DEFAULT_CONFIG },
+      peer: false,
+      image: 'img',
+      names: objectNames(),
+      worktreeRoot: ROOT,
+      protectedPaths: true,
+    },
+    protectedFacts,
+  ).plan;
+  const mounts = inspected(plan.create.HostConfig.Binds);
+
+  it('the read-only binds inside the folder and the main .git reach nothing more: only the main .git is listed', () => {
+    assert.deepEqual(
+      hostReach(mounts, HOME).map((r) => r.source),
+      [`${ROOT}/.git`],
+    );
+  });
+
+  it('lists them, relative to the folder or under the home, and says when a container has none', () => {
+    const paths = protectedPathsOf(mounts, plan.create.Labels, HOME);
+    assert.ok(paths?.includes('.vscode') && paths.includes('.git') && paths.includes('.envrc'), paths?.join(' '));
+    assert.ok(paths?.includes('~/repo/.git/config') && paths.includes('~/repo/.git/worktrees/tbx-x/commondir'), paths?.join(' '));
+    assert.ok(!paths?.includes('~/repo/.git/worktrees/tbx-x'), 'its own gitdir is writable');
+    assert.equal(protectedPathsOf(mounts, {}, HOME), undefined);
   });
 });

@@ -680,3 +680,13 @@ describe('the Stop Container confirmation', () => {
     assert.match(stopContainerConfirmation('toolbox-app-1234abcd', ['Toolbox: app'])?.message ?? '', /A shell is attached/);
   });
 });
+
+describe('the reach group says which paths are protected (issue 25, item 2)', () => {
+  it('lists them, or says the container has none and what that means', () => {
+    assert.match(
+      reachGroupItem([], ['.git/config', '.vscode']).tooltip,
+      /Protected paths, read-only in it: \.git\/config, \.vscode\. Turn this off with toolbox\.protectedPaths/,
+    );
+    assert.match(reachGroupItem([]).tooltip, /Protected paths: none\. It was made without them/);
+  });
+});

@@ -11,7 +11,7 @@ import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../eng
 import { holderAddress, listHeldSessions, socketTransport } from '../engine/sessions';
 import { missingSocketVolume, peerRunOf } from '../plan/drift';
 import { peerReach } from '../plan/peerReach';
-import { hostReach } from '../plan/posture';
+import { hostReach, protectedPathsOf } from '../plan/posture';
 import { publishedPorts } from '../plan/publish';
 import { describeShellCommand } from '../plan/worktree';
 import { findProximoBinary } from '../proximo/binary';
@@ -130,6 +130,7 @@ export class Views {
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
       proximoHosts: hosts,
       reach: hostReach(info.Mounts, this.host().home),
+      protectedPaths: protectedPathsOf(info.Mounts, info.Config?.Labels, this.host().home),
       ports: publishedPorts(info.State?.Running ? info.NetworkSettings?.Ports : undefined, info.HostConfig?.PortBindings),
     };
   }

@@ -12,7 +12,7 @@
  * container's own copies and the certificates), the bridge's mounts, the proximo CA and Docker
  * volumes are not listed.
  */
-import { CONTAINER, HOST } from '../contract/constants';
+import { CONTAINER, HOST, LABELS } from '../contract/constants';
 import type { KeyOrigin, LayeredConfig, ToolboxConfig } from '../config/model';
 import { DEFAULT_MOUNTS, INHERIT_HOST_AUTH, patchableMountNames } from './mounts';
 import { cleanPath } from './naming';
@@ -87,17 +87,38 @@ function inferMountsRoot(binds: Array<{ source: string; target: string }>): stri
   return best;
 }
 
-export function hostReach(mounts: readonly InspectedMount[] | null | undefined, home: string): HostReach[] {
-  const h = cleanPath(home);
-  const binds = (mounts ?? [])
+interface Bind {
+  source: string;
+  target: string;
+  readonly: boolean;
+}
+
+function bindsOf(mounts: readonly InspectedMount[] | null | undefined): Bind[] {
+  return (mounts ?? [])
     .filter((m) => (m.Type ?? 'bind') === 'bind' && m.Source && m.Destination)
     .map((m) => ({ source: cleanPath(m.Source!), target: cleanPath(m.Destination!), readonly: m.RW === false }));
+}
+
+/**
+ * A bind at the same place inside another bind of the container (a protected path,
+ * plan/protect.ts): it narrows what that one gives and reaches nothing more.
+ */
+function nestedIn(binds: readonly Bind[], b: Bind): boolean {
+  return binds.some(
+    (o) => o !== b && o.source !== b.source && under(b.source, o.source) && b.target === o.target + b.source.slice(o.source.length),
+  );
+}
+
+export function hostReach(mounts: readonly InspectedMount[] | null | undefined, home: string): HostReach[] {
+  const h = cleanPath(home);
+  const binds = bindsOf(mounts);
   const workspace = binds.find((b) => b.target === CONTAINER.workspace)?.source;
   const ownRoots = [cleanPath(`${h}/${HOST.mountsRoot}`), inferMountsRoot(binds)].filter((r): r is string => r !== undefined && r !== '/');
   const hostSsh = cleanPath(`${h}/.ssh`);
 
   const found: HostReach[] = [];
   for (const b of binds) {
+    if (nestedIn(binds, b)) continue;
     const defaultMount = DEFAULT_BY_TARGET.get(b.target)?.name;
     const base = { source: b.source, target: b.target, readonly: b.readonly, ...(defaultMount ? { defaultMount } : {}) };
     const basename = b.source.slice(b.source.lastIndexOf('/') + 1);
@@ -122,6 +143,30 @@ export function hostReach(mounts: readonly InspectedMount[] | null | undefined, 
     found.push({ kind: 'host-path', ...base });
   }
   return found.sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind) || a.target.localeCompare(b.target));
+}
+
+/**
+ * The paths a container has bound read-only over its folder and its main `.git` (plan/protect.ts):
+ * relative to the folder where inside it, else as a path under the home (`~/repo/.git/config`).
+ * Undefined for a container made without the protection (toolbox.protectedPaths off, the CLI, a
+ * version before it).
+ */
+export function protectedPathsOf(
+  mounts: readonly InspectedMount[] | null | undefined,
+  labels: Readonly<Record<string, string>> | null | undefined,
+  home: string,
+): string[] | undefined {
+  if (labels?.[LABELS.protectedPaths] === undefined) return undefined;
+  const binds = bindsOf(mounts);
+  const workspace = binds.find((b) => b.target === CONTAINER.workspace)?.source;
+  const paths = binds
+    .filter((b) => b.readonly && nestedIn(binds, b))
+    .map((b) =>
+      workspace !== undefined && under(b.source, workspace) && b.source !== workspace
+        ? b.source.slice(workspace.length + 1)
+        : tildePath(b.source, home),
+    );
+  return [...new Set(paths)];
 }
 
 /** A short name for what the item gives the container: "Docker socket", "gh credentials", "~/.aws". */

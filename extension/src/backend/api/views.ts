@@ -75,6 +75,8 @@ export interface ContainerSummary {
   proximoCa?: boolean;
   /** What the container can reach on this host beyond its workspace, from its mounts (plan/posture.ts). */
   reach?: HostReach[];
+  /** The paths it has read-only over its folder (plan/posture.ts protectedPathsOf); undefined: made without the protection. */
+  protectedPaths?: string[];
   /** The ports it publishes on this host (plan/publish.ts publishedPorts). */
   ports?: PublishedPort[];
   /** How to reach the container's session holder (set when the container has one). */

@@ -379,7 +379,10 @@ export function sinceText(started: number, now: number): string {
 /** The label of the group under each container that lists what it can reach on this host. */
 export const REACH_GROUP_LABEL = 'Can reach on this host';
 
-export function reachGroupItem(reach: readonly HostReach[]): {
+export function reachGroupItem(
+  reach: readonly HostReach[],
+  protectedPaths?: readonly string[],
+): {
   label: string;
   description: string;
   icon: IconSpec;
@@ -393,11 +396,23 @@ export function reachGroupItem(reach: readonly HostReach[]): {
     icon: n === 0 ? { id: 'shield' } : { id: 'shield', color: 'list.warningForeground' },
     contextValue: 'reachGroup',
     tooltip:
-      n === 0
+      (n === 0
         ? 'Read from its mounts: this container reaches nothing on this host beyond its workspace folder and its own toolbox directories.'
         : 'Read from its mounts: what this container can use on this host besides its workspace folder and its own toolbox directories. ' +
-          'Turn an item off for this folder with the button on its line; the container keeps it until it is recreated.',
+          'Turn an item off for this folder with the button on its line; the container keeps it until it is recreated.') +
+      `\n\n${protectedPathsLine(protectedPaths)}`,
   });
+}
+
+/** The reach group's line about the protected paths (docs/decisions/0042-protected-paths-read-only.md). */
+function protectedPathsLine(paths: readonly string[] | undefined): string {
+  if (paths === undefined) {
+    return 'Protected paths: none. It was made without them (toolbox.protectedPaths off in your user settings, the toolbox CLI, or an older version), so it can change your git config and hooks and your editor settings.';
+  }
+  // Paths from the container's mounts: each kept to one line.
+  const lines = paths.map((p) => inline(p));
+  const shown = lines.length > 8 ? `${lines.slice(0, 8).join(', ')} and ${lines.length - 8} more` : lines.join(', ');
+  return `Protected paths, read-only in it: ${shown}. Turn this off with toolbox.protectedPaths in your user settings.`;
 }
 
 /**

@@ -178,7 +178,13 @@ function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: 
     reach: r,
     ...(folder !== undefined ? { folder } : {}),
   }));
-  return { id: `reach:${c.name}`, ...reachGroupItem(reach), container: c, children: items.length ? items : undefined, collapsed: true };
+  return {
+    id: `reach:${c.name}`,
+    ...reachGroupItem(reach, c.protectedPaths),
+    container: c,
+    children: items.length ? items : undefined,
+    collapsed: true,
+  };
 }
 
 /**
