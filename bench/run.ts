@@ -11,6 +11,7 @@ import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
 import { benchImage } from './image';
 import { benchPodman } from './podman';
+import { benchProtect } from './protect';
 import { benchSessions } from './sessions';
 import { benchShim } from './shim';
 import { benchReattach } from './reattach';
@@ -37,6 +38,7 @@ const BENCHES: Bench[] = [
   ['agentstate', benchAgentState],
   ['remote', benchRemote],
   ['podman', benchPodman],
+  ['protect', benchProtect],
 ];
 
 async function main(): Promise<void> {

@@ -226,6 +226,9 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
       `unshare -Urm sh -c 'mkdir -p /tmp/m && mount --bind ${folder} /tmp/m && echo BOUND; printf x >> /tmp/m/.git/config && echo WROTE; umount ${folder}/.git/config && echo UNMOUNTED; printf x >> ${folder}/.git/config && echo WROTE2'`,
     );
     assert.doesNotMatch(userns.out, /WROTE|UNMOUNTED/, userns.out);
+    console.log(
+      `# ${TEST_ENGINE}${TEST_ROOTLESS ? ' rootless' : ''}, unshare -Urm in the container:\n${userns.out.replace(/^/gm, '#   ')}`,
+    );
     assert.equal(snapshot(folder), before_with_placeholders());
   });
 
