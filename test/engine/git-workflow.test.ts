@@ -7,7 +7,6 @@
  * prints then.
  */
 import assert from 'node:assert/strict';
-import { chownSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { testNamespace, testUser, type TestNamespace } from '../support/docker';
@@ -17,19 +16,9 @@ import { ensureTestRuntimeImage } from '../support/image';
 import type { MountOverride } from '../../extension/src/config/model';
 import { stopContainer } from '../../extension/src/engine/lifecycle';
 import { openContainer } from '../../extension/src/engine/open';
-import { openFolder, planFolder, type OpenedFolder } from '../support/protected';
+import { chownTree, openFolder, planFolder, type OpenedFolder } from '../support/protected';
 
 const USER = testUser(4321, 4322);
-
-function chownTree(dir: string): void {
-  if (process.getuid!() !== 0) return;
-  chownSync(dir, USER.uid, USER.gid);
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (lstatSync(p).isDirectory()) chownTree(p);
-    else chownSync(p, USER.uid, USER.gid);
-  }
-}
 
 describe("the agent's git in a protected container (issue 25, item 3)", () => {
   let ns: TestNamespace;
@@ -51,7 +40,7 @@ describe("the agent's git in a protected container (issue 25, item 3)", () => {
     // As New Agent Worktree writes it (host/worktree.ts). Written before the container starts:
     // a host write after it replaces .git/config, which ends its protection (the last test).
     rig.git(rig.repo, 'config', 'push.autoSetupRemote', 'true');
-    chownTree(rig.dir);
+    chownTree(rig.dir, USER);
     ORIGIN = [{ name: 'origin', source: rig.origin, target: rig.origin }];
     main = await openFolder(ns, rig.repo, { image, user: USER, mounts: ORIGIN });
   });
@@ -145,7 +134,7 @@ describe("the agent's git in a protected container (issue 25, item 3)", () => {
     assert.deepEqual(drift?.protections, ['.git/config']);
     // Restarting it (what the notice asks) protects the new file (the user's, as the host's git
     // would have written it).
-    chownTree(join(rig.repo, '.git'));
+    chownTree(join(rig.repo, '.git'), USER);
     await stopContainer(main.ctx, main.result.name);
     main = await openFolder(ns, rig.repo, { image, user: USER, mounts: ORIGIN });
     const write = await inContainer(main, 'printf x >> .git/config', rig.repo);
@@ -155,7 +144,7 @@ describe("the agent's git in a protected container (issue 25, item 3)", () => {
   it("a worktree container's commits and pushes are the host's branch", async () => {
     const wt = join(rig.repo, '.worktrees', 'tbx-agent-wt');
     rig.git(rig.repo, 'worktree', 'add', '-q', '-b', 'agent/wt', wt, 'main');
-    chownTree(rig.repo);
+    chownTree(rig.repo, USER);
     const opened = await openFolder(ns, wt, {
       image,
       user: USER,

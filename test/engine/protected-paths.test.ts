@@ -31,7 +31,7 @@ import { openContainer } from '../../extension/src/engine/open';
 import { TEST_ENGINE, TEST_ROOTLESS, testNamespace, testUser, type TestNamespace } from '../support/docker';
 import { execIn } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
-import { openFolder, owners, planFolder, type OpenedFolder } from '../support/protected';
+import { chownTree, openFolder, owners, planFolder, type OpenedFolder } from '../support/protected';
 
 const USER = testUser(4321, 4322);
 
@@ -55,16 +55,6 @@ const MISSING = [
   '.git/worktrees',
   '.worktrees',
 ];
-
-function chownTree(dir: string): void {
-  if (process.getuid!() !== 0) return;
-  chownSync(dir, USER.uid, USER.gid);
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (lstatSync(p).isDirectory()) chownTree(p);
-    else chownSync(p, USER.uid, USER.gid);
-  }
-}
 
 /** The host's view of every protected path: contents of files, names in directories. */
 function snapshot(folder: string): string {
@@ -104,7 +94,7 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
       writeFileSync(join(folder, rel), text);
     }
     writeFileSync(join(folder, 'README.md'), 'hello\n');
-    chownTree(dir);
+    chownTree(dir, USER);
     entriesBefore = [...owners(folder).keys()].sort();
     before_ = snapshot(folder);
     opened = await openFolder(ns, folder, { image, user: USER });
@@ -301,7 +291,7 @@ describe('what the engine does with a missing mount point (why the placeholders 
     mkdirSync(folder);
     const source = join(dir, 'source');
     mkdirSync(source);
-    chownTree(dir);
+    chownTree(dir, USER);
     // As the extension creates containers: rootless Podman maps the user to itself (keep-id).
     const { id } = await createAdapted(ns.docker, {
       name: `${ns.names.prefix}-mountpoint`,

@@ -4,7 +4,7 @@
  * open flow, in a test namespace, as a given container user.
  */
 import type Docker from 'dockerode';
-import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { chownSync, existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { protectedPathFacts } from '../../extension/src/backend/hostFacts';
 import { DEFAULT_CONFIG, type MountOverride } from '../../extension/src/config/model';
@@ -81,4 +81,15 @@ export function owners(dir: string): Map<string, number> {
   };
   walk(dir);
   return out;
+}
+
+/** Gives `dir` and everything in it to `user`, when this process is root (a test's folder is the container user's, as a real one is). */
+export function chownTree(dir: string, user: { uid: number; gid: number }): void {
+  if (process.getuid!() !== 0) return;
+  chownSync(dir, user.uid, user.gid);
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (lstatSync(p).isDirectory()) chownTree(p, user);
+    else chownSync(p, user.uid, user.gid);
+  }
 }
