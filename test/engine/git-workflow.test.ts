@@ -79,6 +79,9 @@ describe("the agent's git in a protected container (issue 25, item 3)", () => {
     await ok('git tag v1 && git tag -a v2 -m "second"');
     rig.commit(rig.other, 'colleague.txt', 'hi\n');
     rig.git(rig.other, 'push', '-q', 'origin', 'main');
+    // The host's push made object directories in origin as this process's user: the container's
+    // user must be able to add to them, as it could to an origin of its own.
+    chownTree(rig.origin, USER);
     await ok('git fetch -q origin');
     assert.equal(await ok('git log --format=%s -1 origin/main'), 'change colleague.txt');
     await ok('git rebase -q origin/main main');
