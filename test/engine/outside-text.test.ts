@@ -24,6 +24,7 @@ import { docker, removeNamespaceObjects } from '../support/docker';
 import { exitWhenDone } from '../support/exitGuard';
 import { ensureTestRuntimeImage } from '../support/image';
 import { screen } from '../support/screen';
+import { standInSettings } from '../support/settings';
 import { installVscodeLite, silentLog, vscodeLite } from '../support/vscodeLite';
 
 installVscodeLite();
@@ -48,6 +49,8 @@ Object.assign(vscodeLite.window, {
   activeTerminal: undefined,
   onDidChangeActiveTextEditor: () => ({ dispose: () => undefined }),
   onDidChangeTextEditorSelection: () => ({ dispose: () => undefined }),
+  onDidChangeActiveTerminal: () => ({ dispose: () => undefined }),
+  onDidChangeWindowState: () => ({ dispose: () => undefined }),
   showInformationMessage: async (text: string) => void shown.info.push(text),
   showErrorMessage: async (text: string) => void shown.error.push(text),
 });
@@ -88,7 +91,11 @@ describe('text a container writes reaches the user as text (issue 25, attack 2; 
     git('commit', '-q', '-m', 'initial');
     // The container's user may write the repository's config, as it may every file of its folder.
     chmodSync(join(repo, '.git', 'config'), 0o666);
-    backend = testBackend(names, home, { pathExists: existsSync });
+    // Protected paths off (docs/decisions/0042): with them the container cannot write
+    // .git/config at all (test/engine/protected-paths.test.ts); this proves the second line, what
+    // a remote URL does in git's error text when it got there anyway (a user who turned them off,
+    // a clone of a hostile repository).
+    backend = testBackend(names, home, { pathExists: existsSync, settings: standInSettings({ protectedPaths: () => false }) });
   });
 
   after(async () => {

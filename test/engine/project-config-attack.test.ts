@@ -111,7 +111,11 @@ describe('a container rewrites its own .toolbox.yaml (issue 25, attack 3; real e
     git(folder, 'fetch', '-q', 'origin');
 
     consentState = memoryState();
-    settings = standInSettings();
+    // Protected paths off (docs/decisions/0042): with them .toolbox.yaml is read-only in the
+    // container (test/engine/protected-paths.test.ts). This proves the second line, for a file
+    // written anyway: by a container the toolbox CLI made (it has no protection), before the
+    // protection, or with it turned off.
+    settings = standInSettings({ protectedPaths: () => false });
     backend = testBackend(names, home, { pathExists: existsSync, settings, projectConsent: consentState });
   });
 
