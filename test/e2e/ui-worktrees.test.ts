@@ -92,6 +92,11 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
       await editor.waitFor({ timeout: 30_000 });
       await page.getByText('feature.txt').first().waitFor({ timeout: 30_000 });
       await page.getByText('world, from the agent').first().waitFor({ timeout: 30_000 });
+      // Issue 26 item 6: a modified file is one name (a rename would show its old name struck
+      // through beside it), and the added one has no left side.
+      const shown = ((await editor.innerText()) as string).replace(/\u00a0/g, ' ');
+      assert.equal(shown.split('README.md').length - 1, 1, `README.md is shown once, not as a rename: ${shown.slice(0, 400)}`);
+      assert.equal(shown.split('feature.txt').length - 1, 1, `feature.txt is shown once: ${shown.slice(0, 400)}`);
       await wb.shot('compare-with-base');
     })(),
   );
@@ -173,6 +178,40 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
           .filter((l) => l.includes('tbx-task-one')).length,
         1,
         'the existing worktree is untouched',
+      );
+    })(),
+  );
+
+  it('Remove Agent Worktree closes its terminal, shows progress on the row and leaves no shell elsewhere', { timeout: LONG }, async () =>
+    wb.scenario('remove', async () => {
+      const row = worktreeRow('task/one').first();
+      await row.waitFor({ timeout: 30_000 });
+      const agentTabs = page.locator('.terminal-tabs-entry, .single-terminal-tab', { hasText: /task.one/ });
+      assert.ok((await agentTabs.count()) > 0, 'the agent terminal of the worktree is open');
+      await row.click({ button: 'right' });
+      await page
+        .locator('.context-view .action-label', { hasText: /^Remove Agent Worktree/ })
+        .first()
+        .click();
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 30_000 });
+      // One safe answer beside Remove: Keep (no Cancel that does the same).
+      assert.equal(await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).count(), 0, 'no Cancel beside Keep');
+      await wb.shot('remove-confirm');
+      await dialog
+        .locator('.monaco-button', { hasText: /^Remove( and Discard)?$/ })
+        .first()
+        .click();
+      // Its terminal goes first; the row then goes with the worktree.
+      await agentTabs.first().waitFor({ state: 'detached', timeout: 30_000 });
+      await page.locator('.notification-toast', { hasText: 'Removed the agent worktree task/one' }).first().waitFor({ timeout: LONG });
+      await row.waitFor({ state: 'detached', timeout: 60_000 });
+      await wb.shot('removed');
+      assert.equal(git(folder, 'branch', '--list', 'task/one'), '', 'the branch is gone');
+      assert.equal(
+        await page.locator('.terminal-tabs-entry, .single-terminal-tab', { hasText: /task.one/ }).count(),
+        0,
+        'no terminal reopened for it',
       );
     })(),
   );

@@ -172,6 +172,27 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       assert.match(screen, /load average[\s\S]*PID/, `top is redrawn after the reload: ${screen.slice(0, 300)}`);
       await shot('sessions-fullscreen-redrawn');
 
+      // Issue 26 item 2: a program that asks the terminal (background colour, device attributes)
+      // and reads the answer. Its queries are in the history a reattach replays; the replay must
+      // not make the terminal answer again into the shell's input.
+      await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().click();
+      await page.keyboard.press('q');
+      const answered = await ask(
+        `printf '\\033]11;?\\007\\033[c'; read -r -s -t 3 -d c ans; echo "ANSWER_READ=\${#ans}"`,
+        /ANSWER_READ=(\d+)/,
+      );
+      assert.ok(Number(answered) > 0, `the terminal answered the program: ${answered}`);
+      await reload();
+      const clean = await ask('echo "AFTER=$((2+3))"', /AFTER=(5)/);
+      assert.equal(clean, '5');
+      const afterReload = await terminalText();
+      assert.doesNotMatch(afterReload, /rgb:|command not found|\d;\d+c/, `no answer was typed into the shell: ${afterReload.slice(-400)}`);
+      // Issue 26 item 1: the reattached shell reaches the bridge (code exited 69 before).
+      const codeExit = await ask('echo hi > after-reload.txt; code after-reload.txt; echo "CODE_EXIT=$?"', /CODE_EXIT=(\d+)/);
+      assert.equal(codeExit, '0', 'code works in a reattached shell');
+      await page.locator('.tabs-container .tab', { hasText: 'after-reload.txt' }).first().waitFor({ timeout: 30_000 });
+      await shot('sessions-reattached-clean');
+
       // Closing the terminal by hand ends the shell, and with its last shell the container goes.
       await runCommand('Terminal: Kill the Active Terminal Instance');
       const gone = async () => {

@@ -10,7 +10,10 @@ export function worktreeBaseProvider(backend: Pick<WorktreeService, 'agentWorktr
     async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
       const q = JSON.parse(uri.query) as { worktree?: unknown; commit?: unknown };
       if (typeof q.worktree !== 'string' || typeof q.commit !== 'string') return '';
-      return backend.agentWorktreeFileAt(q.worktree, q.commit, uri.path.replace(/^\//, ''));
+      // The path is the worktree file's own (compareAgentWorktree.ts baseUri): the file is what follows the worktree.
+      const prefix = `${q.worktree.replace(/\/+$/, '')}/`;
+      if (!uri.path.startsWith(prefix)) return '';
+      return backend.agentWorktreeFileAt(q.worktree, q.commit, uri.path.slice(prefix.length));
     },
   };
 }

@@ -6,9 +6,17 @@ import type { ToolboxCommand } from './types';
 /** The scheme of a file as it was at the worktree's merge base, served from the host (ui/worktreeBase.ts). */
 export const WORKTREE_BASE_SCHEME = 'toolbox-worktree-base';
 
-/** A URI for `file` at `commit` in the worktree at `worktreePath`. */
+/**
+ * A URI for `file` at `commit` in the worktree at `worktreePath`. Its path is the worktree file's
+ * own path (only the scheme and the query differ), as VS Code's git extension does for a file at
+ * a commit: the multi-file diff shows a pair whose paths differ as a rename (issue 26 item 6).
+ */
 export function baseUri(worktreePath: string, commit: string, file: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: WORKTREE_BASE_SCHEME, path: `/${file}`, query: JSON.stringify({ worktree: worktreePath, commit }) });
+  return vscode.Uri.from({
+    scheme: WORKTREE_BASE_SCHEME,
+    path: vscode.Uri.file(`${worktreePath}/${file}`).path,
+    query: JSON.stringify({ worktree: worktreePath, commit }),
+  });
 }
 
 /**
