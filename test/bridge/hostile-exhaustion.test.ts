@@ -165,8 +165,12 @@ describe('host process concurrency and output (issue 11, finding 6)', () => {
       `20 concurrent /proximo: peak ${peak} live host processes, ${busy.length} refused, ${(performance.now() - t0).toFixed(0)} ms`,
     );
     assert.ok(peak <= 4, `peak ${peak} live proximo processes`);
-    assert.equal(replies.filter((r) => r.status === 200).length, 4);
-    assert.equal(busy.length, 16);
+    // On a loaded machine the twenty requests may take longer to arrive than a process lives, so
+    // a slot freed meanwhile serves a later one: every reply is a run or a refusal, and some were
+    // refused while all four slots were taken.
+    const ran = replies.filter((r) => r.status === 200).length;
+    assert.equal(ran + busy.length, 20, replies.map((r) => r.status).join(' '));
+    assert.ok(ran >= 4 && busy.length >= 1, `${ran} ran, ${busy.length} refused`);
     for (const r of busy) {
       assert.match(
         r.text,

@@ -64,13 +64,18 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
 
         // A change VS Code's git must notice: its `git status` runs on the folder.
         await wb.ask('echo changed > from-agent.txt; echo "WROTE=$?"', /WROTE=(\d+)/);
-        await wb.runCommand('View: Show Source Control');
+        await wb.runCommand('Source Control: Focus on Changes View');
         const row = wb.page.locator('.scm-view .monaco-list-row').filter({ hasText: 'from-agent.txt' }).first();
         await row.waitFor({ timeout: 60_000 });
         await wb.shot('source-control');
         // The status that listed the change is the one fsmonitor would have run in.
         assert.equal(existsSync(marker), false, 'no program named by the container ran on the host');
         assert.match(git('status', '--porcelain'), /\?\? from-agent\.txt/);
+        // VS Code's git wrote its own key (branch.main.vscode-merge-base) into the config: the
+        // Worktrees view still reads the repository (host git's allowlist, plan/gitConfig.ts).
+        await wb.openToolboxView();
+        await wb.page.getByText('No agent worktrees yet').first().waitFor({ timeout: 30_000 });
+        assert.equal(await wb.page.getByText(/Host git refused/).count(), 0, 'the repository is not refused');
       })(),
   );
 });

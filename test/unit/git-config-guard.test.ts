@@ -102,6 +102,16 @@ describe('the repository config guard (plan/gitConfig.ts)', () => {
     ]);
   });
 
+  it('accepts what VS Code’s git extension and its companions write (seen in code-server: branch.main.vscode-merge-base)', () => {
+    const text =
+      BASE +
+      '[remote "origin"]\n\turl = https://github.com/o/r.git\n\tgh-resolved = base\n' +
+      '[branch "main"]\n\tvscode-merge-base = origin/main\n\tgithub-pr-owner-number = o#r#1\n\tgk-merge-base = origin/main\n';
+    const r = checkGitConfig(text);
+    assert.ok('entries' in r, JSON.stringify(r));
+    assert.ok(r.entries.map(configKey).includes('branch.main.vscode-merge-base'));
+  });
+
   for (const [text, key] of PROGRAM_KEYS) {
     it(`refuses ${key}`, () => {
       assert.equal(refusedKey(BASE + text), key);

@@ -228,8 +228,22 @@ const ALLOWED: Record<string, Record<string, ValueRule>> = {
     fetch: 'any',
     tagopt: oneOf('--no-tags', '--tags'),
     prune: 'any',
+    // GitHub Pull Requests marks the remote it resolved; git does not read it.
+    'gh-resolved': 'any',
   },
-  'branch.*': { remote: 'any', pushremote: 'any', merge: 'any', rebase: oneOf('true', 'false', 'merges'), base: 'any', description: 'any' },
+  'branch.*': {
+    remote: 'any',
+    pushremote: 'any',
+    merge: 'any',
+    rebase: oneOf('true', 'false', 'merges'),
+    base: 'any',
+    description: 'any',
+    // What editors write beside a branch, read by nothing in git: VS Code's git extension (every
+    // repository it opens), GitHub Pull Requests and GitLens.
+    'vscode-merge-base': 'any',
+    'github-pr-owner-number': 'any',
+    'gk-merge-base': 'any',
+  },
   push: { autosetupremote: 'any', default: 'any' },
   pull: { rebase: oneOf('true', 'false', 'merges'), ff: 'any' },
   fetch: { prune: 'any' },
