@@ -296,11 +296,14 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       const recreate = page.locator('.notification-toast .monaco-button', { hasText: /^Recreate Now$/ });
       await recreate.waitFor({ timeout: 30_000 });
       assert.equal(readFileSync(file, 'utf8'), projectText, 'the project file is not edited');
-      const userSettings = JSON.parse(readFileSync(join(process.env.E2E_USER_DATA!, 'User', 'settings.json'), 'utf8')) as Record<
-        string,
-        Record<string, unknown>
-      >;
-      assert.deepEqual(userSettings['toolbox.turnedOffForFolder']?.[resolve(process.env.E2E_FOLDER!)], { mounts: ['docker-sock'] });
+      // VS Code writes its User settings file after the update resolves: read until it is there.
+      const settingsFile = join(process.env.E2E_USER_DATA!, 'User', 'settings.json');
+      const turnedOff = () =>
+        (JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, Record<string, unknown> | undefined>)[
+          'toolbox.turnedOffForFolder'
+        ]?.[resolve(process.env.E2E_FOLDER!)];
+      for (const end = Date.now() + 15_000; turnedOff() === undefined && Date.now() < end;) await page.waitForTimeout(250);
+      assert.deepEqual(turnedOff(), { mounts: ['docker-sock'] }, readFileSync(settingsFile, 'utf8'));
       await shot('posture-turned-off');
 
       // Recreate: the new container has no Docker socket, and the tree no longer lists it.

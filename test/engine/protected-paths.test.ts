@@ -257,6 +257,25 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
     rmSync(join(folder, '.idea'), { recursive: true });
   });
 
+  it('opens the next container of the folder while the last one is removed (Kill All Terminals, then Open Toolbox Shell)', async () => {
+    const first = await openFolder(ns, folder, { image, user: USER, namedShell: 'sweep-a' });
+    // Planned while the first container's placeholders are there: each is planned as missing
+    // again, never as a folder to protect paths inside (a removed .claude took them with it).
+    const next = planFolder(ns, folder, { image, user: USER, namedShell: 'sweep-b' });
+    assert.deepEqual((next.placeholders ?? []).map((p) => p.path).sort(), MISSING.map((rel) => join(folder, rel)).sort());
+    const [, opened2] = await Promise.all([
+      stopContainer(first.ctx, first.result.name),
+      openContainer(first.ctx, next, { ensureImage: async () => undefined }),
+    ]);
+    for (const rel of MISSING) {
+      const st = lstatSync(join(folder, rel));
+      assert.ok(st.isDirectory() && st.uid === USER.uid, `${rel} is the user's placeholder while the next container runs`);
+    }
+    await stopContainer(first.ctx, opened2.name);
+    for (const rel of MISSING) assert.equal(existsSync(join(folder, rel)), false, `${rel} was left behind`);
+    for (const [path, uid] of owners(folder)) assert.equal(uid, USER.uid, `${path} is owned by ${uid}, not the user`);
+  });
+
   it('refuses to open when a protected path turned into a symbolic link after planning (no container, no placeholder)', async () => {
     const plan = planFolder(ns, folder, { image, user: USER, namedShell: 'raced' });
     assert.ok(plan.placeholders?.some((p) => p.path === join(folder, '.mcp.json')));

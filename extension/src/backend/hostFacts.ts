@@ -4,7 +4,7 @@
  */
 import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { HOST } from '../contract/constants';
+import { HOST, PLACEHOLDER } from '../contract/constants';
 import type { HostFacts, HostPathFact } from '../contract/types';
 
 export function readHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts {
@@ -32,6 +32,9 @@ function lstatFact(path: string): HostPathFact {
     const st = lstatSync(path, { bigint: true });
     const identity = `${st.ino}@${st.birthtimeNs}`;
     if (st.isSymbolicLink()) return { kind: 'symlink' };
+    // One of our placeholders (engine/placeholders.ts) plans as missing: the placeholder is made
+    // again if a removed container's sweep takes it meanwhile, and nothing is planned inside it.
+    if (isPlaceholderStat(st, path)) return { kind: 'missing' };
     if (st.isDirectory()) return { kind: 'dir', identity };
     if (st.isFile()) return { kind: 'file', links: Number(st.nlink), identity };
     return { kind: 'other' };
@@ -40,6 +43,13 @@ function lstatFact(path: string): HostPathFact {
     // Unreadable (EACCES, ELOOP…): not something to bind blind.
     return { kind: 'other' };
   }
+}
+
+/** Empty, with the placeholder's modification time: what engine/placeholders.ts isPlaceholder checks, synchronously. */
+function isPlaceholderStat(st: import('node:fs').BigIntStats, path: string): boolean {
+  if (st.mtimeMs !== BigInt(PLACEHOLDER.mtimeSeconds * 1000)) return false;
+  if (st.isFile()) return st.size === 0n;
+  return st.isDirectory() && readDir(path).length === 0;
 }
 
 function readDir(path: string): string[] {

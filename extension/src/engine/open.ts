@@ -23,7 +23,7 @@ import { inspectAfterConflict, inspectContainer, parseUser, waitUntilGone } from
 import type { EngineContext } from './context';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
 import { ensureAnchor, ensureSocketVolume } from './peer';
-import { makePlaceholders, placeholderCandidates, removeUnusedPlaceholders } from './placeholders';
+import { claimPlaceholders, makePlaceholders, placeholderCandidates, removeUnusedPlaceholders } from './placeholders';
 import { checkPortsFree } from './ports';
 
 export interface OpenContainerOptions {
@@ -174,9 +174,12 @@ async function create(
   throwIfAborted(opts.signal);
   const owner = parseUser(plan.create.User);
   let placeholders: string[];
+  // Until the container exists (and so lists them as mounted), no sweep takes its placeholders.
+  const release = claimPlaceholders((plan.placeholders ?? []).map((p) => p.path));
   try {
     placeholders = await makePlaceholders(plan.placeholders ?? [], owner);
   } catch (err) {
+    release();
     throw new Error(`Could not protect ${plan.name}'s folder: ${clause(engineMessage(err))}.`, { cause: err });
   }
   // A container that is not made after all leaves no placeholder behind.
@@ -192,6 +195,7 @@ async function create(
   try {
     id = (await createAdapted(docker, body as Docker.ContainerCreateOptions)).id;
   } catch (err) {
+    release();
     if (isConflict(err)) {
       // Another open of the same workspace won the race: attach to its container.
       return reattach(ctx, plan, await inspectAfterConflict(docker, plan.name), opts, step);
@@ -199,6 +203,8 @@ async function create(
     await unmake();
     throw new Error(`Could not create the container ${plan.name}: ${clause(engineMessage(err))}.`, { cause: err });
   }
+  // Created: the engine lists its binds now, which keeps every sweep off its placeholders.
+  release();
   step(`Starting the container ${plan.name}`);
   try {
     await docker.getContainer(id).start();

@@ -26,6 +26,9 @@ export interface Owner {
  * Answers the paths it made.
  */
 export async function makePlaceholders(list: readonly PlannedPlaceholder[], owner: Owner | undefined): Promise<string[]> {
+  // A sweep already running (a container of the same folder just removed) finishes first: it may
+  // be about to remove one of these, which is then made again here.
+  await Promise.all(sweeps);
   const results = await Promise.allSettled(list.map((p) => makeOne(p, owner)));
   const made = list.filter((_, i) => results[i].status === 'fulfilled' && (results[i] as PromiseFulfilledResult<boolean>).value);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -81,11 +84,46 @@ export async function isPlaceholder(path: string, owner?: Owner): Promise<boolea
  */
 export async function removeUnusedPlaceholders(ctx: EngineContext, candidates: readonly string[], owner?: Owner): Promise<string[]> {
   if (candidates.length === 0) return [];
+  const sweep = sweepPlaceholders(ctx, candidates, owner);
+  sweeps.add(sweep);
+  try {
+    return await sweep;
+  } finally {
+    sweeps.delete(sweep);
+  }
+}
+
+/** The sweeps running in this process, which an open's makePlaceholders waits for. */
+const sweeps = new Set<Promise<string[]>>();
+
+/**
+ * Paths an open in this process has made or found for a container it has not created yet: no
+ * engine lists them as mounted until the create, so a sweep must not take them.
+ */
+const claimed = new Map<string, number>();
+
+/** Holds `paths` against sweeps until the returned release is called (after the create, or its failure). */
+export function claimPlaceholders(paths: readonly string[]): () => void {
+  for (const p of paths) claimed.set(p, (claimed.get(p) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const p of paths) {
+      const n = (claimed.get(p) ?? 1) - 1;
+      if (n <= 0) claimed.delete(p);
+      else claimed.set(p, n);
+    }
+  };
+}
+
+async function sweepPlaceholders(ctx: EngineContext, candidates: readonly string[], owner?: Owner): Promise<string[]> {
   try {
     const inUse = await mountedSources(ctx.docker);
     const removed: string[] = [];
     for (const path of new Set(candidates)) {
-      if (inUse.has(path) || !(await isPlaceholder(path, owner))) continue;
+      if (inUse.has(path) || claimed.has(path) || !(await isPlaceholder(path, owner))) continue;
+      if (claimed.has(path)) continue;
       const st = await lstat(path);
       try {
         await (st.isDirectory() ? rmdir(path) : unlink(path));
