@@ -96,26 +96,30 @@ describe('a container of the same name on another engine never gets these shells
   let dockerId: string;
   let podmanId: string;
 
-  it('runs the Podman window’s shell in the Podman container', { skip: both ? false : 'needs Docker and the test Podman, as root' }, async () => {
-    const docker = await openShell(windowOn(dockerSettings));
-    const podman = await openShell(windowOn(podmanSettings));
-    dockerId = docker.id;
-    podmanId = podman.id;
-    assert.equal(podman.name, docker.name, 'the same folder: the same container name on both engines');
-    assert.notEqual(podmanId, dockerId);
-    // Marks the Docker container, through its own engine.
-    const exec = await dockerClient.getContainer(dockerId).exec({ Cmd: ['sh', '-c', 'echo docker > /tmp/tbxt-engine-mark'] });
-    await new Promise<void>((resolve, reject) =>
-      exec.start({}, (err, stream) => (err ? reject(err) : stream ? (stream.on('end', resolve), stream.resume()) : resolve())),
-    );
-    assert.equal(await whereRuns(docker.shell, 'd1'), 'docker');
-    assert.equal(await whereRuns(podman.shell, 'p1'), 'podman', 'the Podman window’s shell ran in the Docker container');
-    dockerRecord = docker.shell.record!;
-    podmanRecord = podman.shell.record!;
-    assert.notEqual(podmanRecord.holder.hostSocket, dockerRecord.holder.hostSocket, 'one run dir per engine');
-    docker.shell.dispose();
-    podman.shell.dispose();
-  });
+  it(
+    'runs the Podman window’s shell in the Podman container',
+    { skip: both ? false : 'needs Docker and the test Podman, as root' },
+    async () => {
+      const docker = await openShell(windowOn(dockerSettings));
+      const podman = await openShell(windowOn(podmanSettings));
+      dockerId = docker.id;
+      podmanId = podman.id;
+      assert.equal(podman.name, docker.name, 'the same folder: the same container name on both engines');
+      assert.notEqual(podmanId, dockerId);
+      // Marks the Docker container, through its own engine.
+      const exec = await dockerClient.getContainer(dockerId).exec({ Cmd: ['sh', '-c', 'echo docker > /tmp/tbxt-engine-mark'] });
+      await new Promise<void>((resolve, reject) =>
+        exec.start({}, (err, stream) => (err ? reject(err) : stream ? (stream.on('end', resolve), stream.resume()) : resolve())),
+      );
+      assert.equal(await whereRuns(docker.shell, 'd1'), 'docker');
+      assert.equal(await whereRuns(podman.shell, 'p1'), 'podman', 'the Podman window’s shell ran in the Docker container');
+      dockerRecord = docker.shell.record!;
+      podmanRecord = podman.shell.record!;
+      assert.notEqual(podmanRecord.holder.hostSocket, dockerRecord.holder.hostSocket, 'one run dir per engine');
+      docker.shell.dispose();
+      podman.shell.dispose();
+    },
+  );
 
   it('proves which container a holder serves, and refuses another’s', { skip: both ? false : 'needs both engines' }, async () => {
     assert.deepEqual(await proveHolder(socketTransport(dockerRecord.holder.hostSocket!), dockerId), { kind: 'proven' });

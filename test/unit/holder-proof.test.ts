@@ -111,7 +111,14 @@ describe('the holder reads its own container id', { skip: hasPython ? false : 'n
 
   it('says nothing when the mounts name no id, or two', () => {
     assert.equal(holderIdFrom(root), 'None');
-    assert.equal(holderIdFrom(`${root}9 1 0:1 /x/${A}/hostname /home/toolbox/hostname rw - ext4 /dev/vda rw\n`), 'None', 'not an /etc mount');
-    assert.equal(holderIdFrom(`${docker}128 108 254:0 /var/lib/docker/containers/${B}/resolv.conf /etc/resolv.conf rw - ext4 /dev/vda rw\n`), 'None');
+    assert.equal(
+      holderIdFrom(`${root}9 1 0:1 /x/${A}/hostname /home/toolbox/hostname rw - ext4 /dev/vda rw\n`),
+      'None',
+      'not an /etc mount',
+    );
+    assert.equal(
+      holderIdFrom(`${docker}128 108 254:0 /var/lib/docker/containers/${B}/resolv.conf /etc/resolv.conf rw - ext4 /dev/vda rw\n`),
+      'None',
+    );
   });
 });
