@@ -8,10 +8,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { chooseRunDir, workspaceRunId } from '../../extension/src/bridge/state';
+import { SESSION_PROTOCOL } from '../../extension/src/contract/constants';
+import { proveHolder, socketTransport } from '../../extension/src/engine/sessions';
 import { holderMismatchText, judgeHolder, unprovenHolderReason } from '../../extension/src/plan/holderProof';
 import { repoRoot } from '../support/image';
 
@@ -120,5 +123,52 @@ describe('the holder reads its own container id', { skip: hasPython ? false : 'n
       holderIdFrom(`${docker}128 108 254:0 /var/lib/docker/containers/${B}/resolv.conf /etc/resolv.conf rw - ext4 /dev/vda rw\n`),
       'None',
     );
+  });
+});
+
+describe('proveHolder against what answers on the socket', () => {
+  let dir: string;
+  const servers: Server[] = [];
+  const frame = (type: string, body: unknown) => {
+    const payload = Buffer.from(JSON.stringify(body));
+    const head = Buffer.alloc(5);
+    head.write(type, 0, 'latin1');
+    head.writeUInt32BE(payload.length, 1);
+    return Buffer.concat([head, payload]);
+  };
+  /** A holder that greets, then answers the first hello with one frame. */
+  async function holder(name: string, answer: Buffer): Promise<string> {
+    const path = join(dir, name);
+    const server = createServer((sock) => {
+      sock.on('error', () => undefined);
+      sock.write(SESSION_PROTOCOL.magic);
+      sock.once('data', () => sock.end(answer));
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(path, r));
+    return path;
+  }
+
+  it('proves, refuses another container, and calls a holder without whoami unproven', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tbxt-prove-'));
+    try {
+      const knows = await holder('knows.sock', frame('I', { container: A }));
+      assert.deepEqual(await proveHolder(socketTransport(knows), A), { kind: 'proven' });
+      assert.deepEqual(await proveHolder(socketTransport(knows), B), { kind: 'other', serves: A });
+      // What a holder from an older image answers (images/runtime/toolbox-session `fail`).
+      const old = await holder('old.sock', frame('E', { message: "unknown op 'whoami'" }));
+      assert.deepEqual(await proveHolder(socketTransport(old), A), { kind: 'unproven' });
+      const unsure = await holder('unsure.sock', frame('I', { container: null }));
+      assert.deepEqual(await proveHolder(socketTransport(unsure), A), { kind: 'unproven' });
+      const odd = await holder('odd.sock', frame('I', { container: 'x'.repeat(100_000) }));
+      assert.deepEqual(await proveHolder(socketTransport(odd), A), { kind: 'unproven' });
+      // Any other refusal, or nobody there, is not a proof of anything: an error.
+      const refuses = await holder('refuses.sock', frame('E', { message: 'the first frame must be a hello' }));
+      await assert.rejects(proveHolder(socketTransport(refuses), A), /refused/);
+      await assert.rejects(proveHolder(socketTransport(join(dir, 'nobody.sock')), A), /no session holder socket/);
+    } finally {
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
