@@ -90,8 +90,6 @@ export class HeldSessions {
     startedByContainer = false,
   ): Promise<{ transport: HolderTransport } | Extract<ShellPersistence, { held: false }>> {
     if (!this.persist()) return { held: false, off: true, reason: 'toolbox.sessions.persist is off' };
-    const cached = this.transports.get(containerId);
-    if (cached && !this.unproven.has(containerId)) return { transport: cached };
     const plain = (reason: string) => {
       if (!this.plainNoticeGiven.has(containerId)) {
         this.plainNoticeGiven.add(containerId);
@@ -99,11 +97,13 @@ export class HeldSessions {
       }
       return { held: false as const, off: false as const, reason };
     };
+    const cached = this.transports.get(containerId);
+    if (cached) return this.unproven.has(containerId) ? plain(unprovenHolderReason(name)) : { transport: cached };
     let transport: HolderTransport;
     let proof: Awaited<ReturnType<typeof proveHolder>>;
     try {
       const { docker } = await this.deps.connector.engine();
-      transport = cached ?? (await reachHolder(docker, containerId, holder, { startedByContainer }));
+      transport = await reachHolder(docker, containerId, holder, { startedByContainer });
       // Before anything is attached: the holder that answered must serve this very container.
       proof = await proveHolder(transport, containerId);
     } catch (err) {
