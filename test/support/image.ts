@@ -4,6 +4,7 @@
  * image the extension builds for users. Memoised per process; Docker's build cache makes a
  * repeat build across processes a matter of seconds.
  */
+import type Docker from 'dockerode';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RUNTIME_IMAGE_CONTEXT } from '../../extension/src/contract/constants';
@@ -30,6 +31,23 @@ export function testRuntimeImageTag(): string {
 }
 
 let pending: Promise<string> | undefined;
+const pendingOn = new Map<Docker, Promise<string>>();
+
+/**
+ * The same image on another engine than the suite's (a test that drives two engines at once,
+ * test/engine/holder-identity.test.ts). Memoised per client.
+ */
+export function ensureTestRuntimeImageOn(d: Docker): Promise<string> {
+  let p = pendingOn.get(d);
+  if (!p) {
+    p = build(d).catch((err: unknown) => {
+      pendingOn.delete(d);
+      throw err;
+    });
+    pendingOn.set(d, p);
+  }
+  return p;
+}
 
 /** Builds (or reuses) the test runtime image and resolves with its tag. */
 export function ensureTestRuntimeImage(): Promise<string> {
@@ -42,16 +60,15 @@ export function ensureTestRuntimeImage(): Promise<string> {
   return pending;
 }
 
-async function build(): Promise<string> {
+async function build(d: Docker = docker()): Promise<string> {
   const tag = testRuntimeImageTag();
-  const d = docker();
   const exists = await d
     .getImage(tag)
     .inspect()
     .then(() => true)
     .catch(() => false);
   if (exists) return tag;
-  await untagStale(tag);
+  await untagStale(d, tag);
   await buildRuntimeImage(d, {
     contextRoot: repoRoot(),
     tag,
@@ -67,8 +84,7 @@ async function build(): Promise<string> {
  * Best-effort: drops tags of the test repository older than an hour (never forced, so images in
  * use stay; the age keeps a concurrent test process's memoised tag alive while a file changes).
  */
-async function untagStale(current: string): Promise<void> {
-  const d = docker();
+async function untagStale(d: Docker, current: string): Promise<void> {
   const images = await d.listImages({ filters: { reference: [`${TEST_RUNTIME_IMAGE_REPO}:*`] } }).catch(() => []);
   const cutoff = Date.now() / 1000 - 3600;
   for (const img of images) {

@@ -25,8 +25,13 @@ export function writableSources(mounts: readonly PlannedMount[]): string[] {
   return mounts.filter((m) => m.type === 'bind' && !m.readonly).map((m) => m.source);
 }
 
+/** A registration is the container's name on its engine (hub.ts servedKey). */
+function registryKey(key: string, engine: string | undefined): string {
+  return engine === undefined ? key : `${key}\n${engine}`;
+}
+
 export class BridgeRegistry {
-  /** By container name. */
+  /** By container name and engine. */
   private readonly registrations = new Map<string, WorkspaceRegistration>();
 
   constructor(private readonly deps: BridgeRegistryDeps) {}
@@ -34,6 +39,8 @@ export class BridgeRegistry {
   /** The bridge for one container; a bridge that cannot start costs the shell its shims, not the shell. */
   async serve(
     key: string,
+    /** The engine that runs the container (its endpoint): part of the run dir's name. */
+    engine: string,
     folder: string,
     proximoEnabled: boolean,
     mounts: PlannedMount[],
@@ -45,6 +52,7 @@ export class BridgeRegistry {
     try {
       const registration: WorkspaceRegistration = {
         key,
+        engine,
         workspaceFolder: folder,
         ...(gitRepository !== undefined ? { gitRepository } : {}),
         mountsRoots: editRoots(mounts),
@@ -56,7 +64,7 @@ export class BridgeRegistry {
         defaultCodexHome: homes.codexHome ?? join(root, '.codex'),
       };
       const b = await this.deps.bridgeFor(registration);
-      this.registrations.set(key, registration);
+      this.registrations.set(registryKey(key, engine), registration);
       return { stateDir: b.stateDir, runDir: b.runDir };
     } catch (err) {
       this.deps.log.warn(
@@ -67,8 +75,8 @@ export class BridgeRegistry {
   }
 
   /** The registration this window serves for the container, as it is now. */
-  registration(key: string): WorkspaceRegistration | undefined {
-    const r = this.registrations.get(key);
+  registration(key: string, engine: string): WorkspaceRegistration | undefined {
+    const r = this.registrations.get(registryKey(key, engine));
     return r && { ...r, mountsRoots: [...r.mountsRoots], ...(r.writableRoots ? { writableRoots: [...r.writableRoots] } : {}) };
   }
 
@@ -78,12 +86,13 @@ export class BridgeRegistry {
    * engine call: the holder's socket may be all that answers. A failure costs the shims, not the shell.
    */
   async restore(registration: WorkspaceRegistration): Promise<void> {
-    if (!this.deps.bridgeFor || this.registrations.has(registration.key)) return;
-    this.registrations.set(registration.key, registration);
+    const id = registryKey(registration.key, registration.engine);
+    if (!this.deps.bridgeFor || this.registrations.has(id)) return;
+    this.registrations.set(id, registration);
     try {
       await this.deps.bridgeFor(registration);
     } catch (err) {
-      this.registrations.delete(registration.key);
+      this.registrations.delete(id);
       this.deps.log.warn(
         `The bridge for ${registration.key} could not start again (${(err as Error).message}); code, xdg-open and git credentials in its shells will not reach this window.`,
       );
@@ -96,8 +105,8 @@ export class BridgeRegistry {
    * keeps the read-write mounts it was created with even when the plan no longer has them.
    * /credential never runs git config from what the container can write.
    */
-  async addWritableRoots(key: string, paths: string[]): Promise<void> {
-    const registration = this.registrations.get(key);
+  async addWritableRoots(key: string, engine: string, paths: string[]): Promise<void> {
+    const registration = this.registrations.get(registryKey(key, engine));
     if (!registration || !this.deps.bridgeFor) return;
     registration.writableRoots = [...new Set([...(registration.writableRoots ?? []), ...paths])];
     await this.deps.bridgeFor(registration).catch(() => undefined);

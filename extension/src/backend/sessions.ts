@@ -3,18 +3,22 @@
  * socket or an exec, engine/sessions.ts), attaching a recorded shell again after a reload, and
  * ending one, with upstream's rule that a container goes when its last shell ends.
  */
+import { ToolboxError } from '../contract/errors';
 import { removeIfIdle } from '../engine/lifecycle';
 import {
   attachHeldSession,
   HolderUnavailableError,
   killHeldSession,
   listHeldSessions,
+  proveHolder,
   reachHolder,
   SessionEndedError,
   socketTransport,
   type HolderAddress,
   type HolderTransport,
 } from '../engine/sessions';
+import { holderMismatchText, unprovenHolderReason } from '../plan/holderProof';
+import type Docker from 'dockerode';
 import type * as vscode from 'vscode';
 import { SessionGoneError, type SessionProgress, type SessionRecord, type ShellPersistence, type StartedShell } from './api';
 import type { BridgeRegistry } from './bridges';
@@ -43,9 +47,20 @@ function throwIfSessionGone(err: Error, record: SessionRecord): void {
   }
 }
 
+/** Where a holder answered, as the user reads it. */
+function whereHolder(transport: HolderTransport, holder: HolderAddress): string {
+  return transport.kind === 'socket' && holder.hostSocket ? `on ${holder.hostSocket}` : `through an exec in the container`;
+}
+
 export class HeldSessions {
-  /** How each container's session holder was reached (by container id), for this window. */
+  /**
+   * How each container's session holder was reached (by container id), for this window: only
+   * holders that proved they serve that container, or (for its recorded shells only) one too old
+   * to say, whose container the engine confirmed runs (docs/decisions/0043).
+   */
   private readonly transports = new Map<string, HolderTransport>();
+  /** Containers whose holder cannot say which container it serves: no new shell is held there. */
+  private readonly unproven = new Set<string>();
   /** Containers whose shells were said to run as plain execs (said once per window). */
   private readonly plainNoticeGiven = new Set<string>();
   /** A container's pending "remove it if idle" check (by name): an open waits for it. */
@@ -75,21 +90,34 @@ export class HeldSessions {
     startedByContainer = false,
   ): Promise<{ transport: HolderTransport } | Extract<ShellPersistence, { held: false }>> {
     if (!this.persist()) return { held: false, off: true, reason: 'toolbox.sessions.persist is off' };
-    const cached = this.transports.get(containerId);
-    if (cached) return { transport: cached };
-    try {
-      const { docker } = await this.deps.connector.engine();
-      const transport = await reachHolder(docker, containerId, holder, { startedByContainer });
-      this.transports.set(containerId, transport);
-      return { transport };
-    } catch (err) {
-      const reason = err instanceof HolderUnavailableError ? err.message : `the session holder failed: ${(err as Error).message}`;
+    const plain = (reason: string) => {
       if (!this.plainNoticeGiven.has(containerId)) {
         this.plainNoticeGiven.add(containerId);
         progress.log(`Shells in ${name} run as plain execs and will not survive a window reload (${reason}).`);
       }
-      return { held: false, off: false, reason };
+      return { held: false as const, off: false as const, reason };
+    };
+    const cached = this.transports.get(containerId);
+    if (cached) return this.unproven.has(containerId) ? plain(unprovenHolderReason(name)) : { transport: cached };
+    let transport: HolderTransport;
+    let proof: Awaited<ReturnType<typeof proveHolder>>;
+    try {
+      const { docker } = await this.deps.connector.engine();
+      transport = await reachHolder(docker, containerId, holder, { startedByContainer });
+      // Before anything is attached: the holder that answered must serve this very container.
+      proof = await proveHolder(transport, containerId);
+    } catch (err) {
+      return plain(err instanceof HolderUnavailableError ? err.message : `the session holder failed: ${(err as Error).message}`);
     }
+    if (proof.kind === 'other') {
+      throw new ToolboxError('holder-mismatch', holderMismatchText(name, containerId, proof.serves, whereHolder(transport, holder)));
+    }
+    this.transports.set(containerId, transport);
+    if (proof.kind === 'unproven') {
+      this.unproven.add(containerId);
+      return plain(unprovenHolderReason(name));
+    }
+    return { transport };
   }
 
   /**
@@ -103,17 +131,22 @@ export class HeldSessions {
   }
 
   private async attach(record: SessionRecord): Promise<StartedShell> {
-    // A holder that answers on its run-dir socket is alive, and so is its container: attach with
-    // no engine call at all (after a reload the engine connection is not even made yet).
+    // A holder that answers on its run-dir socket and proves it serves the recorded container is
+    // alive, and so is its container: attach with no engine call at all (after a reload the
+    // engine connection is not even made yet).
     const direct = record.holder.hostSocket ? socketTransport(record.holder.hostSocket) : undefined;
     if (direct && !this.transports.has(record.containerId)) {
-      const session = await attachHeldSession(direct, record.sessionId, { cols: record.cols, rows: record.rows }).catch((err: Error) => {
-        throwIfSessionGone(err, record);
-        return undefined; // nobody listens there: the engine says whether the container is gone
-      });
-      if (session) {
-        this.transports.set(record.containerId, direct);
-        return Object.assign(session, { record });
+      // Nobody listens there, or the holder is another container's or cannot say: the engine decides.
+      const proof = await proveHolder(direct, record.containerId).catch(() => undefined);
+      if (proof?.kind === 'proven') {
+        const session = await attachHeldSession(direct, record.sessionId, { cols: record.cols, rows: record.rows }).catch((err: Error) => {
+          throwIfSessionGone(err, record);
+          return undefined; // the holder went away meanwhile: the engine says whether the container is gone
+        });
+        if (session) {
+          this.transports.set(record.containerId, direct);
+          return Object.assign(session, { record });
+        }
       }
     }
     return this.reattachThroughEngine(record);
@@ -133,8 +166,7 @@ export class HeldSessions {
       });
     if (!running) throw new SessionGoneError(`${record.container} is no longer running, so the shell "${record.title}" ended with it.`);
     try {
-      const transport = this.transports.get(record.containerId) ?? (await reachHolder(docker, record.containerId, record.holder));
-      this.transports.set(record.containerId, transport);
+      const transport = this.transports.get(record.containerId) ?? (await this.reachRecorded(docker, record));
       const session = await attachHeldSession(transport, record.sessionId, { cols: record.cols, rows: record.rows });
       return Object.assign(session, { record });
     } catch (err) {
@@ -143,10 +175,29 @@ export class HeldSessions {
     }
   }
 
+  /**
+   * The holder of a recorded shell's container, reached through the engine and proved to serve it
+   * (or too old to say, for a container the caller confirmed runs: its recorded shells would be
+   * lost otherwise; new shells there are not held). Another container's holder is refused.
+   */
+  private async reachRecorded(docker: Docker, record: SessionRecord): Promise<HolderTransport> {
+    const transport = await reachHolder(docker, record.containerId, record.holder);
+    const proof = await proveHolder(transport, record.containerId);
+    if (proof.kind === 'other') {
+      throw new SessionGoneError(
+        `The shell "${record.title}" cannot be reached. ` +
+          holderMismatchText(record.container, record.containerId, proof.serves, whereHolder(transport, record.holder)),
+      );
+    }
+    if (proof.kind === 'unproven') this.unproven.add(record.containerId);
+    this.transports.set(record.containerId, transport);
+    return transport;
+  }
+
   async endShell(record: SessionRecord): Promise<void> {
     const { docker } = await this.deps.connector.engine();
     const ending = (async () => {
-      const transport = this.transports.get(record.containerId) ?? (await reachHolder(docker, record.containerId, record.holder));
+      const transport = this.transports.get(record.containerId) ?? (await this.reachRecorded(docker, record));
       await killHeldSession(transport, record.sessionId);
     })();
     this.endings.set(
@@ -178,6 +229,7 @@ export class HeldSessions {
     const outcome = await ending.finally(() => this.endings.delete(container.name));
     if (outcome === 'removed') {
       this.transports.delete(container.id);
+      this.unproven.delete(container.id);
       this.deps.log.info(`${container.name}: its last shell ended, so the container was removed (as the toolbox CLI does).`);
     }
   }

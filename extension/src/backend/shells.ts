@@ -175,6 +175,8 @@ export class ShellOpener {
     // A folder on this machine cannot be mounted by an engine on another: say so before the bridge or anything else starts.
     progress.step('Connecting to Docker');
     await this.deps.connector.refuseIfRemote(request.workspace);
+    // The engine's identity: the same name on another engine or context is another run dir (docs/decisions/0043).
+    const engineId = (await this.deps.connector.connected()).endpoint.endpoint;
     // What the bridge may open and which agent homes proximo skill may use come from the
     // container's other mounts: a preview plan (bridge mounts stubbed) tells them before it starts.
     if (request.config.bridge !== false) progress.step('Starting the bridge for the container');
@@ -183,13 +185,14 @@ export class ShellOpener {
         ? undefined
         : await this.deps.bridges.serve(
             name,
+            engineId,
             request.workspace,
             request.proximo !== undefined,
             planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan.mounts,
             request.worktreeRoot,
           );
     const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
-    await this.deps.bridges.addWritableRoots(plan.name, writableSources(plan.mounts));
+    await this.deps.bridges.addWritableRoots(plan.name, engineId, writableSources(plan.mounts));
     for (const w of planWarnings) this.deps.log.warn(w);
     const engine = await this.deps.connector.engine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
@@ -278,7 +281,7 @@ export class ShellOpener {
                 rows,
                 openedAt: Date.now(),
               };
-              const bridged = this.deps.bridges.registration(opened.name);
+              const bridged = this.deps.bridges.registration(opened.name, engineId);
               if (bridged) record.bridge = bridged;
               return Object.assign(session, { record });
             }

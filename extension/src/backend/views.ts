@@ -8,7 +8,7 @@ import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constant
 import type { HostFacts, ObjectNames } from '../contract/types';
 import { listOwnedContainers, listToolboxContainers } from '../engine/lifecycle';
 import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../engine/peerState';
-import { holderAddress, listHeldSessions, socketTransport } from '../engine/sessions';
+import { holderAddress, listHeldSessions, proveHolder, socketTransport } from '../engine/sessions';
 import { missingSocketVolume, peerRunOf } from '../plan/drift';
 import { peerReach } from '../plan/peerReach';
 import { hostReach, protectedPathsOf } from '../plan/posture';
@@ -84,7 +84,10 @@ export class Views {
     if (!runDir) return summary;
     const holder = holderAddress(runDir, detail.Config?.User ?? '');
     try {
-      const listed = await listHeldSessions(socketTransport(holder.hostSocket!));
+      const transport = socketTransport(holder.hostSocket!);
+      // Another container's holder in a shared run dir lists none of this one's shells (docs/decisions/0043).
+      if ((await proveHolder(transport, summary.id)).kind === 'other') return summary;
+      const listed = await listHeldSessions(transport);
       const shells = listed
         .filter((s) => !s.ended)
         .map((s) => ({

@@ -80,9 +80,20 @@ export interface CredentialConsentOptions {
   consentTimeoutMs?: number;
 }
 
+/** A served workspace is its container name on its engine. */
+function servedKey(r: WorkspaceRegistration): string {
+  return r.engine === undefined ? r.key : `${r.key}\n${r.engine}`;
+}
+
 export interface WorkspaceRegistration {
   /** The container name. */
   key: string;
+  /**
+   * The engine that runs the container (its endpoint, engine/client.ts): the same name on two
+   * engines is two workspaces with two run dirs (docs/decisions/0043). Absent in registrations
+   * recorded before it was kept: the run dir of the name alone.
+   */
+  engine?: string;
   workspaceFolder: string;
   /**
    * The checkout whose `.git/config` names the folder's remotes, when it is not the folder itself
@@ -219,7 +230,8 @@ export class BridgeHub {
   /** Registers a workspace (idempotent: later calls update its settings) and serves it. */
   ensureWorkspace(registration: WorkspaceRegistration): Promise<WorkspaceBridge> {
     if (this.disposed) return Promise.reject(new Error('The bridge has been shut down (the extension is deactivating).'));
-    const existing = this.workspaces.get(registration.key);
+    const id = servedKey(registration);
+    const existing = this.workspaces.get(id);
     if (existing !== undefined) {
       existing.registration = registration;
       if (existing.binding !== undefined) Object.assign(existing.binding, this.settingsOf(registration));
@@ -227,8 +239,8 @@ export class BridgeHub {
     }
     const entry = { registration } as WorkspaceEntry;
     entry.ready = this.startWorkspace(registration, entry);
-    this.workspaces.set(registration.key, entry);
-    entry.ready.catch(() => this.workspaces.delete(registration.key));
+    this.workspaces.set(id, entry);
+    entry.ready.catch(() => this.workspaces.delete(id));
     return entry.ready;
   }
 
@@ -250,6 +262,7 @@ export class BridgeHub {
     const stateDir = workspaceStateDir(this.options.home, registration.key);
     const choice = chooseRunDir({
       key: registration.key,
+      ...(registration.engine !== undefined ? { engine: registration.engine } : {}),
       uid,
       platform,
       xdgRuntimeDir: env.XDG_RUNTIME_DIR,

@@ -62,9 +62,18 @@ export function workspaceStateDir(home: string, key: string): string {
   return join(home, HOST.mountsRoot, 'toolbox', 'vscode', key);
 }
 
-/** 8 hex chars of sha256(key): short, stable for a container, no user text in the path. */
-export function workspaceRunId(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+/**
+ * 8 hex chars of sha256 of the container name and the engine that runs it: short, stable for a
+ * container, no user text in the path. The engine is part of it because a name is unique only on
+ * one engine: containers of the same name on Docker and Podman (or two contexts) must never share
+ * the run dir, and so the session holder's socket (docs/decisions/0043). Without an engine (a
+ * registration recorded before the engine was part of it) the name alone, as before.
+ */
+export function workspaceRunId(key: string, engine?: string): string {
+  return createHash('sha256')
+    .update(engine === undefined ? key : `${engine}\n${key}`)
+    .digest('hex')
+    .slice(0, 8);
 }
 
 export interface RunDirChoice {
@@ -76,6 +85,8 @@ export interface RunDirChoice {
 
 export interface RunDirInput {
   key: string;
+  /** The engine's identity (its endpoint), when known: see workspaceRunId. */
+  engine?: string;
   uid: number;
   platform: NodeJS.Platform;
   /** XDG_RUNTIME_DIR, preferred when set, absolute and short enough. */
@@ -86,7 +97,7 @@ export interface RunDirInput {
 
 /** Picks the run dir; throws a clear error when even the fallback is too long. */
 export function chooseRunDir(input: RunDirInput): RunDirChoice {
-  const id = workspaceRunId(input.key);
+  const id = workspaceRunId(input.key, input.engine);
   const candidates: string[] = [];
   if (input.xdgRuntimeDir && isAbsolute(input.xdgRuntimeDir)) candidates.push(join(input.xdgRuntimeDir, 'toolbox'));
   candidates.push(join(input.tmpRoot, `toolbox-${input.uid}`));

@@ -73,6 +73,9 @@ export const BRIDGE_FILES = {
   socket: 'bridge.sock',
 } as const;
 
+/** A container id as the engines give it in full (Docker and Podman alike): 64 hex digits. */
+export const CONTAINER_ID_PATTERN = /^[0-9a-f]{64}$/;
+
 /**
  * The session holder's wire protocol (images/runtime/toolbox-session, engine/sessions.ts). The
  * holder greets first; a client writes nothing until it has read the greeting, so a socket that

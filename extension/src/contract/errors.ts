@@ -42,6 +42,11 @@ export type ToolboxErrorCode =
   | 'engine-remote'
   /** A recorded held shell cannot be attached again: it ended, or its container is gone. */
   | 'session-gone'
+  /**
+   * The session holder that answers for a container serves another one (a run directory shared
+   * across engines or contexts): nothing is attached (docs/decisions/0043).
+   */
+  | 'holder-mismatch'
   | WorktreeErrorCode;
 
 /** A fix the UI offers beside the error, one button each. */

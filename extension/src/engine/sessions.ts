@@ -15,6 +15,7 @@ import { lstat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { Duplex, PassThrough } from 'node:stream';
 import { CONTAINER, SESSION_PROTOCOL } from '../contract/constants';
+import { judgeHolder, type HolderProof } from '../plan/holderProof';
 import { holderContainerSocket } from '../plan/session';
 import { clause, engineMessage } from './errors';
 import { demux } from './containers';
@@ -367,6 +368,22 @@ export async function listHeldSessions(transport: HolderTransport): Promise<Held
   const body = await request(transport, { op: 'list' });
   const list = Array.isArray(body.sessions) ? body.sessions.slice(0, 256) : [];
   return list.filter((s): s is Record<string, unknown> => !!s && typeof s === 'object').map(sessionInfo);
+}
+
+/**
+ * Which container the holder says it serves, judged against the id the engine gave
+ * (plan/holderProof.ts). A holder from an image older than the check refuses the op: unproven.
+ * Failing to reach the holder at all is an error, as for any other request.
+ */
+export async function proveHolder(transport: HolderTransport, containerId: string): Promise<HolderProof> {
+  let body: Record<string, unknown>;
+  try {
+    body = await request(transport, { op: 'whoami' });
+  } catch (err) {
+    if (err instanceof HolderUnavailableError && /^the session holder refused: unknown op/.test(err.message)) return { kind: 'unproven' };
+    throw err;
+  }
+  return judgeHolder(containerId, body.container);
 }
 
 /** Ends a session (SIGHUP to its process group, SIGKILL after a grace period). */
