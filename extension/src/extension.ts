@@ -251,6 +251,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       (err: Error) => log.warn(`Could not compare peer-messaging defaults with the toolbox CLI: ${err.message}`),
     );
   }, PEER_DEFAULT_STATE.delayMs);
+  // A check still waiting keeps no process alive (the extension host never waits for it; the
+  // startup benchmark's child process exits after activation).
+  peerCheck.unref();
   context.subscriptions.push({ dispose: () => clearTimeout(peerCheck) });
 
   // Held shells of this window come back without a command (the backend loads only when there are any).
