@@ -11,7 +11,7 @@ import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
 import { benchImage } from './image';
 import { benchPodman } from './podman';
-import { benchProtect } from './protect';
+import { benchProtect, benchProtectWindow } from './protect';
 import { benchSessions } from './sessions';
 import { benchShim } from './shim';
 import { benchReattach } from './reattach';
@@ -39,6 +39,7 @@ const BENCHES: Bench[] = [
   ['remote', benchRemote],
   ['podman', benchPodman],
   ['protect', benchProtect],
+  ['protect-window', benchProtectWindow],
 ];
 
 async function main(): Promise<void> {

@@ -13,7 +13,7 @@ export async function benchStartup(): Promise<ResultRow[]> {
   const child = join(__dirname, 'startupChild.js');
   const samples: Array<{ require: number; activate: number; backend: number }> = [];
   for (let i = 0; i < 12; i++) {
-    const out = execFileSync(process.execPath, [child, dist], { encoding: 'utf8' });
+    const out = childOutput(child, dist);
     if (i >= 2) samples.push(JSON.parse(out.trim().split('\n').pop()!));
   }
   const startup = stats(samples.map((s) => s.require + s.activate));
@@ -26,8 +26,8 @@ export async function benchStartup(): Promise<ResultRow[]> {
       measure: 'require the bundle + activate() (fresh process, stand-in vscode)',
       value: fmtMs(startup.median),
       spread: spreadOf(startup),
-      goal: '≤ 150 ms',
-      met: startup.median <= 150,
+      goal: '≤ 50 ms',
+      met: startup.median <= 50,
     },
     {
       benchmark: 'Startup',
@@ -46,4 +46,17 @@ export async function benchStartup(): Promise<ResultRow[]> {
       met: total / 1024 <= 1.5,
     },
   ];
+}
+
+/**
+ * One run of the child. It exits by itself after its line, or its exit guard fails it 10 s later
+ * with what it still holds; that message is this benchmark's error. The timeout is a backstop.
+ */
+function childOutput(child: string, dist: string): string {
+  try {
+    return execFileSync(process.execPath, [child, dist], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  } catch (err) {
+    const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
+    throw new Error(stderr || (err as Error).message, { cause: err });
+  }
 }

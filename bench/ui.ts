@@ -38,6 +38,14 @@ Modem.prototype.dial = function (this: unknown, ...args: unknown[]) {
   return dial.apply(this, args);
 };
 
+/**
+ * A container name the snapshot lists as a workspace container of `names`: the planners' grammar
+ * `<prefix>-<slug>-<8 hex>` (contract/objects.ts), here with `n` as the hash.
+ */
+function workspaceName(names: ObjectNames, slug: string, n: number): string {
+  return `${names.prefix}-${slug}-${n.toString(16).padStart(8, '0')}`;
+}
+
 function backendFor(names: ObjectNames, home: string) {
   const host: HostFacts = { uid: 1000, gid: 1000, home, platform: process.platform, pathExists: existsSync };
   return createEngineBackend({
@@ -70,14 +78,18 @@ export async function benchRefresh(): Promise<ResultRow[]> {
     });
     const latencies: number[] = [];
     for (let i = 0; i < 11; i++) {
-      const name = `${names.prefix}-refresh${i}`;
-      const seen = new Promise<number>((resolve) => {
+      const name = workspaceName(names, 'refresh', i);
+      let timer: NodeJS.Timeout | undefined;
+      const seen = new Promise<number>((resolve, reject) => {
         const sub = refresh.onDidChange((s) => {
           if (s.snapshot?.containers.some((c) => c.name === name && c.state === 'running')) {
             sub.dispose();
+            clearTimeout(timer);
             resolve(Date.now());
           }
         });
+        // Never seen would hang the run: a name the snapshot does not list as ours, or no event.
+        timer = setTimeout(() => reject(new Error(`${name} did not reach the tree model within 30 s`)), 30_000);
       });
       const events = await d.getEvents({ filters: { type: ['container'], event: ['start'], container: [name] } });
       const started = new Promise<number>((resolve) => {
@@ -135,7 +147,12 @@ export async function benchScale(): Promise<ResultRow[]> {
     for (let i = 0; i < 200; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, (_, k) =>
-          d.createContainer({ name: `${names.prefix}-scale${i + k}`, Image: image, Cmd: ['true'], HostConfig: { NetworkMode: 'none' } }),
+          d.createContainer({
+            name: workspaceName(names, 'scale', i + k),
+            Image: image,
+            Cmd: ['true'],
+            HostConfig: { NetworkMode: 'none' },
+          }),
         ),
       );
     }

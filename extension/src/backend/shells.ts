@@ -177,6 +177,9 @@ export class ShellOpener {
     await this.deps.connector.refuseIfRemote(request.workspace);
     // The engine's identity: the same name on another engine or context is another run dir (docs/decisions/0043).
     const engineId = (await this.deps.connector.connected()).endpoint.endpoint;
+    // A shell closed just now may be taking this container with it, and the placeholders of its
+    // protected paths (engine/lifecycle.ts stopContainer): the plans below read the folder after that.
+    await this.deps.sessions.settled(name);
     // What the bridge may open and which agent homes proximo skill may use come from the
     // container's other mounts: a preview plan (bridge mounts stubbed) tells them before it starts.
     if (request.config.bridge !== false) progress.step('Starting the bridge for the container');
@@ -196,7 +199,6 @@ export class ShellOpener {
     for (const w of planWarnings) this.deps.log.warn(w);
     const engine = await this.deps.connector.engine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
-    await this.deps.sessions.settled(name);
     const images = this.deps.images;
     const opened = await openContainer(ctx, plan, {
       ensureImage: () =>

@@ -6,9 +6,10 @@
  * keep the call open; an environment built from the names the caller passes, nothing else.
  *
  * Node built-ins only: ui/cliPeerDefault.ts imports this into the activation bundle
- * (docs/decisions/0005-lazy-backend-bundle.md).
+ * (docs/decisions/0005-lazy-backend-bundle.md), and node:child_process is required on the first
+ * run, not at import: a window that never runs a host program does not load it.
  */
-import { spawn } from 'node:child_process';
+import type * as childProcess from 'node:child_process';
 import { constants } from 'node:os';
 
 /** After the program ended (or was killed), how long we wait for pipes a grandchild still holds open. */
@@ -80,6 +81,8 @@ export interface HostProcessResult {
 export function runHostProcess(opts: HostProcessOptions): Promise<HostProcessResult> {
   const output = opts.output ?? 'separate';
   return new Promise((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { spawn } = require('node:child_process') as typeof childProcess;
     const child = spawn(opts.file, [...opts.args], {
       env: hostEnv(opts.env),
       cwd: opts.cwd,

@@ -8,7 +8,7 @@
  * Pure: no I/O. The "Open Toolbox Shell with Ports…" input box validates with it as the user types,
  * and the backend parses the same text again before planning.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import type * as net from 'node:net';
 import type { PortSpec } from '../contract/types';
 
 /** Ports publish on loopback unless the spec names a host IP (upstream defaultHostIP). */
@@ -115,8 +115,18 @@ function stripBrackets(ip: string): string {
   return hostport.slice(1, end);
 }
 
+/**
+ * node:net, required on first use: the activation bundle imports this file (the Workspaces view's
+ * port links, the ports command), and a window that never parses a port needs no node:net.
+ */
+function nodeNet(): typeof net {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('node:net') as typeof net;
+}
+
 /** Go's net.ParseIP: dotted IPv4 without leading zeros, or IPv6 without a zone. */
 function isGoIP(ip: string): boolean {
+  const { isIPv4, isIPv6 } = nodeNet();
   if (isIPv4(ip)) return true;
   return !ip.includes('%') && isIPv6(ip);
 }
@@ -165,6 +175,7 @@ export const PUBLISHED_PORTS_SHOWN = 64;
 export function publishedPorts(networkPorts: unknown, portBindings: unknown): PublishedPort[] {
   const source = isRecord(networkPorts) && Object.keys(networkPorts).length > 0 ? networkPorts : portBindings;
   if (!isRecord(source)) return [];
+  const { isIPv4, isIPv6 } = nodeNet();
   const out: PublishedPort[] = [];
   const seen = new Set<string>();
   for (const [key, bindings] of Object.entries(source)) {

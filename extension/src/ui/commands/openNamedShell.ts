@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { namedShellName } from '../../plan/naming';
@@ -50,7 +50,7 @@ async function openNamed(s: CommandServices, folder: string, name: string): Prom
         make,
       );
       if (answer !== make) return undefined;
-      await mkdir(err.path, { recursive: true, mode: 0o755 });
+      await fsp.mkdir(err.path, { recursive: true, mode: 0o755 });
       s.log.info(`Created ${err.path} for the named shell "${name}".`);
       return openNamed(s, folder, name);
     }
