@@ -253,6 +253,7 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
   'items.reachItem': {
     make: (h) => container(h).reach!.flatMap((r) => [items.reachItem(r, '/home/u', true), items.reachItem(r, h, false)]),
   },
+  'items.protectionItem': { make: (h) => [items.protectionItem(true, [h]), items.protectionItem(false, [h])] },
   'items.portItem': { make: (h) => container(h).ports!.map((p) => items.portItem(p, h)) },
   'items.agentRowItem': {
     make: (h) => {

@@ -4,7 +4,7 @@
  * they live, and proximo on this host. One list and one inspect per container per refresh.
  */
 import { join } from 'node:path';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
+import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL, LABELS } from '../contract/constants';
 import type { HostFacts, ObjectNames } from '../contract/types';
 import { listOwnedContainers, listToolboxContainers } from '../engine/lifecycle';
 import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../engine/peerState';
@@ -12,6 +12,7 @@ import { holderAddress, listHeldSessions, socketTransport } from '../engine/sess
 import { missingSocketVolume, peerRunOf } from '../plan/drift';
 import { peerReach } from '../plan/peerReach';
 import { hostReach } from '../plan/posture';
+import { PROTECTED_PATHS_LABEL_VALUE } from '../plan/protect';
 import { publishedPorts } from '../plan/publish';
 import { describeShellCommand } from '../plan/worktree';
 import { findProximoBinary } from '../proximo/binary';
@@ -130,6 +131,7 @@ export class Views {
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
       proximoHosts: hosts,
       reach: hostReach(info.Mounts, this.host().home),
+      protectedPaths: info.Config?.Labels?.[LABELS.protectedPaths] === PROTECTED_PATHS_LABEL_VALUE,
       ports: publishedPorts(info.State?.Running ? info.NetworkSettings?.Ports : undefined, info.HostConfig?.PortBindings),
     };
   }

@@ -75,6 +75,11 @@ export interface ContainerSummary {
   proximoCa?: boolean;
   /** What the container can reach on this host beyond its workspace, from its mounts (plan/posture.ts). */
   reach?: HostReach[];
+  /**
+   * Made with the folder's protected paths bound read-only (LABELS.protectedPaths, plan/protect.ts);
+   * false for one made before the protection, by the toolbox CLI, or with toolbox.protectedPaths off.
+   */
+  protectedPaths?: boolean;
   /** The ports it publishes on this host (plan/publish.ts publishedPorts). */
   ports?: PublishedPort[];
   /** How to reach the container's session holder (set when the container has one). */

@@ -24,6 +24,7 @@ import {
   proximoItem,
   proximoWorkspaceItem,
   reachGroupItem,
+  protectionItem,
   reachItem,
   socketVolumeItem,
   PROXIMO_ONE_LINE,
@@ -178,7 +179,9 @@ function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: 
     reach: r,
     ...(folder !== undefined ? { folder } : {}),
   }));
-  return { id: `reach:${c.name}`, ...reachGroupItem(reach), container: c, children: items.length ? items : undefined, collapsed: true };
+  // The protection first: the folder's own files the container cannot change (docs/decisions/0042).
+  items.unshift({ id: `protection:${c.name}`, ...protectionItem(c.protectedPaths === true), container: c });
+  return { id: `reach:${c.name}`, ...reachGroupItem(reach), container: c, children: items, collapsed: true };
 }
 
 /**
