@@ -69,4 +69,17 @@ describe('a proposed change to a protected file in VS Code (issue 25, item 4)', 
       assert.match(await wb.terminalText(), /"tasks": \[\]/);
     })(),
   );
+
+  it('lists the protected paths, read-only, under "Can reach on this host" (issue 25, item 8)', { timeout: 120_000 }, async () =>
+    wb.scenario('posture', async () => {
+      await wb.openToolboxView();
+      await page.locator('.monaco-list-row', { hasText: 'Can reach on this host' }).first().click();
+      const row = page.locator('.monaco-list-row', { hasText: 'Protected paths' }).first();
+      await row.waitFor({ timeout: 30_000 });
+      assert.match((await row.innerText()) as string, /read-only in this container/);
+      await row.hover();
+      await page.waitForTimeout(1500);
+      await wb.shot('posture-row');
+    })(),
+  );
 });
