@@ -28,6 +28,7 @@ import { AgentNudge } from './ui/agentNudge';
 import { StateClock } from './ui/stateClock';
 import { ConfigDiagnostics } from './ui/configDiagnostics';
 import { ResolvedConfigDocuments } from './ui/resolvedConfig';
+import { ProposalReview } from './ui/proposals';
 import { pickFolder } from './ui/folders';
 import { NodeTreeProvider } from './ui/tree/provider';
 import { plainText } from './ui/plainText';
@@ -88,6 +89,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   if (names.prefix !== 'toolbox') log.info(`Test mode: object names use the prefix "${names.prefix}".`);
 
   const credentialGrants = credentialGrantState(context);
+  const proposals = new ProposalReview(log);
+  context.subscriptions.push(proposals);
   const backend = lazyBackend(names, () => {
     // Loaded on first use (see lazyBackend.ts), from its own bundle: esbuild leaves a require
     // of a computed path alone, so activation never parses zod, yaml or dockerode.
@@ -104,6 +107,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
         openUntitled,
         // False when the user cancels VS Code's "open the external website?" question.
         openExternal: async (url) => vscode.env.openExternal(vscode.Uri.parse(url, true)),
+        // The bridge's /propose: a diff with Apply and Reject; nothing is written without the click.
+        propose: (proposal) => proposals.propose(proposal),
       },
       credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
       // Approvals of what a project config asks beyond the user's own: never in the folder (docs/decisions/0041).
@@ -121,7 +126,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   context.subscriptions.push(backend, shells, refresh, statusBar, agentBar, nudge, pendingConfig);
 
   const resolvedConfig = new ResolvedConfigDocuments(backend);
-  const services = { backend, shells, refresh, statusBar, log, credentialGrants, resolvedConfig };
+  const services = { backend, shells, refresh, statusBar, log, credentialGrants, resolvedConfig, proposals };
   context.subscriptions.push(...registerCommands(services));
   // .toolbox.yaml problems in the Problems panel; the backend loads only once such a file is open.
   context.subscriptions.push(

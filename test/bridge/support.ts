@@ -16,6 +16,7 @@ export const NO_RATE_LIMIT = {
   shared: { perSecond: 1e9, burst: 1e9 },
   credential: { perSecond: 1e9, burst: 1e9 },
   sound: { perSecond: 1e9, burst: 1e9 },
+  propose: { perSecond: 1e9, burst: 1e9 },
 };
 
 export interface Recorded {

@@ -42,6 +42,7 @@ const REQUEST_FIELDS: Partial<Record<RouteKey, readonly string[]>> = {
   proximo: [FIELDS.command, FIELDS.args, FIELDS.home, FIELDS.codexHome],
   credential: [FIELDS.op, FIELDS.input],
   sound: [FIELDS.name, FIELDS.data],
+  propose: [FIELDS.path, FIELDS.content],
 };
 /** Routes no shim calls: healthz is for probes. */
 const ROUTES_WITHOUT_SHIM: readonly RouteKey[] = ['healthz'];
@@ -296,7 +297,7 @@ describe('shim contract', () => {
 
   it('sees the literals it checks (the extraction is not vacuous)', () => {
     const posts = Object.values(files).flatMap((t) => all(/bridge_post (\/\w+) "\$\w+" (\d+)/g, shellCode(t), 0));
-    assert.equal(posts.length, 5);
+    assert.equal(posts.length, 6);
     assert.deepEqual(pythonKeys(pythonSnippets(files.paplay).join('\n')).built.sort(), ['data', 'name']);
     assert.deepEqual(pythonKeys(pythonSnippets(files.code).join('\n')).built.sort(), ['editor', 'path']);
     assert.ok(externalEnv(files.code, files[LIB]).includes(ENV.hostWorkspace));

@@ -249,10 +249,11 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
   'items.heldShellItem': {
     make: (h) => [items.heldShellItem({ id: h, pid: 1, command: h, title: h, started: now - 60_000, attached: 0 }, now)],
   },
-  'items.reachGroupItem': { make: (h) => [items.reachGroupItem(container(h).reach!, [h])] },
+  'items.reachGroupItem': { make: (h) => [items.reachGroupItem(container(h).reach!)] },
   'items.reachItem': {
     make: (h) => container(h).reach!.flatMap((r) => [items.reachItem(r, '/home/u', true), items.reachItem(r, h, false)]),
   },
+  'items.protectionItem': { make: (h) => [items.protectionItem(true, [h]), items.protectionItem(false, [h])] },
   'items.portItem': { make: (h) => container(h).ports!.map((p) => items.portItem(p, h)) },
   'items.agentRowItem': {
     make: (h) => {

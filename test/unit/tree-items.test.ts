@@ -542,28 +542,52 @@ describe('"Can reach on this host" under each container', () => {
     assert.deepEqual(
       group.children!.map((n) => [n.label, n.description, n.contextValue]),
       [
+        ['Protected paths', 'not protected', 'protection.off'],
         ['Docker socket', '/var/run/docker.sock · root on this host', 'reach.docker-socket.window'],
         ['Your SSH keys', '~/.ssh · read-only', 'reach.host-ssh.window'],
         ['gh credentials', '~/.config/gh · read-write, for token refresh · inherit_host_auth', 'reach.host-auth.window'],
         ['~/.aws', 'read-write at /home/toolbox/.aws in the container', 'reach.host-path.window'],
       ],
     );
-    assert.deepEqual(group.children![0]!.reach, socket, 'the command gets the item');
-    assert.equal(group.children![0]!.folder, '/src/app');
-    assert.equal(group.children![0]!.container, c);
+    assert.deepEqual(group.children![1]!.reach, socket, 'the command gets the item');
+    assert.equal(group.children![1]!.folder, '/src/app');
+    assert.equal(group.children![1]!.container, c);
+  });
+
+  it('list the protected paths first: read-only, or not, and the opt-out only in User settings (issue 25 item 8)', () => {
+    const [on] = workspacesNodes(
+      { ...base, snapshot: snap([container({ reach: [], protectedPaths: ['.git/config', '.vscode'] })]) },
+      ['/src/app'],
+      HOME,
+    );
+    const row = on!.children![0]!.children![0]!;
+    assert.deepEqual([row.label, row.description, row.contextValue], ['Protected paths', 'read-only in this container', 'protection.on']);
+    for (const p of ['.git/config', '.git/hooks/', '.vscode/', '.envrc', '.mcp.json', '.claude/settings*.json', '.toolbox.yaml']) {
+      assert.ok(row.tooltip!.includes(p), p);
+    }
+    assert.match(row.tooltip!, /toolbox-propose/);
+    assert.match(row.tooltip!, /toolbox\.protectedPaths in your User settings \(a workspace or folder setting does not count/);
+    const [off] = workspacesNodes({ ...base, snapshot: snap([container({ reach: [] })]) }, ['/src/app'], HOME);
+    const offRow = off!.children![0]!.children![0]!;
+    assert.equal(offRow.description, 'not protected');
+    assert.match(offRow.tooltip!, /before it existed, by the toolbox CLI, or with toolbox\.protectedPaths off/);
+    assert.equal(offRow.icon?.color, 'list.warningForeground');
   });
 
   it('say so when the container reaches nothing beyond its workspace', () => {
     const [node] = workspacesNodes({ ...base, snapshot: snap([container({ reach: [] })]) }, ['/src/app'], HOME);
     const group = node!.children![0]!;
     assert.equal(group.description, 'nothing beyond its workspace');
-    assert.equal(group.children, undefined);
+    assert.deepEqual(
+      group.children!.map((n) => n.label),
+      ['Protected paths'],
+    );
     assert.equal(group.icon?.color, undefined);
   });
 
   it('have no Turn Off action for a container of another window', () => {
     const [node] = workspacesNodes({ ...base, snapshot: snap([container({ reach: [socket] })]) }, ['/elsewhere'], HOME);
-    const item = node!.children![0]!.children![0]!;
+    const item = node!.children![0]!.children![1]!;
     assert.equal(item.contextValue, 'reach.docker-socket');
     assert.equal(item.folder, undefined);
     assert.match(item.tooltip!, /Open its folder in a window to turn it off there\./);
@@ -678,15 +702,5 @@ describe('the Stop Container confirmation', () => {
     assert.match(text?.detail ?? '', /These shells end/);
     assert.equal(text?.stopLabel, 'Stop Container');
     assert.match(stopContainerConfirmation('toolbox-app-1234abcd', ['Toolbox: app'])?.message ?? '', /A shell is attached/);
-  });
-});
-
-describe('the reach group says which paths are protected (issue 25, item 2)', () => {
-  it('lists them, or says the container has none and what that means', () => {
-    assert.match(
-      reachGroupItem([], ['.git/config', '.vscode']).tooltip,
-      /Protected paths, read-only in it: \.git\/config, \.vscode\. Turn this off with toolbox\.protectedPaths/,
-    );
-    assert.match(reachGroupItem([]).tooltip, /Protected paths: none\. It was made without them/);
   });
 });

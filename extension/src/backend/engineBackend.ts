@@ -111,6 +111,7 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Loaded
         openInEditor: editor.openInEditor,
         openUntitled: editor.openUntitled,
         openExternal: editor.openExternal,
+        propose: editor.propose,
         credentialConsent,
       })).ensureWorkspace(registration),
   });

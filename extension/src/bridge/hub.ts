@@ -36,11 +36,15 @@ import {
   writePortFile,
 } from './state';
 
-/** Token buckets: open, edit and proximo share one; credential and sound have their own (upstream's budgets). */
+/**
+ * Token buckets: open, edit and proximo share one; credential and sound have their own (upstream's
+ * budgets); propose has a slow one of its own, since each proposal is a notification the user sees.
+ */
 export const RATE_LIMITS = {
   shared: { perSecond: 10, burst: 5 },
   credential: { perSecond: 30, burst: 15 },
   sound: { perSecond: 10, burst: 5 },
+  propose: { perSecond: 0.2, burst: 3 },
 } as const;
 
 export interface BridgeHubOptions extends EditorActions {
@@ -218,6 +222,7 @@ export class BridgeHub {
       openInEditor: options.openInEditor,
       openUntitled: options.openUntitled,
       openExternal: options.openExternal,
+      propose: options.propose,
       proximoFallbackDirs: options.proximoFallbackDirs,
     };
   }
@@ -312,6 +317,7 @@ export class BridgeHub {
         shared: new TokenBucket(rates.shared, now),
         credential: new TokenBucket(rates.credential, now),
         sound: new TokenBucket(rates.sound, now),
+        propose: new TokenBucket(rates.propose, now),
       },
       inFlight: new Map(),
     };

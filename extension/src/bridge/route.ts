@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { CredentialRequestInfo, CredentialVerdict } from './credentialConsent';
 import type { BucketRate, TokenBucket } from './gate';
 
-export type BucketName = 'shared' | 'credential' | 'sound';
+export type BucketName = 'shared' | 'credential' | 'sound' | 'propose';
 export type BucketRates = Record<BucketName, BucketRate>;
 
 /** One registered workspace as the routes see it. */
@@ -45,7 +45,37 @@ export interface EditorActions {
    * it does not trust); `false` means the user cancelled, anything else that it was opened.
    */
   openExternal(url: string): Promise<boolean | void> | boolean | void;
+  /**
+   * /propose: shows a checked proposal to the user (a diff with Apply and Reject), answering at
+   * once whether it was taken; nothing is written unless the user applies it. Absent: the route
+   * refuses every proposal.
+   */
+  propose?(proposal: Proposal): Promise<ProposalAnswer> | ProposalAnswer;
 }
+
+/** A checked proposal, as the editor gets it. */
+export interface Proposal {
+  /** The container that sent it. */
+  container: string;
+  /** The host workspace folder, resolved. */
+  workspaceFolder: string;
+  /** Relative to the workspace folder (plan/proposals.ts checked it). */
+  path: string;
+  /** The host path it would write. */
+  hostPath: string;
+  /** The proposed text. */
+  content: string;
+  /** The host file's text now ('' when there is none), for the diff; read with O_NOFOLLOW, bounded. */
+  current(): Promise<string>;
+  /** Writes the content to the host file, checking the path again; rejects with the reason it did not. */
+  apply(): Promise<ApplyOutcome>;
+}
+
+/** What Apply did: wrote over the file in place, created it, or replaced the protection's empty placeholder folder. */
+export type ApplyOutcome = 'updated' | 'created' | 'replaced-placeholder';
+
+/** The editor's answer: taken for review, or refused (too many waiting, one for that path waiting). */
+export type ProposalAnswer = { accepted: true } | { accepted: false; reason: string };
 
 /** What /credential asks before host git runs (credentialConsent.ts's CredentialAuthority). */
 export interface CredentialGate {

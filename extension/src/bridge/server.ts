@@ -13,6 +13,7 @@ import { editRoute } from './edit';
 import { bearerToken, isAllowedHostHeader, matchToken } from './gate';
 import { HEALTHZ_BODY, isChallenge } from './healthz';
 import { openRoute } from './open';
+import { proposeRoute } from './propose';
 import { proximoRoute } from './proximo';
 import { soundRoute } from './sound';
 import type { Route, RouteDeps, RouteResult, WorkspaceBinding } from './route';
@@ -29,7 +30,7 @@ export const CONNECTION_LIMITS = {
   refusing: 16,
 } as const;
 
-export const BRIDGE_ROUTES: readonly Route[] = [openRoute, editRoute, proximoRoute, credentialRoute, soundRoute];
+export const BRIDGE_ROUTES: readonly Route[] = [openRoute, editRoute, proximoRoute, credentialRoute, soundRoute, proposeRoute];
 const ROUTE_BY_PATH = new Map(BRIDGE_ROUTES.map((r) => [r.path, r]));
 const CONCURRENCY_BY_PATH = new Map<string, number>([
   [ROUTES.open, CONCURRENCY_LIMITS.open],
@@ -37,6 +38,7 @@ const CONCURRENCY_BY_PATH = new Map<string, number>([
   [ROUTES.proximo, CONCURRENCY_LIMITS.proximo],
   [ROUTES.credential, CONCURRENCY_LIMITS.credential],
   [ROUTES.sound, CONCURRENCY_LIMITS.sound],
+  [ROUTES.propose, CONCURRENCY_LIMITS.propose],
 ]);
 /** The route name logged for a connection refused before any request was read. */
 export const CONNECTION_ROUTE = '(connection)';

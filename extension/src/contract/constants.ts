@@ -133,6 +133,8 @@ export const ROUTES = {
   proximo: '/proximo',
   credential: '/credential',
   sound: '/sound',
+  /** A proposed change to a protected path, reviewed in VS Code (docs/decisions/0044-proposals-for-protected-paths.md). */
+  propose: '/propose',
 } as const;
 
 /** JSON field names of bridge requests and responses. */
@@ -151,6 +153,8 @@ export const FIELDS = {
   data: 'data',
   exit: 'exit',
   output: 'output',
+  /** /propose: the new text of the protected file (`path` is relative to the workspace folder). */
+  content: 'content',
 } as const;
 
 export const BRIDGE_DEFAULT_PORT = 17654;
@@ -163,6 +167,18 @@ export const BODY_LIMITS = {
   credential: 65536,
   /** Upstream's maxSoundBody (internal/bridge/daemon.go): a base64 MP3 chime. */
   sound: 512 * 1024,
+  /** PROPOSAL_LIMITS.contentBytes of text, JSON-escaped, and the path. */
+  propose: 1024 * 1024,
+} as const;
+
+/**
+ * /propose: the text a proposal may carry (UTF-8 bytes), the proposals one container may have
+ * waiting for the user at once, and the longest relative path it may name.
+ */
+export const PROPOSAL_LIMITS = {
+  contentBytes: 256 * 1024,
+  pendingPerContainer: 5,
+  pathChars: 512,
 } as const;
 
 /**
@@ -196,6 +212,8 @@ export const RUN_LIMITS_MS = {
   credential: CREDENTIAL_LIMITS_MS.consent + CREDENTIAL_LIMITS_MS.git,
   /** Writing the file and starting the player; the answer does not wait for the sound to end. */
   sound: 5_000,
+  /** Checks and hands the proposal to the editor; the answer does not wait for the user. */
+  propose: 5_000,
 } as const;
 
 /** Client-side (shim) `curl --max-time` per route, in seconds: run limit plus slack. */
@@ -206,6 +224,7 @@ export const SHIM_MAX_TIME_S = {
   credential: 65,
   /** Upstream's paplay shim: 5. */
   sound: 5,
+  propose: 10,
 } as const;
 
 export const SERVER_TIMEOUTS_MS = {
@@ -226,6 +245,7 @@ export const CONCURRENCY_LIMITS = {
   proximo: 4,
   credential: 4,
   sound: 1,
+  propose: 1,
 } as const;
 
 /** Output a host process may write (stdout and stderr together) before it is stopped. */
@@ -312,12 +332,12 @@ export const SHIM_EXIT = {
 } as const;
 
 /** The shims installed into the runtime image, by file name under shims/. */
-export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-credential-toolbox', 'paplay'] as const;
+export const SHIMS = ['bridge-lib.sh', 'code', 'xdg-open', 'proximo', 'git-credential-toolbox', 'paplay', 'toolbox-propose'] as const;
 /**
  * Shims a custom image may lack without being refused: paplay only serves herdr's chimes, and an
  * image made before upstream added it (or /sound) still runs every shell.
  */
-export const OPTIONAL_SHIMS: readonly string[] = ['paplay'];
+export const OPTIONAL_SHIMS: readonly string[] = ['paplay', 'toolbox-propose'];
 
 /**
  * Labels this extension may set on containers it creates. Upstream sets none and identity stays

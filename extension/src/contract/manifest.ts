@@ -14,7 +14,16 @@ export const CONTEXT_KEYS = {
  */
 export const COMMAND_LABELS = {
   selectEngine: { command: 'toolbox.selectEngine', label: 'Toolbox: Select Engine…' },
+  applyProposal: { command: 'toolbox.applyProposal', label: 'Toolbox: Apply Proposed Change' },
+  rejectProposal: { command: 'toolbox.rejectProposal', label: 'Toolbox: Reject Proposed Change' },
+  reviewProposals: { command: 'toolbox.reviewProposals', label: 'Toolbox: Review Proposed Changes…' },
 } as const;
+
+/**
+ * The URI scheme of a proposal's read-only diff sides (ui/proposals.ts); package.json's editor
+ * title actions Apply and Reject show for it.
+ */
+export const PROPOSAL_SCHEME = 'toolbox-proposal';
 
 /**
  * Names shared by package.json (settings, `when` clauses, walkthrough completion events) and the

@@ -32,6 +32,9 @@ import { pruneAgentWorktrees } from './pruneAgentWorktrees';
 import { compareAgentWorktree } from './compareAgentWorktree';
 import { openAgentWorktreeFolder } from './openAgentWorktreeFolder';
 import { openRefusedGitFile } from './openRefusedGitFile';
+import { applyProposal } from './applyProposal';
+import { rejectProposal } from './rejectProposal';
+import { reviewProposals } from './reviewProposals';
 import type { CommandServices, ToolboxCommand } from './types';
 import { SETTINGS } from '../../contract/manifest';
 import { asToolboxError, errorActions, errorText } from '../../contract/errors';
@@ -68,6 +71,9 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   startClaudeCode,
   startCodex,
   selectEngine,
+  applyProposal,
+  rejectProposal,
+  reviewProposals,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

@@ -5,6 +5,7 @@ import type { RefreshManager } from '../refresh';
 import type { ShellLauncher } from '../shells';
 import type { DriftStatusBar } from '../statusBar';
 import type { ResolvedConfigDocuments } from '../resolvedConfig';
+import type { ProposalReview } from '../proposals';
 
 /** The collaborators every command gets from the composition root. */
 export interface CommandServices {
@@ -17,6 +18,8 @@ export interface CommandServices {
   credentialGrants: GrantState;
   /** Show Resolved Configuration's documents. */
   resolvedConfig: ResolvedConfigDocuments;
+  /** Proposed changes to protected paths, waiting for Apply or Reject. */
+  proposals: ProposalReview;
 }
 
 export interface ToolboxCommand {

@@ -4,6 +4,7 @@
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
+import { PROPOSABLE_PATHS } from '../../plan/proposals';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import type { AgentState, AgentStatus } from '../agentState';
 import { inline, plainItem, plainText, quoted } from '../plainText';
@@ -379,10 +380,7 @@ export function sinceText(started: number, now: number): string {
 /** The label of the group under each container that lists what it can reach on this host. */
 export const REACH_GROUP_LABEL = 'Can reach on this host';
 
-export function reachGroupItem(
-  reach: readonly HostReach[],
-  protectedPaths?: readonly string[],
-): {
+export function reachGroupItem(reach: readonly HostReach[]): {
   label: string;
   description: string;
   icon: IconSpec;
@@ -396,23 +394,48 @@ export function reachGroupItem(
     icon: n === 0 ? { id: 'shield' } : { id: 'shield', color: 'list.warningForeground' },
     contextValue: 'reachGroup',
     tooltip:
-      (n === 0
+      n === 0
         ? 'Read from its mounts: this container reaches nothing on this host beyond its workspace folder and its own toolbox directories.'
         : 'Read from its mounts: what this container can use on this host besides its workspace folder and its own toolbox directories. ' +
-          'Turn an item off for this folder with the button on its line; the container keeps it until it is recreated.') +
-      `\n\n${protectedPathsLine(protectedPaths)}`,
+          'Turn an item off for this folder with the button on its line; the container keeps it until it is recreated.',
   });
 }
 
-/** The reach group's line about the protected paths (docs/decisions/0042-protected-paths-read-only.md). */
-function protectedPathsLine(paths: readonly string[] | undefined): string {
-  if (paths === undefined) {
-    return 'Protected paths: none. It was made without them (toolbox.protectedPaths off in your user settings, the toolbox CLI, or an older version), so it can change your git config and hooks and your editor settings.';
-  }
-  // Paths from the container's mounts: each kept to one line.
-  const lines = paths.map((p) => inline(p));
-  const shown = lines.length > 8 ? `${lines.slice(0, 8).join(', ')} and ${lines.length - 8} more` : lines.join(', ');
-  return `Protected paths, read-only in it: ${shown}. Turn this off with toolbox.protectedPaths in your user settings.`;
+/** The label of the row under "Can reach on this host" that says whether the folder's protected paths are read-only. */
+export const PROTECTION_ROW_LABEL = 'Protected paths';
+
+/**
+ * The protection row (docs/decisions/0042, 0044): on when the container was made with the
+ * folder's protected paths read-only; off for one made before the protection, by the toolbox CLI,
+ * or with toolbox.protectedPaths off. The opt-out is a User setting only, never a file the
+ * container can write. `paths`: the protected paths, for the tooltip.
+ */
+export function protectionItem(on: boolean, paths: readonly string[] = PROPOSABLE_PATHS): ItemProps {
+  const list = paths.join(', ');
+  return plainItem(
+    on
+      ? {
+          label: PROTECTION_ROW_LABEL,
+          description: 'read-only in this container',
+          icon: { id: 'lock' },
+          contextValue: 'protection.on',
+          tooltip:
+            `Read-only in this container, so an agent cannot plant what host programs run: ${list}. ` +
+            'The agent proposes a change to one of them with toolbox-propose; you see it as a diff and apply or reject it. ' +
+            'Turn the protection off only with toolbox.protectedPaths in your User settings (a workspace or folder setting does not count: the container could write it); a container keeps what it was made with until it is recreated.',
+        }
+      : {
+          label: PROTECTION_ROW_LABEL,
+          description: 'not protected',
+          icon: { id: 'unlock', color: 'list.warningForeground' },
+          contextValue: 'protection.off',
+          tooltip:
+            `This container can write the paths host programs run from its folder: ${list}. ` +
+            'It was made without the protection: before it existed, by the toolbox CLI, or with toolbox.protectedPaths off in your User settings. ' +
+            'Recreate it from VS Code, with the setting on, to make them read-only.',
+        },
+    'message',
+  );
 }
 
 /**

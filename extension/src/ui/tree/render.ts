@@ -24,6 +24,7 @@ import {
   proximoItem,
   proximoWorkspaceItem,
   reachGroupItem,
+  protectionItem,
   reachItem,
   socketVolumeItem,
   PROXIMO_ONE_LINE,
@@ -178,13 +179,14 @@ function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: 
     reach: r,
     ...(folder !== undefined ? { folder } : {}),
   }));
-  return {
-    id: `reach:${c.name}`,
-    ...reachGroupItem(reach, c.protectedPaths),
+  // The protection first: the folder's own files the container cannot change (docs/decisions/0042);
+  // a container has it when its mounts hold the read-only binds (plan/posture.ts protectedPathsOf).
+  items.unshift({
+    id: `protection:${c.name}`,
+    ...protectionItem(c.protectedPaths !== undefined),
     container: c,
-    children: items.length ? items : undefined,
-    collapsed: true,
-  };
+  });
+  return { id: `reach:${c.name}`, ...reachGroupItem(reach), container: c, children: items, collapsed: true };
 }
 
 /**
