@@ -86,7 +86,7 @@ export class ShellOpener {
     // What the project side asks beyond the user's own config applies only once approved (docs/decisions/0041).
     const resolved = await this.deps.config.read(shell.folder, configFs, shell.worktree?.root);
     // A broken project .toolbox.yaml (or TOOLBOX_* variable) stops the open here, naming file:line and the fix.
-    const { warnings, notices } = issuesForOpen(resolved.issues, host.home);
+    const { warnings, notices, unknownKeys } = issuesForOpen(resolved.issues, host.home);
     const pendingConfig = this.deps.config.pendingProjectConfig(shell.folder, resolved);
     if (pendingConfig) {
       this.deps.log.warn(
@@ -147,6 +147,7 @@ export class ShellOpener {
       title,
       warnings,
       notices,
+      unknownKeys,
       projectFileIgnored: resolved.projectFileIgnored,
       ...(pendingConfig ? { pendingConfig } : {}),
       // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
