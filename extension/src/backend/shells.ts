@@ -139,8 +139,9 @@ export class ShellOpener {
       first = shell.agent;
     }
     const container = sessionContainerName(request);
-    // The terminal's name says which folder it works in (the UI numbers a second one).
-    const base = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
+    // The terminal's name says which folder it works in (the UI numbers a second one), short enough
+    // for a tab at the default width; the Toolbox icon says whose terminal it is (issue 26, item 12).
+    const base = shell.namedShell ? shell.namedShell : basename(shell.folder) || container;
     const title = shell.agent ? `${base} · ${AGENTS[shell.agent].name}` : base;
     const prepared: PreparedShell = {
       container,
