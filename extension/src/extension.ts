@@ -23,6 +23,7 @@ import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { askCredentialConsent, credentialGrantState } from './ui/credentialConsent';
 import { PendingConfigPrompt } from './ui/pendingConfig';
+import { UnknownKeyNotice } from './ui/unknownKeyNotice';
 import { AgentStatusBar, DriftStatusBar } from './ui/statusBar';
 import { AgentNudge } from './ui/agentNudge';
 import { StateClock } from './ui/stateClock';
@@ -117,8 +118,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   });
   const sessions = new SessionStore(context.workspaceState);
   const pendingConfig = new PendingConfigPrompt(backend, log);
-  const shells = new ShellLauncher(backend, sessions, log, pendingConfig);
   const home = readHostFacts(process.env).home;
+  const unknownKeys = new UnknownKeyNotice(context.workspaceState, home);
+  const shells = new ShellLauncher(backend, sessions, log, pendingConfig, unknownKeys);
   const refresh = new RefreshManager(backend, windowFolders, log, home);
   const statusBar = new DriftStatusBar();
   const agentBar = new AgentStatusBar();

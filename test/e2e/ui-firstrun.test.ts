@@ -190,10 +190,10 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
       await wb.ask('echo "ONE=$((0+1))"', /ONE=(\d)/);
 
       await runCommand('Toolbox: Open Toolbox Shell');
-      const second = page.locator('.terminal-tabs-entry', { hasText: `Toolbox: ${folderName} (2)` });
+      const second = page.locator('.terminal-tabs-entry', { hasText: `${folderName} (2)` });
       await second.waitFor({ timeout: LONG });
       await page
-        .locator('.terminal-tabs-entry', { hasText: new RegExp(`Toolbox: ${folderName}$`) })
+        .locator('.terminal-tabs-entry', { hasText: new RegExp(`^\\s*${folderName}\\s*$`) })
         .first()
         .waitFor();
       // No click: the keys go where the focus is, which must be the new shell.
@@ -240,7 +240,7 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
       await confirm.waitFor({ state: 'detached', timeout: 15_000 });
       const other = row(new RegExp(`^${prefix}-named-other`));
       await other.waitFor({ timeout: LONG });
-      await page.locator('.terminal-tabs-entry', { hasText: 'Toolbox: other' }).waitFor({ timeout: LONG });
+      await page.locator('.terminal-tabs-entry', { hasText: /^\s*other\s*$/ }).waitFor({ timeout: LONG });
       await runCommand('Notifications: Clear All Notifications');
 
       const wsPrefix = `${prefix}-${folderName}-`;
@@ -257,7 +257,7 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
       await dialog.waitFor({ timeout: 30_000 });
       const text = (await dialog.innerText()) as string;
       assert.ok(text.includes(`Stop ${name}? 2 shells are attached to it.`), text);
-      assert.ok(text.includes(`Toolbox: ${folderName}`) && text.includes(`Toolbox: ${folderName} (2)`), `it names both terminals: ${text}`);
+      assert.ok(text.includes(`• ${folderName}\n`) && text.includes(`• ${folderName} (2)`), `it names both terminals: ${text}`);
       await shot('stop-confirm');
       await page.keyboard.press('Enter');
       await dialog.waitFor({ state: 'detached', timeout: 15_000 });

@@ -75,7 +75,7 @@ describe('Toolbox for a newcomer (issue 13)', { skip: uiTestsSkip }, () => {
       const text = (await dialog().innerText()) as string;
       // One shell is attached (this test's terminal): the dialog names it (item 8).
       assert.match(text, new RegExp(`Stop ${before[0]}\\? A shell is attached to it\\.`));
-      assert.match(text, /• Toolbox: ws-newcomer\n/);
+      assert.match(text, /• ws-newcomer\n/);
       assert.equal(await defaultButton(), 'Keep Running', 'Enter keeps it running');
       await shot('stop-container-confirm');
       await page.keyboard.press('Enter');

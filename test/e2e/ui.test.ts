@@ -141,8 +141,8 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
         await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
         // VS Code may also restore a host terminal of its own into the panel: pick ours by its tab.
         // Alone, ours has no tab list, only the panel's single-terminal title.
-        const tab = page.locator('.terminal-tabs-entry', { hasText: 'Toolbox:' }).first();
-        const single = page.locator('.single-terminal-tab', { hasText: 'Toolbox:' }).first();
+        const tab = page.locator('.terminal-tabs-entry', { hasText: 'ws-ui' }).first();
+        const single = page.locator('.single-terminal-tab', { hasText: 'ws-ui' }).first();
         await tab.or(single).first().waitFor({ timeout: 60_000 });
         if (await tab.isVisible()) await tab.click();
         await page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true }).first().waitFor({ timeout: 60_000 });

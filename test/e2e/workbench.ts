@@ -43,8 +43,11 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-/** Opens `folder` in a new window with the extension loaded from source, the Toolbox view shown. */
-export async function openWorkbench(shotPrefix = ''): Promise<Workbench> {
+/**
+ * Opens `folder` in a new window with the extension loaded from source, the Toolbox view shown, the
+ * side bar widened for the screenshots unless `defaultWidth`.
+ */
+export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: boolean } = {}): Promise<Workbench> {
   const browser: Browser = await launchBrowser();
   const page: Page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
   page.on('pageerror', (e: Error) => console.log('  [pageerror]', String(e).slice(0, 200)));
@@ -140,7 +143,7 @@ export async function openWorkbench(shotPrefix = ''): Promise<Workbench> {
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   await openToolboxView();
   // A wider side bar, so the screenshots show the tree items' descriptions.
-  const box = await page.locator('.part.sidebar').boundingBox();
+  const box = options.defaultWidth ? null : await page.locator('.part.sidebar').boundingBox();
   if (box) {
     await page.mouse.move(box.x + box.width + 1, box.y + 200);
     await page.mouse.down();

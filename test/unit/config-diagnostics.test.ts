@@ -22,6 +22,7 @@ describe('configProblems', () => {
       severity: 'warning',
       message: 'peer_mesaging: unknown key, ignored; did you mean peer_messaging?',
       span: { line: 2, column: 1, endLine: 2, endColumn: 14 },
+      replacement: 'peer_messaging',
     });
   });
 

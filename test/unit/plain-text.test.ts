@@ -336,6 +336,7 @@ const NOT_BUILDERS: Record<string, string> = {
   'items.sinceText': 'words and a count',
   'items.agentStateIcon': 'an icon id',
   'items.timeInState': 'words and a count',
+  'items.otherContainersItem': 'words and a count',
   'model.folderOf': 'a folder path, not shown',
   'model.sortForWorkspacesView': 'a sort',
   'model.peerSourceText': 'a part of folderPeerItem and driftNotice, which clean it',

@@ -586,8 +586,8 @@ describe('"Can reach on this host" under each container', () => {
   });
 
   it('have no Turn Off action for a container of another window', () => {
-    const [node] = workspacesNodes({ ...base, snapshot: snap([container({ reach: [socket] })]) }, ['/elsewhere'], HOME);
-    const item = node!.children![0]!.children![1]!;
+    const [group] = workspacesNodes({ ...base, snapshot: snap([container({ reach: [socket] })]) }, ['/elsewhere'], HOME);
+    const item = group!.children![0]!.children![0]!.children![1]!;
     assert.equal(item.contextValue, 'reach.docker-socket');
     assert.equal(item.folder, undefined);
     assert.match(item.tooltip!, /Open its folder in a window to turn it off there\./);

@@ -86,7 +86,7 @@ export class ShellOpener {
     // What the project side asks beyond the user's own config applies only once approved (docs/decisions/0041).
     const resolved = await this.deps.config.read(shell.folder, configFs, shell.worktree?.root);
     // A broken project .toolbox.yaml (or TOOLBOX_* variable) stops the open here, naming file:line and the fix.
-    const { warnings, notices } = issuesForOpen(resolved.issues, host.home);
+    const { warnings, notices, unknownKeys } = issuesForOpen(resolved.issues, host.home);
     const pendingConfig = this.deps.config.pendingProjectConfig(shell.folder, resolved);
     if (pendingConfig) {
       this.deps.log.warn(
@@ -139,14 +139,16 @@ export class ShellOpener {
       first = shell.agent;
     }
     const container = sessionContainerName(request);
-    // The terminal's name says which folder it works in (the UI numbers a second one).
-    const base = shell.namedShell ? `Toolbox: ${shell.namedShell}` : `Toolbox: ${basename(shell.folder) || container}`;
+    // The terminal's name says which folder it works in (the UI numbers a second one), short enough
+    // for a tab at the default width; the Toolbox icon says whose terminal it is (issue 26, item 12).
+    const base = shell.namedShell ? shell.namedShell : basename(shell.folder) || container;
     const title = shell.agent ? `${base} · ${AGENTS[shell.agent].name}` : base;
     const prepared: PreparedShell = {
       container,
       title,
       warnings,
       notices,
+      unknownKeys,
       projectFileIgnored: resolved.projectFileIgnored,
       ...(pendingConfig ? { pendingConfig } : {}),
       // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).

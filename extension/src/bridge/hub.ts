@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PROBE } from '../contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PORT_COUNT, BRIDGE_PROBE } from '../contract/constants';
 import { REFUSAL_LOG } from './refusals';
 import { BRIDGE_SWEEP } from './sweep';
 import type { BridgeMount } from '../contract/types';
@@ -136,6 +136,16 @@ interface WorkspaceEntry {
   /** The inode we bound at socketPath: dispose unlinks only that one. */
   socketIno?: number;
   stateDir?: string;
+}
+
+/**
+ * The loopback ports the bridge tries, in order, before an ephemeral one: the configured port
+ * alone, else the range package.json keeps out of port forwarding (contract/constants.ts
+ * BRIDGE_PORT_COUNT).
+ */
+export function bridgePortCandidates(configured?: number): number[] {
+  if (configured !== undefined) return [configured];
+  return Array.from({ length: BRIDGE_PORT_COUNT }, (_, i) => BRIDGE_DEFAULT_PORT + i);
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -358,12 +368,24 @@ export class BridgeHub {
         workspaces: () => this.boundWorkspaces(),
       };
       const server = createBridgeServer(scope, this.deps, this.log);
-      const preferred = this.options.port ?? BRIDGE_DEFAULT_PORT;
-      try {
-        await listen(server, preferred);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-        this.log({ kind: 'info', message: `127.0.0.1:${preferred} is taken; the bridge uses an ephemeral loopback port.` });
+      const candidates = bridgePortCandidates(this.options.port);
+      let bound = false;
+      for (const port of candidates) {
+        try {
+          await listen(server, port);
+          bound = true;
+          break;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        }
+      }
+      if (!bound) {
+        this.log({
+          kind: 'info',
+          message:
+            `127.0.0.1:${candidates[0]}${candidates.length > 1 ? `-${candidates[candidates.length - 1]}` : ''} is taken; the bridge uses ` +
+            'an ephemeral loopback port, which a remote window may list in its Ports view.',
+        });
         await listen(server, 0);
       }
       const address = server.address();

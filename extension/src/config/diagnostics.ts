@@ -15,6 +15,8 @@ export interface ConfigProblem {
   /** A sentence that starts with the key it is about. */
   message: string;
   span: TextSpan;
+  /** The text that fixes it when written over `span` (the key or mount name it probably meant): the editor's quick fix. */
+  replacement?: string;
 }
 
 export interface ProblemContext {
@@ -30,18 +32,21 @@ export function configProblems(text: string, filePath: string, context: ProblemC
     severity: issue.severity,
     message: issue.key ? `${issue.key}: ${issue.message}` : `This file ${issue.message}`,
     span: issue.span ?? wholeLine(issue.line ?? 1),
+    ...(issue.suggestion !== undefined && issue.span !== undefined ? { replacement: issue.suggestion } : {}),
   }));
   // As at open (plan/mounts.ts mergeUserMounts, docs/decisions/0017): a patch naming no default is ignored.
   parsed.layer.mounts?.forEach((mount, index) => {
     if (mount.target !== undefined || context.knownMounts.includes(mount.name)) return;
     const meant = closest(mount.name, context.knownMounts);
+    const span = locate(text, ['mounts', index, 'name'], 'value');
     problems.push({
       severity: 'warning',
       message:
         `mounts[${index}].name: no default mount is named ${mount.name}, so this entry is ignored` +
         `${meant === undefined ? '' : `; did you mean ${meant}?`}. ` +
         'Check the spelling, or give the entry a source: and a target: to add a new mount.',
-      span: locate(text, ['mounts', index, 'name'], 'value') ?? wholeLine(1),
+      span: span ?? wholeLine(1),
+      ...(meant !== undefined && span !== undefined ? { replacement: meant } : {}),
     });
   });
   // As the CLI's config doctor: a shell whose path cannot open is flagged, the rest of the file still loads.
@@ -74,4 +79,17 @@ function shellPathProblem(name: string, path: string | undefined): Omit<ConfigPr
 
 function wholeLine(line: number): TextSpan {
   return { line, column: 1, endLine: line, endColumn: Number.MAX_SAFE_INTEGER };
+}
+
+/**
+ * `text` with `problem`'s quick fix applied: its replacement written over its span, as the editor's
+ * quick fix edits the document (ui/configDiagnostics.ts). The text unchanged when it has none.
+ */
+export function applyFix(text: string, problem: ConfigProblem): string {
+  if (problem.replacement === undefined) return text;
+  const lines = text.split('\n');
+  const offset = (line: number, column: number) =>
+    lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + Math.min(column - 1, (lines[line - 1] ?? '').length);
+  const { span } = problem;
+  return text.slice(0, offset(span.line, span.column)) + problem.replacement + text.slice(offset(span.endLine, span.endColumn));
 }

@@ -12,6 +12,18 @@ export interface OpenIssues {
   warnings: string[];
   /** The warnings worth a notification: a whole file was skipped. */
   notices: string[];
+  /** Keys a config file has that mean nothing (a typo keeps the default): said once at open (issue 26, item 10). */
+  unknownKeys: UnknownKey[];
+}
+
+/** An unknown key in a config file. `key` is as the file wrote it: text from the file, shown as plain text only. */
+export interface UnknownKey {
+  /** The file's absolute path. */
+  file: string;
+  key: string;
+  line?: number;
+  /** The key it probably meant, when one is close. */
+  suggestion?: string;
 }
 
 /** Throws the first error as a sentence that names `file:line` and says what to do; else sorts the warnings. */
@@ -20,7 +32,15 @@ export function issuesForOpen(issues: readonly ConfigIssue[], home?: string): Op
   if (broken !== undefined) throw new Error(openRefusal(broken, home));
   const warnings = issues.map((i) => formatIssue(i, home));
   const notices = issues.filter((i) => i.fileSkipped).map((i) => formatIssue(i, home));
-  return { warnings, notices };
+  const unknownKeys = issues
+    .filter((i) => i.unknownKey && i.source !== 'environment' && i.source !== 'settings')
+    .map((i) => ({
+      file: i.source,
+      key: i.key,
+      ...(i.line !== undefined ? { line: i.line } : {}),
+      ...(i.suggestion !== undefined ? { suggestion: i.suggestion } : {}),
+    }));
+  return { warnings, notices, unknownKeys };
 }
 
 /** `Toolbox did not open the shell because of a configuration error: <file>:<line>: <key>: <problem>. <fix>` */

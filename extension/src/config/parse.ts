@@ -91,6 +91,9 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
         for (const key of issue.keys) {
           const path = [...issue.path, key];
           const meant = closest(key, knownKeysAt(issue.path));
+          // Renaming onto a key the mapping already has would make a duplicate key: said, not offered as the fix.
+          const siblings = valueAt(raw, issue.path);
+          const renamable = meant !== undefined && !(isPlainObject(siblings) && Object.hasOwn(siblings, meant));
           warnings.push({
             severity: 'warning',
             source: filePath,
@@ -98,6 +101,8 @@ function parseText(text: string, filePath: string, context: ParseContext): Parse
             line: lineOf(path),
             message: meant === undefined ? 'unknown key, ignored' : `unknown key, ignored; did you mean ${meant}?`,
             ...withSpan(spanOf(path, 'key')),
+            unknownKey: true,
+            ...(renamable ? { suggestion: meant } : {}),
           });
           deleteAt(raw, issue.path, key);
         }

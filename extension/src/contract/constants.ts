@@ -157,7 +157,15 @@ export const FIELDS = {
   content: 'content',
 } as const;
 
+/**
+ * The bridge's shared loopback TCP listener takes the first free port of
+ * [BRIDGE_DEFAULT_PORT, BRIDGE_DEFAULT_PORT + BRIDGE_PORT_COUNT). package.json contributes
+ * `remote.portsAttributes` for exactly this range with `onAutoForward: ignore`, so a remote window
+ * (code-server, Remote-SSH) does not auto-forward it as the "Code Extension Host" port
+ * (issue 26, item 8; docs/decisions/0045-bridge-port-kept-out-of-port-forwarding.md).
+ */
 export const BRIDGE_DEFAULT_PORT = 17654;
+export const BRIDGE_PORT_COUNT = 16;
 
 /** Request body limits in bytes. */
 export const BODY_LIMITS = {

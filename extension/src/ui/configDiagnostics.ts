@@ -11,9 +11,17 @@ import * as vscode from 'vscode';
 import type { ToolboxBackend } from '../backend/api';
 import type { ConfigProblem } from '../config/diagnostics';
 import { HOST } from '../contract/constants';
+import { quickFixTitle } from './unknownKeys';
 
 /** The Problems panel's source name and the collection's. */
 export const DIAGNOSTIC_SOURCE = 'toolbox';
+
+/** A diagnostic that has a fix: where, what it says (to match the one VS Code hands back), what to write. */
+interface Fix {
+  range: vscode.Range;
+  message: string;
+  replacement: string;
+}
 
 export function isToolboxConfigFile(uri: vscode.Uri): boolean {
   return uri.scheme === 'file' && (basename(uri.fsPath) === HOST.projectConfig || basename(uri.fsPath) === HOST.userConfig);
@@ -24,6 +32,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
   /** The latest check per file: an older answer that arrives late is dropped. */
   private readonly latest = new Map<string, number>();
+  /** The fixes of each file's current diagnostics, by URI. */
+  private readonly fixes = new Map<string, Fix[]>();
   private checks = 0;
 
   constructor(
@@ -39,6 +49,12 @@ export class ConfigDiagnostics implements vscode.Disposable {
       watcher.onDidDelete((uri) => this.forget(uri)),
       vscode.workspace.onDidDeleteFiles((e) => e.files.forEach((uri) => this.forget(uri))),
       vscode.workspace.onDidOpenTextDocument((doc) => void this.check(doc)),
+      // "Did you mean" as a quick fix (issue 26, item 10): the lightbulb or Ctrl+. writes the key it meant.
+      vscode.languages.registerCodeActionsProvider(
+        { scheme: 'file', pattern: `**/${HOST.projectConfig}` },
+        { provideCodeActions: (doc, _range, context) => this.quickFixes(doc, context) },
+        { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] },
+      ),
       vscode.workspace.onDidSaveTextDocument((doc) => {
         if (!isToolboxConfigFile(doc.uri)) return;
         void this.check(doc);
@@ -60,17 +76,42 @@ export class ConfigDiagnostics implements vscode.Disposable {
     try {
       const problems = await this.backend.configProblems(doc.uri.fsPath, doc.getText());
       if (this.latest.get(key) !== id) return;
-      this.collection.set(
-        doc.uri,
-        problems.map((p) => toDiagnostic(doc, p)),
+      const diagnostics = problems.map((p) => toDiagnostic(doc, p));
+      this.fixes.set(
+        key,
+        problems.flatMap((p, i) =>
+          p.replacement === undefined
+            ? []
+            : [{ range: diagnostics[i]!.range, message: diagnostics[i]!.message, replacement: p.replacement }],
+        ),
       );
+      this.collection.set(doc.uri, diagnostics);
     } catch (err) {
       this.log.warn(`Could not check ${doc.uri.fsPath}: ${(err as Error).message}`);
     }
   }
 
+  /** The quick fixes for the Toolbox diagnostics VS Code asks about: each writes the name it probably meant. */
+  quickFixes(doc: vscode.TextDocument, context: vscode.CodeActionContext): vscode.CodeAction[] {
+    const fixes = this.fixes.get(doc.uri.toString()) ?? [];
+    const actions: vscode.CodeAction[] = [];
+    for (const diagnostic of context.diagnostics) {
+      if (diagnostic.source !== DIAGNOSTIC_SOURCE) continue;
+      const fix = fixes.find((f) => f.range.isEqual(diagnostic.range) && f.message === diagnostic.message);
+      if (fix === undefined) continue;
+      const action = new vscode.CodeAction(quickFixTitle(fix.replacement), vscode.CodeActionKind.QuickFix);
+      action.edit = new vscode.WorkspaceEdit();
+      action.edit.replace(doc.uri, fix.range, fix.replacement);
+      action.diagnostics = [diagnostic];
+      action.isPreferred = true;
+      actions.push(action);
+    }
+    return actions;
+  }
+
   private forget(uri: vscode.Uri): void {
     this.latest.delete(uri.toString());
+    this.fixes.delete(uri.toString());
     this.collection.delete(uri);
   }
 

@@ -29,6 +29,7 @@ type Producer = (
 ) => Promise<{ prepared: PreparedShell; session: ShellSession; folder?: string } | undefined>;
 import { basename } from 'node:path';
 import type { PendingConfigPrompt } from './pendingConfig';
+import type { UnknownKeyNotice } from './unknownKeyNotice';
 import { numberedTitle } from './titles';
 import { withPhaseProgress } from './progress';
 import type { SessionStore } from './sessionStore';
@@ -114,6 +115,8 @@ export class ShellLauncher implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     /** Asks about what a project config wanted beyond the user's own and did not get (ui/pendingConfig.ts). */
     private readonly pendingConfig?: Pick<PendingConfigPrompt, 'offer'>,
+    /** Says once which config keys mean nothing (a typo keeps the default; ui/unknownKeyNotice.ts). */
+    private readonly unknownKeys?: Pick<UnknownKeyNotice, 'offer'>,
   ) {
     this.subscriptions.push(
       vscode.window.onDidOpenTerminal((t) => {
@@ -424,6 +427,7 @@ export class ShellLauncher implements vscode.Disposable {
         const prepared = await this.backend.prepareShell(request);
         for (const w of prepared.warnings) this.log.warn(w);
         for (const n of prepared.notices) void vscode.window.showWarningMessage(plainText(`Toolbox: ${n}`, 'message'));
+        void this.unknownKeys?.offer(request.folder, prepared.unknownKeys ?? []);
         if (prepared.projectFileIgnored) {
           void vscode.window.showWarningMessage(
             'Toolbox is in limited mode: this workspace is not trusted, so its .toolbox.yaml was ignored. Trust the workspace to use it.',

@@ -6,6 +6,7 @@ import type { ShellExec } from '../../engine/exec';
 import type { HolderAddress } from '../../engine/sessions';
 import type { OpenAction } from '../../engine/open';
 import type { WorkspaceRegistration } from '../../bridge/hub';
+import type { UnknownKey } from '../../config/openIssues';
 import { ToolboxError } from '../../contract/errors';
 
 export interface ShellRequest {
@@ -43,6 +44,8 @@ export interface PreparedShell {
   warnings: string[];
   /** The subset of `warnings` the user should see now: config files that were skipped, and why. */
   notices: string[];
+  /** Keys the config files have that mean nothing (said once per file content at open; the key is text from the file). */
+  unknownKeys: UnknownKey[];
   /** The workspace is untrusted, so its .toolbox.yaml was ignored (limited mode). */
   projectFileIgnored: boolean;
   /** What the project side asks beyond the user's own config, left out of this open until approved. */

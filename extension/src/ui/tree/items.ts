@@ -41,6 +41,18 @@ export function containerLabel(c: ContainerSummary): string {
   return plainText(c.name, 'label');
 }
 
+/** The Workspaces view's group of the containers of folders this window does not have open (ui/tree/render.ts groupOthers). */
+export function otherContainersItem(count: number): { label: string; icon: IconSpec; contextValue: string; tooltip: string } {
+  return {
+    label: `Other toolbox containers (${count})`,
+    icon: { id: 'layers' },
+    contextValue: 'otherContainers',
+    tooltip:
+      `${count} toolbox container${count === 1 ? '' : 's'} on this engine for folders this window does not have open ` +
+      "(other windows, the toolbox CLI). Their rows work as this window's do.",
+  };
+}
+
 /** Short state word for a Docker state. */
 export function stateWord(state: string): string {
   switch (state) {

@@ -16,6 +16,7 @@ import {
   containerLabel,
   containerTooltip,
   errorItem,
+  otherContainersItem,
   folderPeerItem,
   heldShellItem,
   portItem,
@@ -113,7 +114,7 @@ export function workspacesNodes(
   const snap = state.snapshot;
   if (!snap) return [];
   const drifted = new Map(state.findings.map((f) => [f.container.id, f]));
-  return sortForWorkspacesView(snap.containers, folders).map((c) => {
+  const nodes = sortForWorkspacesView(snap.containers, folders).map((c) => {
     const finding = drifted.get(c.id);
     const folder = folderOf(c, folders);
     const input = {
@@ -169,6 +170,26 @@ export function workspacesNodes(
       children: children.length ? children : undefined,
     };
   });
+  return groupOthers(nodes, folders, agents);
+}
+
+/** The id of the Workspaces view's group of other folders' containers. */
+export const OTHER_CONTAINERS_ID = 'otherContainers';
+
+/**
+ * This window's containers at the top, every other toolbox container on the engine in one group
+ * that starts collapsed (issue 26, item 12). This window's: a container of one of its folders, or
+ * one a terminal of this window runs in (a named shell works in its own path).
+ */
+export function groupOthers(nodes: readonly TreeNode[], folders: readonly string[], agents: readonly AgentRowInput[] = []): TreeNode[] {
+  const mine = (n: TreeNode) =>
+    n.container === undefined ||
+    (n.container !== undefined && folderOf(n.container, folders) !== undefined) ||
+    agents.some((a) => a.container === n.container?.name);
+  const ours = nodes.filter(mine);
+  const others = nodes.filter((n) => !mine(n));
+  if (others.length === 0) return ours;
+  return [...ours, { id: OTHER_CONTAINERS_ID, ...otherContainersItem(others.length), children: others, collapsed: true }];
 }
 
 function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: string, folder: string | undefined): TreeNode {
