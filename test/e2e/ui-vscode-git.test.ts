@@ -65,6 +65,7 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
         // A change VS Code's git must notice: its `git status` runs on the folder.
         await wb.ask('echo changed > from-agent.txt; echo "WROTE=$?"', /WROTE=(\d+)/);
         await wb.runCommand('Source Control: Focus on Changes View');
+        await wb.runCommand('Git: Refresh');
         const row = wb.page.locator('.scm-view .monaco-list-row').filter({ hasText: 'from-agent.txt' }).first();
         await row.waitFor({ timeout: 60_000 });
         await wb.shot('source-control');

@@ -4,7 +4,7 @@
  * Every test saves a screenshot under test-output/e2e/.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
@@ -297,13 +297,17 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       await recreate.waitFor({ timeout: 30_000 });
       assert.equal(readFileSync(file, 'utf8'), projectText, 'the project file is not edited');
       // VS Code writes its User settings file after the update resolves: read until it is there.
-      const settingsFile = join(process.env.E2E_USER_DATA!, 'User', 'settings.json');
+      // toolbox.turnedOffForFolder is machine-scoped: where the extension host runs remotely (as in
+      // code-server) VS Code keeps it in the Machine settings, else in the User settings.
+      const settingsFiles = ['Machine', 'User'].map((d) => join(process.env.E2E_USER_DATA!, d, 'settings.json'));
+      const settingsFile = () =>
+        settingsFiles.find((f) => existsSync(f) && readFileSync(f, 'utf8').includes('toolbox.turnedOffForFolder')) ?? settingsFiles[1]!;
       const turnedOff = () =>
-        (JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, Record<string, unknown> | undefined>)[
+        (JSON.parse(readFileSync(settingsFile(), 'utf8')) as Record<string, Record<string, unknown> | undefined>)[
           'toolbox.turnedOffForFolder'
         ]?.[resolve(process.env.E2E_FOLDER!)];
       for (const end = Date.now() + 15_000; turnedOff() === undefined && Date.now() < end;) await page.waitForTimeout(250);
-      assert.deepEqual(turnedOff(), { mounts: ['docker-sock'] }, readFileSync(settingsFile, 'utf8'));
+      assert.deepEqual(turnedOff(), { mounts: ['docker-sock'] }, readFileSync(settingsFile(), 'utf8'));
       await shot('posture-turned-off');
 
       // Recreate: the new container has no Docker socket, and the tree no longer lists it.
