@@ -3,7 +3,7 @@
  * extension looks at the folder. In a real VS Code (code-server through Chromium) on a git
  * repository, against the real Docker engine: the agent's shell tries every way to name a host
  * program in the repository (appending `core.fsmonitor` to `.git/config`, `git config`, a hook,
- * `core.hooksPath` through a new `.gitmodules`… ) and is refused by the protected paths
+ * `core.hooksPath`, attributes, moving `.git` aside) and is refused by the protected paths
  * (docs/decisions/0042-protected-paths-read-only.md); it then changes a file, VS Code's git
  * extension runs `git status` on the folder (the Source Control view lists the change), and the
  * marker program never ran on the host. Screenshots land in test-output/e2e/ (vscode-git-NN-*.png).
@@ -52,7 +52,6 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
           ['hooksPath', `git config core.hooksPath /tmp`],
           ['hook', `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout`],
           ['info', `echo '* filter=x' > .git/info/attributes`],
-          ['gitmodules', `echo '[submodule "x"]' > .gitmodules`],
           ['move-aside', 'mv .git .git-old'],
         ];
         for (const [name, command] of attacks) {
@@ -69,7 +68,8 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
         const row = wb.page.locator('.scm-view .monaco-list-row').filter({ hasText: 'from-agent.txt' }).first();
         await row.waitFor({ timeout: 60_000 });
         await wb.shot('source-control');
-        // The status that listed the change is the one fsmonitor would have run in.
+        // The status that listed the change is the one fsmonitor would have run in (and it worked:
+        // a directory placeholder for .gitmodules once failed VS Code's status with EISDIR).
         assert.equal(existsSync(marker), false, 'no program named by the container ran on the host');
         assert.match(git('status', '--porcelain'), /\?\? from-agent\.txt/);
         // VS Code's git wrote its own key (branch.main.vscode-merge-base) into the config: the

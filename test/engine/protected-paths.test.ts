@@ -45,16 +45,7 @@ const EXISTING_FILES: Record<string, string> = {
 };
 
 /** Protected paths it does not have: each gets a placeholder. */
-const MISSING = [
-  '.gitmodules',
-  '.mcp.json',
-  '.idea',
-  '.devcontainer',
-  '.claude/settings.local.json',
-  '.claude/agents',
-  '.git/worktrees',
-  '.worktrees',
-];
+const MISSING = ['.mcp.json', '.idea', '.devcontainer', '.claude/settings.local.json', '.claude/agents', '.git/worktrees', '.worktrees'];
 
 /** The host's view of every protected path: contents of files, names in directories. */
 function snapshot(folder: string): string {
@@ -167,7 +158,6 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
   it('refuses creating each missing protected path', async () => {
     await eachFails([
       'printf "{\\"mcpServers\\":{}}" > .mcp.json',
-      'printf x > .gitmodules',
       'mkdir .idea/x',
       'printf "{}" > .devcontainer/devcontainer.json',
       'printf "{}" > .claude/settings.local.json',

@@ -51,7 +51,7 @@ describe('protected paths: the plan', () => {
     const plan = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts(REPO) });
     // The issue's list, and what the planner adds to it (.git's own worktrees, upstream's worktree folder).
     const expected =
-      '.gitmodules .envrc .mcp.json .toolbox.yaml .vscode .idea .devcontainer .claude .git/config .git/hooks .git/info .git/worktrees .worktrees';
+      '.envrc .mcp.json .toolbox.yaml .vscode .idea .devcontainer .claude .git/config .git/hooks .git/info .git/worktrees .worktrees';
     for (const rel of expected.split(' ')) {
       for (const t of MIRROR_TARGETS) assert.ok(ro(plan).includes(`${t}/${rel}`), `${t}/${rel} read-only: ${ro(plan).join(' ')}`);
     }
@@ -64,6 +64,14 @@ describe('protected paths: the plan', () => {
     }
   });
 
+  it('binds an existing .gitmodules read-only and makes no placeholder for a missing one (VS Code’s git reads it as a file)', () => {
+    const without = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts(REPO) });
+    assert.ok(!ro(without).some((t) => t.endsWith('/.gitmodules')), ro(without).join(' '));
+    assert.ok(!(without.placeholders ?? []).some((p) => p.path.endsWith('/.gitmodules')));
+    const withFile = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts({ ...REPO, [`${WS}/.gitmodules`]: 'file' }) });
+    for (const t of MIRROR_TARGETS) assert.ok(ro(withFile).includes(`${t}/.gitmodules`), t);
+  });
+
   it('pins .git read-write (a mount point cannot be renamed aside) and makes placeholders only for what is missing', () => {
     const plan = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts(REPO) });
     assert.deepEqual(pins(plan), ['/workspace/.git', `${WS}/.git`]);
@@ -72,7 +80,6 @@ describe('protected paths: the plan', () => {
       [PROTECTED_MOUNT.pin, PROTECTED_MOUNT.pin],
     );
     assert.deepEqual(plan.placeholders, [
-      { path: `${WS}/.gitmodules`, kind: 'dir' },
       { path: `${WS}/.envrc`, kind: 'dir' },
       { path: `${WS}/.mcp.json`, kind: 'dir' },
       { path: `${WS}/.toolbox.yaml`, kind: 'dir' },
@@ -313,7 +320,7 @@ describe('protections drift (plan/drift.ts)', () => {
     );
     assert.match(
       openDriftNotice(drift[0]),
-      /does not have the read-only protection of \.gitmodules, \.envrc, \.mcp\.json, \.toolbox\.yaml and \d+ more/,
+      /does not have the read-only protection of \.envrc, \.mcp\.json, \.toolbox\.yaml, \.vscode and \d+ more/,
     );
     assert.match(openDriftNotice(drift[0]), /stop the container/);
   });

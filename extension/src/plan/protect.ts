@@ -39,15 +39,17 @@ export const PROTECTED_MOUNT = { readonly: 'protected', pin: 'protected-pin' } a
  * A missing one becomes an empty directory: it keeps the name from being created, git shows no
  * empty directory, and the config walk (config/files.ts) skips a `.toolbox.yaml` that is no file.
  */
-export const PROTECTED_IN_FOLDER: readonly string[] = [
-  '.gitmodules',
-  '.envrc',
-  '.mcp.json',
-  '.toolbox.yaml',
-  '.vscode',
-  '.idea',
-  '.devcontainer',
-];
+export const PROTECTED_IN_FOLDER: readonly string[] = ['.envrc', '.mcp.json', '.toolbox.yaml', '.vscode', '.idea', '.devcontainer'];
+
+/**
+ * In the folder, protected only when they exist: VS Code's git extension reads `.gitmodules` as a
+ * file on every status, and fails the whole status (EISDIR, seen in code-server) on a directory
+ * placeholder; an empty file would show in every `git status` and be committed by `git add -A`.
+ * A `.gitmodules` the container creates names no program host git runs: git refuses
+ * `update = !command` and helper transports from it, and host git never runs `git submodule`
+ * (docs/decisions/0042-protected-paths-read-only.md).
+ */
+export const PROTECTED_IN_FOLDER_WHEN_PRESENT: readonly string[] = ['.gitmodules'];
 
 /** In `.claude` (pinned when it exists; a missing `.claude` is one read-only placeholder). */
 export const PROTECTED_IN_CLAUDE = {
@@ -116,6 +118,7 @@ export function planProtections(input: ProtectionInput): ProtectionPlan {
     return out;
   }
 
+  for (const rel of PROTECTED_IN_FOLDER_WHEN_PRESENT) folder.protectIfPresent(rel);
   for (const rel of PROTECTED_IN_FOLDER) folder.protect(rel, 'dir');
 
   const claude = folder.fact(PROTECTED_IN_CLAUDE.dir);
@@ -213,6 +216,12 @@ class Place {
       );
     }
     return f;
+  }
+
+  /** A protected path that is bound read-only only when it exists. */
+  protectIfPresent(rel: string): void {
+    const fact = this.fact(rel);
+    if (fact.kind !== 'missing') this.bind(rel, true, fact);
   }
 
   /** A protected path: read-only when it exists, a read-only placeholder made as `missingAs` when it does not. */
