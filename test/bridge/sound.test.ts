@@ -202,10 +202,17 @@ describe('/sound: one at a time, its own bucket, and no player', () => {
     const { rig } = await soundRig({ player: 'mpv' });
     try {
       const bin = join(rig.root, 'bin');
-      assert.deepEqual(findSoundPlayer('linux', bin), { file: join(bin, 'mpv'), args: ['--no-video', '--really-quiet'] });
+      // ffplay and mpv are held to the MP3 demuxer and local files: an ID3 tag followed by an HLS
+      // playlist must not make the host player fetch what the container names (issue 25 attack 5).
+      const mpv = findSoundPlayer('linux', bin);
+      assert.equal(mpv?.file, join(bin, 'mpv'));
+      assert.deepEqual(mpv?.args.slice(0, 2), ['--no-video', '--really-quiet']);
+      assert.ok(mpv?.args.includes('--demuxer-lavf-format=mp3') && mpv.args.includes('--ytdl=no'), mpv?.args.join(' '));
       writeFileSync(join(bin, 'ffplay'), FAKE_PLAYER);
       chmodSync(join(bin, 'ffplay'), 0o755);
-      assert.deepEqual(findSoundPlayer('linux', bin)?.args, ['-nodisp', '-autoexit', '-loglevel', 'quiet']);
+      const ffplay = findSoundPlayer('linux', bin)?.args.join(' ') ?? '';
+      assert.match(ffplay, /^-nodisp -autoexit -loglevel quiet /);
+      assert.match(ffplay, /-protocol_whitelist file -f mp3$/, 'the format is forced, and only local files are read');
       assert.equal(findSoundPlayer('linux', `bin${delimiter}.`), undefined);
       assert.equal(findSoundPlayer('win32', bin), undefined);
     } finally {

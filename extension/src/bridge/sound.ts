@@ -23,9 +23,23 @@ export const SOUND = {
   linuxPlayers: [
     { name: 'paplay', args: [] },
     { name: 'pw-play', args: [] },
-    { name: 'ffplay', args: ['-nodisp', '-autoexit', '-loglevel', 'quiet'] },
+    // ffplay and mpv probe past the MP3 header this route checks: an HLS playlist or a concat
+    // list after an ID3 tag would make them fetch URLs or open host files. Both are held to the
+    // MP3 demuxer and to local files (upstream passes no such flags).
+    { name: 'ffplay', args: ['-nodisp', '-autoexit', '-loglevel', 'quiet', '-protocol_whitelist', 'file', '-f', 'mp3'] },
     { name: 'mpg123', args: ['-q'] },
-    { name: 'mpv', args: ['--no-video', '--really-quiet'] },
+    {
+      name: 'mpv',
+      args: [
+        '--no-video',
+        '--really-quiet',
+        '--no-config',
+        '--ytdl=no',
+        '--demuxer=lavf',
+        '--demuxer-lavf-format=mp3',
+        '--load-unsafe-playlists=no',
+      ],
+    },
   ],
   macPlayer: '/usr/bin/afplay',
   playMs: 30_000,
