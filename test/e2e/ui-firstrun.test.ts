@@ -270,7 +270,7 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
       await other.hover();
       await other.locator('.action-label[aria-label="Stop Container…"]').click();
       await dialog.waitFor({ timeout: 30_000 });
-      assert.ok(((await dialog.innerText()) as string).includes('• Toolbox: other'), 'it names the shell');
+      assert.ok(((await dialog.innerText()) as string).match(/^• other$/m), 'it names the shell by its container name');
       await dialog.getByRole('button', { name: 'Stop Container' }).click();
       await other.getByText('stopping…').waitFor({ timeout: 15_000 });
       assert.equal(await other.locator('.action-label[aria-label="Stop Container…"]').count(), 0, 'no Stop while stopping');

@@ -189,10 +189,11 @@ describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
       const agentTabs = page.locator('.terminal-tabs-entry, .single-terminal-tab', { hasText: /task.one/ });
       assert.ok((await agentTabs.count()) > 0, 'the agent terminal of the worktree is open');
       await row.click({ button: 'right' });
-      await page
-        .locator('.context-view .action-label', { hasText: /^Remove Agent Worktree/ })
-        .first()
-        .click();
+      // Hover focuses the item and Enter runs it: a click on a menu that is still settling was
+      // sometimes lost (the menu stayed open with the item highlighted).
+      const item = page.locator('.context-view .action-label', { hasText: /^Remove Agent Worktree/ }).first();
+      await item.hover();
+      await page.keyboard.press('Enter');
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor({ timeout: 30_000 });
       // One safe answer beside Remove: Keep (no Cancel that does the same).

@@ -68,14 +68,24 @@ describe('host git never runs what the container wrote (issue 25, items 1 and 7;
    * each git call, and the pristine one back after it: the race between the check and git's read.
    */
   let swaps = 0;
-  const racing: GitRunner = async (args, opts) => {
+  const inFlight = new Set<Promise<unknown>>();
+  const racing: GitRunner = (args, opts) => {
     swaps++;
-    await inside(`cp ${rig.dir}/config.evil .git/config`);
-    try {
-      return await git(args, opts);
-    } finally {
-      await inside(`cp ${rig.dir}/config.pristine .git/config`);
-    }
+    const call = (async () => {
+      await inside(`cp ${rig.dir}/config.evil .git/config`);
+      try {
+        return await git(args, opts);
+      } finally {
+        await inside(`cp ${rig.dir}/config.pristine .git/config`);
+      }
+    })();
+    const tracked = call.catch(() => undefined).finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    return call;
+  };
+  /** Waits until no racing call still has the container swapping the config. */
+  const quiet = async () => {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
   };
 
   const noMarker = () => assert.equal(existsSync(ran) ? readFileSync(ran, 'utf8') : '', '', 'the marker program ran');
@@ -272,6 +282,7 @@ describe('host git never runs what the container wrote (issue 25, items 1 and 7;
     assert.equal(removed.branchDeleted, true);
     const pruned = await pruneMerged({ folder: rig.repo, dryRun: true, git: racing });
     assert.ok(Array.isArray(pruned.removed));
+    await quiet();
     assert.ok(swaps > 20, `the config was swapped before each of ${swaps} git calls`);
     noMarker();
     await inside(`rm -f .git/hooks/* .git/info/attributes`);
@@ -287,10 +298,19 @@ describe('host git never runs what the container wrote (issue 25, items 1 and 7;
     // With the key in the config: refused, saying the key.
     await assert.rejects(listWorktrees(rig.repo, { git }), (err: unknown) => err instanceof WorktreeError && err.key === 'core.fsmonitor');
     await restore();
-    // Written between the check and git's read, the fake is a registration like any other, and
-    // its status runs on the checked config: nothing runs.
-    const listed = await listWorktrees(rig.repo, { git: racing });
+    // Without the key, the fake is a registration like any other (its .git file and gitdir point
+    // at each other).
+    const listed = await listWorktrees(rig.repo, { git });
     assert.ok(listed.some((w) => w.path === fake));
+    // With the key written between each check and git's read, its status runs on the checked
+    // config: nothing runs. The entries are listed side by side, so one entry's check can meet
+    // the key another's swap wrote and refuse the listing: a refusal is safe, a run is not.
+    const before = swaps;
+    await listWorktrees(rig.repo, { git: racing }).catch((err: unknown) => {
+      assert.ok(err instanceof WorktreeError && err.code === 'repo-config-unsafe', String(err));
+    });
+    await quiet();
+    assert.ok(swaps > before, 'a git call ran on the swapped config');
     noMarker();
     // A registration whose gitdir and .git file do not point at each other is not listed.
     await inside(`echo 'gitdir: ${rig.dir}/outside' > ${fake}/.git`);
