@@ -209,7 +209,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       }
       if (state.snapshot && !state.error) {
         const running = state.snapshot.containers.filter((c) => c.state === 'running').map((c) => c.id);
-        shells.closeGone(new Set(running), state.takenAt);
+        shells.closeGone(new Set(running), state.takenAt, state.snapshot.endpoint);
       }
     }),
     shells.onDidOpen(() => {

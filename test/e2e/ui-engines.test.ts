@@ -17,12 +17,6 @@ import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './work
 const settingsFile = join(process.env.E2E_USER_DATA ?? '', 'User', 'settings.json');
 const original = process.env.E2E_USER_DATA ? readFileSync(settingsFile, 'utf8') : '';
 
-function setUserSetting(key: string, value: unknown): void {
-  const settings = JSON.parse(original) as Record<string, unknown>;
-  if (value !== undefined) settings[key] = value;
-  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-}
-
 /** The prefix's containers on an engine, by name. */
 async function ours(engine: Docker): Promise<Map<string, string>> {
   const list = await engine.listContainers({ all: true, filters: { name: [prefix] } });
@@ -103,13 +97,31 @@ describe('The same folder on two engines (issue 26, item 3)', { skip: uiTestsSki
         }
 
         // Day two: the same folder on Podman.
-        setUserSetting('toolbox.dockerHost', `unix://${PODMAN_TEST_SOCKET}`);
+        // As a user would: the Settings editor, searched for the setting (a write to settings.json
+        // behind code-server's back is not seen by the open window).
+        await wb.runCommand('Preferences: Open User Settings');
+        const settings = page.locator('.settings-editor');
+        await settings.waitFor({ timeout: 30_000 });
+        await page.waitForTimeout(500); // the search box takes the focus
+        await page.keyboard.type('toolbox.dockerHost');
+        const field = settings.locator('.setting-item-control input[aria-label="toolbox.dockerHost"]').first();
+        await field.waitFor({ timeout: 30_000 });
+        await field.fill(`unix://${PODMAN_TEST_SOCKET}`);
+        await page.keyboard.press('Tab');
         const header = page.locator('.pane-header', { hasText: 'Workspaces' });
         await header
           .locator('.description', { hasText: /^Podman \d/ })
           .first()
           .waitFor({ timeout: 60_000 });
+        await wb.shot('podman-selected');
+        // Focus back in the side bar (the Settings editor keeps F1 from the command palette).
+        await page.locator('.part.sidebar .composite.title').first().click();
+        await wb.runCommand('View: Close All Editors');
+        // The Docker container's shell is not "gone" because Podman does not list it.
+        await page.waitForTimeout(3000);
+        assert.doesNotMatch(await wb.terminalText(), /is gone/, 'the Docker shell was ended by the Podman container list');
         await wb.runCommand('Toolbox: Open Toolbox Shell');
+        await selectTerminal(page.locator('.terminal-tabs-entry', { hasText: 'ws-engines (2)' }).first());
         // Podman's container of the same name has no mark: the shell runs there, not in Docker's.
         const where = await wb.ask('echo "ON-$(cat /tmp/tbx-engine-mark 2>/dev/null || echo podman)-$((6*7))"', /ON-(\w+)-42/);
         assert.equal(where, 'podman', 'the shell opened on Podman ran in the Docker container of the same name');

@@ -247,6 +247,7 @@ export class ShellOpener {
     return {
       id: opened.id,
       name: opened.name,
+      engine: engineId,
       action: opened.action,
       peerActive: opened.peerActive,
       // Drift messages are already among the warnings (the engine picks the one to show): the
@@ -281,6 +282,7 @@ export class ShellOpener {
                 sessionId: session.id,
                 title,
                 holder,
+                engine: engineId,
                 cols,
                 rows,
                 openedAt: Date.now(),

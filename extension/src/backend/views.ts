@@ -50,6 +50,7 @@ export class Views {
     const claudeHome = join(this.host().home, HOST.mountsRoot, '.claude');
     const sessions = await readAgentSessions(claudeHome).catch(() => []);
     const engine = await this.connector.describe(locality);
+    const endpoint = (await this.connector.connected()).endpoint.endpoint;
     const facts = containers.map((c) => ({ name: c.name, workspace: c.workspace, running: c.state === 'running', member: c.peer }));
     return {
       containers,
@@ -57,6 +58,7 @@ export class Views {
       volume: { name: ctx.names.socketVolume, exists: peer.volume.exists, owner: peer.volume.owner, mode: peer.volume.mode },
       members: peer.members,
       ...(engine !== undefined ? { engine } : {}),
+      endpoint,
       sessions: await Promise.all(
         sessions.map(async (s) => {
           const r = peerReach(s, facts, await inboxSocketPresence(peer.volume, s.messagingSocketPath));

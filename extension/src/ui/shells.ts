@@ -45,6 +45,8 @@ export interface OpenedShell {
   pty: ToolboxShellPty;
   /** When the shell was opened (ms since the epoch). */
   openedAt: number;
+  /** The engine endpoint its container lives on; absent for a record from an older version. */
+  engine?: string;
   /** The held session behind the terminal, once started; absent for a plain exec. */
   record?: SessionRecord;
 }
@@ -105,6 +107,8 @@ export class ShellLauncher implements vscode.Disposable {
   /** Fires when a terminal's session changes state (working, needs you, idle, ended). */
   readonly onDidChangeAgent = this.agentChanged.event;
   private nextKey = 1;
+  /** The engine endpoint of the last container list (closeGone); undefined before the first. */
+  private endpoint: string | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Containers whose shells were said not to survive a reload, in this window. */
   private readonly plainNoticeShown = new Set<string>();
@@ -305,6 +309,7 @@ export class ShellLauncher implements vscode.Disposable {
       key: this.nextKey++,
       container: record.container,
       containerId: record.containerId,
+      ...(record.engine !== undefined ? { engine: record.engine } : {}),
       folder: record.folder,
       pty,
       openedAt: Date.now(),
@@ -464,6 +469,7 @@ export class ShellLauncher implements vscode.Disposable {
       key: this.nextKey++,
       container: session.name,
       containerId: session.id,
+      engine: session.engine,
       folder: request.folder,
       pty,
       openedAt: Date.now(),
@@ -486,12 +492,24 @@ export class ShellLauncher implements vscode.Disposable {
    * Ends the terminals whose container is no longer running. Docker does not always close an
    * exec's stream when its container stops (a container in a shared PID namespace keeps it
    * open), so the container list, not the stream, decides. Only shells opened before the list
-   * was taken are judged by it.
+   * was taken are judged by it, and only those on the engine it was read from: after an engine
+   * switch, a shell in another engine's container (of the same name, too) is not gone because
+   * this engine does not list it (issue 26, item 3).
    */
-  closeGone(running: ReadonlySet<string>, takenAt: number): void {
+  closeGone(running: ReadonlySet<string>, takenAt: number, endpoint: string | undefined): void {
+    this.endpoint = endpoint;
     for (const shell of this.tracked) {
-      if (shell.openedAt < takenAt && !running.has(shell.containerId)) shell.pty.containerStopped();
+      if (this.onCurrentEngine(shell) && shell.openedAt < takenAt && !running.has(shell.containerId)) shell.pty.containerStopped();
     }
+  }
+
+  /**
+   * Whether a shell's container is on the engine in use: names are per engine, so a Stop or a
+   * list of this engine speaks of its own container of that name only. Unknown (an older record,
+   * no list yet) counts as this engine's, as before engines were told apart.
+   */
+  private onCurrentEngine(shell: Tracked): boolean {
+    return shell.engine === undefined || this.endpoint === undefined || shell.engine === this.endpoint;
   }
 
   /** A held shell is being ended from the tree: its terminals in this window close first. */
@@ -508,13 +526,13 @@ export class ShellLauncher implements vscode.Disposable {
   /** This window's terminals whose shell in `container` still runs: their names and held sessions. */
   liveTerminals(container: string): Array<{ name: string; sessionId?: string }> {
     return this.tracked
-      .filter((o) => o.container === container && !o.ended && o.terminal)
+      .filter((o) => o.container === container && !o.ended && o.terminal && this.onCurrentEngine(o))
       .map((o) => ({ name: o.title ?? o.terminal!.name, sessionId: o.record?.sessionId }));
   }
 
   /** The user stopped these containers: their terminals close (no offer to reopen). */
   closeTerminalsOf(containers: readonly string[]): void {
-    this.closeTerminalsWhere((shell) => containers.includes(shell.container));
+    this.closeTerminalsWhere((shell) => containers.includes(shell.container) && this.onCurrentEngine(shell));
   }
 
   /** A folder went away (an agent worktree removed): the terminals working in it close, never reopened elsewhere. */

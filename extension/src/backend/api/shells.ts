@@ -87,6 +87,11 @@ export interface ShellCommand {
 export interface ShellSession {
   id: string;
   name: string;
+  /**
+   * The endpoint of the engine the container lives on (as toolbox.dockerHost takes it): after an
+   * engine switch, only that engine's container list may say the container is gone.
+   */
+  engine: string;
   /** connect, start or create. */
   action: OpenAction;
   peerActive: boolean;
@@ -132,6 +137,8 @@ export interface SessionRecord {
   sessionId: string;
   title: string;
   holder: HolderAddress;
+  /** The engine endpoint the container lives on (ShellSession.engine); absent in older records. */
+  engine?: string;
   /** The terminal's last size, so the session can be attached before the terminal exists. */
   cols: number;
   rows: number;

@@ -21,6 +21,8 @@ export interface Snapshot {
   sessions: AgentSessionSummary[];
   /** The engine in use and where its endpoint came from: "Docker 20.10.24 at unix:///var/run/docker.sock (the platform default)". */
   engine?: string;
+  /** The endpoint the snapshot was read from (as toolbox.dockerHost takes it). */
+  endpoint?: string;
 }
 
 /** One engine Select Engine offers (engine/client.ts probeEngines). */
