@@ -207,7 +207,7 @@ async function create(
   release();
   step(`Starting the container ${plan.name}`);
   try {
-    await docker.getContainer(id).start();
+    await startThroughReplacedFiles(docker.getContainer(id), bindSources(body));
   } catch (err) {
     if (!isNotModified(err)) {
       // Left in place, a container that cannot start would be reattached to on every open.
@@ -224,6 +224,46 @@ async function create(
     }
   }
   return { id, name: plan.name, action: 'create', peerActive: plan.peer && !peerFailure, warnings, drift: [] };
+}
+
+/** The host paths a create body binds (`source:target[:options]`). */
+function bindSources(body: { HostConfig?: { Binds?: string[] } }): Set<string> {
+  return new Set((body.HostConfig?.Binds ?? []).map((b) => b.split(':')[0]!));
+}
+
+/** How often a start is tried again when a bound file was replaced while it was being mounted. */
+const START_ATTEMPTS = 4;
+
+/**
+ * The bound file the engine's start failed on because it was replaced while the runtime mounted
+ * it, when that is the failure: runc opens the mount target and mounts through
+ * /proc/self/fd/N, and a file that git replaced by rename in between (`git config` writes
+ * .git/config.lock, then renames it over .git/config) is gone from that descriptor: "error
+ * mounting "<path>" to rootfs at "<path>": … no such file or directory". Only a path the body
+ * binds counts; the message is engine text, matched and never run.
+ */
+export function replacedBindOf(message: string, sources: ReadonlySet<string>): string | undefined {
+  const m = /error mounting "([^"]+)" to rootfs at "[^"]*".*no such file or directory/s.exec(message);
+  return m && sources.has(m[1]!) ? m[1] : undefined;
+}
+
+/**
+ * Starts a created container, again when a bound file (a protected path read-only in it,
+ * plan/protect.ts) was replaced on the host while the runtime mounted it: New Agent Worktree
+ * starts the container while host git writes the repository's config (backend/worktrees.ts), and
+ * the start lost that race (found by `npm run bench worktree`). A failed start leaves the container
+ * created, and a second start mounts the file that is there now.
+ */
+async function startThroughReplacedFiles(container: Docker.Container, sources: ReadonlySet<string>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await container.start();
+      return;
+    } catch (err) {
+      if (attempt >= START_ATTEMPTS || isNotModified(err) || replacedBindOf(engineMessage(err), sources) === undefined) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
 }
 
 async function defaultEnsureDir(path: string): Promise<void> {
