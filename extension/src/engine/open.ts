@@ -207,7 +207,8 @@ async function create(
   release();
   step(`Starting the container ${plan.name}`);
   try {
-    await startThroughReplacedFiles(docker.getContainer(id), bindSources(body));
+    const bound = new Set(plan.mounts.filter((m) => m.type === 'bind').map((m) => m.source));
+    await startThroughReplacedFiles(docker.getContainer(id), bound);
   } catch (err) {
     if (!isNotModified(err)) {
       // Left in place, a container that cannot start would be reattached to on every open.
@@ -224,11 +225,6 @@ async function create(
     }
   }
   return { id, name: plan.name, action: 'create', peerActive: plan.peer && !peerFailure, warnings, drift: [] };
-}
-
-/** The host paths a create body binds (`source:target[:options]`). */
-function bindSources(body: { HostConfig?: { Binds?: string[] } }): Set<string> {
-  return new Set((body.HostConfig?.Binds ?? []).map((b) => b.split(':')[0]!));
 }
 
 /** How often a start is tried again when a bound file was replaced while it was being mounted. */

@@ -309,7 +309,7 @@ export class ShellLauncher implements vscode.Disposable {
       key: this.nextKey++,
       container: record.container,
       containerId: record.containerId,
-      ...(record.engine !== undefined ? { engine: record.engine } : {}),
+      engine: record.engine,
       folder: record.folder,
       pty,
       openedAt: Date.now(),
