@@ -47,7 +47,9 @@ cat > "$RUN/ud/User/settings.json" <<'JSON'
   "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false, "update.mode": "none",
   "workbench.enableExperiments": false, "security.workspace.trust.enabled": false,
   "terminal.integrated.enablePersistentSessions": false, "terminal.integrated.gpuAcceleration": "off", "chat.commandCenter.enabled": false,
-  "terminal.integrated.showTerminalConfigPrompt": false }
+  "terminal.integrated.showTerminalConfigPrompt": false,
+  "editor.quickSuggestions": { "other": "off", "comments": "off", "strings": "off" },
+  "editor.suggestOnTriggerCharacters": false, "editor.acceptSuggestionOnEnter": "off" }
 JSON
 
 PORT=${E2E_PORT:-$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
