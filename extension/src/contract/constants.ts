@@ -372,6 +372,15 @@ export const LABELS = {
    * (plan/drift.ts).
    */
   protectedIdentities: 'dev.toolbox.protected-identities',
+  /**
+   * On every object a workspace container creates through its Docker endpoint (containers,
+   * volumes, networks, the images it builds or commits): the workspace container's name. Through
+   * the endpoint a container reaches only the objects that carry its own name here, so the label is
+   * the whole of what makes an object its own: the policy adds it, refuses a client that sets it,
+   * and lists come back filtered by it (plan/dockerApi.ts,
+   * docs/decisions/0047-docker-endpoint-policy.md). The workspace container itself never has it.
+   */
+  dockerOwner: 'dev.toolbox.docker-owner',
 } as const;
 
 /**
