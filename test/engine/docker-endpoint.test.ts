@@ -288,8 +288,9 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
     it('docker exec -it in a terminal exits cleanly (TTY, resize)', async (t) => {
       if (spawnSync('script', ['--version']).status !== 0)
         return t.skip('util-linux script(1) is not installed: no terminal to run -it in');
-      // script's terminal has no size (its stdin is not one): give it one, which the CLI passes on.
-      const cmd = `stty rows 30 cols 100; docker exec -it ${name('exec')} sh -c 'stty size; echo tty-ok; exit 4'`;
+      // script's terminal has no size (its stdin is not one): give it one, which the CLI passes on
+      // with a resize just after the exec starts (API 1.41 has no size at start), hence the sleep.
+      const cmd = `stty rows 30 cols 100; docker exec -it ${name('exec')} sh -c 'sleep 1; stty size; echo tty-ok; exit 4'`;
       const run = await new Promise<Run>((resolve) => {
         const child = spawn('script', ['-qec', cmd, '/dev/null'], {
           env: { PATH: process.env.PATH ?? '', HOME: home, DOCKER_HOST: `unix://${permissive.socketPath}` },
