@@ -154,6 +154,18 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
           },
         };
       }
+      if (req.method === 'GET' && /^(?:\/v[0-9.]+)?\/info$/.test(path)) {
+        return {
+          kind: 'forward',
+          target: req.target,
+          upgrade: false,
+          response: {
+            maxBytes: 1024 * 1024,
+            rewrite: (_status, body) =>
+              Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), DockerRootDir: '/scrubbed' })),
+          },
+        };
+      }
       return { kind: 'forward', target: req.target, upgrade: HIJACK.test(path) };
     },
   };
@@ -237,7 +249,7 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
   });
 
   describe('the docker CLI on the host, through the endpoint', () => {
-    it('docker version and docker ps', async () => {
+    it('docker version, docker ps, and docker info as the gate rewrote it', async () => {
       const direct = await docker(ENGINE_SOCKET, ['version', '--format', '{{.Server.Version}}']);
       const through = await docker(permissive.socketPath, ['version', '--format', '{{.Server.Version}}']);
       assert.equal(through.code, 0, through.stderr);
@@ -248,6 +260,8 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
         seen.some((s) => /^GET \/v[0-9.]+\/containers\/json/.test(s)),
         'the gate saw the listing',
       );
+      const info = await docker(permissive.socketPath, ['info', '--format', '{{.DockerRootDir}}']);
+      assert.deepEqual([info.code, info.stdout.trim()], [0, '/scrubbed'], 'the gate rewrote /info’s answer');
     });
 
     it('docker run --rm … true; the create body the gate rewrote went out whole', async () => {
@@ -438,11 +452,11 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
         http(['GET /_ping HTTP/1.1', 'Host: d', ...Array.from({ length: 150 }, (_, i) => `X-${i}: v`)]),
       ]);
       assert.equal(statusOf(many), 431);
-      const long = await raw(refusing.socketPath, [http(['GET /_ping HTTP/1.1', 'Host: d', `X-Big: ${'a'.repeat(70 * 1024)}`])]);
+      const long = await raw(refusing.socketPath, [http(['GET /_ping HTTP/1.1', 'Host: d', `X-Big: ${'a'.repeat(130 * 1024)}`])]);
       assert.equal(statusOf(long), 431);
-      const target = await raw(refusing.socketPath, [http([`GET /${'a'.repeat(9 * 1024)} HTTP/1.1`, 'Host: d'])]);
+      const target = await raw(refusing.socketPath, [http([`GET /${'a'.repeat(65 * 1024)} HTTP/1.1`, 'Host: d'])]);
       assert.equal(statusOf(target), 414);
-      assert.match(messageOf(target), /request target is over the 8192-byte limit/);
+      assert.match(messageOf(target), /request target is over the 65536-byte limit/);
     });
 
     it('forwards nothing a client hides behind a refused request or a hijack that is not taken', async () => {

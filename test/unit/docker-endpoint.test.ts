@@ -2,13 +2,18 @@
  * Issue 27, the pure parts of the per-container Docker endpoint: where its socket lives
  * (plan/dockerEndpoint.ts), the request-head checks, header hygiene and hijack answers of
  * engine/dockerEndpointWire.ts, and the socket's owner read from a container's user
- * (engine/dockerEndpoints.ts). The endpoint against the real engine is
- * test/engine/docker-endpoint.test.ts.
+ * (engine/dockerEndpoints.ts); and, byte for byte, what the endpoint writes towards the engine,
+ * recorded by a plain socket server in the engine's place (it parses nothing: it only shows what
+ * arrives). The endpoint against the real engine is test/engine/docker-endpoint.test.ts.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { chooseRunDir, maxSocketPathBytes, workspaceRunId } from '../../extension/src/bridge/state';
 import { DOCKER_ENDPOINT } from '../../extension/src/contract/constants';
+import { startDockerEndpoint, type DockerEndpoint, type GateHead } from '../../extension/src/engine/dockerEndpoint';
 import { ownerFromUser } from '../../extension/src/engine/dockerEndpoints';
 import {
   bodyFraming,
@@ -200,5 +205,171 @@ describe('ownerFromUser', () => {
     assert.equal(ownerFromUser('toolbox', 5), undefined);
     assert.equal(ownerFromUser('', 5), undefined);
     assert.equal(ownerFromUser(undefined, 5), undefined);
+  });
+});
+
+/** Whether `text` holds a whole request: its head and the body its framing announces. */
+function wholeRequest(text: string): boolean {
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const head = text.slice(0, end).toLowerCase();
+  const length = /\r\ncontent-length: *(\d+)/.exec(head);
+  if (length) return text.length - end - 4 >= Number(length[1]);
+  if (/\r\ntransfer-encoding: *chunked/.test(head)) return text.endsWith('\r\n0\r\n\r\n');
+  return true;
+}
+
+/** The data of a chunked body. */
+function dechunk(body: string): string {
+  let out = '';
+  for (let rest = body; ;) {
+    const eol = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, eol), 16);
+    if (!(size > 0)) return out;
+    out += rest.slice(eol + 2, eol + 2 + size);
+    rest = rest.slice(eol + 2 + size + 2);
+  }
+}
+
+describe('what reaches the engine side', () => {
+  const dir = mkdtempSync('/tmp/tbxu-endpoint-');
+  const farSocket = join(dir, 'far.sock');
+  const received: string[] = [];
+  let answer = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
+  let verdict: (target: string) => GateHead | Promise<GateHead> = (target) => ({ kind: 'forward', target, upgrade: false });
+  let far: Server;
+  let endpoint: DockerEndpoint;
+
+  before(async () => {
+    far = createServer((conn) => {
+      let text = '';
+      conn.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        if (!wholeRequest(text)) return;
+        received.push(text);
+        text = '';
+        conn.write(answer);
+      });
+    });
+    await new Promise<void>((r) => far.listen(farSocket, r));
+    endpoint = await startDockerEndpoint({
+      socketPath: join(dir, 'ep', 'docker.sock'),
+      upstream: { socketPath: farSocket },
+      gate: { head: async (req) => verdict(req.target) },
+      log: () => undefined,
+    });
+  });
+
+  after(async () => {
+    await endpoint.close();
+    far.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Writes `request` to the endpoint and resolves with the first whole answer head (and what followed). */
+  function ask(request: string, opts: { untilStatus?: number } = {}): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(endpoint.socketPath);
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+        if (text.includes('\r\n\r\n') && (opts.untilStatus === undefined || status === opts.untilStatus)) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => reject(new Error(`closed after ${JSON.stringify(text)}`)));
+      socket.write(request);
+    });
+  }
+  const lastHead = () => (received[received.length - 1] ?? '').split('\r\n\r\n')[0]!.toLowerCase();
+
+  it('drops hop-by-hop headers and those the client’s Connection names', async () => {
+    const reply = await ask(
+      'GET /v1.41/containers/json HTTP/1.1\r\nHost: docker\r\nConnection: keep-alive, X-Secret\r\nX-Secret: s\r\n' +
+        'Keep-Alive: timeout=99\r\nProxy-Authorization: Basic eA==\r\nTE: trailers\r\nX-Registry-Auth: e30=\r\n\r\n',
+    );
+    assert.match(reply, /^HTTP\/1\.1 200/);
+    const head = lastHead();
+    assert.match(head, /^get \/v1\.41\/containers\/json http\/1\.1\r\n/);
+    assert.match(head, /\r\nhost: docker/);
+    assert.match(head, /\r\nx-registry-auth: e30=/);
+    for (const gone of ['x-secret', 'timeout=99', 'proxy-authorization', '\r\nte:']) assert.ok(!head.includes(gone), gone);
+  });
+
+  it('sends only the gate’s headers and target when the gate names them', async () => {
+    verdict = () => ({ kind: 'forward', target: '/v1.41/containers/json?filters=%7B%7D', upgrade: false, headers: { 'x-only': 'yes' } });
+    await ask('GET /v1.41/containers/json?all=1 HTTP/1.1\r\nHost: docker\r\nUser-Agent: ua\r\nX-Registry-Auth: e30=\r\n\r\n');
+    const head = lastHead();
+    assert.match(head, /^get \/v1\.41\/containers\/json\?filters=%7b%7d http\/1\.1\r\n/);
+    assert.match(head, /\r\nx-only: yes/);
+    assert.ok(!head.includes('user-agent') && !head.includes('x-registry-auth'));
+  });
+
+  it('sends a body the gate rewrote with its own length, and a chunked body chunked', async () => {
+    const rewritten = '{"Image":"x","Labels":{"a":"b"}}';
+    verdict = (target) => ({
+      kind: 'forward',
+      target,
+      upgrade: false,
+      body: { maxBytes: 1024, check: async () => ({ kind: 'forward', body: Buffer.from(rewritten) }) },
+    });
+    await ask(
+      'POST /v1.41/containers/create HTTP/1.1\r\nHost: d\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{"Image":"x"}',
+    );
+    const last = received[received.length - 1] ?? '';
+    assert.match(last.toLowerCase(), new RegExp(`\\r\\ncontent-length: ${rewritten.length}\\r\\n`));
+    assert.ok(last.endsWith(`\r\n\r\n${rewritten}`));
+    verdict = (target) => ({ kind: 'forward', target, upgrade: false });
+    await ask('POST /v1.41/build HTTP/1.1\r\nHost: d\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n');
+    const build = received[received.length - 1] ?? '';
+    assert.match(build.toLowerCase(), /\r\ntransfer-encoding: chunked\r\n/);
+    assert.ok(!/\r\ncontent-length/i.test(build));
+    assert.equal(dechunk(build.slice(build.indexOf('\r\n\r\n') + 4)), 'abcde');
+  });
+
+  it('says 100 Continue only once the gate let the request through, and never forwards Expect', async () => {
+    let released = 0;
+    verdict = async (target) => {
+      await new Promise((r) => setTimeout(r, 200));
+      released = performance.now();
+      return { kind: 'forward', target, upgrade: false };
+    };
+    const t0 = performance.now();
+    let continued = 0;
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(endpoint.socketPath);
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        if (continued === 0 && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+          continued = performance.now();
+          socket.write('{}');
+        }
+        if (/\r\n\r\nHTTP\/1\.1 200 OK\r\n[^]*\r\n\r\n\{\}$/.test(text)) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+      socket.write('POST /v1.41/containers/x/start HTTP/1.1\r\nHost: d\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n');
+    });
+    assert.match(reply, /^HTTP\/1\.1 100 Continue/);
+    assert.ok(released > t0 + 150 && continued >= released, 'the gate answered first');
+    assert.ok(!lastHead().includes('expect'), lastHead());
+    assert.ok(received[received.length - 1]?.endsWith('\r\n\r\n{}'));
+    verdict = (target) => ({ kind: 'forward', target, upgrade: false });
+  });
+
+  it('does not pass on an answer the gate must rewrite but cannot read', async () => {
+    answer = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi';
+    verdict = (target) => ({ kind: 'forward', target, upgrade: false, response: { maxBytes: 1024, rewrite: (_s, b) => b } });
+    const reply = await ask('GET /v1.41/info HTTP/1.1\r\nHost: d\r\n\r\n');
+    assert.match(reply, /^HTTP\/1\.1 502/);
+    answer = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"DockerRootDir":""}`;
+    verdict = (target) => ({ kind: 'forward', target, upgrade: false, response: { maxBytes: 8, rewrite: (_s, b) => b } });
+    assert.match(await ask('GET /v1.41/info HTTP/1.1\r\nHost: d\r\n\r\n'), /^HTTP\/1\.1 502/);
   });
 });

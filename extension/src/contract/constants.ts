@@ -103,10 +103,14 @@ export const DOCKER_ENDPOINT = {
  * (attach, exec start, BuildKit's session) waits for the engine's answer before the splice.
  */
 export const DOCKER_ENDPOINT_LIMITS = {
-  /** Request line and headers together; the CLI's X-Registry-Config carries every registry login. */
-  maxHeaderBytes: 64 * 1024,
+  /**
+   * Request line and headers together: a target of `maxTargetBytes` and the CLI's X-Registry-Config,
+   * which carries every registry login.
+   */
+  maxHeaderBytes: 128 * 1024,
   maxHeaders: 100,
-  maxTargetBytes: 8 * 1024,
+  /** dockerode (Testcontainers' client) repeats a create's whole options in its query (plan/dockerApi's ENDPOINT_LIMITS). */
+  maxTargetBytes: 64 * 1024,
   /** Open connections per endpoint (each holds a second one to the engine). */
   maxConnections: 64,
   /** Connections over the cap kept open at once to be told so (503); the rest are closed on accept. */

@@ -27,7 +27,10 @@ import { handleHijack } from './dockerEndpointHijack';
 import { bindEndpointSocket, unlinkOwnSocket, type SocketOwner } from './dockerEndpointSocket';
 import { loggedPath, rawErrorResponse, type Refusal } from './dockerEndpointWire';
 
-/** What the gate sees of a request: never a byte of its body. */
+/**
+ * What the gate sees of a request: never a byte of its body. `headers` holds every value of every
+ * header, by lowercased name (Node's headersDistinct: nothing joined, nothing dropped).
+ */
 export interface EndpointRequestHead {
   method: string;
   target: string;
@@ -42,6 +45,12 @@ export interface GateForward {
   target: string;
   /** The request takes the connection over (attach, exec start, /session, /grpc). */
   upgrade: boolean;
+  /**
+   * The only request headers sent to the engine, in place of the client's end-to-end ones; the
+   * endpoint adds the framing (and the upgrade pair of a hijack) itself, and drops hop-by-hop
+   * headers from these too. Absent: the client's end-to-end headers.
+   */
+  headers?: Record<string, string | readonly string[]>;
   /** Read the whole body (at most `maxBytes`, else 413) and let `check` decide; it may rewrite it. */
   body?: {
     maxBytes: number;
@@ -54,6 +63,12 @@ export interface GateForward {
    * other answers (streams, large or non-JSON bodies) nor for hijacks.
    */
   onResponse?(status: number, body: Buffer | undefined): void;
+  /**
+   * Read the engine's whole answer (JSON, at most `maxBytes`) and send the client what `rewrite`
+   * makes of it, e.g. /info without the host's paths. An answer that cannot be read so is not
+   * passed on (502): what the rewrite takes out must never reach the client by another way.
+   */
+  response?: { maxBytes: number; rewrite(status: number, body: Buffer): Buffer };
 }
 
 export type GateHead = GateRefusal | GateForward;

@@ -148,6 +148,50 @@ function relay(from: IncomingMessage, to: ServerResponse): void {
   });
 }
 
+/** Reads the engine's whole answer, bounded, and sends the client the gate's rewrite of it. */
+function rewrite(
+  ctx: EndpointContext,
+  ures: IncomingMessage,
+  res: ServerResponse,
+  verdict: GateForward,
+  response: NonNullable<GateForward['response']>,
+): void {
+  const status = ures.statusCode ?? 502;
+  const fail = (why: string): void => {
+    ctx.counters.upstreamErrors += 1;
+    send(ctx, res, 502, `The engine's answer to this request could not be passed on: ${why}.`);
+    ures.destroy();
+  };
+  if (!/^application\/json\b/i.test(ures.headers['content-type'] ?? '') && status !== 204) return fail('it is not JSON');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  ures.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > response.maxBytes) fail(`it is over ${response.maxBytes} bytes`);
+    else chunks.push(chunk);
+  });
+  ures.once('end', () => {
+    if (size > response.maxBytes) return;
+    let body: Buffer;
+    try {
+      body = response.rewrite(status, Buffer.concat(chunks));
+    } catch (error) {
+      ctx.log({ kind: 'warn', message: `The Docker endpoint's policy failed on an answer: ${(error as Error).message}` });
+      return fail("the endpoint's policy failed on it");
+    }
+    const headers = endToEndHeaders(ures.headersDistinct);
+    if (status !== 204 && status !== 304) headers['content-length'] = String(body.length);
+    res.writeHead(status, ures.statusMessage, headers);
+    res.end(status === 204 || status === 304 ? undefined : body);
+    try {
+      verdict.onResponse?.(status, body.length > 0 ? body : undefined);
+    } catch (error) {
+      ctx.log({ kind: 'warn', message: `The Docker endpoint's policy failed on an answer: ${(error as Error).message}` });
+    }
+  });
+  ures.once('aborted', () => res.destroy());
+}
+
 export async function serve(
   ctx: EndpointContext,
   req: IncomingMessage,
@@ -166,7 +210,7 @@ export async function serve(
   if (pre) return refuse(pre);
   let verdict: GateHead;
   try {
-    verdict = await ctx.gate.head({ method: req.method ?? '', target: req.url ?? '', headers: req.headers });
+    verdict = await ctx.gate.head({ method: req.method ?? '', target: req.url ?? '', headers: req.headersDistinct });
   } catch (error) {
     ctx.log({
       kind: 'warn',
@@ -214,7 +258,7 @@ export async function serve(
 }
 
 function forward(ctx: EndpointContext, req: IncomingMessage, res: ServerResponse, verdict: GateForward, body: Buffer | undefined): void {
-  const headers: Record<string, unknown> = endToEndHeaders(req.headersDistinct);
+  const headers: Record<string, unknown> = endToEndHeaders(verdict.headers ?? req.headersDistinct);
   // The framing is set again for this hop, never copied: a body the gate read goes with its own length.
   const framing = bodyFraming(req.headers);
   if (body !== undefined) {
@@ -230,6 +274,7 @@ function forward(ctx: EndpointContext, req: IncomingMessage, res: ServerResponse
       send(ctx, res, 502, 'The Docker engine switched protocols on a request that did not ask to.');
       return;
     }
+    if (verdict.response) return rewrite(ctx, ures, res, verdict, verdict.response);
     const headers = endToEndHeaders(ures.headersDistinct);
     const length = ures.headers['content-length'];
     if (length !== undefined) headers['content-length'] = length;
@@ -241,7 +286,8 @@ function forward(ctx: EndpointContext, req: IncomingMessage, res: ServerResponse
   });
   let clientGone = false;
   up.on('error', (error) => {
-    if (clientGone) return;
+    // An answer already given in full (or the client gone) has nothing left to fail.
+    if (clientGone || res.writableEnded) return;
     ctx.counters.upstreamErrors += 1;
     if (res.headersSent) res.destroy();
     else send(ctx, res, 502, `The Docker engine behind this endpoint did not answer: ${error.message}`);

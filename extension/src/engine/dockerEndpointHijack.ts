@@ -212,7 +212,7 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
   }
   let verdict: GateHead;
   try {
-    verdict = await ctx.gate.head({ method, target: req.url ?? '', headers: req.headers });
+    verdict = await ctx.gate.head({ method, target: req.url ?? '', headers: req.headersDistinct });
   } catch (error) {
     ctx.log({
       kind: 'warn',
@@ -271,7 +271,7 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
   client.once('close', () => up.destroy());
   if (client.destroyed) up.destroy();
   const upgradeHeader = req.headers.upgrade ?? 'tcp';
-  up.write(hijackRequestHead(method, verdict.target, endToEndHeaders(req.headersDistinct), upgradeHeader, body.length));
+  up.write(hijackRequestHead(method, verdict.target, endToEndHeaders(verdict.headers ?? req.headersDistinct), upgradeHeader, body.length));
   if (body.length > 0) up.write(body);
 
   const answer = new Inbox(up, Buffer.alloc(0), ctx.limits.maxHeaderBytes);

@@ -55,10 +55,13 @@ function connectionTokens(values: readonly string[] | undefined): Set<string> {
  * without the hop-by-hop ones and those its Connection header names. A name seen once stays a
  * string, so Node writes it as one line.
  */
-export function endToEndHeaders(distinct: NodeJS.Dict<string[]>): OutgoingHttpHeaders {
-  const listed = connectionTokens(distinct['connection']);
+export function endToEndHeaders(distinct: Readonly<Record<string, string | readonly string[] | undefined>>): OutgoingHttpHeaders {
+  const all = (v: string | readonly string[] | undefined): readonly string[] | undefined => (typeof v === 'string' ? [v] : v);
+  const listed = connectionTokens(all(distinct['connection']));
   const out: OutgoingHttpHeaders = {};
-  for (const [name, values] of Object.entries(distinct)) {
+  for (const [key, value] of Object.entries(distinct)) {
+    const name = key.toLowerCase();
+    const values = all(value);
     if (values === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
     out[name] = values.length === 1 ? (values[0] as string) : [...values];
   }
