@@ -7,7 +7,7 @@
  * will mount it, and curl talks to it. Hostile clients (request smuggling, slowloris, too many
  * connections) are written byte for byte on a raw socket. The lifecycle: a window reload ends
  * the endpoint and the next window serves it again for the running container
- * (engine/dockerEndpoints.ts; docs/decisions/0047).
+ * (engine/dockerEndpoints.ts; docs/decisions/0048).
  *
  * The gates here stand in for the policy (plan/dockerApi.ts): one forwards everything (and
  * rewrites create bodies, to prove a body the gate read goes out whole), one refuses volumes at
@@ -562,7 +562,7 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
     const served = await first.ensure({ engine: ENGINE, container, upstream: { socketPath: ENGINE_SOCKET }, gate: permissiveGate, owner });
     const user = `${owner.uid}:${owner.gid}`;
     const dirMount = `${served.plan.dir}:${DOCKER_ENDPOINT.containerDir}:ro`;
-    // Beside it, the mount decision 0047 rejects: the socket file itself.
+    // Beside it, the mount decision 0048 rejects: the socket file itself.
     const fileMount = `${served.plan.socketPath}:/run/file-mounted.sock`;
     const run = await docker(ENGINE_SOCKET, [
       'run',

@@ -84,7 +84,7 @@ export const BRIDGE_FILES = {
  * `containerDir` and DOCKER_HOST names the socket in it. The directory, not the socket file, is
  * the mount, because a bind of a socket file holds that file's inode: a socket bound again after
  * a window reload is a new inode, which a running container would never see
- * (docs/decisions/0047-docker-endpoint-socket-in-a-directory-mount.md).
+ * (docs/decisions/0048-docker-endpoint-socket-in-a-directory-mount.md).
  */
 export const DOCKER_ENDPOINT = {
   dirPrefix: 'docker-',

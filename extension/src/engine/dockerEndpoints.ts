@@ -6,7 +6,7 @@
  *
  * The container mounts the endpoint's directory, never the socket file: a bind of a file holds
  * its inode, and the socket a reloaded window binds is a new one, so a file mount would leave a
- * running container with a dead socket (docs/decisions/0047-docker-endpoint-socket-in-a-directory-mount.md).
+ * running container with a dead socket (docs/decisions/0048-docker-endpoint-socket-in-a-directory-mount.md).
  *
  * Not wired into the open path yet: that join comes with the policy (plan/dockerApi.ts), which
  * supplies the gate of each container.
