@@ -43,7 +43,10 @@ export interface GateForward {
   kind: 'forward';
   /** The target sent to the engine (the policy may normalise it); a path. */
   target: string;
-  /** The request takes the connection over (attach, exec start, /session, /grpc). */
+  /**
+   * The request takes the connection over (attach, exec start, /session, /grpc). Such a request
+   * must come with the upgrade headers, and only such a one may: either mismatch is refused (400).
+   */
   upgrade: boolean;
   /**
    * The only request headers sent to the engine, in place of the client's end-to-end ones; the

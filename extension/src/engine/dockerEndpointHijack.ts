@@ -229,6 +229,14 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
     });
   }
 
+  if (!verdict.upgrade) {
+    // Spliced, its answer would pass untouched: no onResponse, no rewrite (an /info scrubbed by the gate).
+    return refuse({
+      status: 400,
+      rule: 'upgrade-not-taken',
+      message: `${loggedPath(req.url)} does not take the connection over; send it without the Upgrade header.`,
+    });
+  }
   const declared = framing.kind === 'length' ? framing.bytes : 0;
   const max = verdict.body?.maxBytes ?? ctx.limits.upgradeBodyBytes;
   if (declared > max)
