@@ -7,6 +7,7 @@ import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchAgentState } from './agentState';
 import { benchBridge } from './bridge';
+import { benchDockerEndpoint } from './dockerEndpoint';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
 import { benchImage } from './image';
@@ -40,6 +41,7 @@ const BENCHES: Bench[] = [
   ['podman', benchPodman],
   ['protect', benchProtect],
   ['protect-window', benchProtectWindow],
+  ['docker-endpoint', benchDockerEndpoint],
 ];
 
 async function main(): Promise<void> {
