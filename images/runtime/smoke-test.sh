@@ -38,6 +38,12 @@ check "/etc/group is 0666" mode_is /etc/group 666
 for tool in git curl python3 zsh bash certutil sudo tini update-ca-certificates flock; do
   check "tool $tool is installed" command -v "$tool"
 done
+# The Docker client (issue 27): the CLI and its two plugins run; the image itself names no engine
+# (the extension sets DOCKER_HOST per container that has a Docker endpoint).
+for cmd in "docker --version" "docker compose version" "docker buildx version" "docker-compose version"; do
+  if v="$($cmd 2>&1)"; then ok "$cmd runs (${v%%$'\n'*})"; else fail "$cmd runs (got: $v)"; fi
+done
+[ -z "${DOCKER_HOST:-}" ] && ok "DOCKER_HOST is not set by the image" || fail "DOCKER_HOST is not set by the image (got: $DOCKER_HOST)"
 for shim in code codium xdg-open proximo git-credential-toolbox; do
   p="$(command -v "$shim" 2>/dev/null)"
   [ "$p" = "/usr/local/bin/$shim" ] && [ -x "$p" ] \

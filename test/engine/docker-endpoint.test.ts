@@ -4,9 +4,10 @@
  * endpoint (DOCKER_HOST) and runs what agents run: version, ps, run (with piped stdin), exec -i
  * and -it, logs -f, build; a refusal reaches it as "Error response from daemon: <message>". From
  * inside a real container the endpoint's directory is bind-mounted read-only, as the open path
- * will mount it, and curl talks to it. Hostile clients (request smuggling, slowloris, too many
- * connections) are written byte for byte on a raw socket. The lifecycle: a window reload ends
- * the endpoint and the next window serves it again for the running container
+ * will mount it, and curl talks to it; the runtime image's own docker CLI (with its Compose and
+ * Buildx plugins) runs compose and a BuildKit build there. Hostile clients (request smuggling,
+ * slowloris, too many connections) are written byte for byte on a raw socket. The lifecycle: a
+ * window reload ends the endpoint and the next window serves it again for the running container
  * (engine/dockerEndpoints.ts; docs/decisions/0048).
  *
  * The gates here stand in for the policy (plan/dockerApi.ts): one forwards everything (and
@@ -29,7 +30,7 @@ import {
 } from '../../extension/src/engine/dockerEndpoint';
 import { DockerEndpoints } from '../../extension/src/engine/dockerEndpoints';
 import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
-import { testNamespace } from '../support/docker';
+import { TEST_ENGINE, testNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 
 const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
@@ -127,6 +128,7 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
   let refusing: DockerEndpoint;
   let runtimeImage = '';
   const built = `${prefix}-img:1`;
+  const builtInside = `${prefix}-img:inside`;
   // The container user as the host sees it: 1000 when the test runs as root (the runtime image's
   // user), else the test's own user, which is all a non-root host can chown to.
   const isRoot = process.getuid?.() === 0;
@@ -231,9 +233,16 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
   after(async () => {
     await Promise.all(endpoints.map((e) => e.close()));
     await ns.cleanup();
+    for (const image of [built, builtInside]) {
+      await ns.docker
+        .getImage(image)
+        .remove({ force: true })
+        .catch(() => undefined);
+    }
+    // Compose's default network, should a failed run have left it (compose down removes it).
     await ns.docker
-      .getImage(built)
-      .remove({ force: true })
+      .getNetwork(`${prefix}-compose_default`)
+      .remove()
       .catch(() => undefined);
     rmSync(runRoot, { recursive: true, force: true });
   });
@@ -425,6 +434,62 @@ describe('a Docker endpoint per workspace container (issue 27)', () => {
       ]);
       assert.notEqual(other.code, 0, 'another uid in the container cannot connect');
     }
+  });
+
+  it('the runtime image’s own docker CLI through the endpoint: compose up and down, and docker build with BuildKit (buildx; Podman has none: the classic builder)', async () => {
+    const context = join(runRoot, 'inside-context');
+    mkdirSync(context, { recursive: true });
+    writeFileSync(join(context, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN echo built-inside > /built\n`);
+    writeFileSync(
+      join(context, 'compose.yaml'),
+      `services:\n  web:\n    image: ${BASE_IMAGE}\n    pull_policy: never\n    network_mode: none\n    command: ["echo", "compose-ok"]\n`,
+    );
+    const project = name('compose');
+    // Podman serves no BuildKit: buildx there boots a moby/buildkit container of its own instead.
+    const buildkit = TEST_ENGINE === 'docker';
+    const compose = `docker compose -p ${project} -f /ctx/compose.yaml`;
+    const script = [
+      'set -e',
+      "docker version --format 'server {{.Server.Version}}'",
+      `${compose} up --abort-on-container-exit --no-color`,
+      `${compose} down`,
+      `${buildkit ? '' : 'DOCKER_BUILDKIT=0 '}docker build --network none -t ${builtInside} /ctx`,
+      `docker run --rm --network none --name ${name('built-inside')} ${builtInside} cat /built`,
+    ].join('\n');
+    const sessions = seen.filter((s) => /\/session$/.test(s)).length;
+    const run = await docker(
+      ENGINE_SOCKET,
+      [
+        'run',
+        '--rm',
+        '--name',
+        name('cli-inside'),
+        '--user',
+        `${owner.uid}:${owner.gid}`,
+        '--network',
+        'none',
+        '-e',
+        `DOCKER_HOST=unix://${DOCKER_ENDPOINT.containerSocket}`,
+        '-v',
+        `${place(name('permissive-0000aaaa')).dir}:${DOCKER_ENDPOINT.containerDir}:ro`,
+        '-v',
+        `${context}:/ctx:ro`,
+        '--entrypoint',
+        'bash',
+        runtimeImage,
+        '-c',
+        script,
+      ],
+      { timeoutMs: 240_000 },
+    );
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    const direct = await docker(ENGINE_SOCKET, ['version', '--format', 'server {{.Server.Version}}']);
+    assert.match(run.stdout, new RegExp(`^${direct.stdout.trim().replace(/[.+]/g, '\\$&')}$`, 'm'), 'docker version reached the engine');
+    assert.match(run.stdout, /compose-ok/, 'the compose service ran');
+    assert.match(run.stdout, /^built-inside$/m, 'the image built inside runs');
+    if (buildkit)
+      assert.ok(seen.filter((s) => /\/session$/.test(s)).length > sessions, 'docker build went to BuildKit through the endpoint');
+    assert.equal(await exists(`${project}-web-1`), false, 'compose down removed its container');
   });
 
   describe('hostile clients, on a raw socket', () => {
