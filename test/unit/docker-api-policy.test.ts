@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { posix } from 'node:path';
-import { LABELS } from '../../extension/src/contract/constants';
+import { DOCKER_ENDPOINT, LABELS } from '../../extension/src/contract/constants';
 import {
   bodyLookups,
   checkBody,
@@ -862,8 +862,13 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     assert.equal(ryuk.body!.name, undefined);
     const privileged = { ...RYUK, HostConfig: { ...RYUK.HostConfig, Privileged: true } };
     refused(send(create(privileged, dockerodeTarget('/containers/create', privileged))), 'privileged');
+    // Testcontainers binds the path DOCKER_HOST names, which in a workspace container is its endpoint's.
+    const inside = { ...RYUK, HostConfig: { ...RYUK.HostConfig, Binds: [`${DOCKER_ENDPOINT.containerSocket}:/var/run/docker.sock:rw`] } };
+    const viaHost = passes(send(create(inside, dockerodeTarget('/containers/create', inside))));
+    assert.deepEqual((viaHost.body!.HostConfig as { Binds: string[] }).Binds, [`${SOCK}:/var/run/docker.sock:rw`]);
+    refused(send(create(inside), { ...SCOPE, endpointSocket: undefined }), 'docker-socket');
     // With TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE set to the endpoint's host path, or /var/run seen through its link to /run.
-    for (const source of [SOCK, '/run/docker.sock']) {
+    for (const source of [SOCK, '/run/docker.sock', DOCKER_ENDPOINT.containerSocket]) {
       const f = passes(send(withHost({ Mounts: [{ Type: 'bind', Source: source, Target: '/var/run/docker.sock' }] })));
       assert.equal((f.body!.HostConfig as { Mounts: Array<{ Source: string }> }).Mounts[0].Source, SOCK);
     }

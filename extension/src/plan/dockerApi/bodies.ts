@@ -7,7 +7,7 @@
  * policy's own. Pure: no I/O.
  */
 import { z } from 'zod';
-import { CONTAINER } from '../../contract/constants';
+import { CONTAINER, DOCKER_ENDPOINT } from '../../contract/constants';
 import { cleanPath } from '../naming';
 import type { InspectedMount } from '../posture';
 import {
@@ -297,8 +297,12 @@ function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir === '/' ? '/' : `${dir}/`);
 }
 
-/** Where a container reaches the endpoint from inside: the client's bind of it names this path, which on the host is the raw socket. */
-const DOCKER_SOCKET_PATHS: readonly string[] = [CONTAINER.dockerSocket, '/run/docker.sock'];
+/**
+ * Where a container reaches Docker from inside, as a client binds it: the path its DOCKER_HOST
+ * names (DOCKER_ENDPOINT.containerSocket, which Testcontainers binds into its reaper) and Docker's
+ * usual places. On the host these are the raw socket or nothing; the bind gets the endpoint's own.
+ */
+const DOCKER_SOCKET_PATHS: readonly string[] = [CONTAINER.dockerSocket, '/run/docker.sock', DOCKER_ENDPOINT.containerSocket];
 /** The only security options that tighten: no-new-privileges. Everything else (seccomp, apparmor, label, systempaths) can only loosen. */
 const SAFE_SECURITY_OPTS = new Set(['no-new-privileges', 'no-new-privileges:true', 'no-new-privileges=true']);
 /** Bind modes that neither relabel the host folder (z, Z) nor propagate mounts back to it (shared, slave). */
