@@ -30,6 +30,7 @@ import {
   scrubInfo,
   startBindSources,
 } from '../../extension/src/plan/dockerApi';
+import { caseVariant, keyVariant, prng, Rng } from '../support/fuzz';
 
 const WS = '/home/u/proj';
 const SOCK = '/run/user/1000/toolbox/endpoints/proj.sock';
@@ -580,6 +581,32 @@ describe('docker endpoint policy: what passes and how it is rewritten', () => {
     assert.equal(f.c.target, '/v1.47/containers/create?name=scratch');
   });
 
+  it('takes the endpoint the docker CLI (28) names for a plain `docker run`: the default network', () => {
+    const endpoint = {
+      IPAMConfig: null,
+      Links: null,
+      Aliases: null,
+      MacAddress: '',
+      DriverOpts: null,
+      GwPriority: 0,
+      NetworkID: '',
+      EndpointID: '',
+      Gateway: '',
+      IPAddress: '',
+      IPPrefixLen: 0,
+      IPv6Gateway: '',
+      GlobalIPv6Address: '',
+      GlobalIPv6PrefixLen: 0,
+      DNSNames: null,
+    };
+    const f = passes(send(create({ ...DOCKER_RUN, NetworkingConfig: { EndpointsConfig: { default: endpoint } } })));
+    assert.deepEqual(Object.keys((f.body!.NetworkingConfig as { EndpointsConfig: object }).EndpointsConfig), ['default']);
+    refused(
+      send(create({ ...DOCKER_RUN, NetworkingConfig: { EndpointsConfig: { default: { ...endpoint, NetworkID: 'victim_default' } } } })),
+      'not-owned',
+    );
+  });
+
   it('keeps no-new-privileges, CapDrop, resources, ulimits, tmpfs and json-file logging', () => {
     passes(
       send(
@@ -985,31 +1012,6 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
 
 const SEED = Number(process.env.DOCKER_API_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-/** mulberry32: a small seeded PRNG, so a failure replays from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-class Rng {
-  constructor(readonly next: () => number) {}
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)];
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-}
-
 /** A dangerous setting: where it goes (HostConfig or the top level), its key and a dangerous value. */
 interface Danger {
   at: 'HostConfig' | 'top';
@@ -1101,81 +1103,6 @@ const DANGERS: readonly Danger[] = [
   { at: 'top', key: 'Labels', values: [{ [OWN]: 'victim-owner' }] },
   { at: 'top', key: OWN, values: ['victim-owner'], mapKey: true },
 ];
-
-/** Characters that look like ASCII letters, and the ones Go's case folding maps onto them (ſ is s, K is k). */
-const LOOKALIKES: Record<string, readonly string[]> = {
-  s: ['\u017f', '\u0455'],
-  S: ['\u017f', '\u0405'],
-  k: ['\u212a', '\u03ba'],
-  K: ['\u212a', '\u039a'],
-  e: ['\u0435', '\u00e9'],
-  i: ['\u0456', '\u0131'],
-  o: ['\u043e', '\u03bf'],
-  a: ['\u0430'],
-  p: ['\u0440'],
-  P: ['\u0420'],
-  C: ['\u0421'],
-  c: ['\u0441'],
-};
-
-function caseVariant(key: string, rng: Rng): string {
-  for (;;) {
-    const v = [...key].map((ch) => (rng.chance(0.5) ? ch.toLowerCase() : ch.toUpperCase())).join('');
-    if (v !== key) return v;
-    if (key.toLowerCase() === key.toUpperCase()) return key + ' ';
-  }
-}
-
-/** A key spelled some other way: each variant is a key Docker reads as the same field, or a key the policy must not know. */
-function keyVariant(key: string, rng: Rng, mapKey: boolean): { text: string; exact: boolean } {
-  const kinds = mapKey
-    ? ['exact', 'case', 'lower', 'upper', 'escaped']
-    : ['exact', 'case', 'lower', 'upper', 'escaped', 'lookalike', 'zero-width', 'space', 'fullwidth', 'combining'];
-  const kind = rng.pick(kinds);
-  const json = (s: string) => JSON.stringify(s);
-  switch (kind) {
-    case 'exact':
-      return { text: json(key), exact: true };
-    case 'case':
-      return { text: json(caseVariant(key, rng)), exact: false };
-    case 'lower':
-      return { text: json(key.toLowerCase()), exact: key.toLowerCase() === key };
-    case 'upper':
-      return { text: json(key.toUpperCase()), exact: key.toUpperCase() === key };
-    case 'escaped':
-      // Decodes to the exact key: the value must be refused by the rule itself.
-      return {
-        text: `"${[...key].map((ch) => (rng.chance(0.4) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch === '"' || ch === '\\' ? `\\${ch}` : ch)).join('')}"`,
-        exact: true,
-      };
-    case 'lookalike': {
-      const positions = [...key].map((ch, i) => (LOOKALIKES[ch] ? i : -1)).filter((i) => i >= 0);
-      if (positions.length === 0) return { text: json(`${key}\u200b`), exact: false };
-      const chars = [...key];
-      const i = rng.pick(positions);
-      chars[i] = rng.pick(LOOKALIKES[chars[i]]);
-      return { text: json(chars.join('')), exact: false };
-    }
-    case 'zero-width': {
-      const i = rng.int(key.length + 1);
-      return { text: json(key.slice(0, i) + rng.pick(['\u200b', '\u200d', '\ufeff', '\u2060']) + key.slice(i)), exact: false };
-    }
-    case 'space':
-      return { text: json(rng.pick([` ${key}`, `${key} `, `${key}\t`])), exact: false };
-    case 'fullwidth': {
-      const i = rng.int(key.length);
-      const c = key.charCodeAt(i);
-      return {
-        text: json(key.slice(0, i) + (c > 0x20 && c < 0x7f ? String.fromCharCode(c + 0xfee0) : '\uff3f') + key.slice(i + 1)),
-        exact: false,
-      };
-    }
-    default: {
-      const i = rng.int(key.length) + 1;
-      return { text: json(key.slice(0, i) + '\u0301' + key.slice(i)), exact: false };
-    }
-  }
-}
 
 /** Objects written by hand, so that a key can repeat and keep its raw spelling. */
 type Raw = { raw: string };

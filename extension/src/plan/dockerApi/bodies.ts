@@ -310,8 +310,12 @@ const BIND_MODES = new Set(['ro', 'rw', 'nocopy', 'private', 'rprivate', 'consis
 /** Docker's volume name grammar. */
 const VOLUME_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]+$/;
 const NETWORK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/;
-/** Networks every engine has, which any container may join; `host` is not one of them here. */
-const SHARED_NETWORKS = new Set(['bridge', 'none']);
+/**
+ * Networks every engine has, which any container may join; `host` is not one of them here.
+ * `default` is the engine's default (bridge), which the docker CLI names in EndpointsConfig for a
+ * plain `docker run` (NetworkMode "default" with an endpoint of the same name).
+ */
+const SHARED_NETWORKS = new Set(['bridge', 'none', 'default']);
 /** Log drivers that write on this host only, and the options each may take. */
 const LOG_OPTIONS: Record<string, readonly string[]> = {
   '': [],
