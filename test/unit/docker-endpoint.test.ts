@@ -186,6 +186,16 @@ describe('hijack answers', () => {
     );
   });
 
+  it('gives a hijack a Host when the gate’s headers have none (Docker answers 400 without one)', () => {
+    const text = hijackRequestHead('POST', '/v1.41/containers/c/attach?stream=1', { 'user-agent': 'x' }, 'tcp', 0).toString();
+    assert.equal(
+      text,
+      'POST /v1.41/containers/c/attach?stream=1 HTTP/1.1\r\nhost: localhost\r\nuser-agent: x\r\nconnection: Upgrade, close\r\nupgrade: tcp\r\n\r\n',
+    );
+    assert.match(hijackRequestHead('POST', '/session', {}, 'h2c', 0, 'engine:2376').toString(), /\r\nhost: engine:2376\r\n/);
+    assert.doesNotMatch(hijackRequestHead('POST', '/session', { Host: 'd' }, 'h2c', 0).toString(), /host: localhost/);
+  });
+
   it('writes errors as the Engine API does, which the Docker CLI prints', () => {
     const text = rawErrorResponse(403, 'refused "here"').toString();
     assert.match(text, /^HTTP\/1\.1 403 Forbidden\r\nContent-Type: application\/json\r\nContent-Length: 31\r\nConnection: close\r\n\r\n/);

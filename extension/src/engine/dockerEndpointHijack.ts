@@ -279,7 +279,17 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
   client.once('close', () => up.destroy());
   if (client.destroyed) up.destroy();
   const upgradeHeader = req.headers.upgrade ?? 'tcp';
-  up.write(hijackRequestHead(method, verdict.target, endToEndHeaders(verdict.headers ?? req.headersDistinct), upgradeHeader, body.length));
+  const upstreamHost = 'socketPath' in ctx.upstream ? 'localhost' : `${ctx.upstream.host}:${ctx.upstream.port}`;
+  up.write(
+    hijackRequestHead(
+      method,
+      verdict.target,
+      endToEndHeaders(verdict.headers ?? req.headersDistinct),
+      upgradeHeader,
+      body.length,
+      upstreamHost,
+    ),
+  );
   if (body.length > 0) up.write(body);
 
   const answer = new Inbox(up, Buffer.alloc(0), ctx.limits.maxHeaderBytes);
