@@ -961,6 +961,17 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     passes(send({ method: 'DELETE', target: '/containers/tc-1?force=true&v=true' }));
   });
 
+  it('the docker CLI’s classic build (20.10): every parameter, ulimits as null', () => {
+    const target =
+      '/v1.41/build?buildargs=%7B%7D&cachefrom=%5B%5D&cgroupparent=&cpuperiod=0&cpuquota=0&cpusetcpus=&cpusetmems=&cpushares=0' +
+      '&dockerfile=Dockerfile&labels=%7B%7D&memory=0&memswap=0&networkmode=default&rm=1&shmsize=0&t=proj-web%3A1&target=&ulimits=null&version=1';
+    const f = passes(send({ method: 'POST', target, headers: { 'content-type': 'application/x-tar', 'transfer-encoding': 'chunked' } }));
+    assert.equal(f.c.query.get('ulimits')?.[0], 'null');
+    assert.deepEqual(JSON.parse(f.c.query.get('labels')![0]), { [OWN]: OWNER });
+    for (const bad of ['ulimits=%5B1%5D', 'cachefrom=%7B%7D', 'buildargs=%5B%5D', 'ulimits=nul'])
+      refused(send({ method: 'POST', target: `/v1.41/build?${bad}` }), 'query', bad);
+  });
+
   it('BuildKit: /session and /grpc over h2c, /build with the owner label, cancel', () => {
     const session = passes(
       send({

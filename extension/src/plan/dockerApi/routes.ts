@@ -263,13 +263,16 @@ const jsonParam = (accept: (v: Json) => boolean, what: string) =>
     return v;
   });
 
-const stringList = jsonParam((v) => Array.isArray(v) && v.every((s) => typeof s === 'string'), 'a JSON list of strings');
+// `null` is Go's JSON for an empty list or map, and what Docker reads as none: the docker CLI (20.10)
+// sends `ulimits=null` with every classic build.
+const stringList = jsonParam((v) => v === null || (Array.isArray(v) && v.every((s) => typeof s === 'string')), 'a JSON list of strings');
 const stringMap = jsonParam(
-  (v) => isRecord(v) && Object.values(v).every((s) => s === null || typeof s === 'string'),
+  (v) => v === null || (isRecord(v) && Object.values(v).every((s) => s === null || typeof s === 'string')),
   'a JSON object of strings',
 );
 const ulimits = jsonParam(
-  (v) => Array.isArray(v) && v.every((u) => isRecord(u) && Object.keys(u).every((k) => ['Name', 'Soft', 'Hard'].includes(k))),
+  (v) =>
+    v === null || (Array.isArray(v) && v.every((u) => isRecord(u) && Object.keys(u).every((k) => ['Name', 'Soft', 'Hard'].includes(k)))),
   'a JSON list of ulimits',
 );
 
