@@ -723,6 +723,14 @@ describe('docker endpoint policy: what passes and how it is rewritten', () => {
     assert.equal(r.status, 404);
   });
 
+  it('refuses an object a create names with 403, for another’s and a missing one alike (the CLI pulls the image after a 404)', () => {
+    const other = refused(send(withHost({ VolumesFrom: ['victim'] })), 'not-owned');
+    const missing = refused(send(withHost({ VolumesFrom: ['nobody'] })), 'not-owned');
+    assert.deepEqual([other.status, missing.status], [403, 403]);
+    assert.equal(other.message.replace('victim', 'nobody'), missing.message);
+    assert.equal(refused(send(withHost({ Binds: ['victim-data:/d'] })), 'not-owned').status, 403);
+  });
+
   it('flags /info for a scrub and scrubs host paths, proxies and counts', () => {
     const f = passes(send({ method: 'GET', target: '/v1.41/info' }));
     assert.equal(f.c.response, 'scrub-info');

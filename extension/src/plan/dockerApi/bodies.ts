@@ -343,8 +343,10 @@ class Judge {
   own(kind: ObjectKind, ref: string, where: string): void {
     if (ref === '') throw malformed('field-type', `${where} names an empty ${kind}.`);
     if (this.facts.owner(kind, ref) !== 'own') {
+      // 403, not the 404 a path's object gets: the docker CLI reads a 404 on create as a missing
+      // image and pulls it. The same answer for another's and a missing object says nothing of which.
       throw new Refused(
-        404,
+        403,
         'not-owned',
         `${where} names the ${kind} ${ref}, which is not one this workspace's container created through this endpoint (or does not exist).`,
       );
@@ -357,7 +359,7 @@ class Judge {
     if (o === 'missing') this.volumes.add(name);
     else if (o !== 'own')
       throw new Refused(
-        404,
+        403,
         'not-owned',
         `${where} names the volume ${name}, which another workspace or the host made; use a volume of this workspace's own.`,
       );
