@@ -723,6 +723,13 @@ describe('docker endpoint policy: what passes and how it is rewritten', () => {
     assert.equal(r.status, 404);
   });
 
+  it('answers a plugin inspect 404, so that `docker inspect <name>` of a name it cannot find says no such object', () => {
+    const r = refused(send({ method: 'GET', target: '/v1.41/plugins/victim/json' }), 'plugins');
+    assert.equal(r.status, 404);
+    assert.equal(refused(send({ method: 'GET', target: '/v1.41/plugins' }), 'plugins').status, 403);
+    assert.equal(refused(send({ method: 'POST', target: '/v1.41/plugins/victim/enable' }), 'plugins').status, 403);
+  });
+
   it('refuses an object a create names with 403, for another’s and a missing one alike (the CLI pulls the image after a 404)', () => {
     const other = refused(send(withHost({ VolumesFrom: ['victim'] })), 'not-owned');
     const missing = refused(send(withHost({ VolumesFrom: ['nobody'] })), 'not-owned');

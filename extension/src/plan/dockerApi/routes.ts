@@ -15,6 +15,7 @@ import {
   mediaType,
   parseTarget,
   readJson,
+  Refused,
   type RawHeaders,
   tokens,
   type Json,
@@ -655,6 +656,11 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
   const candidates = ROUTES.map((r) => ({ r, params: matchPath(r.path, target.segments) })).filter((c) => c.params !== undefined);
   if (candidates.length === 0) {
     const family = REFUSED_FAMILIES[target.segments[0]];
+    if (family?.rule === 'plugins' && method === 'GET' && target.segments.length === 3 && target.segments[2] === 'json') {
+      // `docker inspect <name>` asks for a plugin last, after a container, an image, a network and a
+      // volume: answered as missing, the CLI says "No such object" rather than that plugins are refused.
+      throw new Refused(404, 'plugins', `No plugin ${target.segments[1]} here: plugins are not offered through this endpoint.`);
+    }
     if (family) throw forbidden(family.rule, `${method} ${path} is refused: ${family.why}`);
     throw forbidden(
       'unknown-route',
