@@ -987,6 +987,17 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
       refused(send({ method: 'POST', target: `/v1.41/build?${bad}` }), 'query', bad);
   });
 
+  it('the docker CLI’s BuildKit build (20.10, DOCKER_BUILDKIT=1): remote=client-session, the context from its /session', () => {
+    const target =
+      '/v1.41/build?buildargs=%7B%7D&buildid=8768a3ae&cachefrom=%5B%5D&cgroupparent=&cpuperiod=0&cpuquota=0&cpusetcpus=&cpusetmems=' +
+      '&cpushares=0&dockerfile=&labels=%7B%7D&memory=0&memswap=0&networkmode=default&remote=client-session&rm=1' +
+      '&session=2wbvgf8g6s665p13s5qd0k13m&shmsize=0&t=proj-web%3A1&target=&ulimits=null&version=2';
+    const f = passes(send({ method: 'POST', target, headers: { 'content-type': 'application/x-tar', 'content-length': '0' } }));
+    assert.deepEqual(f.c.query.get('remote'), ['client-session']);
+    for (const remote of ['client-session2', 'Client-Session', 'https://x/client-session', 'client-session%00'])
+      assert.ok(isRefusal(send({ method: 'POST', target: `/v1.41/build?remote=${remote}` })), remote);
+  });
+
   it('BuildKit: /session and /grpc over h2c, /build with the owner label, cancel', () => {
     const session = passes(
       send({

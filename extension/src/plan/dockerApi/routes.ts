@@ -511,10 +511,15 @@ const ROUTES: readonly RouteSpec[] = [
       dockerfile: text,
       t: multi((name, v, ctx) => imageRef('The build tag')(name, [v], ctx)[0]),
       extrahosts: multi((_, v) => v),
-      remote: refused(
-        'build-remote',
-        "A remote build context (remote=) is not offered: the daemon would fetch the URL, or run git on it, from this host's network as root. Send the context as the body (docker build with a local folder).",
-      ),
+      // `client-session` is no URL: BuildKit reads the context from the caller's own /session.
+      remote: single((_, v) => {
+        if (v === '') return undefined;
+        if (v === 'client-session') return v;
+        throw forbidden(
+          'build-remote',
+          "A remote build context (remote=) is not offered: the daemon would fetch the URL, or run git on it, from this host's network as root. Send the context as the body (docker build with a local folder).",
+        );
+      }),
       q: flag,
       nocache: flag,
       cachefrom: stringList,
