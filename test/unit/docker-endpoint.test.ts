@@ -24,6 +24,7 @@ import {
   loggedPath,
   parseResponseHead,
   rawErrorResponse,
+  upgradedHead,
 } from '../../extension/src/engine/dockerEndpointWire';
 import {
   endpointRunId,
@@ -183,6 +184,15 @@ describe('hijack answers', () => {
       text,
       'POST /v1.41/exec/abc/start HTTP/1.1\r\nhost: docker\r\ncontent-type: application/json\r\ncontent-length: 27\r\n' +
         'connection: Upgrade, close\r\nupgrade: tcp\r\n\r\n',
+    );
+  });
+
+  it('turns an engine’s 200 hijack into the 101 the client asked for (Podman 4.3)', () => {
+    const head = parseResponseHead(Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\n'));
+    assert.ok(head !== undefined && head !== 'invalid' && isHijacked(head));
+    assert.equal(
+      upgradedHead(head, 'tcp').toString(),
+      'HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n',
     );
   });
 

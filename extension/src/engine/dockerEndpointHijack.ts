@@ -27,6 +27,7 @@ import {
   parseResponseHead,
   rawErrorResponse,
   type Refusal,
+  upgradedHead,
 } from './dockerEndpointWire';
 
 export interface EndpointCounters {
@@ -308,7 +309,11 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
     hijacked = true;
     ctx.counters.hijacks += 1;
     ctx.counters.hijacksOpen += 1;
-    splice(client, up, inbox.stop(), answer.stop(), () => {
+    const upRest = answer.stop();
+    // Podman (4.3) takes `Connection: Upgrade, close` for no upgrade and hijacks with a 200; the
+    // client asked to upgrade, and the docker CLI (28) refuses anything but 101.
+    if (parsed.status === 200) upRest.rest = Buffer.concat([upgradedHead(parsed, upgradeHeader), upRest.rest.subarray(parsed.length)]);
+    splice(client, up, inbox.stop(), upRest, () => {
       ctx.counters.hijacksOpen -= 1;
       log(parsed.status);
     });

@@ -216,6 +216,12 @@ export function isHijacked(head: ResponseHead): boolean {
   );
 }
 
+/** The 101 a client that asked to upgrade expects, for an engine that hijacked with a 200 (Docker's own words for it). */
+export function upgradedHead(head: ResponseHead, upgrade: string): Buffer {
+  const type = head.contentType !== '' ? [`Content-Type: ${head.contentType}`] : [];
+  return Buffer.from(['HTTP/1.1 101 UPGRADED', ...type, 'Connection: Upgrade', `Upgrade: ${upgrade}`, '', ''].join('\r\n'), 'latin1');
+}
+
 /** The path of a target for the log: no query string (build arguments can hold secrets), bounded. */
 export function loggedPath(target: string | undefined): string {
   return (target ?? '').split('?')[0]?.slice(0, 200) ?? '';
