@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { posix } from 'node:path';
-import { LABELS } from '../../extension/src/contract/constants';
+import { DOCKER_ENDPOINT, LABELS } from '../../extension/src/contract/constants';
 import {
   bodyLookups,
   checkBody,
@@ -30,6 +30,7 @@ import {
   scrubInfo,
   startBindSources,
 } from '../../extension/src/plan/dockerApi';
+import { caseVariant, keyVariant, prng, Rng } from '../support/fuzz';
 
 const WS = '/home/u/proj';
 const SOCK = '/run/user/1000/toolbox/endpoints/proj.sock';
@@ -580,6 +581,32 @@ describe('docker endpoint policy: what passes and how it is rewritten', () => {
     assert.equal(f.c.target, '/v1.47/containers/create?name=scratch');
   });
 
+  it('takes the endpoint the docker CLI (28) names for a plain `docker run`: the default network', () => {
+    const endpoint = {
+      IPAMConfig: null,
+      Links: null,
+      Aliases: null,
+      MacAddress: '',
+      DriverOpts: null,
+      GwPriority: 0,
+      NetworkID: '',
+      EndpointID: '',
+      Gateway: '',
+      IPAddress: '',
+      IPPrefixLen: 0,
+      IPv6Gateway: '',
+      GlobalIPv6Address: '',
+      GlobalIPv6PrefixLen: 0,
+      DNSNames: null,
+    };
+    const f = passes(send(create({ ...DOCKER_RUN, NetworkingConfig: { EndpointsConfig: { default: endpoint } } })));
+    assert.deepEqual(Object.keys((f.body!.NetworkingConfig as { EndpointsConfig: object }).EndpointsConfig), ['default']);
+    refused(
+      send(create({ ...DOCKER_RUN, NetworkingConfig: { EndpointsConfig: { default: { ...endpoint, NetworkID: 'victim_default' } } } })),
+      'not-owned',
+    );
+  });
+
   it('keeps no-new-privileges, CapDrop, resources, ulimits, tmpfs and json-file logging', () => {
     passes(
       send(
@@ -694,6 +721,21 @@ describe('docker endpoint policy: what passes and how it is rewritten', () => {
   it('answers objects of others as missing (404), without saying whose they are', () => {
     const r = refused(send({ method: 'GET', target: '/containers/victim/logs?follow=1' }), 'not-owned');
     assert.equal(r.status, 404);
+  });
+
+  it('answers a plugin inspect 404, so that `docker inspect <name>` of a name it cannot find says no such object', () => {
+    const r = refused(send({ method: 'GET', target: '/v1.41/plugins/victim/json' }), 'plugins');
+    assert.equal(r.status, 404);
+    assert.equal(refused(send({ method: 'GET', target: '/v1.41/plugins' }), 'plugins').status, 403);
+    assert.equal(refused(send({ method: 'POST', target: '/v1.41/plugins/victim/enable' }), 'plugins').status, 403);
+  });
+
+  it('refuses an object a create names with 403, for another’s and a missing one alike (the CLI pulls the image after a 404)', () => {
+    const other = refused(send(withHost({ VolumesFrom: ['victim'] })), 'not-owned');
+    const missing = refused(send(withHost({ VolumesFrom: ['nobody'] })), 'not-owned');
+    assert.deepEqual([other.status, missing.status], [403, 403]);
+    assert.equal(other.message.replace('victim', 'nobody'), missing.message);
+    assert.equal(refused(send(withHost({ Binds: ['victim-data:/d'] })), 'not-owned').status, 403);
   });
 
   it('flags /info for a scrub and scrubs host paths, proxies and counts', () => {
@@ -862,8 +904,13 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     assert.equal(ryuk.body!.name, undefined);
     const privileged = { ...RYUK, HostConfig: { ...RYUK.HostConfig, Privileged: true } };
     refused(send(create(privileged, dockerodeTarget('/containers/create', privileged))), 'privileged');
+    // Testcontainers binds the path DOCKER_HOST names, which in a workspace container is its endpoint's.
+    const inside = { ...RYUK, HostConfig: { ...RYUK.HostConfig, Binds: [`${DOCKER_ENDPOINT.containerSocket}:/var/run/docker.sock:rw`] } };
+    const viaHost = passes(send(create(inside, dockerodeTarget('/containers/create', inside))));
+    assert.deepEqual((viaHost.body!.HostConfig as { Binds: string[] }).Binds, [`${SOCK}:/var/run/docker.sock:rw`]);
+    refused(send(create(inside), { ...SCOPE, endpointSocket: undefined }), 'docker-socket');
     // With TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE set to the endpoint's host path, or /var/run seen through its link to /run.
-    for (const source of [SOCK, '/run/docker.sock']) {
+    for (const source of [SOCK, '/run/docker.sock', DOCKER_ENDPOINT.containerSocket]) {
       const f = passes(send(withHost({ Mounts: [{ Type: 'bind', Source: source, Target: '/var/run/docker.sock' }] })));
       assert.equal((f.body!.HostConfig as { Mounts: Array<{ Source: string }> }).Mounts[0].Source, SOCK);
     }
@@ -929,6 +976,28 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     passes(send({ method: 'DELETE', target: '/containers/tc-1?force=true&v=true' }));
   });
 
+  it('the docker CLI’s classic build (20.10): every parameter, ulimits as null', () => {
+    const target =
+      '/v1.41/build?buildargs=%7B%7D&cachefrom=%5B%5D&cgroupparent=&cpuperiod=0&cpuquota=0&cpusetcpus=&cpusetmems=&cpushares=0' +
+      '&dockerfile=Dockerfile&labels=%7B%7D&memory=0&memswap=0&networkmode=default&rm=1&shmsize=0&t=proj-web%3A1&target=&ulimits=null&version=1';
+    const f = passes(send({ method: 'POST', target, headers: { 'content-type': 'application/x-tar', 'transfer-encoding': 'chunked' } }));
+    assert.equal(f.c.query.get('ulimits')?.[0], 'null');
+    assert.deepEqual(JSON.parse(f.c.query.get('labels')![0]), { [OWN]: OWNER });
+    for (const bad of ['ulimits=%5B1%5D', 'cachefrom=%7B%7D', 'buildargs=%5B%5D', 'ulimits=nul'])
+      refused(send({ method: 'POST', target: `/v1.41/build?${bad}` }), 'query', bad);
+  });
+
+  it('the docker CLI’s BuildKit build (20.10, DOCKER_BUILDKIT=1): remote=client-session, the context from its /session', () => {
+    const target =
+      '/v1.41/build?buildargs=%7B%7D&buildid=8768a3ae&cachefrom=%5B%5D&cgroupparent=&cpuperiod=0&cpuquota=0&cpusetcpus=&cpusetmems=' +
+      '&cpushares=0&dockerfile=&labels=%7B%7D&memory=0&memswap=0&networkmode=default&remote=client-session&rm=1' +
+      '&session=2wbvgf8g6s665p13s5qd0k13m&shmsize=0&t=proj-web%3A1&target=&ulimits=null&version=2';
+    const f = passes(send({ method: 'POST', target, headers: { 'content-type': 'application/x-tar', 'content-length': '0' } }));
+    assert.deepEqual(f.c.query.get('remote'), ['client-session']);
+    for (const remote of ['client-session2', 'Client-Session', 'https://x/client-session', 'client-session%00'])
+      assert.ok(isRefusal(send({ method: 'POST', target: `/v1.41/build?remote=${remote}` })), remote);
+  });
+
   it('BuildKit: /session and /grpc over h2c, /build with the owner label, cancel', () => {
     const session = passes(
       send({
@@ -979,31 +1048,6 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
 // ---- the fuzz ------------------------------------------------------------------------------------
 
 const SEED = Number(process.env.DOCKER_API_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-
-/** mulberry32: a small seeded PRNG, so a failure replays from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-class Rng {
-  constructor(readonly next: () => number) {}
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)];
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-}
 
 /** A dangerous setting: where it goes (HostConfig or the top level), its key and a dangerous value. */
 interface Danger {
@@ -1096,81 +1140,6 @@ const DANGERS: readonly Danger[] = [
   { at: 'top', key: 'Labels', values: [{ [OWN]: 'victim-owner' }] },
   { at: 'top', key: OWN, values: ['victim-owner'], mapKey: true },
 ];
-
-/** Characters that look like ASCII letters, and the ones Go's case folding maps onto them (ſ is s, K is k). */
-const LOOKALIKES: Record<string, readonly string[]> = {
-  s: ['\u017f', '\u0455'],
-  S: ['\u017f', '\u0405'],
-  k: ['\u212a', '\u03ba'],
-  K: ['\u212a', '\u039a'],
-  e: ['\u0435', '\u00e9'],
-  i: ['\u0456', '\u0131'],
-  o: ['\u043e', '\u03bf'],
-  a: ['\u0430'],
-  p: ['\u0440'],
-  P: ['\u0420'],
-  C: ['\u0421'],
-  c: ['\u0441'],
-};
-
-function caseVariant(key: string, rng: Rng): string {
-  for (;;) {
-    const v = [...key].map((ch) => (rng.chance(0.5) ? ch.toLowerCase() : ch.toUpperCase())).join('');
-    if (v !== key) return v;
-    if (key.toLowerCase() === key.toUpperCase()) return key + ' ';
-  }
-}
-
-/** A key spelled some other way: each variant is a key Docker reads as the same field, or a key the policy must not know. */
-function keyVariant(key: string, rng: Rng, mapKey: boolean): { text: string; exact: boolean } {
-  const kinds = mapKey
-    ? ['exact', 'case', 'lower', 'upper', 'escaped']
-    : ['exact', 'case', 'lower', 'upper', 'escaped', 'lookalike', 'zero-width', 'space', 'fullwidth', 'combining'];
-  const kind = rng.pick(kinds);
-  const json = (s: string) => JSON.stringify(s);
-  switch (kind) {
-    case 'exact':
-      return { text: json(key), exact: true };
-    case 'case':
-      return { text: json(caseVariant(key, rng)), exact: false };
-    case 'lower':
-      return { text: json(key.toLowerCase()), exact: key.toLowerCase() === key };
-    case 'upper':
-      return { text: json(key.toUpperCase()), exact: key.toUpperCase() === key };
-    case 'escaped':
-      // Decodes to the exact key: the value must be refused by the rule itself.
-      return {
-        text: `"${[...key].map((ch) => (rng.chance(0.4) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch === '"' || ch === '\\' ? `\\${ch}` : ch)).join('')}"`,
-        exact: true,
-      };
-    case 'lookalike': {
-      const positions = [...key].map((ch, i) => (LOOKALIKES[ch] ? i : -1)).filter((i) => i >= 0);
-      if (positions.length === 0) return { text: json(`${key}\u200b`), exact: false };
-      const chars = [...key];
-      const i = rng.pick(positions);
-      chars[i] = rng.pick(LOOKALIKES[chars[i]]);
-      return { text: json(chars.join('')), exact: false };
-    }
-    case 'zero-width': {
-      const i = rng.int(key.length + 1);
-      return { text: json(key.slice(0, i) + rng.pick(['\u200b', '\u200d', '\ufeff', '\u2060']) + key.slice(i)), exact: false };
-    }
-    case 'space':
-      return { text: json(rng.pick([` ${key}`, `${key} `, `${key}\t`])), exact: false };
-    case 'fullwidth': {
-      const i = rng.int(key.length);
-      const c = key.charCodeAt(i);
-      return {
-        text: json(key.slice(0, i) + (c > 0x20 && c < 0x7f ? String.fromCharCode(c + 0xfee0) : '\uff3f') + key.slice(i + 1)),
-        exact: false,
-      };
-    }
-    default: {
-      const i = rng.int(key.length) + 1;
-      return { text: json(key.slice(0, i) + '\u0301' + key.slice(i)), exact: false };
-    }
-  }
-}
 
 /** Objects written by hand, so that a key can repeat and keep its raw spelling. */
 type Raw = { raw: string };

@@ -24,6 +24,7 @@ import {
   loggedPath,
   parseResponseHead,
   rawErrorResponse,
+  upgradedHead,
 } from '../../extension/src/engine/dockerEndpointWire';
 import {
   endpointRunId,
@@ -184,6 +185,25 @@ describe('hijack answers', () => {
       'POST /v1.41/exec/abc/start HTTP/1.1\r\nhost: docker\r\ncontent-type: application/json\r\ncontent-length: 27\r\n' +
         'connection: Upgrade, close\r\nupgrade: tcp\r\n\r\n',
     );
+  });
+
+  it('turns an engine’s 200 hijack into the 101 the client asked for (Podman 4.3)', () => {
+    const head = parseResponseHead(Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\n'));
+    assert.ok(head !== undefined && head !== 'invalid' && isHijacked(head));
+    assert.equal(
+      upgradedHead(head, 'tcp').toString(),
+      'HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n',
+    );
+  });
+
+  it('gives a hijack a Host when the gate’s headers have none (Docker answers 400 without one)', () => {
+    const text = hijackRequestHead('POST', '/v1.41/containers/c/attach?stream=1', { 'user-agent': 'x' }, 'tcp', 0).toString();
+    assert.equal(
+      text,
+      'POST /v1.41/containers/c/attach?stream=1 HTTP/1.1\r\nhost: localhost\r\nuser-agent: x\r\nconnection: Upgrade, close\r\nupgrade: tcp\r\n\r\n',
+    );
+    assert.match(hijackRequestHead('POST', '/session', {}, 'h2c', 0, 'engine:2376').toString(), /\r\nhost: engine:2376\r\n/);
+    assert.doesNotMatch(hijackRequestHead('POST', '/session', { Host: 'd' }, 'h2c', 0).toString(), /host: localhost/);
   });
 
   it('writes errors as the Engine API does, which the Docker CLI prints', () => {

@@ -27,6 +27,7 @@ import {
   parseResponseHead,
   rawErrorResponse,
   type Refusal,
+  upgradedHead,
 } from './dockerEndpointWire';
 
 export interface EndpointCounters {
@@ -279,7 +280,17 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
   client.once('close', () => up.destroy());
   if (client.destroyed) up.destroy();
   const upgradeHeader = req.headers.upgrade ?? 'tcp';
-  up.write(hijackRequestHead(method, verdict.target, endToEndHeaders(verdict.headers ?? req.headersDistinct), upgradeHeader, body.length));
+  const upstreamHost = 'socketPath' in ctx.upstream ? 'localhost' : `${ctx.upstream.host}:${ctx.upstream.port}`;
+  up.write(
+    hijackRequestHead(
+      method,
+      verdict.target,
+      endToEndHeaders(verdict.headers ?? req.headersDistinct),
+      upgradeHeader,
+      body.length,
+      upstreamHost,
+    ),
+  );
   if (body.length > 0) up.write(body);
 
   const answer = new Inbox(up, Buffer.alloc(0), ctx.limits.maxHeaderBytes);
@@ -298,7 +309,11 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
     hijacked = true;
     ctx.counters.hijacks += 1;
     ctx.counters.hijacksOpen += 1;
-    splice(client, up, inbox.stop(), answer.stop(), () => {
+    const upRest = answer.stop();
+    // Podman (4.3) takes `Connection: Upgrade, close` for no upgrade and hijacks with a 200; the
+    // client asked to upgrade, and the docker CLI (28) refuses anything but 101.
+    if (parsed.status === 200) upRest.rest = Buffer.concat([upgradedHead(parsed, upgradeHeader), upRest.rest.subarray(parsed.length)]);
+    splice(client, up, inbox.stop(), upRest, () => {
       ctx.counters.hijacksOpen -= 1;
       log(parsed.status);
     });

@@ -149,6 +149,8 @@ export function rawErrorResponse(status: number, message: string, extra: Record<
  * The request head written to the engine for a hijack: the policy's target, the end-to-end
  * headers, the upgrade pair, and `close`, so the engine ends the connection after any answer
  * that is not a hijack and nothing the client sends later can be read there as a new request.
+ * HTTP/1.1 needs a Host (Docker answers 400 without one): `host` when the headers have none, as
+ * Node's client adds one to the ordinary requests (a gate that names the headers leaves it out).
  */
 export function hijackRequestHead(
   method: string,
@@ -156,8 +158,10 @@ export function hijackRequestHead(
   headers: OutgoingHttpHeaders,
   upgrade: string,
   bodyBytes: number,
+  host = 'localhost',
 ): Buffer {
   const lines = [`${method} ${target} HTTP/1.1`];
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'host')) lines.push(`host: ${host}`);
   for (const [name, value] of Object.entries(headers)) {
     for (const v of Array.isArray(value) ? value : [value]) {
       if (v !== undefined) lines.push(`${name}: ${String(v)}`);
@@ -210,6 +214,12 @@ export function isHijacked(head: ResponseHead): boolean {
     (head.contentType.startsWith('application/vnd.docker.raw-stream') ||
       head.contentType.startsWith('application/vnd.docker.multiplexed-stream'))
   );
+}
+
+/** The 101 a client that asked to upgrade expects, for an engine that hijacked with a 200 (Docker's own words for it). */
+export function upgradedHead(head: ResponseHead, upgrade: string): Buffer {
+  const type = head.contentType !== '' ? [`Content-Type: ${head.contentType}`] : [];
+  return Buffer.from(['HTTP/1.1 101 UPGRADED', ...type, 'Connection: Upgrade', `Upgrade: ${upgrade}`, '', ''].join('\r\n'), 'latin1');
 }
 
 /** The path of a target for the log: no query string (build arguments can hold secrets), bounded. */

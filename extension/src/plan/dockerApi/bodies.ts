@@ -7,7 +7,7 @@
  * policy's own. Pure: no I/O.
  */
 import { z } from 'zod';
-import { CONTAINER } from '../../contract/constants';
+import { CONTAINER, DOCKER_ENDPOINT } from '../../contract/constants';
 import { cleanPath } from '../naming';
 import type { InspectedMount } from '../posture';
 import {
@@ -297,8 +297,12 @@ function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir === '/' ? '/' : `${dir}/`);
 }
 
-/** Where a container reaches the endpoint from inside: the client's bind of it names this path, which on the host is the raw socket. */
-const DOCKER_SOCKET_PATHS: readonly string[] = [CONTAINER.dockerSocket, '/run/docker.sock'];
+/**
+ * Where a container reaches Docker from inside, as a client binds it: the path its DOCKER_HOST
+ * names (DOCKER_ENDPOINT.containerSocket, which Testcontainers binds into its reaper) and Docker's
+ * usual places. On the host these are the raw socket or nothing; the bind gets the endpoint's own.
+ */
+const DOCKER_SOCKET_PATHS: readonly string[] = [CONTAINER.dockerSocket, '/run/docker.sock', DOCKER_ENDPOINT.containerSocket];
 /** The only security options that tighten: no-new-privileges. Everything else (seccomp, apparmor, label, systempaths) can only loosen. */
 const SAFE_SECURITY_OPTS = new Set(['no-new-privileges', 'no-new-privileges:true', 'no-new-privileges=true']);
 /** Bind modes that neither relabel the host folder (z, Z) nor propagate mounts back to it (shared, slave). */
@@ -306,8 +310,12 @@ const BIND_MODES = new Set(['ro', 'rw', 'nocopy', 'private', 'rprivate', 'consis
 /** Docker's volume name grammar. */
 const VOLUME_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]+$/;
 const NETWORK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/;
-/** Networks every engine has, which any container may join; `host` is not one of them here. */
-const SHARED_NETWORKS = new Set(['bridge', 'none']);
+/**
+ * Networks every engine has, which any container may join; `host` is not one of them here.
+ * `default` is the engine's default (bridge), which the docker CLI names in EndpointsConfig for a
+ * plain `docker run` (NetworkMode "default" with an endpoint of the same name).
+ */
+const SHARED_NETWORKS = new Set(['bridge', 'none', 'default']);
 /** Log drivers that write on this host only, and the options each may take. */
 const LOG_OPTIONS: Record<string, readonly string[]> = {
   '': [],
@@ -335,8 +343,10 @@ class Judge {
   own(kind: ObjectKind, ref: string, where: string): void {
     if (ref === '') throw malformed('field-type', `${where} names an empty ${kind}.`);
     if (this.facts.owner(kind, ref) !== 'own') {
+      // 403, not the 404 a path's object gets: the docker CLI reads a 404 on create as a missing
+      // image and pulls it. The same answer for another's and a missing object says nothing of which.
       throw new Refused(
-        404,
+        403,
         'not-owned',
         `${where} names the ${kind} ${ref}, which is not one this workspace's container created through this endpoint (or does not exist).`,
       );
@@ -349,7 +359,7 @@ class Judge {
     if (o === 'missing') this.volumes.add(name);
     else if (o !== 'own')
       throw new Refused(
-        404,
+        403,
         'not-owned',
         `${where} names the volume ${name}, which another workspace or the host made; use a volume of this workspace's own.`,
       );

@@ -15,6 +15,7 @@ import {
   mediaType,
   parseTarget,
   readJson,
+  Refused,
   type RawHeaders,
   tokens,
   type Json,
@@ -263,13 +264,16 @@ const jsonParam = (accept: (v: Json) => boolean, what: string) =>
     return v;
   });
 
-const stringList = jsonParam((v) => Array.isArray(v) && v.every((s) => typeof s === 'string'), 'a JSON list of strings');
+// `null` is Go's JSON for an empty list or map, and what Docker reads as none: the docker CLI (20.10)
+// sends `ulimits=null` with every classic build.
+const stringList = jsonParam((v) => v === null || (Array.isArray(v) && v.every((s) => typeof s === 'string')), 'a JSON list of strings');
 const stringMap = jsonParam(
-  (v) => isRecord(v) && Object.values(v).every((s) => s === null || typeof s === 'string'),
+  (v) => v === null || (isRecord(v) && Object.values(v).every((s) => s === null || typeof s === 'string')),
   'a JSON object of strings',
 );
 const ulimits = jsonParam(
-  (v) => Array.isArray(v) && v.every((u) => isRecord(u) && Object.keys(u).every((k) => ['Name', 'Soft', 'Hard'].includes(k))),
+  (v) =>
+    v === null || (Array.isArray(v) && v.every((u) => isRecord(u) && Object.keys(u).every((k) => ['Name', 'Soft', 'Hard'].includes(k)))),
   'a JSON list of ulimits',
 );
 
@@ -507,10 +511,15 @@ const ROUTES: readonly RouteSpec[] = [
       dockerfile: text,
       t: multi((name, v, ctx) => imageRef('The build tag')(name, [v], ctx)[0]),
       extrahosts: multi((_, v) => v),
-      remote: refused(
-        'build-remote',
-        "A remote build context (remote=) is not offered: the daemon would fetch the URL, or run git on it, from this host's network as root. Send the context as the body (docker build with a local folder).",
-      ),
+      // `client-session` is no URL: BuildKit reads the context from the caller's own /session.
+      remote: single((_, v) => {
+        if (v === '') return undefined;
+        if (v === 'client-session') return v;
+        throw forbidden(
+          'build-remote',
+          "A remote build context (remote=) is not offered: the daemon would fetch the URL, or run git on it, from this host's network as root. Send the context as the body (docker build with a local folder).",
+        );
+      }),
       q: flag,
       nocache: flag,
       cachefrom: stringList,
@@ -652,6 +661,11 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
   const candidates = ROUTES.map((r) => ({ r, params: matchPath(r.path, target.segments) })).filter((c) => c.params !== undefined);
   if (candidates.length === 0) {
     const family = REFUSED_FAMILIES[target.segments[0]];
+    if (family?.rule === 'plugins' && method === 'GET' && target.segments.length === 3 && target.segments[2] === 'json') {
+      // `docker inspect <name>` asks for a plugin last, after a container, an image, a network and a
+      // volume: answered as missing, the CLI says "No such object" rather than that plugins are refused.
+      throw new Refused(404, 'plugins', `No plugin ${target.segments[1]} here: plugins are not offered through this endpoint.`);
+    }
     if (family) throw forbidden(family.rule, `${method} ${path} is refused: ${family.why}`);
     throw forbidden(
       'unknown-route',
