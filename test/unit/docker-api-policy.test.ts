@@ -374,7 +374,32 @@ const RULE_CASES: Record<RuleId, Req & { scope?: EndpointScope }> = {
   },
   'image-import': { method: 'POST', target: '/images/create?fromSrc=http%3A%2F%2F169.254.169.254%2F&repo=x' },
   'runtime-image': { method: 'POST', target: '/images/alpine/tag?repo=toolbox-vscode/runtime&tag=0123abcd' },
+  'reserved-name': {
+    method: 'POST',
+    target: '/containers/create?name=toolbox-peer-anchor',
+    body: { Image: 'debian' },
+    scope: { ...SCOPE, reservedPrefix: 'toolbox-' },
+  },
 };
+
+describe('docker endpoint policy: Toolbox’s own names are not the caller’s to take (reserved-name)', () => {
+  const scope: EndpointScope = { ...SCOPE, reservedPrefix: 'toolbox-' };
+  it('refuses a container, a rename, a volume, a network and a volume a create would make, in the namespace', () => {
+    refused(
+      send({ method: 'POST', target: '/containers/create?name=%2Ftoolbox-x-1234abcd', body: { Image: 'a' } }, scope),
+      'reserved-name',
+    );
+    refused(send({ method: 'POST', target: `/containers/tc-1/rename?name=toolbox-peer-anchor` }, scope), 'reserved-name');
+    refused(send({ method: 'POST', target: '/volumes/create', body: { Name: 'toolbox-cc-socks' } }, scope), 'reserved-name');
+    refused(send({ method: 'POST', target: '/networks/create', body: { Name: 'toolbox-net' } }, scope), 'reserved-name');
+    refused(send(create({ Image: 'a', HostConfig: { Binds: ['toolbox-cc-socks:/s'] } }), scope), 'reserved-name');
+  });
+  it('takes names outside it, and every name when the scope reserves none', () => {
+    passes(send({ method: 'POST', target: '/containers/create?name=toolboxy', body: { Image: 'a' } }, scope));
+    passes(send({ method: 'POST', target: '/volumes/create', body: { Name: 'app-toolbox-data' } }, scope));
+    passes(send({ method: 'POST', target: '/containers/create?name=toolbox-x', body: { Image: 'a' } }));
+  });
+});
 
 describe('docker endpoint policy: one refusal per rule', () => {
   it('has a case for every rule, and every rule is explained', () => {

@@ -113,6 +113,8 @@ export const RULES: Record<RuleId, string> = {
   'build-option': 'Build security options and outputs.',
   'image-import': 'Image import (fromSrc).',
   'runtime-image': 'A pull, tag, build or commit that names Toolbox’s own runtime image repository.',
+  'reserved-name':
+    'A container, volume or network named in Toolbox’s own namespace (its workspace containers, the peer anchor, the socket volume).',
 };
 
 function attempt<T>(work: () => T): T | Refusal {

@@ -22,7 +22,7 @@ import {
   ownerLabel,
   REF_LIST,
 } from './routes';
-import { forbidden, foldKey, type Json, malformed, readJson, Refused } from './wire';
+import { checkNotReserved, forbidden, foldKey, type Json, malformed, readJson, Refused } from './wire';
 
 /** The facts phase 2 asks for, one at a time. */
 export interface FactSource {
@@ -356,8 +356,10 @@ class Judge {
   volume(name: string, where: string): void {
     if (!VOLUME_NAME.test(name)) throw malformed('field-type', `${where}: ${name} is not a volume name.`);
     const o = this.facts.owner('volume', name);
-    if (o === 'missing') this.volumes.add(name);
-    else if (o !== 'own')
+    if (o === 'missing') {
+      checkNotReserved(name, this.scope.reservedPrefix, `${where}: the volume`);
+      this.volumes.add(name);
+    } else if (o !== 'own')
       throw new Refused(
         403,
         'not-owned',
@@ -740,6 +742,7 @@ function judgeMount(m: Mount, j: Judge): { mount: Mount; nested: Mount[]; subpat
 function judgeNetworkCreate(v: Record<string, unknown>, j: Judge): Record<string, unknown> {
   const name = (v.Name as string | null | undefined) ?? '';
   if (!NETWORK_NAME.test(name)) throw malformed('field-type', `The network name ${name} is not one Docker takes.`);
+  checkNotReserved(name, j.scope.reservedPrefix, 'The network');
   if (!['', 'bridge'].includes((v.Driver as string | null | undefined) ?? '')) {
     throw forbidden(
       'network-driver',
@@ -772,6 +775,7 @@ function judgeNetworkCreate(v: Record<string, unknown>, j: Judge): Record<string
 function judgeVolumeCreate(v: Record<string, unknown>, j: Judge): Record<string, unknown> {
   const name = (v.Name as string | null | undefined) ?? '';
   if (name !== '' && !VOLUME_NAME.test(name)) throw malformed('field-type', `The volume name ${name} is not one Docker takes.`);
+  checkNotReserved(name, j.scope.reservedPrefix, 'The volume');
   if (!['', 'local'].includes((v.Driver as string | null | undefined) ?? ''))
     throw forbidden('volume-driver', `The volume driver ${String(v.Driver)} is not offered.`);
   nonEmpty(

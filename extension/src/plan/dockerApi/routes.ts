@@ -16,6 +16,7 @@ import {
   parseTarget,
   readJson,
   Refused,
+  checkNotReserved,
   type RawHeaders,
   tokens,
   type Json,
@@ -37,6 +38,11 @@ export interface EndpointScope {
    * that could put a link there could bind whatever the link names. Undefined: no such bind.
    */
   endpointSocket?: string;
+  /**
+   * Toolbox's own name prefix (`toolbox-`): a container, volume or network the caller names with it
+   * is refused (rule reserved-name), since Toolbox finds its own objects by name.
+   */
+  reservedPrefix?: string;
   /**
    * The protected paths the workspace container has bound over its folder (plan/protect.ts), as
    * realpaths (scopeProtections makes them from its inspect): a new container that binds the folder
@@ -200,7 +206,11 @@ const flag = matching(/^(|0|1|true|false|yes|no|none)$/i, 'a boolean');
 const int = matching(/^-?[0-9]{1,19}$/, 'a whole number');
 const text = single((_, v) => v);
 const signal = matching(/^[A-Za-z0-9+]{1,20}$/, 'a signal');
-const containerName = matching(/^\/?[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/, 'a container name');
+const containerName = single((name, v, ctx) => {
+  if (!/^\/?[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/.test(v)) throw malformed('query', `The query parameter ${name} is not a container name.`);
+  checkNotReserved(v, ctx.scope.reservedPrefix, 'The container name');
+  return v;
+});
 const platform = matching(/^[a-z0-9_./-]{0,100}$/, 'a platform');
 
 /** A parameter the policy refuses whenever it is given a non-empty value. */

@@ -66,7 +66,8 @@ export type RuleId =
   | 'build-network'
   | 'build-option'
   | 'image-import'
-  | 'runtime-image';
+  | 'runtime-image'
+  | 'reserved-name';
 
 export type RefusalStatus = 403 | 400 | 404 | 405 | 413;
 
@@ -468,5 +469,20 @@ class JsonReader {
     if (!Number.isSafeInteger(n)) this.fail('a number too large to keep exactly');
     this.i += m[0].length;
     return n;
+  }
+}
+
+/**
+ * Refuses a name in Toolbox's own namespace (`<prefix>-…`: its workspace containers, the peer
+ * anchor, the socket volume) for a container, volume or network the caller creates or renames: a
+ * container named as the anchor would hold the PID namespace other workspaces join.
+ */
+export function checkNotReserved(name: string, reservedPrefix: string | undefined, what: string): void {
+  const bare = name.startsWith('/') ? name.slice(1) : name;
+  if (reservedPrefix !== undefined && reservedPrefix !== '' && bare.startsWith(reservedPrefix)) {
+    throw forbidden(
+      'reserved-name',
+      `${what} ${bare} is in Toolbox's own namespace (${reservedPrefix}…), where its workspace containers, the peer anchor and the socket volume live. Choose another name.`,
+    );
   }
 }
