@@ -10,6 +10,7 @@ import {
   identityFromVersion,
   rootlessUsernsMode,
   supportsHostGateway,
+  withClassicBuilder,
   withHostGateway,
 } from '../../extension/src/engine/compat';
 import { hasDependents, isConflict, isVolumeTaken } from '../../extension/src/engine/errors';
@@ -121,5 +122,17 @@ describe("Podman's answers in Docker's spelling", () => {
       buildStepProgress('the runtime image', 'STEP 3/4: RUN true')?.message,
       'Building the runtime image: step 3 of 4 (RUN true)',
     );
+  });
+});
+
+describe('withClassicBuilder: the docker CLI in a container on Podman builds without BuildKit (issue 27)', () => {
+  const endpoint = 'DOCKER_HOST=unix:///run/toolbox-docker/docker.sock';
+  it('adds DOCKER_BUILDKIT=0 to a container that has the scoped Docker endpoint', () => {
+    assert.deepEqual(withClassicBuilder({ Env: ['A=1', endpoint] }).Env, ['A=1', endpoint, 'DOCKER_BUILDKIT=0']);
+  });
+  it('keeps the user’s own DOCKER_BUILDKIT, and leaves a container without the endpoint alone', () => {
+    assert.deepEqual(withClassicBuilder({ Env: [endpoint, 'DOCKER_BUILDKIT=1'] }).Env, [endpoint, 'DOCKER_BUILDKIT=1']);
+    assert.deepEqual(withClassicBuilder({ Env: ['A=1'] }).Env, ['A=1']);
+    assert.deepEqual(withClassicBuilder({}), {});
   });
 });

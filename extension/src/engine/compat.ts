@@ -5,7 +5,7 @@
  */
 import type Docker from 'dockerode';
 import { request } from 'node:http';
-import { HOST_GATEWAY } from '../contract/constants';
+import { DOCKER_ENDPOINT, ENV, HOST_GATEWAY } from '../contract/constants';
 
 export interface EngineIdentity {
   product: 'Docker' | 'Podman';
@@ -136,11 +136,11 @@ const PODMAN_DEFAULT_NETWORK = 'podman';
  * image preflight's throwaway container, with no network and no mounts, needs neither).
  */
 export async function adaptCreateBody<
-  T extends { HostConfig?: { ExtraHosts?: string[]; NetworkMode?: string; PidMode?: string; UsernsMode?: string } },
+  T extends { Env?: string[]; HostConfig?: { ExtraHosts?: string[]; NetworkMode?: string; PidMode?: string; UsernsMode?: string } },
 >(docker: Docker, input: T): Promise<T> {
   const id = await engineIdentity(docker);
   if (id.product !== 'Podman') return input;
-  let body = input;
+  let body = withClassicBuilder(input);
   if (body.HostConfig?.UsernsMode === undefined && (await podmanRootless(docker))) {
     body = { ...body, HostConfig: { ...body.HostConfig, UsernsMode: rootlessUsernsMode(body.HostConfig?.PidMode) } };
   }
@@ -157,6 +157,18 @@ export async function adaptCreateBody<
     );
   }
   return { ...body, HostConfig: { ...body.HostConfig, ExtraHosts: withHostGateway(hosts, gateway) } };
+}
+
+/**
+ * Podman has no BuildKit behind its compat API (no /grpc), so the docker CLI in a container whose
+ * Docker endpoint forwards to Podman builds with the classic builder: DOCKER_BUILDKIT=0, unless
+ * the container's environment says otherwise (docs/decisions/0049).
+ */
+export function withClassicBuilder<T extends { Env?: string[] }>(body: T): T {
+  const env = body.Env ?? [];
+  if (!env.includes(`${ENV.dockerHost}=unix://${DOCKER_ENDPOINT.containerSocket}`)) return body;
+  if (env.some((e) => e.startsWith(`${ENV.dockerBuildkit}=`))) return body;
+  return { ...body, Env: [...env, `${ENV.dockerBuildkit}=0`] };
 }
 
 /**
