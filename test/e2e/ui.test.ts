@@ -261,7 +261,7 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
   );
 
   it(
-    'shows what the container can reach on this host, and turns the Docker socket off for the folder',
+    'shows what the container can reach on this host (Docker scoped to it, not the host socket), and turns Docker off for the folder',
     { timeout: LONG },
     scenario('posture', async () => {
       // A shell of this folder's container, whether or not the tests before left one running.
@@ -279,13 +279,16 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       await group.waitFor({ timeout: 30_000 });
       const count = async () => Number(/(\d+) things? beyond its workspace/.exec((await group.innerText()) as string)?.[1]);
       const before = await count();
-      assert.ok(before >= 2, `at least the Docker socket and ~/.ssh: ${(await group.innerText()) as string}`);
+      assert.ok(before >= 2, `at least Docker and ~/.ssh: ${(await group.innerText()) as string}`);
       if ((await group.getAttribute('aria-expanded')) !== 'true') await group.click();
-      const socket = row('Docker socket');
+      // Issue 27: the container's own Docker endpoint, not the host's socket (root on this host).
+      const socket = row(/^Docker\s*its own containers only/);
       await socket.waitFor({ timeout: 15_000 });
       await row('Your SSH keys').waitFor({ timeout: 15_000 });
-      assert.match((await socket.innerText()) as string, /root on this host/);
+      assert.match((await socket.innerText()) as string, /binds inside this folder/);
+      assert.equal(await row('Docker socket').count(), 0, 'no host socket by default');
       await socket.hover();
+      await page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'raw-socket' }).first().waitFor({ timeout: 15_000 });
       await shot('posture');
 
       // Kept in the User settings, where the container cannot undo it; the project file, which
@@ -314,13 +317,16 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       await recreate.click();
       await socket.waitFor({ state: 'detached', timeout: LONG });
       await page.locator('.terminal-wrapper.active .xterm').first().waitFor({ timeout: LONG });
-      const sock = await ask('echo "SOCK=$(test -S /var/run/docker.sock && echo present || echo absent)"', /SOCK=(present|absent)/);
+      const sock = await ask(
+        'echo "SOCK=$(test -S /var/run/docker.sock -o -e /run/toolbox-docker -o -n "$DOCKER_HOST" && echo present || echo absent)"',
+        /SOCK=(present|absent)/,
+      );
       assert.equal(sock, 'absent');
       await containerRow.waitFor({ timeout: 30_000 });
       if ((await containerRow.getAttribute('aria-expanded')) !== 'true') await containerRow.click();
       if ((await group.getAttribute('aria-expanded')) !== 'true') await group.click();
       await row('Your SSH keys').waitFor({ timeout: 30_000 });
-      assert.equal(await count(), before - 1, 'one thing fewer: the Docker socket');
+      assert.equal(await count(), before - 1, 'one thing fewer: Docker');
       await shot('posture-recreated');
     }),
   );

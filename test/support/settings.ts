@@ -18,6 +18,7 @@ export function standInSettings(over: Partial<BackendSettings> = {}): BackendSet
     turnedOff: (f) => saved.get(f) ?? { mounts: [], inheritHostAuth: [] },
     setTurnedOff: async (f, off) => void saved.set(f, off),
     protectedPaths: () => true,
+    dockerEndpoint: () => 'scoped',
     ...over,
   };
 }

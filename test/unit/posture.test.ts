@@ -284,3 +284,30 @@ describe('protected paths in the posture (issue 25, item 2)', () => {
     assert.equal(protectedPathsOf(mounts, {}, HOME), undefined);
   });
 });
+
+describe('hostReach: the scoped Docker endpoint (issue 27)', () => {
+  const mounts = [
+    { Type: 'bind', Source: '/home/u/proj', Destination: '/workspace', RW: true },
+    { Type: 'bind', Source: '/run/user/1000/toolbox/docker-1a2b3c4d', Destination: '/run/toolbox-docker', RW: false },
+  ];
+
+  it('is its own kind, not a host path nor the raw socket, and turning it off disables docker-sock', () => {
+    const found = hostReach(mounts, '/home/u');
+    assert.equal(found.length, 1);
+    assert.equal(found[0]?.kind, 'docker-endpoint');
+    assert.equal(found[0]?.defaultMount, 'docker-sock');
+    assert.equal(reachTitle(found[0]!, '/home/u'), 'Docker');
+    assert.deepEqual(turnOffChange(found[0]!, { mounts: [], inheritHostAuth: [] }), { kind: 'disable-mount', name: 'docker-sock' });
+  });
+
+  it('the raw socket beside it is still listed first, as root on this host', () => {
+    const found = hostReach(
+      [...mounts, { Type: 'bind', Source: '/var/run/docker.sock', Destination: '/var/run/docker.sock', RW: true }],
+      '/home/u',
+    );
+    assert.deepEqual(
+      found.map((r) => r.kind),
+      ['docker-socket', 'docker-endpoint'],
+    );
+  });
+});

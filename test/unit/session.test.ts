@@ -641,3 +641,51 @@ describe('the session holder socket in the container env (decision 0032)', () =>
     assert.deepEqual(socketVar(planSession(request({ heldSessions: false }), hostFacts()).plan.create.Env), []);
   });
 });
+
+describe('planSession: the scoped Docker endpoint in the docker-sock mount’s place (issue 27)', () => {
+  const DIR = '/run/user/1000/toolbox/docker-1a2b3c4d';
+
+  it('binds the endpoint directory read-only and points DOCKER_HOST into it; no host socket, no docker group', () => {
+    const { plan, warnings } = planSession(request({ dockerEndpoint: DIR }), hostFacts());
+    const binds = plan.create.HostConfig.Binds;
+    assert.ok(binds.includes(`${DIR}:/run/toolbox-docker:ro`), binds.join('\n'));
+    assert.ok(!binds.some((b) => b.includes('docker.sock')), 'the host socket is not bound');
+    assert.equal(plan.create.HostConfig.GroupAdd, undefined);
+    assert.ok(plan.create.Env.includes('DOCKER_HOST=unix:///run/toolbox-docker/docker.sock'));
+    assert.ok(plan.create.Env.includes('TESTCONTAINERS_HOST_OVERRIDE=host.docker.internal'));
+    assert.deepEqual(warnings, []);
+    // In docker-sock's place in the plan's order, and never a directory the adapter creates itself.
+    assert.ok(!plan.ensureDirs.includes(DIR));
+    assert.equal(plan.mounts.find((m) => m.target === '/run/toolbox-docker')?.name, 'docker-endpoint');
+  });
+
+  it('needs no Docker socket on the host (the endpoint forwards to the engine in use, Podman too)', () => {
+    const { plan, warnings } = planSession(request({ dockerEndpoint: DIR }), hostFacts(['/home/u/.ssh']));
+    assert.ok(plan.create.HostConfig.Binds.includes(`${DIR}:/run/toolbox-docker:ro`));
+    assert.ok(!warnings.some((w) => w.includes('Docker socket')), warnings.join('\n'));
+  });
+
+  it('a disabled docker-sock mount turns Docker off altogether: no endpoint, no DOCKER_HOST', () => {
+    const { plan } = planSession(request({ dockerEndpoint: DIR }, { mounts: [{ name: 'docker-sock', disabled: true }] }), hostFacts());
+    assert.ok(!plan.create.HostConfig.Binds.some((b) => b.includes('toolbox-docker') || b.includes('docker.sock')));
+    assert.ok(!plan.create.Env.some((e) => e.startsWith('DOCKER_HOST=')));
+  });
+
+  it('without the bridge, Testcontainers is not told to use host.docker.internal (nothing resolves it)', () => {
+    const { plan } = planSession(request({ dockerEndpoint: DIR }, { bridge: false }), hostFacts());
+    assert.ok(plan.create.Env.includes('DOCKER_HOST=unix:///run/toolbox-docker/docker.sock'));
+    assert.ok(!plan.create.Env.some((e) => e.startsWith('TESTCONTAINERS_HOST_OVERRIDE=')));
+  });
+
+  it('the user’s own DOCKER_HOST in env: comes after ours, so it wins', () => {
+    const { plan } = planSession(request({ dockerEndpoint: DIR }, { env: { DOCKER_HOST: 'tcp://elsewhere:2375' } }), hostFacts());
+    const all = plan.create.Env.filter((e) => e.startsWith('DOCKER_HOST='));
+    assert.deepEqual(all, ['DOCKER_HOST=unix:///run/toolbox-docker/docker.sock', 'DOCKER_HOST=tcp://elsewhere:2375']);
+  });
+
+  it('without an endpoint (raw-socket), the host socket as the toolbox CLI mounts it', () => {
+    const { plan } = planSession(request(), hostFacts());
+    assert.ok(plan.create.HostConfig.Binds.includes('/var/run/docker.sock:/var/run/docker.sock'));
+    assert.ok(!plan.create.Env.some((e) => e.startsWith('DOCKER_HOST=')));
+  });
+});

@@ -11,6 +11,7 @@ import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
 import type { LoadedBackend } from './api';
 import { BridgeRegistry } from './bridges';
 import { EngineConnector } from './connection';
+import { DockerApis } from './dockerApis';
 import { Containers } from './containers';
 import type { KeyValueState } from '../bridge/credentialGrants';
 import { FolderConfig } from './folderConfig';
@@ -63,8 +64,9 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const images = new RuntimeImages({ ...deps, home, settings, connector });
   const containers = new Containers(connector, images, log);
   const bridges = new BridgeRegistry({ home, connector, log, bridgeFor: deps.bridgeFor });
-  const sessions = new HeldSessions({ connector, bridges, settings, log });
-  const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions });
+  const dockerApis = new DockerApis({ names, settings, log });
+  const sessions = new HeldSessions({ connector, bridges, settings, log, dockerApis });
+  const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
   const views = new Views(names, deps.host, connector);
   // Every role method once; the return type makes a missing one a compile error.
@@ -81,7 +83,8 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...role(worktrees, ['createAgentWorktree', 'agentWorktrees', 'agentWorktreeRisk', 'removeAgentWorktree', 'pruneAgentWorktrees']),
     ...role(worktrees, ['syncAgentWorktree', 'agentWorktreeChanges', 'agentWorktreeFileAt', 'agentWorktreeRefusals']),
     resetConnection: () => connector.close({ whenIdle: true }),
-    dispose: () => connector.close(),
+    // The endpoints ask the engine which containers are gone before the connection closes.
+    dispose: () => void dockerApis.dispose().finally(() => connector.close()),
   };
 }
 

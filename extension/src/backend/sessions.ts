@@ -24,12 +24,15 @@ import { SessionGoneError, type SessionProgress, type SessionRecord, type ShellP
 import type { BridgeRegistry } from './bridges';
 import type { EngineConnector } from './connection';
 import type { BackendSettings } from './settings';
+import type { DockerApis } from './dockerApis';
 
 export interface HeldSessionsDeps {
   connector: EngineConnector;
   bridges: BridgeRegistry;
   settings: BackendSettings;
   log: Pick<vscode.LogOutputChannel, 'info'>;
+  /** Serves a reattached container's Docker endpoint again (issue 27). */
+  dockerApis?: DockerApis;
 }
 
 /** How long an ended shell's holder gets to reap it before its container is judged idle. */
@@ -127,7 +130,17 @@ export class HeldSessions {
   async reattachShell(record: SessionRecord): Promise<StartedShell> {
     const bridge = record.bridge ? this.deps.bridges.restore(record.bridge) : Promise.resolve();
     const [shell] = await Promise.all([this.attach(record), bridge]);
+    // Not awaited: the terminal is back already; docker in it answers once the endpoint listens.
+    void this.restoreDockerEndpoint(record);
     return shell;
+  }
+
+  /** The reattached container's Docker endpoint, on the engine that runs it (logged, never thrown). */
+  private async restoreDockerEndpoint(record: SessionRecord): Promise<void> {
+    if (!this.deps.dockerApis) return;
+    const connection = await this.deps.connector.connected().catch(() => undefined);
+    if (!connection || (record.engine !== undefined && record.engine !== connection.endpoint.endpoint)) return;
+    await this.deps.dockerApis.restore(connection, record.container);
   }
 
   private async attach(record: SessionRecord): Promise<StartedShell> {

@@ -4,7 +4,9 @@
  * it handed in, so a test can give them a plain object instead.
  */
 import * as vscode from 'vscode';
-import { SECCOMP_PROFILES } from '../contract/constants';
+import { SECCOMP_PROFILES, type DOCKER_ENDPOINT_MODES } from '../contract/constants';
+
+export type DockerEndpointMode = (typeof DOCKER_ENDPOINT_MODES)[number];
 import { SETTINGS } from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
@@ -34,6 +36,11 @@ export interface BackendSettings {
   peerMessaging(folder: string): { value?: boolean; scope?: SettingScope; user?: boolean };
   /** toolbox.seccomp for the folder; anything unknown is the default (unconfined). */
   seccomp(folder: string): SeccompSetting;
+  /**
+   * toolbox.dockerEndpoint for the folder: `scoped` unless the user's own settings say
+   * `raw-socket` (a workspace or folder value counts only when it is `scoped`, which narrows).
+   */
+  dockerEndpoint(folder: string): DockerEndpointMode;
   /** What Turn Off for This Folder turned off for the folder (toolbox.turnedOffForFolder in the user's settings). */
   turnedOff(folder: string): FolderTurnOff;
   /** Records the folder's turn-offs in the user's settings, where its container cannot write. */
@@ -82,6 +89,11 @@ export function vscodeSettings(): BackendSettings {
       if (!(SECCOMP_PROFILES as readonly string[]).includes(value ?? '')) return { profile: 'unconfined' };
       const shown = folderScope(scope);
       return { profile: value as SeccompProfile, ...(shown ? { scope: shown } : {}) };
+    },
+    dockerEndpoint: (folder) => {
+      const inspected = section(folder).inspect<string>(key(SETTINGS.dockerEndpoint));
+      const { value } = narrowingSetting(inspected, trusted(), (v) => v === 'scoped');
+      return value === 'raw-socket' ? 'raw-socket' : 'scoped';
     },
     turnedOff: (folder) => folderTurnOff(section().inspect(key(SETTINGS.turnedOffForFolder))?.globalValue, folder),
     setTurnedOff: async (folder, off) => {

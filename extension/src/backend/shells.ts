@@ -18,7 +18,7 @@ import { holderAddress, startHeldSession } from '../engine/sessions';
 import { openDriftNotice } from '../plan/drift';
 import { namedShellFolder } from '../plan/namedShell';
 import { parsePublishSpecs } from '../plan/publish';
-import { planSession, sessionContainerName, sessionProtections } from '../plan/session';
+import { dockerEndpointMounted, planSession, sessionContainerName, sessionProtections } from '../plan/session';
 import type { ProtectionPlan } from '../plan/protect';
 import type { PlannedMount, SessionRequest } from '../plan/types';
 import { agentLaunchCommand, worktreeAgentProblem } from '../plan/worktree';
@@ -26,6 +26,7 @@ import { detectProximo } from '../proximo/facts';
 import type { PreparedShell, SessionProgress, SessionRecord, ShellCommand, ShellRequest, ShellSession, TerminalSize } from './api';
 import { writableSources, type BridgeRegistry } from './bridges';
 import type { EngineConnector } from './connection';
+import type { DockerApis } from './dockerApis';
 import { lstatKind, type FolderConfig } from './folderConfig';
 import type { RuntimeImages } from './images';
 import type { HeldSessions } from './sessions';
@@ -39,6 +40,8 @@ export interface ShellOpenerDeps {
   bridges: BridgeRegistry;
   images: RuntimeImages;
   sessions: HeldSessions;
+  /** The containers' scoped Docker endpoints; none: the docker-sock mount as configured. */
+  dockerApis?: DockerApis;
 }
 
 /** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
@@ -196,9 +199,17 @@ export class ShellOpener {
             planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan.mounts,
             request.worktreeRoot,
           );
-    const { plan, warnings: planWarnings } = planSession({ ...request, bridge }, host);
+    // The container's own Docker endpoint in the docker-sock mount's place (issue 27), served
+    // before the create: its directory is bound into the container.
+    const connection = await this.deps.connector.connected();
+    const dockerEndpoint = this.deps.dockerApis?.plannedDir(request.workspace, name, connection);
+    const { plan, warnings: planWarnings } = planSession({ ...request, bridge, ...(dockerEndpoint ? { dockerEndpoint } : {}) }, host);
     await this.deps.bridges.addWritableRoots(plan.name, engineId, writableSources(plan.mounts));
     for (const w of planWarnings) this.deps.log.warn(w);
+    if (dockerEndpoint !== undefined && dockerEndpointMounted(plan.mounts)) {
+      progress.step('Starting the Docker endpoint for the container');
+      await this.deps.dockerApis!.serveForPlan(connection, plan);
+    }
     const engine = await this.deps.connector.engine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
     const images = this.deps.images;

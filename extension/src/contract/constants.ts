@@ -177,6 +177,14 @@ export const HOST_DOCKER_INTERNAL = 'host.docker.internal';
  */
 export const SECCOMP_PROFILES = ['unconfined', 'default'] as const;
 
+/**
+ * toolbox.dockerEndpoint: `scoped` (the default) serves each workspace container its own Docker
+ * endpoint in place of the docker-sock mount (docs/decisions/0047, 0048); `raw-socket` mounts the
+ * host's socket as the toolbox CLI does (root on this host). A folder's own settings count only
+ * for `scoped` (docs/decisions/0041).
+ */
+export const DOCKER_ENDPOINT_MODES = ['scoped', 'raw-socket'] as const;
+
 /** The bridge's HTTP routes. */
 export const ROUTES = {
   healthz: '/healthz',
@@ -372,6 +380,10 @@ export const ENV = {
   sessionSocket: 'TOOLBOX_SESSION_SOCKET',
   /** Where Docker clients in the container find the engine: the container's own endpoint (DOCKER_ENDPOINT). */
   dockerHost: 'DOCKER_HOST',
+  /** Testcontainers reaches the containers it starts at this host (the endpoint refuses inspecting the default bridge). */
+  testcontainersHostOverride: 'TESTCONTAINERS_HOST_OVERRIDE',
+  /** `0` on Podman, which has no BuildKit: the docker CLI builds with the classic builder (engine/compat.ts). */
+  dockerBuildkit: 'DOCKER_BUILDKIT',
 } as const;
 
 /**

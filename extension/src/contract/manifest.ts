@@ -33,6 +33,8 @@ export const SETTINGS = {
   dockerHost: 'toolbox.dockerHost',
   peerMessaging: 'toolbox.peerMessaging',
   seccomp: 'toolbox.seccomp',
+  /** scoped (default) or raw-socket; a folder value counts only when it narrows (docs/decisions/0041). */
+  dockerEndpoint: 'toolbox.dockerEndpoint',
   sessionsPersist: 'toolbox.sessions.persist',
   runtimeImagePull: 'toolbox.runtimeImage.pull',
   /** User settings only: the folder's protected paths are bound read-only (docs/decisions/0042-protected-paths-read-only.md). */

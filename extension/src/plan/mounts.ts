@@ -7,7 +7,7 @@
  * mounts in upstream's place, just before docker-sock), the proximo CA, user-appended mounts,
  * then the workspace at /workspace, its host-path mirror and the peer socket volume.
  */
-import { CONTAINER, HOST } from '../contract/constants';
+import { CONTAINER, DOCKER_ENDPOINT, HOST } from '../contract/constants';
 import { cleanPath, validateProfileName } from './naming';
 import type { BridgeMount, ObjectNames, ProximoFacts } from '../contract/types';
 import type { PlannedMount } from './types';
@@ -39,6 +39,11 @@ const rw = (name: string, source: string, target: string): DefaultMount => ({
   readonly: false,
   createIfMissing: true,
 });
+
+/** The default mount of the host's Docker socket (upstream's name). */
+export const DOCKER_SOCK_MOUNT = 'docker-sock';
+/** The mount that takes its place: the container's scoped Docker endpoint (withDockerEndpoint). */
+export const DOCKER_ENDPOINT_MOUNT = 'docker-endpoint';
 
 /**
  * Upstream's default mount table (its internal/mountplan), in upstream's order. Every name a
@@ -92,7 +97,7 @@ export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
   rw('gradle-cache', 'gradle-cache', '.gradle'),
   // The bridge mounts (bridge, bridge-legacy, bridge-run) go here; their sources come from
   // SessionRequest.bridge, never from the mounts root.
-  { name: 'docker-sock', source: HOST.dockerSocket, target: CONTAINER.dockerSocket, readonly: false, createIfMissing: false },
+  { name: DOCKER_SOCK_MOUNT, source: HOST.dockerSocket, target: CONTAINER.dockerSocket, readonly: false, createIfMissing: false },
 ];
 
 /**
@@ -154,6 +159,8 @@ export interface MountPlanInput {
   bridge?: BridgeMount;
   proximo?: ProximoFacts;
   names: ObjectNames;
+  /** The scoped Docker endpoint's host directory: it takes the docker-sock mount's place (SessionRequest.dockerEndpoint). */
+  dockerEndpoint?: string;
 }
 
 /** What the mounts a config asks for depend on (requestedMounts): the plan's input without the session's own. */
@@ -245,6 +252,8 @@ export interface RequestedMount extends PlannedMount {
   optional?: boolean;
   /** The host-home path (`.gitconfig`, `.ssh`) this mount shares, while its source is not patched. */
   hostConfig?: string;
+  /** The extension makes the source itself before the create (the Docker endpoint's directory): not checked for existence. */
+  provided?: boolean;
 }
 
 function defaultEntries(input: MountsAsked): RequestedMount[] {
@@ -387,7 +396,7 @@ function resolveExistence(entries: RequestedMount[], input: MountsAsked, warning
   const kept: PlannedMount[] = [];
   for (const e of entries) {
     let source = e.source;
-    if (!e.createIfMissing && !input.pathExists(source)) {
+    if (!e.createIfMissing && !e.provided && !input.pathExists(source)) {
       if (e.fallback !== undefined && input.pathExists(e.fallback)) {
         source = e.fallback;
       } else if (e.optional) {
@@ -456,7 +465,31 @@ export function requestedMounts(input: MountsAsked, warnings: string[] = []): Re
       createIfMissing: false,
     });
   }
-  return mergeUserMounts(entries, input.userMounts, input, warnings);
+  return withDockerEndpoint(mergeUserMounts(entries, input.userMounts, input, warnings), input.dockerEndpoint);
+}
+
+/**
+ * The docker-sock mount, after the user's patches, becomes the scoped Docker endpoint's directory
+ * when one is given (issue 27; docs/decisions/0048): read-only at DOCKER_ENDPOINT.containerDir,
+ * under its own name so that `mounts:` patches of docker-sock (disabled: true turns Docker off)
+ * keep working. A disabled docker-sock stays disabled; no docker-sock entry, no endpoint.
+ */
+function withDockerEndpoint(entries: RequestedMount[], dir: string | undefined): RequestedMount[] {
+  if (dir === undefined) return entries;
+  return entries.map((e) =>
+    e.name === DOCKER_SOCK_MOUNT && e.target === CONTAINER.dockerSocket
+      ? {
+          name: DOCKER_ENDPOINT_MOUNT,
+          source: cleanPath(dir),
+          target: DOCKER_ENDPOINT.containerDir,
+          readonly: true,
+          type: 'bind',
+          createIfMissing: false,
+          provided: true,
+          ...(e.disabled ? { disabled: true } : {}),
+        }
+      : e,
+  );
 }
 
 export function planMounts(input: MountPlanInput): MountPlan {

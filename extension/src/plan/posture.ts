@@ -3,7 +3,10 @@
  * reports for it (inspect `Mounts`), so the tree shows what the container really has, whatever
  * config created it (this extension, the CLI, an older version). Pure: no I/O.
  *
- * Four kinds, each something upstream's defaults or the user's config hand the container:
+ * Five kinds, each something upstream's defaults or the user's config hand the container:
+ *   docker-endpoint  the container's own scoped Docker endpoint (issue 27, decision 0047): it
+ *                  reaches only the containers, volumes and networks it creates, binds only
+ *                  inside its folder;
  *   docker-socket  the host's Docker engine: `docker run -v /:/host` is root on this host;
  *   host-ssh       the user's own ~/.ssh (bound when ~/.toolbox/ssh does not exist);
  *   host-auth      a CLI's credential directory from the host home (`inherit_host_auth`);
@@ -12,9 +15,9 @@
  * container's own copies and the certificates), the bridge's mounts, the proximo CA and Docker
  * volumes are not listed.
  */
-import { CONTAINER, HOST, LABELS } from '../contract/constants';
+import { CONTAINER, DOCKER_ENDPOINT, HOST, LABELS } from '../contract/constants';
 import type { KeyOrigin, LayeredConfig, ToolboxConfig } from '../config/model';
-import { DEFAULT_MOUNTS, INHERIT_HOST_AUTH, patchableMountNames } from './mounts';
+import { DEFAULT_MOUNTS, DOCKER_SOCK_MOUNT, INHERIT_HOST_AUTH, patchableMountNames } from './mounts';
 import { cleanPath } from './naming';
 
 /** One entry of inspect `Mounts`, as Docker reports it. */
@@ -25,7 +28,7 @@ export interface InspectedMount {
   RW?: boolean;
 }
 
-export type ReachKind = 'docker-socket' | 'host-ssh' | 'host-auth' | 'host-path';
+export type ReachKind = 'docker-endpoint' | 'docker-socket' | 'host-ssh' | 'host-auth' | 'host-path';
 
 export interface HostReach {
   kind: ReachKind;
@@ -40,7 +43,7 @@ export interface HostReach {
   authKey?: string;
 }
 
-const ORDER: readonly ReachKind[] = ['docker-socket', 'host-ssh', 'host-auth', 'host-path'];
+const ORDER: readonly ReachKind[] = ['docker-socket', 'docker-endpoint', 'host-ssh', 'host-auth', 'host-path'];
 
 function under(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir === '/' ? '/' : `${dir}/`);
@@ -122,6 +125,11 @@ export function hostReach(mounts: readonly InspectedMount[] | null | undefined, 
     const defaultMount = DEFAULT_BY_TARGET.get(b.target)?.name;
     const base = { source: b.source, target: b.target, readonly: b.readonly, ...(defaultMount ? { defaultMount } : {}) };
     const basename = b.source.slice(b.source.lastIndexOf('/') + 1);
+    if (b.target === DOCKER_ENDPOINT.containerDir) {
+      // In docker-sock's place (plan/mounts.ts withDockerEndpoint): turning it off disables that mount.
+      found.push({ kind: 'docker-endpoint', ...base, defaultMount: DOCKER_SOCK_MOUNT });
+      continue;
+    }
     if (b.target === CONTAINER.dockerSocket || SOCKET_NAMES.has(basename)) {
       found.push({ kind: 'docker-socket', ...base });
       continue;
@@ -172,6 +180,8 @@ export function protectedPathsOf(
 /** A short name for what the item gives the container: "Docker socket", "gh credentials", "~/.aws". */
 export function reachTitle(r: HostReach, home: string): string {
   switch (r.kind) {
+    case 'docker-endpoint':
+      return 'Docker';
     case 'docker-socket':
       return 'Docker socket';
     case 'host-ssh':

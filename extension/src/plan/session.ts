@@ -3,10 +3,19 @@
  * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
-import { CONTAINER, ENV, EXTENSION_VERSION, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS, SESSION_PROTOCOL } from '../contract/constants';
+import {
+  CONTAINER,
+  DOCKER_ENDPOINT,
+  ENV,
+  EXTENSION_VERSION,
+  HOST_DOCKER_INTERNAL,
+  HOST_GATEWAY,
+  LABELS,
+  SESSION_PROTOCOL,
+} from '../contract/constants';
 import { SECCOMP_UNCONFINED_OPT } from './drift';
 import { PEER_RUN_LABEL_VALUES } from './drift';
-import { agentHomes, flattenBinds, planMounts, validateWorkspaceBindPath, workspaceMirror } from './mounts';
+import { agentHomes, DOCKER_ENDPOINT_MOUNT, flattenBinds, planMounts, validateWorkspaceBindPath, workspaceMirror } from './mounts';
 import { planProtections, PROTECTED_PATHS_LABEL_VALUE, type ProtectionPlan } from './protect';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';
 import { absoluteWorkspace, cleanPath, containerHostname, namedShellName, workspaceContainerName, workspaceSlug } from './naming';
@@ -39,6 +48,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     bridge: req.bridge,
     proximo: req.proximo,
     names: req.names,
+    ...(req.dockerEndpoint !== undefined ? { dockerEndpoint: req.dockerEndpoint } : {}),
   });
 
   if (req.worktreeRoot !== undefined) mp.mounts.push(worktreeGitMount(req.worktreeRoot));
@@ -55,7 +65,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     Hostname: containerHostname(name),
     Image: req.image,
     Cmd: shellCmd,
-    Env: sessionEnv(req, host, workspace, mp.workingDir, agentHomes(mp.mounts), shellCmd),
+    Env: sessionEnv(req, host, workspace, mp.workingDir, agentHomes(mp.mounts), shellCmd, dockerEndpointMounted(mp.mounts)),
     User: `${host.uid}:${host.gid}`,
     WorkingDir: mp.workingDir,
     Tty: true,
@@ -185,6 +195,7 @@ function sessionEnv(
   workingDir: string,
   homes: { agentHome?: string; codexHome?: string },
   shellCmd: string[],
+  dockerEndpoint: boolean,
 ): string[] {
   const env = [`${ENV.hostWorkspace}=${workspace}`, `${ENV.pwd}=${workingDir}`, `${ENV.remoteControlPrefix}=${workspaceSlug(workspace)}`];
   // 2. SDD vars (TOOLBOX_SDD_*): not emitted — the extension has no `sdd:` support yet.
@@ -202,6 +213,12 @@ function sessionEnv(
   }
   if (homes.agentHome !== undefined) env.push(`${ENV.hostAgentHome}=${homes.agentHome}`);
   if (homes.codexHome !== undefined) env.push(`${ENV.hostCodexHome}=${homes.codexHome}`);
+  // The scoped Docker endpoint (issue 27): the docker CLI, Compose and Testcontainers find it by
+  // DOCKER_HOST; Testcontainers reaches what it starts by the host's name (in ExtraHosts with the
+  // bridge) rather than by inspecting the default bridge network, which the endpoint refuses
+  // (docs/decisions/0047).
+  if (dockerEndpoint) env.push(`${ENV.dockerHost}=unix://${DOCKER_ENDPOINT.containerSocket}`);
+  if (dockerEndpoint && req.config.bridge !== false) env.push(`${ENV.testcontainersHostOverride}=${HOST_DOCKER_INTERNAL}`);
 
   const user: Record<string, string> = { ...req.config.env, ...namedShellEnv(req) };
   // Not upstream's: docker exec sets no SHELL, and programs that start "the user's shell" (an
@@ -212,6 +229,11 @@ function sessionEnv(
   if (req.heldSessions) env.push(`${ENV.sessionSocket}=${holderContainerSocket(req.bridge !== undefined)}`);
   for (const key of Object.keys(user).sort()) env.push(`${key}=${user[key]}`);
   return env;
+}
+
+/** The plan mounts the scoped Docker endpoint's directory (plan/mounts.ts withDockerEndpoint). */
+export function dockerEndpointMounted(mounts: readonly PlannedMount[]): boolean {
+  return mounts.some((m) => m.name === DOCKER_ENDPOINT_MOUNT && m.target === DOCKER_ENDPOINT.containerDir);
 }
 
 /**

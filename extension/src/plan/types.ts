@@ -45,6 +45,13 @@ export interface SessionRequest {
    * ENV.sessionSocket, so an image whose entrypoint knows it starts the holder at once.
    */
   heldSessions?: boolean;
+  /**
+   * The host directory of the container's scoped Docker endpoint (plan/dockerEndpoint.ts), bound
+   * read-only at DOCKER_ENDPOINT.containerDir in place of the docker-sock mount, with DOCKER_HOST
+   * pointing into it. Undefined: the docker-sock mount as configured (the raw socket, opted into
+   * with toolbox.dockerEndpoint: raw-socket, or an engine the endpoint cannot serve).
+   */
+  dockerEndpoint?: string;
 }
 
 /** One bind or volume mount as planned, before flattening to a Docker bind string. */

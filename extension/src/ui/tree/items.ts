@@ -3,6 +3,7 @@
  * and tooltip. The providers only copy these onto vscode.TreeItems, so every `when` clause in
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
+import type { DockerChildrenSummary } from '../../engine/dockerChildren';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import { PROPOSABLE_PATHS } from '../../plan/proposals';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
@@ -413,6 +414,57 @@ export function reachGroupItem(reach: readonly HostReach[]): {
   });
 }
 
+/** The label of the group under a container that lists what it started through its Docker endpoint. */
+export const DOCKER_CHILDREN_LABEL = 'Started with Docker';
+
+/** "2 containers · 1 network · 1 volume". */
+export function dockerChildrenCount(c: DockerChildrenSummary): string {
+  const part = (n: number, one: string) => (n === 0 ? undefined : `${n} ${one}${n === 1 ? '' : 's'}`);
+  return [part(c.containers.length, 'container'), part(c.networks.length, 'network'), part(c.volumes.length, 'volume')]
+    .filter((p) => p !== undefined)
+    .join(' · ');
+}
+
+export function dockerChildrenGroupItem(c: DockerChildrenSummary): ItemProps {
+  return plainItem(
+    {
+      label: DOCKER_CHILDREN_LABEL,
+      description: dockerChildrenCount(c),
+      icon: { id: 'layers' },
+      contextValue: 'dockerChildren',
+      tooltip:
+        'What this container started through its own Docker endpoint (docker run, docker compose, Testcontainers). ' +
+        'When the container is stopped, its containers and networks are removed with it; its named volumes are kept.',
+    },
+    'message',
+  );
+}
+
+/** One thing a container started: a container (its image and state), a network, or a named volume. */
+export function dockerChildItem(
+  child: { kind: 'container'; name: string; image: string; state: string } | { kind: 'network' | 'volume'; name: string },
+): ItemProps {
+  if (child.kind === 'container') {
+    return plainItem({
+      label: child.name,
+      description: `${child.image} · ${child.state}`,
+      icon: { id: child.state === 'running' ? 'vm-running' : 'vm-outline' },
+      contextValue: 'dockerChild.container',
+      tooltip: `A container started from ${inline(child.image)}: removed with its parent.`,
+    });
+  }
+  return plainItem({
+    label: child.name,
+    description: child.kind === 'network' ? 'network' : 'volume · kept when the container goes',
+    icon: { id: child.kind === 'network' ? 'type-hierarchy' : 'database' },
+    contextValue: `dockerChild.${child.kind}`,
+    tooltip:
+      child.kind === 'network'
+        ? 'A network it made: removed with its parent.'
+        : 'A named volume it made: kept when its parent goes, since it holds data. Remove it with docker volume rm.',
+  });
+}
+
 /** The label of the row under "Can reach on this host" that says whether the folder's protected paths are read-only. */
 export const PROTECTION_ROW_LABEL = 'Protected paths';
 
@@ -467,6 +519,16 @@ function reachItemText(r: HostReach, home: string, actionable: boolean): ItemPro
     : 'Open its folder in a window to turn it off there.';
   const contextValue = `reach.${r.kind}${actionable ? '.window' : ''}`;
   switch (r.kind) {
+    case 'docker-endpoint':
+      return {
+        label: reachTitle(r, home),
+        description: 'its own containers only · binds inside this folder',
+        icon: { id: 'server-process' },
+        contextValue,
+        tooltip:
+          'Docker commands in the container go to an endpoint Toolbox serves for it alone: it sees, runs, stops and removes only the containers, volumes and networks it created there, binds only paths inside this folder, and is refused privileged containers, host namespaces, devices and added capabilities, each with a message that names the rule. ' +
+          `To give it the host's Docker socket instead (root on this host), set toolbox.dockerEndpoint to raw-socket in your User settings. ${off}`,
+      };
     case 'docker-socket':
       return {
         label: reachTitle(r, home),
