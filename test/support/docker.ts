@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { ObjectNames } from '../../extension/src/contract/types';
 
@@ -74,6 +75,7 @@ function inTestNamespace(name: string, prefix: string): boolean {
 }
 
 export async function removeNamespaceObjects(d: Docker, names: ObjectNames): Promise<void> {
+  await removeChildrenOfNamespace(d, names);
   const containers = (await d.listContainers({ all: true, filters: { name: [names.prefix] } })).filter((c) =>
     c.Names.some((n) => inTestNamespace(n, names.prefix)),
   );
@@ -100,5 +102,42 @@ export async function removeNamespaceObjects(d: Docker, names: ObjectNames): Pro
           .remove({ force: true })
           .catch(() => undefined),
       ),
+  );
+}
+
+/**
+ * What the namespace's containers started through their Docker endpoints (issue 27): containers,
+ * networks and volumes labelled LABELS.dockerOwner with one of the namespace's names, whatever
+ * their own names.
+ */
+export async function removeChildrenOfNamespace(d: Docker, names: ObjectNames): Promise<void> {
+  const filters = JSON.stringify({ label: [LABELS.dockerOwner] });
+  const mine = (labels: Record<string, string> | null | undefined) => inTestNamespace(labels?.[LABELS.dockerOwner] ?? '', names.prefix);
+  const containers = (await d.listContainers({ all: true, filters }).catch(() => [])).filter((c) => mine(c.Labels));
+  await Promise.all(
+    containers.map((c) =>
+      d
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined),
+    ),
+  );
+  const networks = (await d.listNetworks({ filters }).catch(() => [])).filter((n) => mine(n.Labels));
+  await Promise.all(
+    networks.map((n) =>
+      d
+        .getNetwork(n.Id)
+        .remove()
+        .catch(() => undefined),
+    ),
+  );
+  const volumes = ((await d.listVolumes({ filters }).catch(() => ({ Volumes: [] }))).Volumes ?? []).filter((v) => mine(v.Labels));
+  await Promise.all(
+    volumes.map((v) =>
+      d
+        .getVolume(v.Name)
+        .remove({ force: true })
+        .catch(() => undefined),
+    ),
   );
 }

@@ -206,6 +206,11 @@ function finding(h: string): DriftFinding {
   return { ...f, message: h, notice: model.driftNotice(f, names, '/home/u') };
 }
 
+/** A container's children (engine/dockerChildren.ts), every name and image `h`. */
+function kids(h: string) {
+  return { containers: [{ name: h, image: h, state: h }], networks: [h], volumes: [h] };
+}
+
 /** What a builder made, by the sink it goes to. */
 interface Made {
   label?: string;
@@ -254,6 +259,15 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
     make: (h) => container(h).reach!.flatMap((r) => [items.reachItem(r, '/home/u', true), items.reachItem(r, h, false)]),
   },
   'items.protectionItem': { make: (h) => [items.protectionItem(true, [h]), items.protectionItem(false, [h])] },
+  'items.dockerChildrenGroupItem': { make: (h) => [items.dockerChildrenGroupItem(kids(h))] },
+  'items.dockerChildItem': {
+    make: (h) => [
+      items.dockerChildItem({ kind: 'container', name: h, image: h, state: h }),
+      items.dockerChildItem({ kind: 'network', name: h }),
+      items.dockerChildItem({ kind: 'volume', name: h }),
+    ],
+  },
+  'items.dockerChildrenCount': { make: (h) => [{ description: items.dockerChildrenCount(kids(h)) }] },
   'items.portItem': { make: (h) => container(h).ports!.map((p) => items.portItem(p, h)) },
   'items.agentRowItem': {
     make: (h) => {
@@ -303,8 +317,11 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
       return [{ statusText: s.text, tooltip: s.tooltip, message: s.name }];
     },
   },
-  'confirmations.stopAllConfirmation': { make: (h) => [confirmations.stopAllConfirmation([h, h, h], h)] },
-  'confirmations.stopContainerConfirmation': { make: (h) => [confirmations.stopContainerConfirmation(h, [h, h])!] },
+  'confirmations.stopAllConfirmation': { make: (h) => [confirmations.stopAllConfirmation([h, h, h], h, [kids(h)])] },
+  'confirmations.stopContainerConfirmation': {
+    make: (h) => [confirmations.stopContainerConfirmation(h, [h, h])!, confirmations.stopContainerConfirmation(h, [], kids(h))!],
+  },
+  'confirmations.childrenLines': { make: (h) => [{ detail: confirmations.childrenLines(kids(h))! }] },
   'agentState.nudgeText': { make: (h) => [{ message: agentState.nudgeText(h, needs(h)) }] },
   'agentState.quickExitText': {
     make: (h) => [

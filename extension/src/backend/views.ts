@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import type { HostFacts, ObjectNames } from '../contract/types';
+import { dockerChildrenByOwner } from '../engine/dockerChildren';
 import { listOwnedContainers, listToolboxContainers } from '../engine/lifecycle';
 import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { holderAddress, listHeldSessions, proveHolder, socketTransport } from '../engine/sessions';
@@ -16,7 +17,7 @@ import { publishedPorts } from '../plan/publish';
 import { describeShellCommand } from '../plan/worktree';
 import { findProximoBinary } from '../proximo/binary';
 import { detectProximo } from '../proximo/facts';
-import type { ContainerKind, ContainerSummary, ProximoSummary, Snapshot } from './api';
+import type { ContainerKind, ContainerSummary, DockerChildrenSummary, ProximoSummary, Snapshot } from './api';
 import type { EngineConnector } from './connection';
 
 type ListedContainer = Awaited<ReturnType<typeof listToolboxContainers>>[number];
@@ -38,14 +39,21 @@ export class Views {
     const ctx = await this.connector.engine();
     // One list (and one inspect per container) serves both the shells and the peer state.
     const owned = listOwnedContainers(ctx);
-    const [listed, peer, locality] = await Promise.all([
+    const [listed, peer, locality, children] = await Promise.all([
       listToolboxContainers(ctx, owned),
       inspectPeerState(ctx, owned),
       this.connector.locateOrLocal(),
+      // Only for the tree: an engine that cannot list them still shows the containers.
+      dockerChildrenByOwner(ctx).catch(() => new Map<string, DockerChildrenSummary>()),
     ]);
+    const describe = (c: ListedContainer) => {
+      const d = this.describe(c);
+      const mine = children.get(c.name);
+      return mine ? { ...d, dockerChildren: mine } : d;
+    };
     // A remote engine's run dirs are paths on its machine: no holder socket of theirs is here.
     const containers = await Promise.all(
-      listed.map((c) => (locality.remote ? Promise.resolve(this.describe(c)) : this.withHeldShells(this.describe(c), c.detail))),
+      listed.map((c) => (locality.remote ? Promise.resolve(describe(c)) : this.withHeldShells(describe(c), c.detail))),
     );
     const claudeHome = join(this.host().home, HOST.mountsRoot, '.claude');
     const sessions = await readAgentSessions(claudeHome).catch(() => []);

@@ -6,6 +6,7 @@
  */
 import type Docker from 'dockerode';
 import { z } from 'zod';
+import { LABELS } from '../contract/constants';
 import { bareName } from '../contract/objects';
 import type { ObjectNames } from '../contract/types';
 
@@ -83,7 +84,10 @@ export function parseEngineEvent(line: string): EngineEvent | undefined {
  */
 export function concernsOurObjects(e: EngineEvent, names: ObjectNames): boolean {
   if (e.name === undefined) return true;
-  return e.type === 'volume' ? e.name === names.socketVolume : names.isOurs(e.name, e.attributes);
+  if (e.type === 'volume') return e.name === names.socketVolume;
+  // A container a workspace container started through its Docker endpoint: the tree lists it under its parent.
+  if (e.attributes?.[LABELS.dockerOwner] !== undefined) return true;
+  return names.isOurs(e.name, e.attributes);
 }
 
 /** `since` in the engine's `seconds.nanoseconds` form. */

@@ -12,6 +12,7 @@ import type { SeccompProfile } from '../contract/types';
 import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified } from './errors';
 import { parseUser, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
+import { removeDockerChildren } from './dockerChildren';
 import { familiarImageName } from './compat';
 import { placeholderCandidates, removeUnusedPlaceholders } from './placeholders';
 
@@ -137,7 +138,11 @@ export async function stopContainer(ctx: EngineContext, name: string, options: S
   try {
     detail = await container.inspect();
   } catch (err) {
-    if (isNotFound(err)) return 'already-gone';
+    if (isNotFound(err)) {
+      // Gone by itself (AutoRemove, docker rm): its children may still be there.
+      await removeChildrenOf(ctx, target);
+      return 'already-gone';
+    }
     throw engineFailure(target, err);
   }
   // A lookup by name also matches an id prefix: make sure Docker found the container so named.
@@ -174,9 +179,26 @@ export async function stopContainer(ctx: EngineContext, name: string, options: S
     throw engineFailure(target, err);
   }
   await waitUntilGone(ctx.docker, target, options.goneTimeoutMs ?? 30_000);
+  // What it started through its Docker endpoint goes with it; its named volumes stay (engine/dockerChildren.ts).
+  await removeChildrenOf(ctx, target);
   // The placeholders of its protected paths go with it, unless another container still mounts them.
   await removeUnusedPlaceholders(ctx, placeholderCandidates(detail.Mounts), parseUser(detail.Config?.User ?? ''));
   return 'stopped';
+}
+
+/** The containers and networks `owner` started through its Docker endpoint; a failure is logged, never thrown. */
+async function removeChildrenOf(ctx: EngineContext, owner: string): Promise<void> {
+  try {
+    const removed = await removeDockerChildren(ctx, owner);
+    if (removed.containers.length + removed.networks.length > 0) {
+      ctx.log?.(
+        `Removed with ${owner}: ${[...removed.containers, ...removed.networks.map((n) => `network ${n}`)].join(', ')}` +
+          (removed.volumes.length > 0 ? `; kept its volumes ${removed.volumes.join(', ')}.` : '.'),
+      );
+    }
+  } catch (err) {
+    ctx.log?.(`Could not remove what ${owner} started through its Docker endpoint: ${clause(engineMessage(err))}`);
+  }
 }
 
 function engineFailure(name: string, err: unknown): Error {

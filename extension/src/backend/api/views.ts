@@ -1,5 +1,6 @@
 /** What a snapshot holds: plain data the views render (ui/model.ts derives from it). */
 import type { OwnedContainerKind, SeccompProfile } from '../../contract/types';
+import type { DockerChildrenSummary } from '../../engine/dockerChildren';
 import type { HolderAddress } from '../../engine/sessions';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
@@ -40,6 +41,8 @@ export interface EngineChoice {
 }
 
 export type ContainerKind = OwnedContainerKind;
+
+export type { DockerChildrenSummary } from '../../engine/dockerChildren';
 
 export interface ContainerSummary {
   id: string;
@@ -85,6 +88,8 @@ export interface ContainerSummary {
   holder?: HolderAddress;
   /** Shells its session holder keeps, attached or not (undefined: no holder reachable from here). */
   shells?: HeldShellSummary[];
+  /** What it started through its Docker endpoint (engine/dockerChildren.ts); undefined: nothing. */
+  dockerChildren?: DockerChildrenSummary;
 }
 
 /** A shell the container's session holder keeps, as the tree lists it. */

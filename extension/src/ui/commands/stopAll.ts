@@ -20,7 +20,10 @@ export const stopAllCommand: ToolboxCommand = {
       void vscode.window.showInformationMessage('No toolbox containers to stop.');
       return;
     }
-    const text = stopAllConfirmation(targets, s.backend.names.anchor);
+    const children = (s.refresh.state.snapshot?.containers ?? [])
+      .filter((c) => targets.includes(c.name) && c.dockerChildren)
+      .map((c) => c.dockerChildren!);
+    const text = stopAllConfirmation(targets, s.backend.names.anchor, children);
     const keep: vscode.MessageItem = { title: 'Keep Running' };
     const stop: vscode.MessageItem = { title: text.stopLabel };
     const answer = confirmed

@@ -37,7 +37,8 @@ export const stopContainerCommand: ToolboxCommand = {
       if (!name) return;
     }
     const target = name;
-    const named = stopContainerConfirmation(target, attachedShells(s, target));
+    const children = s.refresh.state.snapshot?.containers.find((c) => c.name === target)?.dockerChildren;
+    const named = stopContainerConfirmation(target, attachedShells(s, target), children);
     if (!isConfirmed(options)) {
       const ok = await confirmDestructive(
         named?.message ?? `Stop ${target}?`,

@@ -25,6 +25,8 @@ import {
   proximoItem,
   proximoWorkspaceItem,
   reachGroupItem,
+  dockerChildItem,
+  dockerChildrenGroupItem,
   protectionItem,
   reachItem,
   socketVolumeItem,
@@ -32,6 +34,7 @@ import {
   type AgentRowInput,
   type IconSpec,
 } from './items';
+import type { DockerChildrenSummary } from '../../engine/dockerChildren';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
 import { plainItem } from '../plainText';
@@ -157,6 +160,7 @@ export function workspacesNodes(
         container: c,
       });
     }
+    if (c.dockerChildren !== undefined) children.push(dockerChildrenNode(c, c.dockerChildren));
     if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder));
     return {
       id: `container:${c.name}`,
@@ -190,6 +194,24 @@ export function groupOthers(nodes: readonly TreeNode[], folders: readonly string
   const others = nodes.filter((n) => !mine(n));
   if (others.length === 0) return ours;
   return [...ours, { id: OTHER_CONTAINERS_ID, ...otherContainersItem(others.length), children: others, collapsed: true }];
+}
+
+/** What the container started through its Docker endpoint (engine/dockerChildren.ts), under it. */
+function dockerChildrenNode(c: ContainerSummary, d: DockerChildrenSummary): TreeNode {
+  const items: TreeNode[] = [
+    ...d.containers.map((x): TreeNode => ({
+      id: `child:${c.name}:c:${x.name}`,
+      ...dockerChildItem({ kind: 'container', ...x }),
+      container: c,
+    })),
+    ...d.networks.map((name): TreeNode => ({
+      id: `child:${c.name}:n:${name}`,
+      ...dockerChildItem({ kind: 'network', name }),
+      container: c,
+    })),
+    ...d.volumes.map((name): TreeNode => ({ id: `child:${c.name}:v:${name}`, ...dockerChildItem({ kind: 'volume', name }), container: c })),
+  ];
+  return { id: `children:${c.name}`, ...dockerChildrenGroupItem(d), container: c, children: items };
 }
 
 function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: string, folder: string | undefined): TreeNode {

@@ -1,0 +1,133 @@
+/**
+ * A workspace container's children (issue 27, item 4): what it created through its Docker
+ * endpoint, every one labelled LABELS.dockerOwner with its name (plan/dockerApi.ts). They follow
+ * their parent: when it is removed, its containers go (with their anonymous volumes) and then its
+ * networks; its named volumes are kept, since they hold data (a database's), and listed.
+ */
+import { LABELS } from '../contract/constants';
+import { bareName } from '../contract/objects';
+import type { EngineContext } from './context';
+
+export interface DockerChildren {
+  /** Containers, by name, running or not. */
+  containers: string[];
+  networks: string[];
+  /** Named volumes: kept when the parent goes. */
+  volumes: string[];
+}
+
+function ownerFilter(owner: string): string {
+  return JSON.stringify({ label: [`${LABELS.dockerOwner}=${bareName(owner)}`] });
+}
+
+/** What `owner` created through its endpoint and still exists. */
+export async function listDockerChildren(ctx: EngineContext, owner: string): Promise<DockerChildren> {
+  const { containers, networks, volumes } = await children(ctx, owner);
+  return { containers: containers.map((c) => c.name), networks: networks.map((n) => n.name), volumes };
+}
+
+interface Found {
+  containers: Array<{ id: string; name: string }>;
+  networks: Array<{ id: string; name: string }>;
+  volumes: string[];
+}
+
+async function children(ctx: EngineContext, owner: string): Promise<Found> {
+  const filters = ownerFilter(owner);
+  const [containers, networks, volumes] = await Promise.all([
+    ctx.docker.listContainers({ all: true, filters }),
+    ctx.docker.listNetworks({ filters }),
+    ctx.docker.listVolumes({ filters }),
+  ]);
+  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+  return {
+    containers: containers.map((c) => ({ id: c.Id, name: bareName(c.Names?.[0] ?? c.Id.slice(0, 12)) })).sort(byName),
+    networks: networks.map((n) => ({ id: n.Id, name: n.Name })).sort(byName),
+    volumes: (volumes.Volumes ?? []).map((v) => v.Name).sort(),
+  };
+}
+
+/** A workspace container's children as the tree and the Stop confirmations show them. */
+export interface DockerChildrenSummary {
+  containers: Array<{ name: string; image: string; state: string }>;
+  networks: string[];
+  volumes: string[];
+}
+
+/** Nothing to list or remove. */
+export function noChildren(c: DockerChildren): boolean {
+  return c.containers.length === 0 && c.networks.length === 0 && c.volumes.length === 0;
+}
+
+/**
+ * Removes `owner`'s child containers (force, with their anonymous volumes) and then its networks;
+ * keeps its named volumes. Returns what it removed and what it kept; failures are logged and
+ * the rest goes on (a child someone else removed meanwhile is no failure).
+ */
+export async function removeDockerChildren(ctx: EngineContext, owner: string): Promise<DockerChildren> {
+  const found = await children(ctx, owner);
+  const removed: DockerChildren = { containers: [], networks: [], volumes: found.volumes };
+  await Promise.all(
+    found.containers.map(({ id, name }) =>
+      ctx.docker
+        .getContainer(id)
+        .remove({ force: true, v: true })
+        .then(
+          () => void removed.containers.push(name),
+          (err: { statusCode?: number; message?: string }) => {
+            if (err.statusCode === 404) return;
+            ctx.log?.(`Could not remove ${name}, a container ${bareName(owner)} started: ${String(err.message ?? err).slice(0, 300)}`);
+          },
+        ),
+    ),
+  );
+  for (const { id, name } of found.networks) {
+    await ctx.docker
+      .getNetwork(id)
+      .remove()
+      .then(
+        () => void removed.networks.push(name),
+        (err: { statusCode?: number; message?: string }) => {
+          if (err.statusCode === 404) return;
+          ctx.log?.(`Could not remove the network ${name} ${bareName(owner)} made: ${String(err.message ?? err).slice(0, 300)}`);
+        },
+      );
+  }
+  removed.containers.sort();
+  return removed;
+}
+
+/**
+ * Every workspace container's children on the engine, by owner (the snapshot's one look): three
+ * lists filtered by the owner label's key, whatever its value.
+ */
+export async function dockerChildrenByOwner(ctx: EngineContext): Promise<Map<string, DockerChildrenSummary>> {
+  const filters = JSON.stringify({ label: [LABELS.dockerOwner] });
+  const [containers, networks, volumes] = await Promise.all([
+    ctx.docker.listContainers({ all: true, filters }),
+    ctx.docker.listNetworks({ filters }),
+    ctx.docker.listVolumes({ filters }),
+  ]);
+  const out = new Map<string, DockerChildrenSummary>();
+  const of = (owner: string | undefined) => {
+    if (owner === undefined || owner === '') return undefined;
+    let entry = out.get(owner);
+    if (!entry) out.set(owner, (entry = { containers: [], networks: [], volumes: [] }));
+    return entry;
+  };
+  for (const c of containers) {
+    of(c.Labels?.[LABELS.dockerOwner])?.containers.push({
+      name: bareName(c.Names?.[0] ?? c.Id.slice(0, 12)),
+      image: c.Image ?? '',
+      state: c.State ?? '',
+    });
+  }
+  for (const n of networks) of(n.Labels?.[LABELS.dockerOwner])?.networks.push(n.Name);
+  for (const v of volumes.Volumes ?? []) of(v.Labels?.[LABELS.dockerOwner])?.volumes.push(v.Name);
+  for (const entry of out.values()) {
+    entry.containers.sort((a, b) => a.name.localeCompare(b.name));
+    entry.networks.sort();
+    entry.volumes.sort();
+  }
+  return out;
+}
