@@ -26,7 +26,7 @@ function output(shell: StartedShell) {
 
 /** curl to the container's endpoint, retried for up to 5 s (a reattached window serves it again in the background). */
 const CURL = (path: string, extra = '') =>
-  `for i in $(seq 50); do out=$(curl -s --max-time 5 ${extra} --unix-socket "\${DOCKER_HOST#unix://}" "http://docker${path}") && break; sleep 0.1; done; printf '<%s>\\n' "$out"`;
+  `for i in $(seq 50); do out=$(curl -s --max-time 5 ${extra} --unix-socket "\${DOCKER_HOST#unix://}" "http://docker${path}") && break; sleep 0.1; done; printf '\\074%s\\076\\n' "$out"`;
 
 describe('a workspace container gets its own Docker endpoint (issue 27, item 1)', () => {
   const names = objectNames(`tbxt${Math.random().toString(16).slice(2, 8)}`);
@@ -67,13 +67,13 @@ describe('a workspace container gets its own Docker endpoint (issue 27, item 1)'
     const record: SessionRecord = shell.record!;
     const screen1 = output(shell);
     shell.stream.write(`${CURL('/v1.41/containers/json?all=1')}; echo done-1\r`);
-    const [, list] = await screen1.waitFor(/<(.*)>\s*done-1/s);
+    const [, list] = await screen1.waitFor(/<([^<>]*)>\s*done-1/);
     assert.equal(list, '[]', 'the engine has other containers (this very one), the endpoint lists only its own');
 
     // A privileged container, refused with the rule's message and the opt-out.
     const body = JSON.stringify({ Image: 'debian:bookworm-slim', HostConfig: { Privileged: true } }).replace(/"/g, '\\"');
     shell.stream.write(`${CURL('/v1.41/containers/create', `-X POST -H "Content-Type: application/json" -d "${body}"`)}; echo done-2\r`);
-    const [, refused] = await screen1.waitFor(/<(.*?)>\s*done-2/s);
+    const [, refused] = await screen1.waitFor(/<([^<>]*)>\s*done-2/);
     assert.match(refused!, /rivileged/, refused);
     assert.match(refused!, /raw-socket/, refused);
 
@@ -85,7 +85,7 @@ describe('a workspace container gets its own Docker endpoint (issue 27, item 1)'
     const again = await reloaded.reattachShell(record);
     const screen2 = output(again);
     again.stream.write(`${CURL('/v1.41/_ping')}; echo done-3\r`);
-    const [, ping] = await screen2.waitFor(/<(.*?)>\s*done-3/s);
+    const [, ping] = await screen2.waitFor(/<([^<>]*)>\s*done-3/);
     assert.equal(ping, 'OK', 'the reloaded window serves the endpoint again');
     again.stream.write('exit\r');
     again.dispose();
@@ -103,16 +103,16 @@ describe('a workspace container gets its own Docker endpoint (issue 27, item 1)'
     const shell = await session.start({ cols: 200, rows: 30 });
     const out = output(shell);
     const post = (path: string, body: object, tag: string) =>
-      `${CURL(path, `-X POST -H "Content-Type: application/json" -d '${JSON.stringify(body)}'`)}; echo ${tag}\r`;
+      `${CURL(path, `-X POST -H "Content-Type: application/json" -d '${JSON.stringify(body)}'`)}; echo ${tag} | tr a-z A-Z\r`;
     const suffix = Math.random().toString(16).slice(2, 8);
     shell.stream.write(post('/v1.41/volumes/create', { Name: `tbxt-child-vol-${suffix}` }, 'vol-done'));
-    await out.waitFor(/vol-done/);
+    await out.waitFor(/VOL-DONE/);
     shell.stream.write(post('/v1.41/networks/create', { Name: `tbxt-child-net-${suffix}` }, 'net-done'));
-    await out.waitFor(/net-done/);
+    await out.waitFor(/NET-DONE/);
     shell.stream.write(
       post(`/v1.41/containers/create?name=tbxt-child-${suffix}`, { Image: 'debian:bookworm-slim', Cmd: ['sleep', 'infinity'] }, 'ctr-done'),
     );
-    await out.waitFor(/ctr-done/);
+    await out.waitFor(/CTR-DONE/);
     const label = { label: [`dev.toolbox.docker-owner=${session.name}`] };
     const listed = async () => ({
       containers: (await docker().listContainers({ all: true, filters: JSON.stringify(label) })).map((c) => c.Names[0]),
