@@ -4,13 +4,16 @@
  * ps` (two small requests on a new connection), `docker run --rm … true` (create, attach hijack,
  * start, wait, remove) and `docker logs` of a container that printed 100 MiB (one long chunked
  * answer). Then the memory 20 open endpoints cost this process, each having served a `docker ps`.
- * The gate forwards everything: what is measured is the forwarding, not a policy.
+ * The gate is the policy a workspace container's endpoint runs (engine/dockerGate.ts): the owner
+ * label added and checked, bodies read and written again, binds resolved.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { objectNames } from '../extension/src/contract/objects';
-import { startDockerEndpoint, type DockerEndpoint, type EndpointGate } from '../extension/src/engine/dockerEndpoint';
+import { realpathSync } from 'node:fs';
+import { startDockerEndpoint, type DockerEndpoint } from '../extension/src/engine/dockerEndpoint';
+import { policyGate } from '../extension/src/engine/dockerGate';
 import { planEndpointSocket } from '../extension/src/plan/dockerEndpoint';
 import { docker as testDocker, removeNamespaceObjects } from '../test/support/docker';
 import { fmtMs, interleave, type ResultRow, type Stats } from './harness';
@@ -18,13 +21,6 @@ import { fmtMs, interleave, type ResultRow, type Stats } from './harness';
 const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
 const BASE_IMAGE = 'debian:bookworm-slim';
 const LOG_BYTES = 100 * 1024 * 1024;
-const HIJACK = /^(?:\/v[0-9.]+)?\/(?:containers\/[^/]+\/attach|exec\/[^/]+\/start|session|grpc)$/;
-
-const forwardAll: EndpointGate = {
-  async head(req) {
-    return { kind: 'forward', target: req.target, upgrade: HIJACK.test(req.target.split('?')[0] ?? '') };
-  },
-};
 
 /** The docker CLI against `socket`, its output thrown away; rejects on a non-zero exit. */
 function cli(socket: string, args: string[]): Promise<void> {
@@ -76,10 +72,11 @@ export async function benchDockerEndpoint(): Promise<ResultRow[]> {
     });
   const endpoints: DockerEndpoint[] = [];
   const start = async (container: string): Promise<DockerEndpoint> => {
+    const socketPath = place(container).socketPath;
     const e = await startDockerEndpoint({
-      socketPath: place(container).socketPath,
+      socketPath,
       upstream: { socketPath: ENGINE_SOCKET },
-      gate: forwardAll,
+      gate: policyGate({ docker: d, scope: { owner: container, workspace: realpathSync(root), endpointSocket: socketPath } }),
       log: () => undefined,
     });
     endpoints.push(e);
@@ -115,7 +112,8 @@ export async function benchDockerEndpoint(): Promise<ResultRow[]> {
     // A container that printed 100 MiB in lines of 100 bytes, then exited: `docker logs` reads it all.
     const logs = `${names.prefix}-logs`;
     const line = '0123456789'.repeat(10).slice(0, 99);
-    await cli(ENGINE_SOCKET, [
+    // Made through the endpoint, so that it is the endpoint's own to read.
+    await cli(endpoint, [
       'run',
       '-d',
       '--name',
@@ -127,7 +125,7 @@ export async function benchDockerEndpoint(): Promise<ResultRow[]> {
       '-c',
       `yes ${line} | head -c ${LOG_BYTES}`,
     ]);
-    await cli(ENGINE_SOCKET, ['wait', logs]);
+    await cli(endpoint, ['wait', logs]);
     rows.push(
       ratioRow(
         '`docker logs` of a container that printed 100 MiB, through the endpoint vs the engine socket',
