@@ -410,7 +410,7 @@ describe('docker endpoint policy: one refusal per rule', () => {
       const r = refused(send(req, req.scope), rule, rule);
       assert.ok(r.message.length > 20 && !r.message.includes('\n'), r.message);
       if (r.status === 403 || r.status === 404)
-        assert.match(r.message, /toolbox\.dockerEndpoint to raw-socket.*docker-sock mount in ~\/\.toolbox\.yaml/);
+        assert.match(r.message, /toolbox\.dockerEndpoint to raw-socket in your VS Code User settings/);
     });
   }
 });

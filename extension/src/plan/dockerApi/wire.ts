@@ -82,7 +82,7 @@ export interface Refusal {
 
 /** The setting and the mount that give a container the host's raw socket instead (the opt-out every policy refusal names). */
 export const OPT_OUT =
-  "To give this container the host's own Docker socket instead (root on this host), set toolbox.dockerEndpoint to raw-socket, or set the docker-sock mount in ~/.toolbox.yaml.";
+  "To give this container the host's own Docker socket instead (root on this host), set toolbox.dockerEndpoint to raw-socket in your VS Code User settings and recreate the container.";
 
 /** Thrown inside the policy and turned into a Refusal at its public functions (plan/dockerApi.ts). */
 export class Refused extends Error {
