@@ -118,7 +118,7 @@ function send(req: Req, scope: EndpointScope = SCOPE): Outcome {
   return {
     kind: 'forward',
     c,
-    body: JSON.parse(checked.body.toString('utf8')) as Record<string, unknown>,
+    body: checked.body.length > 0 ? (JSON.parse(checked.body.toString('utf8')) as Record<string, unknown>) : undefined,
     volumesToCreate: checked.volumesToCreate.map((v) => v.name),
   };
 }
@@ -993,10 +993,36 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
         body: { hijack: true, stdin: false, Detach: false, Tty: false },
       }),
     );
+    // Its port wait strategy: an exec started without hijack (no upgrade; the adapter relays the raw stream as a body).
+    const plain = passes(send({ method: 'POST', target: '/exec/e0wn/start', body: { stdin: true, Detach: false, Tty: false } }));
+    assert.deepEqual(plain.body, { Detach: false, Tty: false });
+    assert.equal(plain.c.headers.upgrade, undefined);
     passes(send({ method: 'POST', target: '/networks/tc-net/connect', body: { Container: 'tc-1', EndpointConfig: { Aliases: ['db'] } } }));
     passes(send({ method: 'GET', target: '/containers/tc-1/logs?stdout=true&stderr=true&follow=true' }));
     passes(send({ method: 'GET', target: '/containers/tc-1/archive?path=%2Fvar%2Flog%2Fpg.log' }));
     passes(send({ method: 'POST', target: '/containers/tc-1/stop?t=0' }));
+    // dockerode repeats the options as a JSON body; Docker reads the query only, so the body goes nowhere.
+    const stop = passes(send({ method: 'POST', target: '/containers/tc-1/stop?t=0', body: { t: 0 } }));
+    assert.equal(stop.c.target, '/containers/tc-1/stop?t=0');
+    assert.equal(stop.body, undefined, 'nothing of the body is forwarded');
+    assert.equal(
+      passes(send({ method: 'POST', target: '/containers/tc-1/kill?signal=SIGKILL', body: { signal: 'SIGKILL' } })).body,
+      undefined,
+    );
+    assert.equal(passes(send({ method: 'POST', target: '/containers/tc-1/restart?t=1', body: { t: 1 } })).body, undefined);
+    refused(send({ method: 'POST', target: '/containers/tc-1/stop', body: { t: 'soon' } }), 'field-type');
+    refused(send({ method: 'POST', target: '/containers/tc-1/stop', body: '[]' }), 'json');
+    refused(send({ method: 'POST', target: '/containers/tc-1/stop', body: { t: 0, pad: 'x'.repeat(5000) } }), 'body-size');
+    refused(
+      send({
+        method: 'POST',
+        target: '/containers/tc-1/stop',
+        body: 't=0',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      'headers',
+    );
+    refused(send({ method: 'POST', target: `/containers/${OWNER}/stop`, body: { t: 0 } }), 'not-owned');
     passes(send({ method: 'POST', target: '/networks/tc-net/disconnect', body: { Container: 'tc-1', Force: true } }));
     passes(send({ method: 'DELETE', target: '/containers/tc-1?force=true&v=true' }));
   });

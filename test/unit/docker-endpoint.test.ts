@@ -257,6 +257,7 @@ describe('what reaches the engine side', () => {
   const received: string[] = [];
   let answer = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
   let verdict: (target: string) => GateHead | Promise<GateHead> = (target) => ({ kind: 'forward', target, upgrade: false });
+  let closeAfterAnswer = false;
   let far: Server;
   let endpoint: DockerEndpoint;
 
@@ -269,6 +270,8 @@ describe('what reaches the engine side', () => {
         received.push(text);
         text = '';
         conn.write(answer);
+        // An engine that hijacked without an upgrade ends its raw stream by closing.
+        if (closeAfterAnswer) conn.end();
       });
     });
     await new Promise<void>((r) => far.listen(farSocket, r));
@@ -381,6 +384,51 @@ describe('what reaches the engine side', () => {
     assert.ok(!lastHead().includes('expect'), lastHead());
     assert.ok(received[received.length - 1]?.endsWith('\r\n\r\n{}'));
     verdict = (target) => ({ kind: 'forward', target, upgrade: false });
+  });
+
+  it('sends a hijack asked without upgrade headers as an ordinary request, and relays the raw stream until the engine closes (dockerode’s exec start)', async () => {
+    const checked = '{"Detach":false,"Tty":false}';
+    verdict = (target) => ({
+      kind: 'forward',
+      target,
+      upgrade: true,
+      headers: { 'content-type': 'application/json' },
+      body: { maxBytes: 1024, check: async () => ({ kind: 'forward', body: Buffer.from(checked) }) },
+    });
+    const frame = '\x01\x00\x00\x00\x00\x00\x00\x03out';
+    answer = `HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\n${frame}`;
+    closeAfterAnswer = true;
+    try {
+      const sent = '{"stdin":true,"Detach":false,"Tty":false}';
+      const reply = await new Promise<string>((resolve, reject) => {
+        const socket = connect(endpoint.socketPath);
+        let text = '';
+        socket.on('data', (d: Buffer) => {
+          text += d.toString('latin1');
+          // The whole relayed body: a chunked one ends with its last chunk.
+          if (text.endsWith('\r\n0\r\n\r\n')) {
+            socket.destroy();
+            resolve(text);
+          }
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(text));
+        socket.write(
+          `POST /v1.41/exec/e1/start HTTP/1.1\r\nHost: d\r\nContent-Type: application/json\r\nContent-Length: ${sent.length}\r\n\r\n${sent}`,
+        );
+      });
+      assert.match(reply, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.match(reply.toLowerCase(), /\r\ncontent-type: application\/vnd\.docker\.raw-stream\r\n/);
+      assert.equal(dechunk(reply.slice(reply.indexOf('\r\n\r\n') + 4)), frame, 'the stream came back whole');
+      const last = received[received.length - 1] ?? '';
+      assert.match(last, /^POST \/v1\.41\/exec\/e1\/start HTTP\/1\.1\r\n/);
+      assert.ok(!/\r\n(connection: upgrade|upgrade:)/i.test(last), 'no upgrade asked of the engine');
+      assert.ok(last.endsWith(`\r\n\r\n${checked}`), 'the gate’s body, not the client’s');
+    } finally {
+      closeAfterAnswer = false;
+      answer = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
+      verdict = (target) => ({ kind: 'forward', target, upgrade: false });
+    }
   });
 
   it('does not pass on an answer the gate must rewrite but cannot read', async () => {

@@ -112,6 +112,18 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
     assert.ok(seen.includes('GET /exec/e2/json') && seen.includes('GET /containers/victim/json'));
   });
 
+  it('reads dockerode’s options body on a stop and forwards nothing of it, not even its Content-Type', async () => {
+    const { g } = gate({ 'GET /containers/web/json': { status: 200, body: { Config: { Labels: own } } } });
+    const f = forward(
+      await g.head(head('POST', '/v1.41/containers/web/stop?t=0', { 'content-type': 'application/json', 'content-length': '7' })),
+    );
+    assert.equal(f.target, '/v1.41/containers/web/stop?t=0');
+    assert.equal(f.headers?.['content-type'], undefined);
+    const out = await f.body!.check(json({ t: 0 }));
+    assert.deepEqual(out, { kind: 'forward', body: Buffer.alloc(0) });
+    refusal(await f.body!.check(json({ t: 'now' })), 'field-type', 400);
+  });
+
   it('checks a create body against the host and the engine, forwards the policy’s JSON, creates its volumes labelled first', async () => {
     const created: unknown[] = [];
     const { g, seen } = gate(

@@ -44,8 +44,9 @@ export interface GateForward {
   /** The target sent to the engine (the policy may normalise it); a path. */
   target: string;
   /**
-   * The request takes the connection over (attach, exec start, /session, /grpc). Such a request
-   * must come with the upgrade headers, and only such a one may: either mismatch is refused (400).
+   * The request takes the connection over (attach, exec start, /session, /grpc). Only such a
+   * request may come with the upgrade headers; one that comes without them goes as an ordinary
+   * request, and the engine's raw stream comes back as its body (dockerode's exec start).
    */
   upgrade: boolean;
   /**

@@ -226,13 +226,11 @@ export async function serve(
       message: "The endpoint's policy gave a target that is not a path; the request was not forwarded.",
     });
   }
-  if (verdict.upgrade) {
-    return refuse({
-      status: 400,
-      rule: 'hijack-needs-upgrade',
-      message: `${loggedPath(req.url)} takes the connection over, which needs the headers Connection: Upgrade and Upgrade: tcp (every Docker client sends them); this request had none.`,
-    });
-  }
+  // A hijack route asked without the upgrade headers (dockerode's exec start, which Testcontainers
+  // runs for its wait strategy) goes as an ordinary request: the engine then answers
+  // 200 with a raw stream until it closes, relayed as a body, and the client can send no input.
+  // Nothing but the request itself, with the body the gate checked, reaches the engine's
+  // connection; bytes the client sends next are the next request, which the gate sees.
   let body: Buffer | undefined;
   if (verdict.body) {
     if (expectContinue) res.writeContinue();

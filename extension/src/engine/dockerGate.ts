@@ -20,6 +20,7 @@ import {
   checkStartBinds,
   classify,
   type Classified,
+  DROPPED_BODY,
   type EndpointScope,
   isOwned,
   isRefusal,
@@ -282,8 +283,10 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
 
     const forward: GateForward = { kind: 'forward', target: c.target, upgrade: c.hijack, headers: { ...c.headers } };
     if (c.body.kind === 'json') {
-      // What goes out is the policy's JSON, never empty, whatever the client sent (or did not).
-      forward.headers = { ...c.headers, 'content-type': 'application/json' };
+      // What goes out is the policy's JSON, never empty, whatever the client sent (or did not);
+      // nothing for a body Docker does not read (stop, restart, kill: dockerode repeats its query there).
+      const { 'content-type': _type, ...rest } = c.headers;
+      forward.headers = DROPPED_BODY.has(c.route) ? rest : { ...rest, 'content-type': 'application/json' };
       forward.body = {
         maxBytes: c.body.limit,
         check: async (raw) => {

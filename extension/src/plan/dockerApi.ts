@@ -20,7 +20,7 @@
  *   5. classified.response === 'scrub-info': pass Docker's answer through scrubInfo.
  */
 import { LABELS } from '../contract/constants';
-import { hasBodySchema, judgeBody, judgeStartMounts, lookupsOf, readBody } from './dockerApi/bodies';
+import { DROPPED_BODY, hasBodySchema, judgeBody, judgeStartMounts, lookupsOf, readBody } from './dockerApi/bodies';
 import {
   classifyHead,
   type Classified,
@@ -50,6 +50,7 @@ export type {
   RouteId,
 } from './dockerApi/routes';
 export { ENDPOINT_LIMITS, OPT_OUT, type Refusal, type RefusalStatus, type RuleId } from './dockerApi/wire';
+export { DROPPED_BODY } from './dockerApi/bodies';
 
 /** What each rule refuses, in a line: the ids a Refusal carries. */
 export const RULES: Record<RuleId, string> = {
@@ -203,7 +204,7 @@ export interface Facts {
 }
 
 export interface CheckedBody {
-  /** What to forward, in place of the client's body. */
+  /** What to forward, in place of the client's body: empty for a route whose body Docker does not read (DROPPED_BODY). */
   body: Buffer;
   /** Volumes to create first (POST /volumes/create with this body each), since Docker would create them without the owner label. */
   volumesToCreate: Array<{ name: string; body: Buffer }>;
@@ -217,7 +218,7 @@ export function checkBody(parsed: ParsedBody, scope: EndpointScope, facts: Facts
       realpath: (source) => facts.realpaths.get(source),
     });
     return {
-      body: Buffer.from(JSON.stringify(judged.value), 'utf8'),
+      body: DROPPED_BODY.has(parsed.route) ? Buffer.alloc(0) : Buffer.from(JSON.stringify(judged.value), 'utf8'),
       volumesToCreate: judged.volumesToCreate.map((name) => ({
         name,
         body: Buffer.from(

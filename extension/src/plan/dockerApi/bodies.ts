@@ -224,6 +224,11 @@ const SCHEMAS = {
   // dockerode sends its own options (hijack, stdin) in this body; they are left out, not refused:
   // nothing here can widen what the exec already is.
   'exec-start': z.object({ Detach: B, Tty: B, ConsoleSize: SIZE }),
+  // dockerode's options, repeated from the query, which is all Docker reads on these routes: the
+  // body is checked for their shape and dropped (DROPPED_BODY), so other keys do not matter.
+  'container-stop': z.object({ t: I, signal: S }),
+  'container-restart': z.object({ t: I, signal: S }),
+  'container-kill': z.object({ signal: S }),
   'network-create': z.strictObject({
     Name: S,
     CheckDuplicate: B,
@@ -258,6 +263,9 @@ type Create = z.infer<typeof CREATE>;
 type HostConfig = z.infer<typeof HOST_CONFIG>;
 type Mount = z.infer<typeof MOUNT>;
 type Endpoint = z.infer<typeof ENDPOINT>;
+
+/** Routes whose body Docker does not read: nothing of it is forwarded. */
+export const DROPPED_BODY: ReadonlySet<RouteId> = new Set<RouteId>(['container-stop', 'container-restart', 'container-kill']);
 
 export function hasBodySchema(route: RouteId): route is BodyRoute {
   return Object.hasOwn(SCHEMAS, route);
@@ -462,6 +470,9 @@ export function judgeBody(route: BodyRoute, value: Record<string, unknown>, scop
       break;
     case 'exec-start':
     case 'auth':
+    case 'container-stop':
+    case 'container-restart':
+    case 'container-kill':
       break;
   }
   return { value: out, volumesToCreate: [...j.volumes] };

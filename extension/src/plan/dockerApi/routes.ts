@@ -375,6 +375,8 @@ const SESSION_HEADERS = [
 const filtered = { filters: ownerFilters };
 const LOGS = { follow: flag, stdout: flag, stderr: flag, since: text, until: text, timestamps: flag, tail: text, details: flag };
 const STOP = { t: int, signal };
+/** An optional JSON body that repeats the query's options (dockerode's): read, bounded, never forwarded (bodies.ts DROPPED_BODY). */
+const OPTIONS_BODY = { body: 'json-optional', bodyLimit: 4096 } as const;
 
 /** Every route the endpoint serves, in matching order (the first whose path and method fit). */
 const ROUTES: readonly RouteSpec[] = [
@@ -435,9 +437,18 @@ const ROUTES: readonly RouteSpec[] = [
     },
     recheckBinds: true,
   },
-  { id: 'container-stop', methods: ['POST'], path: '/containers/{container}/stop', query: STOP },
-  { id: 'container-restart', methods: ['POST'], path: '/containers/{container}/restart', query: STOP, recheckBinds: true },
-  { id: 'container-kill', methods: ['POST'], path: '/containers/{container}/kill', query: { signal } },
+  // dockerode (Testcontainers' client) sends its options as a JSON body besides the query
+  // (`{"t":0}`); Docker reads only the query. The body is read, held to those options, and dropped.
+  { id: 'container-stop', methods: ['POST'], path: '/containers/{container}/stop', query: STOP, ...OPTIONS_BODY },
+  {
+    id: 'container-restart',
+    methods: ['POST'],
+    path: '/containers/{container}/restart',
+    query: STOP,
+    recheckBinds: true,
+    ...OPTIONS_BODY,
+  },
+  { id: 'container-kill', methods: ['POST'], path: '/containers/{container}/kill', query: { signal }, ...OPTIONS_BODY },
   {
     id: 'container-wait',
     methods: ['POST'],
