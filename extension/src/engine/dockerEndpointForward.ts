@@ -9,7 +9,7 @@ import { request as httpRequest, type Agent, type ClientRequest, type IncomingMe
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
-import type { GateForward, GateHead } from './dockerEndpoint';
+import type { EndpointEvent, EndpointGate, EndpointRequestHead, GateForward, GateHead } from './dockerEndpoint';
 import type { HijackContext } from './dockerEndpointHijack';
 import { bodyFraming, checkRequestHead, endToEndHeaders, errorBody, loggedPath, type Refusal } from './dockerEndpointWire';
 
@@ -208,24 +208,8 @@ export async function serve(
   };
   const pre = checkRequestHead(req, ctx.limits);
   if (pre) return refuse(pre);
-  let verdict: GateHead;
-  try {
-    verdict = await ctx.gate.head({ method: req.method ?? '', target: req.url ?? '', headers: req.headersDistinct });
-  } catch (error) {
-    ctx.log({
-      kind: 'warn',
-      message: `The Docker endpoint's policy failed on ${req.method} ${loggedPath(req.url)}: ${(error as Error).message}`,
-    });
-    return refuse({ status: 500, rule: 'gate-failed', message: "The endpoint's policy failed on this request; it was not forwarded." });
-  }
+  const verdict = await askGate(ctx.gate, ctx.log, { method: req.method ?? '', target: req.url ?? '', headers: req.headersDistinct });
   if (verdict.kind === 'refuse') return refuse(verdict);
-  if (!verdict.target.startsWith('/')) {
-    return refuse({
-      status: 500,
-      rule: 'gate-failed',
-      message: "The endpoint's policy gave a target that is not a path; the request was not forwarded.",
-    });
-  }
   // A hijack route asked without the upgrade headers (dockerode's exec start, which Testcontainers
   // runs for its wait strategy) goes as an ordinary request: the engine then answers
   // 200 with a raw stream until it closes, relayed as a body, and the client can send no input.
@@ -298,4 +282,33 @@ function forward(ctx: EndpointContext, req: IncomingMessage, res: ServerResponse
   if (body !== undefined) up.end(body);
   else if (framing.kind === 'none') up.end();
   else pipeline(req, up, () => undefined);
+}
+
+/**
+ * The gate's verdict on a request head, for the forwarding and the hijack paths alike: the gate's
+ * refusal, a refusal when the gate failed or gave a target that is not a path, or the forward.
+ */
+export async function askGate(gate: EndpointGate, log: (event: EndpointEvent) => void, head: EndpointRequestHead): Promise<GateHead> {
+  let verdict: GateHead;
+  try {
+    verdict = await gate.head(head);
+  } catch (error) {
+    log({
+      kind: 'warn',
+      message: `The Docker endpoint's policy failed on ${head.method} ${loggedPath(head.target)}: ${(error as Error).message}`,
+    });
+    return {
+      kind: 'refuse',
+      status: 500,
+      rule: 'gate-failed',
+      message: "The endpoint's policy failed on this request; it was not forwarded.",
+    };
+  }
+  if (verdict.kind === 'refuse' || verdict.target.startsWith('/')) return verdict;
+  return {
+    kind: 'refuse',
+    status: 500,
+    rule: 'gate-failed',
+    message: "The endpoint's policy gave a target that is not a path; the request was not forwarded.",
+  };
 }

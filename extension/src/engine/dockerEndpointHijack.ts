@@ -16,7 +16,8 @@
 import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { EndpointEvent, EndpointGate, EndpointLimits, EndpointUpstream, GateHead } from './dockerEndpoint';
+import type { EndpointEvent, EndpointGate, EndpointLimits, EndpointUpstream } from './dockerEndpoint';
+import { askGate } from './dockerEndpointForward';
 import {
   bodyFraming,
   checkRequestHead,
@@ -211,24 +212,8 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
       message: 'A request that takes the connection over must send its body with a Content-Length.',
     });
   }
-  let verdict: GateHead;
-  try {
-    verdict = await ctx.gate.head({ method, target: req.url ?? '', headers: req.headersDistinct });
-  } catch (error) {
-    ctx.log({
-      kind: 'warn',
-      message: `The Docker endpoint's policy failed on ${method} ${loggedPath(req.url)}: ${(error as Error).message}`,
-    });
-    return refuse({ status: 500, rule: 'gate-failed', message: "The endpoint's policy failed on this request; it was not forwarded." });
-  }
+  const verdict = await askGate(ctx.gate, ctx.log, { method, target: req.url ?? '', headers: req.headersDistinct });
   if (verdict.kind === 'refuse') return refuse(verdict);
-  if (!verdict.target.startsWith('/')) {
-    return refuse({
-      status: 500,
-      rule: 'gate-failed',
-      message: "The endpoint's policy gave a target that is not a path; the request was not forwarded.",
-    });
-  }
 
   if (!verdict.upgrade) {
     // Spliced, its answer would pass untouched: no onResponse, no rewrite (an /info scrubbed by the gate).
