@@ -220,17 +220,7 @@ export async function serve(
     if (expectContinue) res.writeContinue();
     const read = await readBoundedBody(req, verdict.body.maxBytes, ctx.limits.bodyMs);
     if (!('body' in read)) return refuse(read);
-    let checked: Awaited<ReturnType<NonNullable<GateForward['body']>['check']>>;
-    try {
-      checked = await verdict.body.check(read.body);
-    } catch (error) {
-      ctx.log({ kind: 'warn', message: `The Docker endpoint's policy failed on a body: ${(error as Error).message}` });
-      return refuse({
-        status: 500,
-        rule: 'gate-failed',
-        message: "The endpoint's policy failed on this request's body; it was not forwarded.",
-      });
-    }
+    const checked = await askBody(verdict.body, ctx.log, read.body);
     if (checked.kind === 'refuse') return refuse(checked);
     body = checked.body;
   } else if (expectContinue) {
@@ -311,4 +301,23 @@ export async function askGate(gate: EndpointGate, log: (event: EndpointEvent) =>
     rule: 'gate-failed',
     message: "The endpoint's policy gave a target that is not a path; the request was not forwarded.",
   };
+}
+
+/** The gate's verdict on a body it asked to read, or a refusal when its check failed. */
+export async function askBody(
+  spec: NonNullable<GateForward['body']>,
+  log: (event: EndpointEvent) => void,
+  body: Buffer,
+): Promise<Awaited<ReturnType<NonNullable<GateForward['body']>['check']>>> {
+  try {
+    return await spec.check(body);
+  } catch (error) {
+    log({ kind: 'warn', message: `The Docker endpoint's policy failed on a body: ${(error as Error).message}` });
+    return {
+      kind: 'refuse',
+      status: 500,
+      rule: 'gate-failed',
+      message: "The endpoint's policy failed on this request's body; it was not forwarded.",
+    };
+  }
 }

@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { EndpointEvent, EndpointGate, EndpointLimits, EndpointUpstream } from './dockerEndpoint';
-import { askGate } from './dockerEndpointForward';
+import { askBody, askGate } from './dockerEndpointForward';
 import {
   bodyFraming,
   checkRequestHead,
@@ -241,18 +241,9 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
   }
   let body = inbox.consume(declared);
   if (verdict.body) {
-    try {
-      const checked = await verdict.body.check(Buffer.from(body));
-      if (checked.kind === 'refuse') return refuse(checked);
-      body = checked.body;
-    } catch (error) {
-      ctx.log({ kind: 'warn', message: `The Docker endpoint's policy failed on a body: ${(error as Error).message}` });
-      return refuse({
-        status: 500,
-        rule: 'gate-failed',
-        message: "The endpoint's policy failed on this request's body; it was not forwarded.",
-      });
-    }
+    const checked = await askBody(verdict.body, ctx.log, Buffer.from(body));
+    if (checked.kind === 'refuse') return refuse(checked);
+    body = checked.body;
   }
   if (ctx.closing || client.destroyed) return;
 
