@@ -123,6 +123,20 @@ describe("Podman's answers in Docker's spelling", () => {
       'Building the runtime image: step 3 of 4 (RUN true)',
     );
   });
+
+  it("reads Buildah's steps of a Dockerfile with several stages ([s/S] STEP n/m), which the runtime image has (decision 0049)", () => {
+    assert.deepEqual(parseBuildStep('[2/2] STEP 3/14: RUN apt-get update'), {
+      n: 3,
+      of: 14,
+      instruction: 'RUN apt-get update',
+      stage: 2,
+      stages: 2,
+    });
+    const p = buildStepProgress('the runtime image', '[2/2] STEP 3/10: RUN apt-get update');
+    assert.equal(p?.message, 'Building the runtime image: stage 2 of 2, step 3 of 10 (RUN apt-get update)');
+    assert.equal(p?.percent, 60);
+    assert.equal(buildStepProgress('the runtime image', '[1/2] STEP 1/4: FROM debian AS docker-client')?.percent, 0);
+  });
 });
 
 describe('withClassicBuilder: the docker CLI in a container on Podman builds without BuildKit (issue 27)', () => {

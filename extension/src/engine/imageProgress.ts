@@ -96,15 +96,22 @@ export interface BuildStep {
   of: number;
   /** The Dockerfile instruction as the builder printed it (`FROM debian:bookworm-slim`). */
   instruction: string;
+  /** Buildah, a Dockerfile of several stages: this step's stage, of how many (`[2/2] STEP …`). */
+  stage?: number;
+  stages?: number;
 }
 
 /**
- * The step a build output line starts: Docker's classic builder prints "Step n/m : INSTRUCTION",
- * Podman's Buildah "STEP n/m: INSTRUCTION". Undefined for any other line.
+ * The step a build output line starts: Docker's classic builder prints "Step n/m : INSTRUCTION"
+ * (numbered across every stage), Podman's Buildah "STEP n/m: INSTRUCTION", and for a Dockerfile
+ * of several stages "[s/S] STEP n/m: INSTRUCTION" (numbered within stage s of S; the runtime
+ * image has two since decision 0049). Undefined for any other line.
  */
 export function parseBuildStep(line: string): BuildStep | undefined {
-  const m = /^(?:Step|STEP) (\d+)\/(\d+) ?: (.*)$/.exec(line);
-  return m ? { n: Number(m[1]), of: Number(m[2]), instruction: m[3] } : undefined;
+  const m = /^(?:\[(\d+)\/(\d+)\] )?(?:Step|STEP) (\d+)\/(\d+) ?: (.*)$/.exec(line);
+  if (!m) return undefined;
+  const step: BuildStep = { n: Number(m[3]), of: Number(m[4]), instruction: m[5] as string };
+  return m[1] !== undefined ? { ...step, stage: Number(m[1]), stages: Number(m[2]) } : step;
 }
 
 /** The progress a build step line reports, or undefined for any other line. */
@@ -114,6 +121,10 @@ export function buildStepProgress(label: string, line: string): ImageProgress | 
   const { n, of } = step;
   const instruction = step.instruction.replace(/\s+/g, ' ').trim();
   const short = instruction.length > 48 ? `${instruction.slice(0, 47)}…` : instruction;
-  // Step n has started, so n - 1 are done.
-  return { message: `Building ${label}: step ${n} of ${of} (${short})`, percent: of > 0 ? Math.floor((100 * (n - 1)) / of) : undefined };
+  // Step n has started, so n - 1 are done; of a stage s of S, s - 1 stages are done too.
+  const stage = step.stage !== undefined && step.stages !== undefined && step.stages > 1 ? { s: step.stage, of: step.stages } : undefined;
+  const within = of > 0 ? (n - 1) / of : 0;
+  const done = stage ? (stage.s - 1 + within) / stage.of : within;
+  const where = stage ? `stage ${stage.s} of ${stage.of}, step ${n} of ${of}` : `step ${n} of ${of}`;
+  return { message: `Building ${label}: ${where} (${short})`, percent: of > 0 ? Math.floor(100 * done) : undefined };
 }
