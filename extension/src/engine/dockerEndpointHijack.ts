@@ -16,7 +16,7 @@
 import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { EndpointEvent, EndpointGate, EndpointLimits, EndpointUpstream } from './dockerEndpoint';
+import type { EndpointEvent, EndpointGate, EndpointLimits, EndpointStats, EndpointUpstream } from './dockerEndpoint';
 import { askBody, askGate } from './dockerEndpointForward';
 import {
   bodyFraming,
@@ -31,14 +31,8 @@ import {
   upgradedHead,
 } from './dockerEndpointWire';
 
-export interface EndpointCounters {
-  overCap: number;
-  requests: number;
-  refused: number;
-  hijacks: number;
-  hijacksOpen: number;
-  upstreamErrors: number;
-}
+/** The endpoint's stats (engine/dockerEndpoint.ts) but `open`, which the server counts itself. */
+export type EndpointCounters = Omit<EndpointStats, 'open'>;
 
 /** What the hijack path needs of its endpoint. */
 export interface HijackContext {
