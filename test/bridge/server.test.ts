@@ -188,12 +188,13 @@ describe('bridge body limits, pinned in bytes', () => {
 });
 
 describe('bridge rate limits', () => {
-  it('pins the buckets: shared 10/s with a burst of 5, credential 30/s with a burst of 15, sound 10/s with a burst of 5, propose one per 5 s with a burst of 3', () => {
+  it('pins the buckets: shared 10/s with a burst of 5, credential 30/s with a burst of 15, sound 10/s with a burst of 5, propose one per 5 s with a burst of 3, the agent hooks 20/s with a burst of 40', () => {
     assert.deepEqual(RATE_LIMITS, {
       shared: { perSecond: 10, burst: 5 },
       credential: { perSecond: 30, burst: 15 },
       sound: { perSecond: 10, burst: 5 },
       propose: { perSecond: 0.2, burst: 3 },
+      agent: { perSecond: 20, burst: 40 },
     });
   });
 

@@ -17,6 +17,7 @@ export const NO_RATE_LIMIT = {
   credential: { perSecond: 1e9, burst: 1e9 },
   sound: { perSecond: 1e9, burst: 1e9 },
   propose: { perSecond: 1e9, burst: 1e9 },
+  agent: { perSecond: 1e9, burst: 1e9 },
 };
 
 export interface Recorded {

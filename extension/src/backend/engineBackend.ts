@@ -115,6 +115,8 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Loaded
         openUntitled: editor.openUntitled,
         openExternal: editor.openExternal,
         propose: editor.propose,
+        askApproval: editor.askApproval,
+        agentEvent: editor.agentEvent,
         credentialConsent,
       })).ensureWorkspace(registration),
   });

@@ -38,13 +38,16 @@ import {
 
 /**
  * Token buckets: open, edit and proximo share one; credential and sound have their own (upstream's
- * budgets); propose has a slow one of its own, since each proposal is a notification the user sees.
+ * budgets); propose has a slow one of its own, since each proposal is a notification the user sees;
+ * the agent hooks' two routes share a fast one.
  */
 export const RATE_LIMITS = {
   shared: { perSecond: 10, burst: 5 },
   credential: { perSecond: 30, burst: 15 },
   sound: { perSecond: 10, burst: 5 },
   propose: { perSecond: 0.2, burst: 3 },
+  /** /approval and /agent-event: an agent running tools quickly reports each one (docs/decisions/0050). */
+  agent: { perSecond: 20, burst: 40 },
 } as const;
 
 export interface BridgeHubOptions extends EditorActions {
@@ -233,6 +236,8 @@ export class BridgeHub {
       openUntitled: options.openUntitled,
       openExternal: options.openExternal,
       propose: options.propose,
+      askApproval: options.askApproval,
+      agentEvent: options.agentEvent,
       proximoFallbackDirs: options.proximoFallbackDirs,
     };
   }
@@ -328,6 +333,7 @@ export class BridgeHub {
         credential: new TokenBucket(rates.credential, now),
         sound: new TokenBucket(rates.sound, now),
         propose: new TokenBucket(rates.propose, now),
+        agent: new TokenBucket(rates.agent, now),
       },
       inFlight: new Map(),
     };

@@ -3,10 +3,11 @@
  * gate (Host, method, token, bucket, body size, JSON) and hands them a parsed body.
  */
 import type { z } from 'zod';
+import type { APPROVAL_DECISIONS, HOOK_AGENTS } from '../contract/constants';
 import type { CredentialRequestInfo, CredentialVerdict } from './credentialConsent';
 import type { BucketRate, TokenBucket } from './gate';
 
-export type BucketName = 'shared' | 'credential' | 'sound' | 'propose';
+export type BucketName = 'shared' | 'credential' | 'sound' | 'propose' | 'agent';
 export type BucketRates = Record<BucketName, BucketRate>;
 
 /** One registered workspace as the routes see it. */
@@ -51,6 +52,91 @@ export interface EditorActions {
    * refuses every proposal.
    */
   propose?(proposal: Proposal): Promise<ProposalAnswer> | ProposalAnswer;
+  /**
+   * /approval: puts an agent's question in front of the user and resolves with the answer.
+   * `signal` aborts when the hook hangs up (the user answered in the terminal, the agent was
+   * interrupted): the question must leave the inbox then. Never resolves "allow" by itself: a
+   * time-out or a closed inbox is "ask". Absent: every question is answered "ask" at once.
+   */
+  askApproval?(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+  /** /agent-event: one checked entry for the session timeline. Absent: events are dropped. */
+  agentEvent?(event: AgentEvent): void;
+}
+
+export type HookAgent = (typeof HOOK_AGENTS)[number];
+
+/** What a question or an event is about, in words (plan/agentHooks.ts describes the tool input). */
+export interface ToolSubject {
+  /** command: a shell command; file: a path written or read; fetch: a URL; network: a host; tool: anything else. */
+  kind: 'command' | 'file' | 'fetch' | 'network' | 'tool';
+  /** One line, control characters replaced, at most AGENT_HOOK_LIMITS.textChars. */
+  text: string;
+}
+
+/** Where a question or an event comes from: the container (by its bridge token) and the session it names. */
+export interface HookOrigin {
+  /** The container name, from the bridge token: never from the body. */
+  container: string;
+  /** The host workspace folder of that container. */
+  workspaceFolder: string;
+  /** The held session the hook says it runs in (ENV.sessionId, `s<n>`): a label inside this container only. */
+  session?: string;
+  /** The agent's own session id, as the agent gave it to the hook. */
+  agentSession?: string;
+  agent: HookAgent;
+}
+
+/** A checked question, as the editor gets it. */
+export interface ApprovalRequest extends HookOrigin {
+  /** Made by the bridge for this request (random); the container never sees or names it. */
+  id: string;
+  /** The tool as the agent names it (Bash, Write, …). */
+  tool: string;
+  subject: ToolSubject;
+  /** The agent's own words for why (a description the tool input carried), when it gave any. */
+  reason?: string;
+  cwd?: string;
+  /** The agent can remember an allow for the rest of its session (Claude Code with rule suggestions). */
+  canAllowForSession: boolean;
+  /** The hook cut something it sent (a long command): the text ends with an ellipsis. */
+  truncated: boolean;
+  /** How many times the hook asked again after losing the bridge (a reload); 0 the first time. */
+  retry: number;
+  receivedAt: number;
+}
+
+/** The user's answer, as /approval returns it to the hook. */
+export interface ApprovalAnswer {
+  decision: (typeof APPROVAL_DECISIONS)[number];
+  /** With allow: remember it for the agent's session (only when canAllowForSession). */
+  scope?: 'once' | 'session';
+  /** Said to the agent with deny, or why the answer is "ask". */
+  reason?: string;
+  /**
+   * With ask: the window is going away (a reload, a close), so nothing is answered; the hook is
+   * told to ask again, and the next window (the same one reloaded) shows the question anew.
+   */
+  withdrawn?: true;
+}
+
+/** Token counts an agent reported for a session (its transcript, added up by the hook). */
+export interface AgentUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Only when the agent itself reported a cost. */
+  costUsd?: number;
+}
+
+/** One checked timeline entry. */
+export interface AgentEvent extends HookOrigin {
+  at: number;
+  kind: 'command' | 'file' | 'git-commit' | 'git-push' | 'pr-create' | 'tool' | 'notification' | 'stop' | 'session-start' | 'session-end';
+  /** One line, control characters replaced. */
+  text: string;
+  /** The session's totals so far (Stop, SessionEnd), replacing earlier ones. */
+  usage?: AgentUsage;
 }
 
 /** A checked proposal, as the editor gets it. */
@@ -104,7 +190,8 @@ export interface Route {
   runLimitMs: number;
   /** False for routes whose refusals could echo secrets into the log (/credential). */
   logDetail: boolean;
-  handle(body: unknown, workspace: WorkspaceBinding, deps: RouteDeps): Promise<RouteResult>;
+  /** `signal` aborts when the client hangs up before the answer is written. */
+  handle(body: unknown, workspace: WorkspaceBinding, deps: RouteDeps, signal: AbortSignal): Promise<RouteResult>;
 }
 
 export const refused = (message: string): RouteResult => ({ status: 400, message });

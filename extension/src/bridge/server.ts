@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { BRIDGE_PROBE, CONCURRENCY_LIMITS, REQUEST_CONTENT_TYPE, ROUTES, SERVER_TIMEOUTS_MS } from '../contract/constants';
+import { agentEventRoute, approvalRoute } from './agentHooks';
 import { credentialRoute } from './credential';
 import { editRoute } from './edit';
 import { bearerToken, isAllowedHostHeader, matchToken } from './gate';
@@ -30,7 +31,16 @@ export const CONNECTION_LIMITS = {
   refusing: 16,
 } as const;
 
-export const BRIDGE_ROUTES: readonly Route[] = [openRoute, editRoute, proximoRoute, credentialRoute, soundRoute, proposeRoute];
+export const BRIDGE_ROUTES: readonly Route[] = [
+  openRoute,
+  editRoute,
+  proximoRoute,
+  credentialRoute,
+  soundRoute,
+  proposeRoute,
+  approvalRoute,
+  agentEventRoute,
+];
 const ROUTE_BY_PATH = new Map(BRIDGE_ROUTES.map((r) => [r.path, r]));
 const CONCURRENCY_BY_PATH = new Map<string, number>([
   [ROUTES.open, CONCURRENCY_LIMITS.open],
@@ -39,6 +49,8 @@ const CONCURRENCY_BY_PATH = new Map<string, number>([
   [ROUTES.credential, CONCURRENCY_LIMITS.credential],
   [ROUTES.sound, CONCURRENCY_LIMITS.sound],
   [ROUTES.propose, CONCURRENCY_LIMITS.propose],
+  [ROUTES.approval, CONCURRENCY_LIMITS.approval],
+  [ROUTES.agentEvent, CONCURRENCY_LIMITS.agentEvent],
 ]);
 /** The route name logged for a connection refused before any request was read. */
 export const CONNECTION_ROUTE = '(connection)';
@@ -195,10 +207,18 @@ async function serve(req: IncomingMessage, res: ServerResponse, scope: ListenerS
     return { status: 503, workspace: ws, detail: `${route.path} concurrency limit ${limit} reached` };
   }
   workspace.inFlight.set(route.path, running + 1);
+  // The client hanging up before the answer is written (an agent hook the user answered in the
+  // terminal instead) is the route's to know.
+  const hangUp = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) hangUp.abort();
+  };
+  res.once('close', onClose);
   let result: RouteResult;
   try {
-    result = await route.handle(json, workspace, deps);
+    result = await route.handle(json, workspace, deps, hangUp.signal);
   } finally {
+    res.off('close', onClose);
     workspace.inFlight.set(route.path, (workspace.inFlight.get(route.path) ?? 1) - 1);
   }
   if (result.status === 204) {

@@ -57,6 +57,11 @@ export const CONTAINER = {
   bridgeRunDir: '/home/toolbox/.toolbox/bridge/run',
   /** The session holder (images/runtime/toolbox-session): keeps shells alive across windows. */
   sessionHolder: '/usr/local/lib/toolbox/toolbox-session',
+  /** The agents' hook program and the settings that run it (docs/decisions/0050-approvals-over-the-bridge.md). */
+  agentHook: '/usr/local/lib/toolbox/toolbox-agent-hook',
+  claudeManagedSettings: '/etc/claude-code/managed-settings.json',
+  codexHooks: '/etc/codex/hooks.json',
+  codexConfig: '/etc/codex/config.toml',
   /** Where the holder listens when the bridge run dir is not mounted (reached through an exec). */
   sessionFallbackDir: '/tmp/toolbox-sessions',
   startupDir: '/home/toolbox/.toolbox-startup.d',
@@ -195,6 +200,13 @@ export const ROUTES = {
   sound: '/sound',
   /** A proposed change to a protected path, reviewed in VS Code (docs/decisions/0044-proposals-for-protected-paths.md). */
   propose: '/propose',
+  /**
+   * An agent's question (a PermissionRequest hook), held until the user answers it in VS Code, the
+   * time runs out or the hook hangs up (docs/decisions/0050-approvals-over-the-bridge.md).
+   */
+  approval: '/approval',
+  /** What an agent did (its other hooks): the session timeline and usage. Answered at once. */
+  agentEvent: '/agent-event',
 } as const;
 
 /** JSON field names of bridge requests and responses. */
@@ -237,7 +249,56 @@ export const BODY_LIMITS = {
   sound: 512 * 1024,
   /** PROPOSAL_LIMITS.contentBytes of text, JSON-escaped, and the path. */
   propose: 1024 * 1024,
+  /** The hook trims what it sends (AGENT_HOOK_LIMITS); this is the cap after JSON escaping. */
+  approval: 32 * 1024,
+  agentEvent: 32 * 1024,
 } as const;
+
+/**
+ * The agent hook (images/runtime/toolbox-agent-hook) and the two routes it calls
+ * (docs/decisions/0050-approvals-over-the-bridge.md). Times in milliseconds unless named _S.
+ */
+export const AGENT_HOOK_LIMITS = {
+  /** Characters of a command, path, URL or description the hook sends; the bridge refuses more. */
+  textChars: 4096,
+  /** Keys of a tool input object the hook sends (string, number and boolean values only). */
+  inputKeys: 16,
+  /** Requests one container may have waiting for the user at once; the next is answered "ask". */
+  pendingPerContainer: 16,
+  /** Requests waiting in one window at once, every container together. */
+  pendingTotal: 64,
+  /** Default time the editor waits for the user before the agent's own prompt takes over (toolbox.approvals.timeoutSeconds). */
+  defaultTimeoutS: 300,
+  /** The longest a question may wait; the setting is clamped to it and the hook gives up past it. */
+  maxTimeoutS: 3600,
+  /** How long the hook keeps trying to reach a bridge that went away (a reload) before it says "ask". */
+  reconnectS: 30,
+  /** Timeline entries kept per session, and sessions kept per window (the oldest ended one goes first). */
+  timelinePerSession: 200,
+  timelineSessions: 64,
+  /** The most of a transcript the hook reads to add up usage. */
+  transcriptBytes: 64 * 1024 * 1024,
+} as const;
+
+/** The agents whose hooks the runtime image installs, as the hook names them on the wire. */
+export const HOOK_AGENTS = ['claude', 'codex'] as const;
+
+/** The hook events the runtime image's settings subscribe to, per agent (images/runtime/*-hooks.json). */
+export const HOOK_EVENTS = {
+  approval: 'PermissionRequest',
+  timeline: ['PostToolUse', 'Notification', 'Stop', 'SessionStart', 'SessionEnd'],
+  /**
+   * The events whose hook Claude Code waits for. Stop too: at the end of a one-shot turn
+   * (`claude -p`) it ends the async hooks still running, and the hook returns at once anyway (its
+   * report goes from a detached child).
+   */
+  sync: ['PermissionRequest', 'Stop'],
+  /** Codex has no Notification or SessionEnd hook; its hooks run synchronously (it skips async ones). */
+  codex: ['PermissionRequest', 'PostToolUse', 'SessionStart', 'Stop'],
+} as const;
+
+/** The user's answer to an agent's question, as /approval returns it to the hook. */
+export const APPROVAL_DECISIONS = ['allow', 'deny', 'ask'] as const;
 
 /**
  * /propose: the text a proposal may carry (UTF-8 bytes), the proposals one container may have
@@ -282,6 +343,9 @@ export const RUN_LIMITS_MS = {
   sound: 5_000,
   /** Checks and hands the proposal to the editor; the answer does not wait for the user. */
   propose: 5_000,
+  /** The hook holds the request open while the user decides, up to the longest timeout. */
+  approval: AGENT_HOOK_LIMITS.maxTimeoutS * 1000,
+  agentEvent: 2_000,
 } as const;
 
 /** Client-side (shim) `curl --max-time` per route, in seconds: run limit plus slack. */
@@ -293,6 +357,8 @@ export const SHIM_MAX_TIME_S = {
   /** Upstream's paplay shim: 5. */
   sound: 5,
   propose: 10,
+  approval: AGENT_HOOK_LIMITS.maxTimeoutS + 15,
+  agentEvent: 3,
 } as const;
 
 export const SERVER_TIMEOUTS_MS = {
@@ -314,6 +380,9 @@ export const CONCURRENCY_LIMITS = {
   credential: 4,
   sound: 1,
   propose: 1,
+  /** Sub-agents may ask at once; AGENT_HOOK_LIMITS.pendingPerContainer caps what waits. */
+  approval: AGENT_HOOK_LIMITS.pendingPerContainer,
+  agentEvent: 4,
 } as const;
 
 /** Output a host process may write (stdout and stderr together) before it is stopped. */
@@ -384,6 +453,12 @@ export const ENV = {
   testcontainersHostOverride: 'TESTCONTAINERS_HOST_OVERRIDE',
   /** `0` on Podman, which has no BuildKit: the docker CLI builds with the classic builder (engine/compat.ts). */
   dockerBuildkit: 'DOCKER_BUILDKIT',
+  /**
+   * The held session a process runs in: the holder's id for it (`s<n>`), set by the holder in each
+   * shell it starts and sent by the agent hook, so an approval names its terminal. A label inside
+   * one container, not a credential (docs/decisions/0050-approvals-over-the-bridge.md).
+   */
+  sessionId: 'TOOLBOX_SESSION_ID',
 } as const;
 
 /**
