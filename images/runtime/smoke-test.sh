@@ -53,6 +53,19 @@ done
 check "bridge-lib.sh is at /usr/local/lib/toolbox/bridge-lib.sh and executable" test -x /usr/local/lib/toolbox/bridge-lib.sh
 check "init.d directory exists" test -d /usr/local/lib/toolbox/init.d
 check "entrypoint is executable" test -x /usr/local/bin/entrypoint
+# The agent hook (docs/decisions/0050-approvals-over-the-bridge.md): it runs, and with no input or
+# no bridge it exits 0 and prints nothing (never a decision it did not get from VS Code).
+hook=/usr/local/lib/toolbox/toolbox-agent-hook
+check "toolbox-agent-hook is executable" test -x "$hook"
+out="$("$hook" claude </dev/null 2>/dev/null)" && [ -z "$out" ] \
+  && ok "toolbox-agent-hook claude </dev/null exits 0 with no output" || fail "toolbox-agent-hook claude </dev/null exits 0 with no output (got: $out)"
+out="$(printf '{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}' | "$hook" codex 2>/dev/null)" && [ -z "$out" ] \
+  && ok "toolbox-agent-hook answers nothing without a bridge" || fail "toolbox-agent-hook answers nothing without a bridge (got: $out)"
+for f in /etc/claude-code/managed-settings.json /etc/codex/hooks.json; do
+  python3 -c 'import json, sys; assert "PermissionRequest" in json.load(open(sys.argv[1]))["hooks"]' "$f" 2>/dev/null && mode_is "$f" 644 \
+    && ok "$f parses, has the PermissionRequest hook and is 0644" || fail "$f parses, has the PermissionRequest hook and is 0644"
+done
+check "/etc/codex/config.toml exists (Codex's system config layer)" test -f /etc/codex/config.toml
 [ "$(id -u):$(id -g)" = "$want_uid:$want_gid" ] && ok "runs as $want_uid:$want_gid" || fail "runs as $want_uid:$want_gid (got $(id -u):$(id -g))"
 [ "$(whoami 2>&1)" = "toolbox" ] && ok "whoami is toolbox for uid $want_uid" || fail "whoami is toolbox for uid $want_uid (got: $(whoami 2>&1))"
 [ "$(getent group "$want_gid" | cut -d: -f1)" = "toolbox" ] && ok "gid $want_gid has a group entry" || fail "gid $want_gid has a group entry"

@@ -12,6 +12,9 @@ import { describe, it } from 'node:test';
 import { credentialRoute } from '../../extension/src/bridge/credential';
 import { openRoute } from '../../extension/src/bridge/open';
 import {
+  AGENT_HOOK_LIMITS,
+  APPROVAL_DECISIONS,
+  BODY_LIMITS,
   BRIDGE_FILES,
   CONCURRENCY_LIMITS,
   CONTAINER,
@@ -19,6 +22,8 @@ import {
   EDITORS,
   ENV,
   FIELDS,
+  HOOK_AGENTS,
+  HOOK_EVENTS,
   HOST_DOCKER_INTERNAL,
   OPEN_LIMITS_MS,
   PROXIMO_HOST_ONLY,
@@ -44,8 +49,10 @@ const REQUEST_FIELDS: Partial<Record<RouteKey, readonly string[]>> = {
   sound: [FIELDS.name, FIELDS.data],
   propose: [FIELDS.path, FIELDS.content],
 };
-/** Routes no shim calls: healthz is for probes. */
-const ROUTES_WITHOUT_SHIM: readonly RouteKey[] = ['healthz'];
+/** Routes the agent hook calls (images/runtime/toolbox-agent-hook, checked below): no shim does. */
+const AGENT_HOOK_ROUTES: readonly RouteKey[] = ['approval', 'agentEvent'];
+/** Routes no shim calls: healthz is for probes; the agent hook's. */
+const ROUTES_WITHOUT_SHIM: readonly RouteKey[] = ['healthz', ...AGENT_HOOK_ROUTES];
 /** Environment names a script may read without the contract owning them. */
 const STANDARD_ENV = new Set(['HOME', 'PATH', 'TMPDIR', 'USER']);
 
@@ -479,4 +486,313 @@ describe("contract: /open waits for the user's answer in VS Code (issue 13, item
   it('runs one /open per workspace at a time, so a container cannot stack up dialogs', () => {
     assert.equal(CONCURRENCY_LIMITS.open, 1);
   });
+});
+
+/**
+ * Where the runtime image installs the agent hook and the agents' settings that run it
+ * (images/runtime/Dockerfile; docs/decisions/0050-approvals-over-the-bridge.md).
+ */
+const AGENT_HOOK_INSTALL = {
+  program: CONTAINER.agentHook,
+  claudeSettings: CONTAINER.claudeManagedSettings,
+  codexHooks: CONTAINER.codexHooks,
+  codexConfig: CONTAINER.codexConfig,
+} as const;
+/** The events Codex has of HOOK_EVENTS (no Notification, no SessionEnd). */
+const CODEX_EVENTS: readonly string[] = HOOK_EVENTS.codex;
+/** How long an agent lets the PermissionRequest hook run: the longest question and a minute. */
+const APPROVAL_HOOK_TIMEOUT_S = AGENT_HOOK_LIMITS.maxTimeoutS + 60;
+/** The timeline hooks' timeout in the agents' settings. */
+const TIMELINE_HOOK_TIMEOUT_S = 10;
+/** Environment names the hook reads for its tests only (documented in its header). */
+const AGENT_HOOK_TEST_ENV = new Set(['TOOLBOX_AGENT_HOOK_BRIDGE_DIR', 'TOOLBOX_AGENT_HOOK_RECONNECT_S']);
+
+interface AgentHookFiles {
+  hook: string;
+  claude: string;
+  codex: string;
+  dockerfile: string;
+}
+
+/**
+ * A module-level constant of the hook: a string, a tuple of strings, or a sum of products of
+ * integers and other such constants (`64 * 1024`, `MAX_TIMEOUT_S + 15`).
+ */
+function pythonConstant(text: string, name: string): string | number | string[] | undefined {
+  const raw = new RegExp(`^${name} = (.+?)(?:\\s+#.*)?$`, 'm').exec(text)?.[1];
+  if (raw === undefined) return undefined;
+  if (/^"[^"]*"$/.test(raw)) return JSON.parse(raw) as string;
+  if (/^\(\s*"/.test(raw)) return all(/"([^"]*)"/g, raw);
+  if (!/^[\w\s*+]+$/.test(raw)) return raw;
+  const factor = (f: string): number => {
+    const value = /^\d+$/.test(f) ? Number(f) : pythonConstant(text, f);
+    return typeof value === 'number' ? value : NaN;
+  };
+  return raw.split('+').reduce((sum, term) => sum + term.split('*').reduce((n, f) => n * factor(f.trim()), 1), 0);
+}
+
+/** What the hook and the agents' settings say, against the contract; empty when they agree. */
+export function agentHookMismatches(files: AgentHookFiles): string[] {
+  const out: string[] = [];
+  const { hook } = files;
+  if (BODY_LIMITS.approval !== BODY_LIMITS.agentEvent) out.push('BODY_LIMITS.approval and .agentEvent differ; the hook has one BODY_LIMIT');
+  const expected: Record<string, string | number | readonly string[]> = {
+    BRIDGE_DIR: CONTAINER.bridgeDir,
+    BRIDGE_LEGACY_DIR: CONTAINER.bridgeLegacyDir,
+    TOKEN_FILE: BRIDGE_FILES.token,
+    PORT_FILE: BRIDGE_FILES.port,
+    RUN_DIR: BRIDGE_FILES.runDir,
+    SOCKET_FILE: BRIDGE_FILES.socket,
+    BRIDGE_HOST: HOST_DOCKER_INTERNAL,
+    CONTENT_TYPE: REQUEST_CONTENT_TYPE,
+    ROUTE_APPROVAL: ROUTES.approval,
+    ROUTE_AGENT_EVENT: ROUTES.agentEvent,
+    SESSION_ENV: ENV.sessionId,
+    AGENTS: HOOK_AGENTS,
+    APPROVAL_EVENT: HOOK_EVENTS.approval,
+    TIMELINE_EVENTS: HOOK_EVENTS.timeline,
+    DECISIONS: APPROVAL_DECISIONS,
+    TEXT_CHARS: AGENT_HOOK_LIMITS.textChars,
+    INPUT_KEYS: AGENT_HOOK_LIMITS.inputKeys,
+    MAX_TIMEOUT_S: AGENT_HOOK_LIMITS.maxTimeoutS,
+    RECONNECT_S: AGENT_HOOK_LIMITS.reconnectS,
+    TRANSCRIPT_BYTES: AGENT_HOOK_LIMITS.transcriptBytes,
+    APPROVAL_MAX_TIME_S: SHIM_MAX_TIME_S.approval,
+    AGENT_EVENT_MAX_TIME_S: SHIM_MAX_TIME_S.agentEvent,
+    BODY_LIMIT: BODY_LIMITS.approval,
+  };
+  for (const [name, want] of Object.entries(expected)) {
+    const got = pythonConstant(hook, name);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      out.push(`toolbox-agent-hook: ${name} is ${JSON.stringify(got)}, contract says ${JSON.stringify(want)}`);
+    // Defined once and used: no second spelling of the same literal elsewhere in the program.
+    const uses = hook.match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0;
+    if (uses < 2) out.push(`toolbox-agent-hook: ${name} is never used`);
+    if (typeof want === 'string' && hook.split(JSON.stringify(want)).length - 1 !== 1) {
+      out.push(`toolbox-agent-hook: the literal ${JSON.stringify(want)} appears outside ${name}`);
+    }
+  }
+  for (const [route, constant] of [
+    ['approval', 'ROUTE_APPROVAL'],
+    ['agentEvent', 'ROUTE_AGENT_EVENT'],
+  ] as const) {
+    if (!new RegExp(`\\bpost\\(bridge, ${constant},`).test(hook)) out.push(`toolbox-agent-hook: never posts to ${ROUTES[route]}`);
+  }
+  // Paths under the roots the contract owns, and environment names.
+  const known = knownContainerPaths();
+  known.add(AGENT_HOOK_INSTALL.program);
+  for (const p of ownedPaths(hook)) if (!known.has(p)) out.push(`toolbox-agent-hook: path ${p} is not a contract path`);
+  const envValues = new Set<string>(Object.values(ENV));
+  for (const ref of all(/os\.environ\.get\(\s*([A-Za-z_"][\w"]*)/g, hook)) {
+    const name = ref.startsWith('"') ? ref.slice(1, -1) : pythonConstant(hook, ref);
+    if (typeof name !== 'string' || (!envValues.has(name) && !AGENT_HOOK_TEST_ENV.has(name))) {
+      out.push(`toolbox-agent-hook: reads environment variable ${String(name)}, which is not in ENV`);
+    }
+  }
+
+  // The agents' settings: which events run the hook, how, for how long.
+  const settings = [
+    {
+      file: 'claude-managed-settings.json',
+      text: files.claude,
+      agent: 'claude',
+      events: [HOOK_EVENTS.approval, ...HOOK_EVENTS.timeline],
+      async: true,
+    },
+    { file: 'codex-hooks.json', text: files.codex, agent: 'codex', events: CODEX_EVENTS, async: false },
+  ];
+  for (const s of settings) {
+    let parsed: { hooks?: Record<string, Array<{ matcher?: unknown; hooks?: Array<Record<string, unknown>> }>> };
+    try {
+      parsed = JSON.parse(s.text) as typeof parsed;
+    } catch (err) {
+      out.push(`${s.file}: does not parse: ${(err as Error).message}`);
+      continue;
+    }
+    if (Object.keys(parsed).join() !== 'hooks') out.push(`${s.file}: holds ${Object.keys(parsed).join(', ')}, not only hooks`);
+    const events = Object.keys(parsed.hooks ?? {});
+    if ([...events].sort().join() !== [...s.events].sort().join())
+      out.push(`${s.file}: subscribes ${events.join(', ')}, contract says ${s.events.join(', ')}`);
+    for (const event of events) {
+      if (event !== HOOK_EVENTS.approval && !(HOOK_EVENTS.timeline as readonly string[]).includes(event))
+        out.push(`${s.file}: ${event} is not in HOOK_EVENTS`);
+      const handlers = (parsed.hooks?.[event] ?? []).flatMap((g) => g.hooks ?? []);
+      if (handlers.length !== 1) out.push(`${s.file}: ${event} has ${handlers.length} handlers, not one`);
+      for (const h of handlers) {
+        const want = `${AGENT_HOOK_INSTALL.program} ${s.agent}`;
+        if (h.type !== 'command' || h.command !== want) out.push(`${s.file}: ${event} runs ${JSON.stringify(h.command)}, not ${want}`);
+        const approval = event === HOOK_EVENTS.approval;
+        const timeout = approval ? APPROVAL_HOOK_TIMEOUT_S : TIMELINE_HOOK_TIMEOUT_S;
+        if (h.timeout !== timeout) out.push(`${s.file}: ${event} has timeout ${String(h.timeout)}, not ${timeout}`);
+        // Claude Code runs the timeline in the background; Codex skips a handler marked async.
+        const async = !(HOOK_EVENTS.sync as readonly string[]).includes(event) && s.async;
+        if ((h.async === true) !== async) out.push(`${s.file}: ${event} is ${h.async === true ? '' : 'not '}async`);
+      }
+    }
+  }
+  // The agent gives up on the hook after its timeout: the hook's own cap must come first.
+  if (!(SHIM_MAX_TIME_S.approval < APPROVAL_HOOK_TIMEOUT_S && SHIM_MAX_TIME_S.approval >= AGENT_HOOK_LIMITS.maxTimeoutS)) {
+    out.push(
+      `SHIM_MAX_TIME_S.approval ${SHIM_MAX_TIME_S.approval} is not within [maxTimeoutS, the agents' hook timeout ${APPROVAL_HOOK_TIMEOUT_S})`,
+    );
+  }
+
+  // The Dockerfile puts them where the settings and the agents look.
+  const installs: Array<[string, string]> = [
+    ['images/runtime/toolbox-agent-hook', AGENT_HOOK_INSTALL.program],
+    ['images/runtime/claude-managed-settings.json', AGENT_HOOK_INSTALL.claudeSettings],
+    ['images/runtime/codex-hooks.json', AGENT_HOOK_INSTALL.codexHooks],
+  ];
+  for (const [from, to] of installs) {
+    if (!files.dockerfile.split('\n').includes(`COPY ${from} ${to}`)) out.push(`Dockerfile: does not COPY ${from} to ${to}`);
+  }
+  const chmods = files.dockerfile.replace(/\\\n/g, ' ');
+  if (!new RegExp(`chmod 0755 [^&]*${AGENT_HOOK_INSTALL.program}(?=\\s)`).test(chmods))
+    out.push(`Dockerfile: ${AGENT_HOOK_INSTALL.program} is not made 0755`);
+  for (const f of [AGENT_HOOK_INSTALL.claudeSettings, AGENT_HOOK_INSTALL.codexHooks, AGENT_HOOK_INSTALL.codexConfig]) {
+    if (!new RegExp(`chmod 0644 [^&]*${f}(?=\\s)`).test(chmods)) out.push(`Dockerfile: ${f} is not made 0644`);
+  }
+  return out;
+}
+
+describe('agent hook contract (images/runtime/toolbox-agent-hook and the agents’ settings)', () => {
+  const runtime = join(repoRoot(), 'images', 'runtime');
+  const files: AgentHookFiles = {
+    hook: readFileSync(join(runtime, 'toolbox-agent-hook'), 'utf8'),
+    claude: readFileSync(join(runtime, 'claude-managed-settings.json'), 'utf8'),
+    codex: readFileSync(join(runtime, 'codex-hooks.json'), 'utf8'),
+    dockerfile: readFileSync(join(runtime, 'Dockerfile'), 'utf8'),
+  };
+
+  it('holds routes, bridge files, env name, limits, agents, events and install paths to contract.ts', () => {
+    assert.deepEqual(agentHookMismatches(files), []);
+  });
+
+  it('sees the literals it checks (the extraction is not vacuous)', () => {
+    assert.equal(pythonConstant(files.hook, 'TEXT_CHARS'), 4096);
+    assert.equal(pythonConstant(files.hook, 'INPUT_KEYS'), 16);
+    assert.equal(pythonConstant(files.hook, 'RECONNECT_S'), 30);
+    assert.equal(pythonConstant(files.hook, 'MAX_TIMEOUT_S'), 3600);
+    assert.deepEqual(pythonConstant(files.hook, 'AGENTS'), ['claude', 'codex']);
+    assert.equal(pythonConstant(files.hook, 'ROUTE_APPROVAL'), '/approval');
+    assert.ok(ownedPaths(files.hook).includes(CONTAINER.bridgeDir));
+  });
+
+  const mutations: Array<{ what: string; file: keyof AgentHookFiles; from: string | RegExp; to: string; expect: RegExp }> = [
+    {
+      what: 'a renamed route',
+      file: 'hook',
+      from: '"/agent-event"',
+      to: '"/agent-events"',
+      expect: /ROUTE_AGENT_EVENT is "\/agent-events"/,
+    },
+    {
+      what: 'an inline route',
+      file: 'hook',
+      from: 'post(bridge, ROUTE_APPROVAL,',
+      to: 'post(bridge, "/approval",',
+      expect: /appears outside ROUTE_APPROVAL|never posts to \/approval/,
+    },
+    { what: 'a renamed socket', file: 'hook', from: '"bridge.sock"', to: '"hook.sock"', expect: /SOCKET_FILE is "hook.sock"/ },
+    {
+      what: 'a renamed env var',
+      file: 'hook',
+      from: '"TOOLBOX_SESSION_ID"',
+      to: '"TOOLBOX_SESSION"',
+      expect: /SESSION_ENV is "TOOLBOX_SESSION"/,
+    },
+    {
+      what: 'an unknown env var',
+      file: 'hook',
+      from: 'os.environ.get(SESSION_ENV)',
+      to: 'os.environ.get("TOOLBOX_SESSION")',
+      expect: /reads environment variable TOOLBOX_SESSION,/,
+    },
+    { what: 'a longer text limit', file: 'hook', from: 'TEXT_CHARS = 4096', to: 'TEXT_CHARS = 8192', expect: /TEXT_CHARS is 8192/ },
+    { what: 'more input keys', file: 'hook', from: 'INPUT_KEYS = 16', to: 'INPUT_KEYS = 32', expect: /INPUT_KEYS is 32/ },
+    { what: 'a longer reconnect window', file: 'hook', from: 'RECONNECT_S = 30', to: 'RECONNECT_S = 60', expect: /RECONNECT_S is 60/ },
+    { what: 'a shorter wait', file: 'hook', from: 'MAX_TIMEOUT_S = 3600', to: 'MAX_TIMEOUT_S = 300', expect: /MAX_TIMEOUT_S is 300/ },
+    {
+      what: 'a third agent',
+      file: 'hook',
+      from: 'AGENTS = ("claude", "codex")',
+      to: 'AGENTS = ("claude", "codex", "gemini")',
+      expect: /AGENTS is/,
+    },
+    {
+      what: 'a moved state dir',
+      file: 'hook',
+      from: '/home/toolbox/.toolbox/bridge"',
+      to: '/home/toolbox/.toolbox/daemon"',
+      expect: /BRIDGE_DIR is/,
+    },
+    {
+      what: 'an event Claude Code does not get',
+      file: 'claude',
+      from: '"Notification"',
+      to: '"SubagentStop"',
+      expect: /claude-managed-settings.json: subscribes/,
+    },
+    { what: 'a Codex event it lacks', file: 'codex', from: '"SessionStart"', to: '"SessionEnd"', expect: /codex-hooks.json: subscribes/ },
+    {
+      what: 'another agent name in the command',
+      file: 'codex',
+      from: 'toolbox-agent-hook codex',
+      to: 'toolbox-agent-hook claude',
+      expect: /codex-hooks.json: PermissionRequest runs/,
+    },
+    {
+      what: 'a short approval timeout',
+      file: 'claude',
+      from: '"timeout": 3660',
+      to: '"timeout": 600',
+      expect: /PermissionRequest has timeout 600/,
+    },
+    {
+      what: 'a blocking timeline hook',
+      file: 'claude',
+      from: ', "async": true',
+      to: '',
+      expect: /claude-managed-settings.json: \w+ is not async/,
+    },
+    {
+      what: 'an async hook Codex would skip',
+      file: 'codex',
+      from: '"timeout": 10 }',
+      to: '"timeout": 10, "async": true }',
+      expect: /codex-hooks.json: \w+ is async/,
+    },
+    {
+      what: 'settings beyond hooks',
+      file: 'claude',
+      from: '{\n  "hooks"',
+      to: '{\n  "permissions": {},\n  "hooks"',
+      expect: /holds permissions, hooks/,
+    },
+    {
+      what: 'a moved program',
+      file: 'dockerfile',
+      from: 'COPY images/runtime/toolbox-agent-hook /usr/local/lib/toolbox/toolbox-agent-hook',
+      to: 'COPY images/runtime/toolbox-agent-hook /usr/local/bin/toolbox-agent-hook',
+      expect: /does not COPY images\/runtime\/toolbox-agent-hook/,
+    },
+    {
+      what: 'a moved settings file',
+      file: 'dockerfile',
+      from: '/etc/claude-code/managed-settings.json\n',
+      to: '/etc/claude/managed-settings.json\n',
+      expect: /does not COPY images\/runtime\/claude-managed-settings.json/,
+    },
+  ];
+  for (const m of mutations) {
+    it(`catches ${m.what} (${m.file})`, () => {
+      const mutated = files[m.file].replace(m.from, m.to);
+      assert.notEqual(mutated, files[m.file], `the mutation of ${m.file} did not apply`);
+      const found = agentHookMismatches({ ...files, [m.file]: mutated });
+      assert.ok(
+        found.some((f) => m.expect.test(f)),
+        `expected a mismatch matching ${m.expect}, got:\n${found.join('\n')}`,
+      );
+    });
+  }
 });
