@@ -24,7 +24,11 @@ import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { askCredentialConsent, credentialGrantState } from './ui/credentialConsent';
 import { PendingConfigPrompt } from './ui/pendingConfig';
 import { UnknownKeyNotice } from './ui/unknownKeyNotice';
-import { AgentStatusBar, DriftStatusBar } from './ui/statusBar';
+import { AgentStatusBar, ApprovalStatusBar, DriftStatusBar } from './ui/statusBar';
+import { ApprovalInbox } from './ui/approvalInbox';
+import { ApprovalPrompter } from './ui/approvals';
+import { AgentTimeline } from './ui/agentTimeline';
+import { SessionTimelineDocuments } from './ui/sessionTimeline';
 import { AgentNudge } from './ui/agentNudge';
 import { StateClock } from './ui/stateClock';
 import { ConfigDiagnostics } from './ui/configDiagnostics';
@@ -92,6 +96,17 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const credentialGrants = credentialGrantState(context);
   const proposals = new ProposalReview(log);
   context.subscriptions.push(proposals);
+  // Agents' questions (issue 28): they wait here for the user; the window going away withdraws them,
+  // and the hook asks the next window (docs/decisions/0050).
+  const inbox = new ApprovalInbox();
+  const timeline = new AgentTimeline();
+  // The shell launcher is made below; the prompter reaches it only when the user opens a terminal.
+  const approvals = new ApprovalPrompter(
+    inbox,
+    { terminalFor: (container, session) => shells.terminalFor(container, session), focus: (key) => shells.focus(key) },
+    log,
+  );
+  context.subscriptions.push(timeline, approvals);
   const backend = lazyBackend(names, () => {
     // Loaded on first use (see lazyBackend.ts), from its own bundle: esbuild leaves a require
     // of a computed path alone, so activation never parses zod, yaml or dockerode.
@@ -110,6 +125,10 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
         openExternal: async (url) => vscode.env.openExternal(vscode.Uri.parse(url, true)),
         // The bridge's /propose: a diff with Apply and Reject; nothing is written without the click.
         propose: (proposal) => proposals.propose(proposal),
+        // The bridge's /approval: waits for Allow or Deny here; never "allow" without the user's click.
+        askApproval: (request, signal) => approvals.ask(request, signal),
+        // The bridge's /agent-event: the session timeline and usage.
+        agentEvent: (event) => timeline.record(event),
       },
       credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
       // Approvals of what a project config asks beyond the user's own: never in the folder (docs/decisions/0041).
@@ -124,11 +143,26 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const refresh = new RefreshManager(backend, windowFolders, log, home);
   const statusBar = new DriftStatusBar();
   const agentBar = new AgentStatusBar();
+  const approvalBar = new ApprovalStatusBar();
   const nudge = new AgentNudge(shells, log);
-  context.subscriptions.push(backend, shells, refresh, statusBar, agentBar, nudge, pendingConfig);
+  context.subscriptions.push(backend, inbox, shells, refresh, statusBar, agentBar, approvalBar, nudge, pendingConfig);
 
   const resolvedConfig = new ResolvedConfigDocuments(backend);
-  const services = { backend, shells, refresh, statusBar, log, credentialGrants, resolvedConfig, proposals };
+  const timelineDocs = new SessionTimelineDocuments(timeline);
+  context.subscriptions.push(timelineDocs);
+  const services = {
+    backend,
+    shells,
+    refresh,
+    statusBar,
+    log,
+    credentialGrants,
+    resolvedConfig,
+    proposals,
+    approvals,
+    timeline,
+    timelineDocs,
+  };
   context.subscriptions.push(...registerCommands(services));
   // .toolbox.yaml problems in the Problems panel; the backend loads only once such a file is open.
   context.subscriptions.push(
@@ -141,7 +175,12 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   );
 
   const views: Array<[string, NodeTreeProvider]> = [
-    ['toolbox.workspaces', new NodeTreeProvider((s) => workspacesNodes(s, windowFolders(), home, shells.agentTerminals()))],
+    [
+      'toolbox.workspaces',
+      new NodeTreeProvider((s) =>
+        workspacesNodes(s, windowFolders(), home, shells.agentTerminals(), Date.now(), { approvals: inbox.pending(), timeline }),
+      ),
+    ],
     ['toolbox.peer', new NodeTreeProvider((s) => peerNodes(s, home))],
     ['toolbox.proximo', new NodeTreeProvider((s) => proximoNodes(s, windowFolders()))],
   ];
@@ -157,6 +196,23 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     agentBar.update(shells.agentTerminals());
     clock.sync();
   };
+  // A question arrived or left: the status bar count and the Workspaces view's section at once.
+  const approvalsChanged = () => {
+    approvalBar.update(inbox.pending());
+    workspacesView.update(refresh.state);
+  };
+  // Timeline entries come as fast as an agent works: the rows and open timelines are redrawn once per burst.
+  let timelineRedraw: NodeJS.Timeout | undefined;
+  const timelineChanged = () => {
+    timelineRedraw ??= setTimeout(() => {
+      timelineRedraw = undefined;
+      workspacesView.update(refresh.state);
+      timelineDocs.refreshAll();
+    }, 250);
+  };
+  context.subscriptions.push(inbox.onDidChange(approvalsChanged), timeline.onDidChange(timelineChanged), {
+    dispose: () => clearTimeout(timelineRedraw),
+  });
   const treeViews: vscode.TreeView<unknown>[] = [];
   let workspacesTreeView: vscode.TreeView<unknown> | undefined;
   // The Worktrees view: its own provider (git state from host git, live from git's files).
@@ -343,5 +399,5 @@ async function openUntitled(hostPath: string): Promise<void> {
 }
 
 export function deactivate(): void {
-  // Everything is in context.subscriptions.
+  // Everything is in context.subscriptions (the agents' questions waiting are withdrawn there).
 }

@@ -22,6 +22,9 @@ import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } fr
 import * as items from '../../extension/src/ui/tree/items';
 import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
 import * as worktreeItems from '../../extension/src/ui/tree/worktreeItems';
+import * as approvalText from '../../extension/src/ui/approvalText';
+import * as agentTimeline from '../../extension/src/ui/agentTimeline';
+import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
 import type { ToolboxState } from '../../extension/src/ui/refresh';
 import { containerSummary } from '../support/summary';
 
@@ -211,6 +214,48 @@ function kids(h: string) {
   return { containers: [{ name: h, image: h, state: h }], networks: [h], volumes: [h] };
 }
 
+/** An agent's question (issue 28) whose every string is `h`; `worktree`: its folder an agent worktree whose branch is `h`. */
+function question(h: string, worktree = false): ApprovalRequest {
+  return {
+    id: 'q1',
+    container: h,
+    workspaceFolder: worktree ? `/src/app/.worktrees/tbx-${h}` : h,
+    session: h,
+    agentSession: h,
+    agent: 'claude',
+    tool: h,
+    subject: { kind: 'command', text: h },
+    reason: h,
+    cwd: h,
+    canAllowForSession: true,
+    truncated: true,
+    retry: 1,
+    receivedAt: now - 120_000,
+  };
+}
+
+/** The questions of every subject kind, every string `h`. */
+function questions(h: string): ApprovalRequest[] {
+  return (['command', 'file', 'fetch', 'network', 'tool'] as const).flatMap((kind) => [
+    { ...question(h), subject: { kind, text: h } },
+    { ...question(h, true), subject: { kind, text: h } },
+  ]);
+}
+
+/** A timeline entry (issue 28) whose every string is `h`. */
+function entry(h: string): AgentEvent {
+  return { container: h, workspaceFolder: h, session: h, agentSession: h, agent: 'codex', at: now, kind: 'command', text: h };
+}
+
+/** A timeline with two sessions of container `h`, every string `h`, with usage. */
+function timelineOf(h: string): agentTimeline.AgentTimeline {
+  const t = new agentTimeline.AgentTimeline();
+  const usage = { inputTokens: 1, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 4 };
+  for (let i = 0; i < 7; i++) t.record({ ...entry(h), kind: i % 2 ? 'file' : 'git-push', usage });
+  t.record({ ...entry(h), session: 's2', workspaceFolder: `/src/app/.worktrees/tbx-${h}`, usage });
+  return t;
+}
+
 /** What a builder made, by the sink it goes to. */
 interface Made {
   label?: string;
@@ -329,6 +374,34 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
       { message: agentState.quickExitText(h, { agent: 'codex', state: 'ended', since: now, exitCode: 1 }, now - 2000, undefined) },
     ],
   },
+  'items.approvalItem': { make: (h) => questions(h).map((q) => items.approvalItem(q, now)) },
+  'items.withTimeline': {
+    make: (h) => {
+      const t = timelineOf(h);
+      const row = { label: 'claude', description: 'idle', tooltip: 'A row.', contextValue: 'agent.idle' };
+      return [items.withTimeline(row, t.summary(h, h), t.forSession(h, h))];
+    },
+  },
+  'approvalText.subjectPhrase': { make: (h) => questions(h).map((q) => ({ message: approvalText.subjectPhrase(q) })) },
+  'approvalText.askerText': { make: (h) => questions(h).map((q) => ({ message: approvalText.askerText(q) })) },
+  'approvalText.approvalMessage': { make: (h) => questions(h).map((q) => ({ message: approvalText.approvalMessage(q) })) },
+  'approvalText.approvalTooltip': { make: (h) => questions(h).map((q) => ({ tooltip: approvalText.approvalTooltip(q) })) },
+  'approvalText.approvalDescription': { make: (h) => questions(h).map((q) => ({ description: approvalText.approvalDescription(q, now) })) },
+  'approvalText.approvalsStatus': {
+    make: (h) => {
+      const s = approvalText.approvalsStatus(questions(h))!;
+      return [{ statusText: s.text, tooltip: s.tooltip, message: s.label }];
+    },
+  },
+  'approvalText.approvalPickItem': { make: (h) => questions(h).map((q) => approvalText.approvalPickItem(q, now)) },
+  'agentTimeline.timelineLine': { make: (h) => [{ message: agentTimeline.timelineLine(entry(h)) }] },
+  'agentTimeline.recentLines': { make: (h) => [{ tooltip: agentTimeline.recentLines(timelineOf(h).forSession(h, h)).join('\n') }] },
+  'agentTimeline.sessionPickItem': {
+    make: (h) =>
+      timelineOf(h)
+        .list()
+        .map((s) => agentTimeline.sessionPickItem(s)),
+  },
   'agentState.needsYouStatus': {
     make: (h) => {
       const s = agentState.needsYouStatus([
@@ -369,6 +442,16 @@ const NOT_BUILDERS: Record<string, string> = {
   'agentState.nudgeSetting': 'a setting value',
   'agentState.shouldNudge': 'a yes or no',
   'agentState.quickExit': 'a yes or no',
+  'items.approvalGroupItem': 'words and a count',
+  'approvalText.worktreeOf': 'a folder and a branch, cleaned by the builders that show them',
+  'approvalText.askedAgo': 'words and a count',
+  'agentTimeline.sessionKeyOf': 'a key (not shown)',
+  'agentTimeline.sumUsage': 'numbers',
+  'agentTimeline.tokenCount': 'a number',
+  'agentTimeline.timelineSuffix': 'words and counts (its builder test is test/unit/agent-timeline.test.ts)',
+  'agentTimeline.usageText': 'words and counts',
+  'agentTimeline.clockTime': 'a time',
+  'agentTimeline.timelineDocument': "a read-only document's text, one timelineLine per entry (checked below)",
 };
 
 const SINK_OF: Record<keyof Made, Sink> = {
@@ -399,7 +482,10 @@ const lineCount = (s: string | undefined) => (s === undefined ? 0 : s.split('\n'
 
 describe('every builder of text from outside, on the hostile corpus', () => {
   it('each builder is checked', () => {
-    const modules = { items, worktreeItems, model, confirmations, agentState } as Record<string, Record<string, unknown>>;
+    const modules = { items, worktreeItems, model, confirmations, agentState, approvalText, agentTimeline } as Record<
+      string,
+      Record<string, unknown>
+    >;
     const exported = Object.entries(modules).flatMap(([m, mod]) =>
       Object.entries(mod)
         .filter(([, v]) => typeof v === 'function' && !/^[A-Z]/.test(v.name))
@@ -460,8 +546,10 @@ describe('every builder of text from outside, on the hostile corpus', () => {
         },
       };
       const agents = [{ key: 1, container: h, title: h, sessionId: h, status: needs(h) }];
+      const extras = { approvals: questions(h), timeline: timelineOf(h) };
       const nodes = [
-        ...workspacesNodes(state, [h, '/src/app'], '/home/u', agents, now),
+        ...workspacesNodes(state, [h, '/src/app'], '/home/u', agents, now, extras),
+        ...workspacesNodes({ ...state, error: h }, [h], '/home/u', [], now, extras),
         ...workspacesNodes({ ...state, error: h }, [h]),
         ...peerNodes(state, '/home/u'),
         ...proximoNodes(state, [h]),
@@ -469,7 +557,20 @@ describe('every builder of text from outside, on the hostile corpus', () => {
       const walk = (list: readonly TreeNode[]): TreeNode[] => list.flatMap((n) => [n, ...walk(n.children ?? [])]);
       const all = walk(nodes);
       assert.ok(all.length > 20, `${all.length} nodes`);
+      assert.ok(all.some((n) => n.approvalId !== undefined) && all.some((n) => /\.timeline$/.test(n.contextValue ?? '')));
       for (const n of all) check(`node ${n.id.slice(0, 40)}`, [{ label: n.label, description: n.description, tooltip: n.tooltip }], h);
+    }
+  });
+
+  it("a session timeline's document: one line per entry, and nothing in it VS Code would run, hide or break", () => {
+    for (const h of HOSTILE) {
+      const t = timelineOf(h);
+      const ordinary = agentTimeline.timelineDocument(timelineOf('ordinary-text'), 'ordinary-text', 'ordinary-text');
+      const doc = agentTimeline.timelineDocument(t, h, h);
+      assert.equal(doc.split('\n').length, ordinary.split('\n').length, `${show(h)} added lines`);
+      for (const line of doc.split('\n')) {
+        assert.deepEqual(problems(line, 'message', 2000), [], `${show(h)}: ${show(line)}`);
+      }
     }
   });
 });

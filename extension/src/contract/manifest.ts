@@ -43,6 +43,12 @@ export const SETTINGS = {
   notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
   /** What Turn Off for This Folder turned off, per folder (User settings only; docs/decisions/0041). */
   turnedOffForFolder: 'toolbox.turnedOffForFolder',
+  /** Agents' questions come to VS Code (issue 28); off: each is answered "ask" at once and the agent asks in its terminal. */
+  approvalsEnabled: 'toolbox.approvals.enabled',
+  /** A notification for each agent question (the status bar and the Workspaces view list them anyway). */
+  approvalsNotify: 'toolbox.approvals.notify',
+  /** How long a question waits for an answer in VS Code before the agent asks in its terminal (10 … AGENT_HOOK_LIMITS.maxTimeoutS). */
+  approvalsTimeoutSeconds: 'toolbox.approvals.timeoutSeconds',
 } as const;
 /**
  * What package.json declares and the code names: settings, command labels, context keys, the

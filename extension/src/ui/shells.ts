@@ -180,6 +180,15 @@ export class ShellLauncher implements vscode.Disposable {
     return entry?.terminal !== undefined;
   }
 
+  /**
+   * This window's terminal of a held session (an agent's question names its container and the
+   * session it runs in), else the first open terminal of that container; undefined when none.
+   */
+  terminalFor(container: string, sessionId?: string): number | undefined {
+    const open = this.tracked.filter((o) => o.container === container && o.terminal !== undefined && !o.ended);
+    return (open.find((o) => sessionId !== undefined && o.record?.sessionId === sessionId) ?? open[0])?.key;
+  }
+
   /** Plans and opens the container, then a terminal; undefined when cancelled. */
   async openTerminal(request: ShellRequest): Promise<OpenedShell | undefined> {
     const prepared = await this.prepare(request);

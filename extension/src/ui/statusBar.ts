@@ -1,5 +1,6 @@
 /**
- * The status bar: the drift warning, and the count of sessions that need you (AgentStatusBar).
+ * The status bar: the drift warning, the count of sessions that need you (AgentStatusBar) and of
+ * agents' questions waiting (ApprovalStatusBar).
  *
  * The drift warning: shown while a container of this window's folders has PID-namespace drift
  * (either direction), lacks the socket volume, or runs with another seccomp profile than the
@@ -10,6 +11,8 @@ import * as vscode from 'vscode';
 import { plainText } from './plainText';
 import { driftStatus, findingKey, type DriftFinding } from './model';
 import { needsYouStatus, type AgentStatus } from './agentState';
+import { approvalsStatus } from './approvalText';
+import type { ApprovalRequest } from '../bridge/route';
 
 export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
 
@@ -80,6 +83,38 @@ export class AgentStatusBar implements vscode.Disposable {
     this.item.text = plainText(status.text, 'label');
     this.item.tooltip = plainText(status.tooltip, 'tooltip');
     this.item.accessibilityInformation = { label: plainText(status.tooltip.split('\n')[0], 'message') };
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+/**
+ * The count of agents' questions waiting for an answer (issue 28): `$(question) N`, its tooltip
+ * listing them; a click opens the pick of them (toolbox.showApprovals). Hidden at zero.
+ */
+export class ApprovalStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('toolbox.approvals', vscode.StatusBarAlignment.Left, 98);
+    this.item.name = 'Toolbox agent questions';
+    this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    this.item.command = 'toolbox.showApprovals';
+  }
+
+  update(pending: readonly ApprovalRequest[]): void {
+    const status = approvalsStatus(pending);
+    if (!status) {
+      this.item.hide();
+      return;
+    }
+    // Our icon and a count: 'label' keeps the icon.
+    this.item.text = plainText(status.text, 'label');
+    this.item.tooltip = plainText(status.tooltip, 'tooltip');
+    this.item.accessibilityInformation = { label: plainText(status.label, 'message') };
     this.item.show();
   }
 

@@ -35,6 +35,12 @@ import { openRefusedGitFile } from './openRefusedGitFile';
 import { applyProposal } from './applyProposal';
 import { rejectProposal } from './rejectProposal';
 import { reviewProposals } from './reviewProposals';
+import { approvalAllow } from './approvalAllow';
+import { approvalAllowForSession } from './approvalAllowForSession';
+import { approvalDeny } from './approvalDeny';
+import { approvalOpenTerminal } from './approvalOpenTerminal';
+import { showApprovals } from './showApprovals';
+import { showSessionTimeline } from './showSessionTimeline';
 import type { CommandServices, ToolboxCommand } from './types';
 import { SETTINGS } from '../../contract/manifest';
 import { asToolboxError, errorActions, errorText } from '../../contract/errors';
@@ -74,6 +80,12 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   applyProposal,
   rejectProposal,
   reviewProposals,
+  approvalAllow,
+  approvalDeny,
+  approvalAllowForSession,
+  approvalOpenTerminal,
+  showApprovals,
+  showSessionTimeline,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

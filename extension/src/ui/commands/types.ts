@@ -6,6 +6,9 @@ import type { ShellLauncher } from '../shells';
 import type { DriftStatusBar } from '../statusBar';
 import type { ResolvedConfigDocuments } from '../resolvedConfig';
 import type { ProposalReview } from '../proposals';
+import type { ApprovalPrompter } from '../approvals';
+import type { AgentTimeline } from '../agentTimeline';
+import type { SessionTimelineDocuments } from '../sessionTimeline';
 
 /** The collaborators every command gets from the composition root. */
 export interface CommandServices {
@@ -20,6 +23,11 @@ export interface CommandServices {
   resolvedConfig: ResolvedConfigDocuments;
   /** Proposed changes to protected paths, waiting for Apply or Reject. */
   proposals: ProposalReview;
+  /** Agents' questions waiting for an answer (issue 28). */
+  approvals: ApprovalPrompter;
+  /** What each agent session did, and its documents. */
+  timeline: AgentTimeline;
+  timelineDocs: SessionTimelineDocuments;
 }
 
 export interface ToolboxCommand {

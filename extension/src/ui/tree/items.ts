@@ -8,6 +8,10 @@ import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import { PROPOSABLE_PATHS } from '../../plan/proposals';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import type { AgentState, AgentStatus } from '../agentState';
+import type { ApprovalRequest } from '../../bridge/route';
+import { approvalDescription, approvalTooltip, subjectPhrase } from '../approvalText';
+import { recentLines, timelineSuffix, type TimelineSummary } from '../agentTimeline';
+import type { AgentEvent } from '../../bridge/route';
 import { inline, plainItem, plainText, quoted } from '../plainText';
 import {
   peerSourceShort,
@@ -672,4 +676,58 @@ export function agentRowItem(
       .filter(Boolean)
       .join('\n'),
   });
+}
+
+/** The label of the Workspaces view's section of agent questions (shown only while one waits). */
+export const APPROVALS_GROUP_LABEL = 'Agent questions';
+
+/** The section at the top of the Workspaces view while agents wait for an answer (issue 28). */
+export function approvalGroupItem(count: number): ItemProps {
+  return {
+    label: APPROVALS_GROUP_LABEL,
+    description: `${count} waiting`,
+    icon: { id: 'question', color: 'list.warningForeground' },
+    contextValue: 'approvals',
+    tooltip:
+      `${count} question${count === 1 ? '' : 's'} from agents in Toolbox containers, waiting for your answer. ` +
+      "Allow or Deny on a question's line, or answer it in the agent's terminal; unanswered, the agent asks there itself.",
+  };
+}
+
+/**
+ * One question: what the agent wants (the subject), who asks (`<container> · <agent> · <age>`), the
+ * full question in the tooltip. `approval.session` when the agent can remember an allow for its
+ * session (Allow for This Session is offered), else `approval`.
+ */
+export function approvalItem(request: ApprovalRequest, now: number): ItemProps {
+  return plainItem({
+    label: subjectPhrase(request),
+    description: approvalDescription(request, now),
+    icon: { id: 'question', color: 'list.warningForeground' },
+    contextValue: request.canAllowForSession ? 'approval.session' : 'approval',
+    tooltip: `${approvalTooltip(request)}\n\nClick to answer, or use Allow and Deny on this line.`,
+  });
+}
+
+/**
+ * A session row with what its agent did (ui/agentTimeline.ts): the counts and tokens after its
+ * description, its last entries in the tooltip, and `.timeline` at the end of its contextValue
+ * (Show Session Timeline). Unchanged when nothing came from the session.
+ */
+export function withTimeline<T extends { description: string; tooltip: string; contextValue: string }>(
+  row: T,
+  summary: TimelineSummary | undefined,
+  recent: readonly AgentEvent[],
+): T {
+  if (summary === undefined) return row;
+  const lines = recentLines(recent);
+  return {
+    ...row,
+    description: plainText(`${row.description}${timelineSuffix(summary)}`, 'label'),
+    contextValue: `${row.contextValue}.timeline`,
+    tooltip: plainText(
+      [row.tooltip, '', lines.length > 0 ? 'What its agent did last:' : undefined, ...lines].filter((l) => l !== undefined).join('\n'),
+      'tooltip',
+    ),
+  };
 }

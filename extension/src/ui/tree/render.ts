@@ -9,6 +9,8 @@ import type { ToolboxState } from '../refresh';
 import {
   agentRowItem,
   agentSessionItem,
+  approvalGroupItem,
+  approvalItem,
   anchorItem,
   containerContextValue,
   containerDescription,
@@ -31,9 +33,12 @@ import {
   reachItem,
   socketVolumeItem,
   PROXIMO_ONE_LINE,
+  withTimeline,
   type AgentRowInput,
   type IconSpec,
 } from './items';
+import type { ApprovalRequest } from '../../bridge/route';
+import type { AgentTimeline } from '../agentTimeline';
 import type { DockerChildrenSummary } from '../../engine/dockerChildren';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
@@ -68,6 +73,34 @@ export interface TreeNode {
   folder?: string;
   /** A published port: what Open in Browser opens. */
   port?: PublishedPort;
+  /** An agent's question (ui/approvalInbox.ts): what Allow, Deny and Open Terminal answer. */
+  approvalId?: string;
+  /** A session row with a timeline (ui/agentTimeline.ts): what Show Session Timeline opens. */
+  timeline?: { container: string; sessionId: string };
+}
+
+/** What the Workspaces view shows besides the engine's state (issue 28). */
+export interface WorkspacesExtras {
+  /** The agents' questions waiting, oldest first: a section at the top while there are any. */
+  approvals?: readonly ApprovalRequest[];
+  /** What each session's agent did: a summary on its row. */
+  timeline?: Pick<AgentTimeline, 'summary' | 'forSession'>;
+}
+
+/** The command a question's row runs: the answer pick for that question (ui/commands/showApprovals.ts). */
+export const SHOW_APPROVALS_COMMAND = 'toolbox.showApprovals';
+
+/** The section of waiting questions, one row each, oldest first; nothing when none waits. */
+export function approvalNodes(approvals: readonly ApprovalRequest[], now: number): TreeNode[] {
+  if (approvals.length === 0) return [];
+  const rows = approvals.map((r): TreeNode => ({
+    id: `approval:${r.id}`,
+    ...approvalItem(r, now),
+    command: SHOW_APPROVALS_COMMAND,
+    commandArgs: [r.id],
+    approvalId: r.id,
+  }));
+  return [{ id: 'approvals', ...approvalGroupItem(approvals.length), children: rows }];
 }
 
 /** The engine's error, once, at the top of the Workspaces view; with Open Setting when the setting can fix it. */
@@ -112,10 +145,24 @@ export function workspacesNodes(
   home = '',
   agents: readonly AgentRowInput[] = [],
   now: number = Date.now(),
+  extras: WorkspacesExtras = {},
 ): TreeNode[] {
-  if (state.error) return errorNodes(state.error, state.errorActions ?? []);
+  // The agents' questions come through the bridge, not the engine: shown whatever the engine says.
+  const questions = approvalNodes(extras.approvals ?? [], now);
+  if (state.error) return [...questions, ...errorNodes(state.error, state.errorActions ?? [])];
   const snap = state.snapshot;
-  if (!snap) return [];
+  if (!snap) return questions;
+  const timeline = extras.timeline;
+  const withSession = <T extends TreeNode & { description: string; tooltip: string; contextValue: string }>(
+    node: T,
+    container: string,
+    sessionId: string | undefined,
+  ): TreeNode => {
+    if (timeline === undefined || sessionId === undefined) return node;
+    const summary = timeline.summary(container, sessionId);
+    if (summary === undefined) return node;
+    return { ...withTimeline(node, summary, timeline.forSession(container, sessionId)), timeline: { container, sessionId } };
+  };
   const drifted = new Map(state.findings.map((f) => [f.container.id, f]));
   const nodes = sortForWorkspacesView(snap.containers, folders).map((c) => {
     const finding = drifted.get(c.id);
@@ -138,27 +185,31 @@ export function workspacesNodes(
       ...ports,
       ...(c.shells ?? []).map((s): TreeNode => {
         const a = mine.find((m) => m.sessionId === s.id);
-        return a
-          ? {
-              id: `shell:${c.name}:${s.id}`,
-              ...agentRowItem(a, now, s),
-              command: FOCUS_TERMINAL_COMMAND,
-              commandArgs: [a.key],
-              container: c,
-              shell: s,
-            }
-          : { id: `shell:${c.name}:${s.id}`, ...heldShellItem(s, state.takenAt), command: 'toolbox.attachShell', container: c, shell: s };
+        return withSession(
+          a
+            ? {
+                id: `shell:${c.name}:${s.id}`,
+                ...agentRowItem(a, now, s),
+                command: FOCUS_TERMINAL_COMMAND,
+                commandArgs: [a.key],
+                container: c,
+                shell: s,
+              }
+            : { id: `shell:${c.name}:${s.id}`, ...heldShellItem(s, state.takenAt), command: 'toolbox.attachShell', container: c, shell: s },
+          c.name,
+          s.id,
+        );
       }),
     ];
     for (const a of mine) {
       if (a.sessionId !== undefined && c.shells?.some((s) => s.id === a.sessionId)) continue;
-      children.push({
-        id: `terminal:${a.key}`,
-        ...agentRowItem(a, now),
-        command: FOCUS_TERMINAL_COMMAND,
-        commandArgs: [a.key],
-        container: c,
-      });
+      children.push(
+        withSession(
+          { id: `terminal:${a.key}`, ...agentRowItem(a, now), command: FOCUS_TERMINAL_COMMAND, commandArgs: [a.key], container: c },
+          c.name,
+          a.sessionId,
+        ),
+      );
     }
     if (c.dockerChildren !== undefined) children.push(dockerChildrenNode(c, c.dockerChildren));
     if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder));
@@ -174,7 +225,7 @@ export function workspacesNodes(
       children: children.length ? children : undefined,
     };
   });
-  return groupOthers(nodes, folders, agents);
+  return [...questions, ...groupOthers(nodes, folders, agents)];
 }
 
 /** The id of the Workspaces view's group of other folders' containers. */

@@ -1,0 +1,175 @@
+/**
+ * The agents' questions waiting for the user in this window (issue 28;
+ * docs/decisions/0050-approvals-over-the-bridge.md). The bridge's /approval hands each checked
+ * question to EditorActions.askApproval, which puts it here; it stays until the user answers it
+ * (the notification, the status bar's pick, the Workspaces view), the time runs out, or the hook
+ * hangs up (the user answered in the agent's own prompt, the agent was interrupted).
+ *
+ * Nothing here ever answers "allow" by itself: a time-out, a full inbox, a hook that left and a
+ * window that closes are all "ask", so the agent's own prompt takes over. Each question is
+ * answered once: the first answer wins and a later one (a second click, a stale notification)
+ * changes nothing.
+ *
+ * No vscode import: unit-tested under plain node (test/unit/approval-inbox.test.ts).
+ */
+import type { ApprovalAnswer, ApprovalRequest } from '../bridge/route';
+import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS } from '../contract/constants';
+
+/** The shortest wait toolbox.approvals.timeoutSeconds may set, in seconds. */
+export const MIN_APPROVAL_TIMEOUT_S = 10;
+
+/** Why a question was answered "ask" without the user (the reason the hook passes to the agent). */
+export const ASK_REASONS = {
+  full: 'too many questions waiting',
+  closed: 'the VS Code window closed',
+  left: 'the agent stopped waiting',
+  off: 'approvals in VS Code are turned off',
+  duplicate: 'this question is already waiting',
+  timeout: (seconds: number) => `no answer in VS Code within ${seconds} s`,
+} as const;
+
+/** toolbox.approvals.timeoutSeconds as milliseconds: the default when unset or not a number, clamped to 10 s … maxTimeoutS. */
+export function approvalTimeoutMs(setting: unknown): number {
+  const seconds = typeof setting === 'number' && Number.isFinite(setting) ? setting : AGENT_HOOK_LIMITS.defaultTimeoutS;
+  return Math.round(Math.min(AGENT_HOOK_LIMITS.maxTimeoutS, Math.max(MIN_APPROVAL_TIMEOUT_S, seconds)) * 1000);
+}
+
+/** A timer the inbox can set and clear (setTimeout by default; a test passes its own clock). */
+export interface InboxTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const REAL_TIMERS: InboxTimers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export interface InboxOptions {
+  timers?: InboxTimers;
+  /** Questions one container may have waiting (AGENT_HOOK_LIMITS.pendingPerContainer). */
+  perContainer?: number;
+  /** Questions waiting in this window, every container together (AGENT_HOOK_LIMITS.pendingTotal). */
+  total?: number;
+}
+
+interface Waiting {
+  request: ApprovalRequest;
+  resolve(answer: ApprovalAnswer): void;
+  timer: unknown;
+  signal: AbortSignal;
+  onAbort(): void;
+}
+
+export class ApprovalInbox {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly listeners = new Set<() => void>();
+  private readonly timers: InboxTimers;
+  private readonly perContainer: number;
+  private readonly total: number;
+  private closed = false;
+
+  constructor(options: InboxOptions = {}) {
+    this.timers = options.timers ?? REAL_TIMERS;
+    this.perContainer = options.perContainer ?? AGENT_HOOK_LIMITS.pendingPerContainer;
+    this.total = options.total ?? AGENT_HOOK_LIMITS.pendingTotal;
+  }
+
+  /** Called after a question arrives or leaves (answered, timed out, abandoned, the inbox closed). */
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  /**
+   * Puts a question in the inbox and resolves with the user's answer; with "ask" when nobody
+   * answers within `timeoutMs`, when the inbox is full (at once), or when `signal` aborts (the
+   * question then just leaves: the caller has hung up and ignores the value).
+   */
+  ask(request: ApprovalRequest, signal: AbortSignal, timeoutMs: number): Promise<ApprovalAnswer> {
+    if (this.closed) return Promise.resolve(WITHDRAWN);
+    if (signal.aborted) return Promise.resolve(ask(ASK_REASONS.left));
+    if (this.waiting.has(request.id)) return Promise.resolve(ask(ASK_REASONS.duplicate));
+    const mine = [...this.waiting.values()].filter((w) => w.request.container === request.container).length;
+    if (mine >= this.perContainer || this.waiting.size >= this.total) return Promise.resolve(ask(ASK_REASONS.full));
+    return new Promise<ApprovalAnswer>((resolve) => {
+      const onAbort = () => this.settle(request.id, ask(ASK_REASONS.left));
+      const seconds = Math.round(timeoutMs / 1000);
+      const timer = this.timers.set(() => this.settle(request.id, ask(ASK_REASONS.timeout(seconds))), timeoutMs);
+      this.waiting.set(request.id, { request, resolve, timer, signal, onAbort });
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.fire();
+    });
+  }
+
+  /**
+   * The user's answer to a waiting question. False when it is no longer waiting (answered
+   * already, timed out, abandoned): nothing is sent then. An "allow for the session" the agent
+   * cannot remember is sent as an allow for this once.
+   */
+  answer(id: string, answer: ApprovalAnswer): boolean {
+    const entry = this.waiting.get(id);
+    if (entry === undefined || !(APPROVAL_DECISIONS as readonly string[]).includes(answer.decision)) return false;
+    const reason = answer.reason !== undefined ? { reason: answer.reason } : {};
+    if (answer.decision === 'allow') {
+      const scope = answer.scope === 'session' && entry.request.canAllowForSession ? 'session' : 'once';
+      return this.settle(id, { decision: 'allow', scope, ...reason });
+    }
+    return this.settle(id, { decision: answer.decision, ...reason });
+  }
+
+  /** The questions waiting, oldest first. */
+  pending(): readonly ApprovalRequest[] {
+    return [...this.waiting.values()].map((w) => w.request);
+  }
+
+  /** A waiting question by id; undefined once it has left. */
+  get(id: string): ApprovalRequest | undefined {
+    return this.waiting.get(id)?.request;
+  }
+
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * The window is going away (a reload or a close): every waiting question, and every later one, is
+   * withdrawn, never answered. The hook asks again, so a reloaded window shows it anew; after a
+   * close the agent's own prompt decides (docs/decisions/0050-approvals-over-the-bridge.md).
+   */
+  dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const id of [...this.waiting.keys()]) this.settle(id, WITHDRAWN, false);
+    this.fire();
+    this.listeners.clear();
+  }
+
+  private settle(id: string, answer: ApprovalAnswer, fire = true): boolean {
+    const entry = this.waiting.get(id);
+    if (entry === undefined) return false;
+    this.waiting.delete(id);
+    this.timers.clear(entry.timer);
+    entry.signal.removeEventListener('abort', entry.onAbort);
+    entry.resolve(answer);
+    if (fire) this.fire();
+    return true;
+  }
+
+  private fire(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch {
+        // A listener that fails (a view being disposed) must not keep the answer from the agent.
+      }
+    }
+  }
+}
+
+/** What a window going away says: no answer; the bridge tells the hook to ask again. */
+const WITHDRAWN: ApprovalAnswer = { decision: 'ask', reason: ASK_REASONS.closed, withdrawn: true };
+
+function ask(reason: string): ApprovalAnswer {
+  return { decision: 'ask', reason };
+}
