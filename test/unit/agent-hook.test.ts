@@ -8,7 +8,7 @@
  * holder's half: each held shell carries its own id in TOOLBOX_SESSION_ID.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -18,20 +18,12 @@ import { bearerToken, isAllowedHostHeader } from '../../extension/src/bridge/gat
 import { AGENT_HOOK_LIMITS, BRIDGE_FILES, ENV, REQUEST_CONTENT_TYPE, ROUTES } from '../../extension/src/contract/constants';
 import { socketTransport, startHeldSession, type HeldSession } from '../../extension/src/engine/sessions';
 import { repoRoot } from '../support/image';
+import { hasPython } from '../support/python';
 
 const HOOK = join(repoRoot(), 'images', 'runtime', 'toolbox-agent-hook');
 const HOLDER = join(repoRoot(), 'images', 'runtime', 'toolbox-session');
 const TOKEN = 'f'.repeat(64);
 const ALLOW = '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}\n';
-
-const hasPython = (() => {
-  try {
-    execFileSync('python3', ['-c', ''], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const temps: string[] = [];
 after(() => {

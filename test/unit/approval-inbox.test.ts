@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ApprovalAnswer, ApprovalRequest } from '../../extension/src/bridge/route';
+import type { ApprovalAnswer } from '../../extension/src/bridge/route';
+import { approvalRequest } from '../support/approvals';
 import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/constants';
 import {
   ApprovalInbox,
@@ -16,23 +17,7 @@ import {
   type InboxTimers,
 } from '../../extension/src/ui/approvalInbox';
 
-let nextId = 1;
-function request(over: Partial<ApprovalRequest> = {}): ApprovalRequest {
-  return {
-    id: `q${nextId++}`,
-    container: 'toolbox-app-1234abcd',
-    workspaceFolder: '/src/app',
-    session: 's1',
-    agent: 'claude',
-    tool: 'Bash',
-    subject: { kind: 'command', text: 'npm test' },
-    canAllowForSession: true,
-    truncated: false,
-    retry: 0,
-    receivedAt: Date.now(),
-    ...over,
-  };
-}
+const request = approvalRequest;
 
 /** Timers that run nothing by themselves: the test fires them (a clock it controls). */
 function fakeTimers() {

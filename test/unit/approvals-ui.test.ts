@@ -16,26 +16,14 @@ import { approvalMessage, approvalsStatus, approvalTooltip, worktreeOf } from '.
 import { AgentTimeline } from '../../extension/src/ui/agentTimeline';
 import { SHOW_APPROVALS_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
 import type { ToolboxState } from '../../extension/src/ui/refresh';
+import { approvalRequest } from '../support/approvals';
 import { containerSummary } from '../support/summary';
 import { installVscodeLite, silentLog, vscodeLite } from '../support/vscodeLite';
 
 const now = Date.UTC(2026, 11, 3, 12, 0, 0);
 
 function question(over: Partial<ApprovalRequest> = {}): ApprovalRequest {
-  return {
-    id: 'q1',
-    container: 'toolbox-app-1234abcd',
-    workspaceFolder: '/src/app',
-    session: 's1',
-    agent: 'claude',
-    tool: 'Bash',
-    subject: { kind: 'command', text: 'npm test' },
-    canAllowForSession: true,
-    truncated: false,
-    retry: 0,
-    receivedAt: now - 3 * 60_000,
-    ...over,
-  };
+  return approvalRequest({ id: 'q1', receivedAt: now - 3 * 60_000, ...over });
 }
 
 describe('a question in words', () => {

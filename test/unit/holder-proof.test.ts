@@ -17,6 +17,7 @@ import { SESSION_PROTOCOL } from '../../extension/src/contract/constants';
 import { proveHolder, socketTransport } from '../../extension/src/engine/sessions';
 import { holderMismatchText, judgeHolder, unprovenHolderReason } from '../../extension/src/plan/holderProof';
 import { repoRoot } from '../support/image';
+import { hasPython } from '../support/python';
 
 const A = '5400753ce25329a7cae75465a91cb40148d1f2889e9833de4d4f5fc91d2dce16';
 const B = '911589f824f9ad8c565c6ee01b6bbfaba2f3c1078d3afd56cfdca2d7fe54990c';
@@ -89,15 +90,6 @@ function holderIdFrom(mountinfo: string): string {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const hasPython = (() => {
-  try {
-    execFileSync('python3', ['-c', ''], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe('the holder reads its own container id', { skip: hasPython ? false : 'no python3 on this host' }, () => {
   const root = '1 0 254:0 / / rw - overlay overlay rw\n';
