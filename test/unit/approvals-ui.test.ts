@@ -330,7 +330,7 @@ describe('the prompter (ui/approvals.ts) on the stand-in vscode', () => {
     assert.deepEqual(await answer, { decision: 'allow', scope: 'once' });
   });
 
-  it('a click on a question answered elsewhere changes nothing and says so in the status bar', async () => {
+  it('a click on a question answered elsewhere changes nothing and says in the status bar how it left', async () => {
     shown.length = 0;
     statusMessages.length = 0;
     const { p } = prompter();
@@ -340,7 +340,15 @@ describe('the prompter (ui/approvals.ts) on the stand-in vscode', () => {
     assert.equal((await answer).decision, 'deny');
     shown[0]!.answer(APPROVAL_BUTTONS.allow);
     await tick();
-    assert.deepEqual(statusMessages, [ALREADY_ANSWERED]);
+    assert.deepEqual(statusMessages, [`${ALREADY_ANSWERED}: denied in VS Code`]);
+    // One the agent took back (answered in its terminal) says so.
+    const left = new AbortController();
+    void p.ask(question({ id: 'q5' }), left.signal);
+    await tick();
+    left.abort();
+    shown.at(-1)!.answer(APPROVAL_BUTTONS.deny);
+    await tick();
+    assert.equal(statusMessages.at(-1), `${ALREADY_ANSWERED}: answered in the terminal, or the agent stopped waiting`);
   });
 
   it('shows no notification with toolbox.approvals.notify off, and waits as long as toolbox.approvals.timeoutSeconds says', async () => {

@@ -63,6 +63,8 @@ interface Waiting {
 
 export class ApprovalInbox {
   private readonly waiting = new Map<string, Waiting>();
+  /** How the last questions left (id → words), so a late click on one can say what happened. */
+  private readonly gone = new Map<string, string>();
   private readonly listeners = new Set<() => void>();
   private readonly timers: InboxTimers;
   private readonly perContainer: number;
@@ -123,6 +125,11 @@ export class ApprovalInbox {
     return [...this.waiting.values()].map((w) => w.request);
   }
 
+  /** How a question that has left the inbox left ("denied in VS Code", …); undefined when unknown or still waiting. */
+  howLeft(id: string): string | undefined {
+    return this.gone.get(id);
+  }
+
   /** A waiting question by id; undefined once it has left. */
   get(id: string): ApprovalRequest | undefined {
     return this.waiting.get(id)?.request;
@@ -149,6 +156,8 @@ export class ApprovalInbox {
     const entry = this.waiting.get(id);
     if (entry === undefined) return false;
     this.waiting.delete(id);
+    this.gone.set(id, leftAs(answer));
+    if (this.gone.size > GONE_KEPT) this.gone.delete(this.gone.keys().next().value!);
     this.timers.clear(entry.timer);
     entry.signal.removeEventListener('abort', entry.onAbort);
     entry.resolve(answer);
@@ -165,6 +174,17 @@ export class ApprovalInbox {
       }
     }
   }
+}
+
+/** Questions whose way out is remembered for a late click. */
+const GONE_KEPT = 64;
+
+/** How a question left, in words, from the answer it got. */
+function leftAs(answer: ApprovalAnswer): string {
+  if (answer.decision === 'allow') return answer.scope === 'session' ? 'allowed for the session in VS Code' : 'allowed in VS Code';
+  if (answer.decision === 'deny') return 'denied in VS Code';
+  if (answer.reason === ASK_REASONS.left) return 'answered in the terminal, or the agent stopped waiting';
+  return `left to the agent's own prompt (${answer.reason ?? 'no answer'})`;
 }
 
 /** What a window going away says: no answer; the bridge tells the hook to ask again. */

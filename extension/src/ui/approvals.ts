@@ -81,7 +81,7 @@ export class ApprovalPrompter implements vscode.Disposable {
   /** The user's answer from a button, a pick or the tree; false (and a status bar note) when the question has left. */
   answer(id: string, choice: ApprovalChoice): boolean {
     if (this.inbox.answer(id, answerOf(choice))) return true;
-    this.alreadyAnswered();
+    this.alreadyAnswered(id);
     return false;
   }
 
@@ -89,7 +89,7 @@ export class ApprovalPrompter implements vscode.Disposable {
   openTerminal(id: string): boolean {
     const request = this.inbox.get(id);
     if (request === undefined) {
-      this.alreadyAnswered();
+      this.alreadyAnswered(id);
       return false;
     }
     const key = this.shells.terminalFor(request.container, request.session);
@@ -109,7 +109,7 @@ export class ApprovalPrompter implements vscode.Disposable {
     if (id !== undefined) {
       request = this.inbox.get(id);
       if (request === undefined) {
-        this.alreadyAnswered();
+        this.alreadyAnswered(id);
         return;
       }
     } else {
@@ -126,7 +126,7 @@ export class ApprovalPrompter implements vscode.Disposable {
       if (picked === undefined) return;
       request = this.inbox.get(picked.id);
       if (request === undefined) {
-        this.alreadyAnswered();
+        this.alreadyAnswered(picked.id);
         return;
       }
     }
@@ -178,8 +178,10 @@ export class ApprovalPrompter implements vscode.Disposable {
     else if (choice === APPROVAL_BUTTONS.deny) this.answer(request.id, 'deny');
   }
 
-  private alreadyAnswered(): void {
-    vscode.window.setStatusBarMessage(ALREADY_ANSWERED, 4000);
+  /** Says in the status bar that a question has left, and how when the inbox remembers. */
+  private alreadyAnswered(id?: string): void {
+    const how = id === undefined ? undefined : this.inbox.howLeft(id);
+    vscode.window.setStatusBarMessage(how === undefined ? ALREADY_ANSWERED : `${ALREADY_ANSWERED}: ${how}`, 6000);
   }
 
   dispose(): void {
