@@ -128,7 +128,11 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
         // The bridge's /approval: waits for Allow or Deny here; never "allow" without the user's click.
         askApproval: (request, signal) => approvals.ask(request, signal),
         // The bridge's /agent-event: the session timeline and usage.
-        agentEvent: (event) => timeline.record(event),
+        // What the agent did next also tells a question answered in its terminal (ApprovalInbox.leftBehind).
+        agentEvent: (event) => {
+          timeline.record(event);
+          inbox.leftBehind(event);
+        },
       },
       credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
       // Approvals of what a project config asks beyond the user's own: never in the folder (docs/decisions/0041).

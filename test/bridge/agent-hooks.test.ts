@@ -172,11 +172,16 @@ describe('agent hook routes', () => {
     await send({ event: 'PostToolUse', tool: 'Write', input: { file_path: '/workspace/a.ts' } });
     await send({ event: 'Stop', usage: { input_tokens: 10, output_tokens: 20, cache_read_tokens: 5, cache_write_tokens: 1 } });
     await send({ event: 'Notification', message: 'Claude needs\u001b]8;;x\u0007 your\u202e permission' });
+    await send({ event: 'UserPromptSubmit' });
     const got = events.slice(before);
     assert.deepEqual(
       got.map((e) => e.kind),
-      ['command', 'git-commit', 'git-push', 'pr-create', 'file', 'stop', 'notification'],
+      ['command', 'git-commit', 'git-push', 'pr-create', 'file', 'stop', 'notification', 'prompt'],
     );
+    assert.equal(got[0]!.tool, 'Bash', 'a finished tool call names its tool');
+    assert.equal(got[7]!.text, 'a new prompt');
+    const withPrompt = await send({ event: 'UserPromptSubmit', prompt: 'secret plans' });
+    assert.equal(withPrompt.status, 400, 'a prompt text is never taken');
     assert.equal(got[0]!.container, rig.registration.key);
     assert.deepEqual(got[5]!.usage, { inputTokens: 10, outputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: 1 });
     assert.equal(got[6]!.text, 'Claude needs ]8;;x your permission');

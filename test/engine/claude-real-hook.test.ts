@@ -19,6 +19,10 @@
  * allow run): the prompt goes in as stream-json on a stdin that stays open, as an editor or the SDK
  * keeps a session; then stdin is closed and claude exits.
  *
+ * A third run drives the interactive terminal UI (`claude 'prompt'` in the held shell's pty, its
+ * first-run screens skipped by a pre-seeded .claude.json): when the hook runs beside Claude's own
+ * dialog, and what an answer typed in the terminal does to the question the editor holds (see it).
+ *
  * The binary comes from the npm registry once (scripts/setup.sh fetches it; this test fetches it
  * on demand). Without it the test fails and says why; TOOLBOX_TEST_NO_CLAUDE=1 skips it (README).
  */
@@ -31,6 +35,7 @@ import { after, before, describe, it } from 'node:test';
 import type { StartedShell } from '../../extension/src/backend/api';
 import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../../extension/src/bridge/route';
 import { objectNames } from '../../extension/src/contract/objects';
+import { ApprovalInbox, ASK_REASONS } from '../../extension/src/ui/approvalInbox';
 import { startStandInMessagesApi, type StandInMessagesApi } from '../fixtures/stand-in-messages-api';
 import { testBackend, type TestBackend } from '../support/backend';
 import { docker, removeNamespaceObjects } from '../support/docker';
@@ -54,6 +59,7 @@ const CLAUDE_DIR = '/opt/toolbox-test-claude';
 /** Bounds: the whole file stays well under two minutes once the binary and the image are cached. */
 const QUESTION_MS = 30_000;
 const RUN_MS = 45_000;
+const TUI_MS = 100_000;
 
 /**
  * The run, as typed in the held shell: a fresh config dir (its settings.json holds only the rule
@@ -88,8 +94,57 @@ rm -rf "$cfg"
 echo "CLAUDE $label EXIT $rc"
 `;
 
+/**
+ * The interactive run, as typed in the held shell: the same config dir and environment as
+ * RUN_SCRIPT, plus the state Claude Code keeps in CLAUDE_CONFIG_DIR/.claude.json, pre-seeded so
+ * that no first-run screen stands before the prompt: onboarding done, a theme, the API key
+ * approved (its last 20 characters; the whole of this short one) and this folder trusted.
+ */
+const TUI_SCRIPT = `#!/bin/sh
+# Usage: sh claude-tui.sh BASE_URL PROMPT
+cfg=$(mktemp -d /tmp/claude-config.XXXXXX)
+printf '%s\n' '{"permissions":{"ask":["Bash(${COMMAND})"]}}' >"$cfg/settings.json"
+printf '{"hasCompletedOnboarding":true,"theme":"dark","customApiKeyResponses":{"approved":["%s"],"rejected":[]},"projects":{"%s":{"hasTrustDialogAccepted":true}}}\n' \
+  sk-ant-test-dummy "$PWD" >"$cfg/.claude.json"
+export ANTHROPIC_BASE_URL="$1" ANTHROPIC_API_KEY=sk-ant-test-dummy CLAUDE_CONFIG_DIR="$cfg" \
+  DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_ERROR_REPORTING=1
+timeout --foreground ${TUI_MS / 1000 - 5} ${CLAUDE_DIR}/claude "$2"
+rc=$?
+rm -rf "$cfg"
+echo "CLAUDE tui EXIT $rc"
+`;
+
+/** Claude Code's permission dialog, in the terminal's text with its escape sequences taken out. */
+const DIALOG = /Do you want to proceed\?/;
+/** The line Claude Code shows when a turn is over and the prompt is idle ("✻ Cooked for 1s · done 9:59 PM"). */
+const IDLE = / for \d+s · done \d/;
+
+/* eslint-disable no-control-regex */
+/** The terminal's text without its escape sequences (cursor moves become a space). */
+function plain(text: string): string {
+  return text
+    .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '')
+    .replace(/\x1b\[[0-9;?<>=]*[ -/]*[@-~]/g, ' ')
+    .replace(/\x1b[()][0-9A-Za-z]|\x1b[=>78DEHM]/g, '')
+    .replace(/[^\S\n]+/g, ' ');
+}
+/* eslint-enable no-control-regex */
+
+/** The end of the plain text, for messages. */
+function lastFrame(text: string): string {
+  return text.slice(-1200);
+}
+
+/** The last permission dialog in the plain text, from "Bash command" to its last line. */
+function dialogOf(text: string): string {
+  const start = text.lastIndexOf('Bash command');
+  const end = text.indexOf('Tab to amend', start);
+  return JSON.stringify(start < 0 || end < 0 ? lastFrame(text) : text.slice(start, end + 'Tab to amend'.length).replace(/╌+/g, '╌'));
+}
+
 interface Asked {
   request: ApprovalRequest;
+  signal: AbortSignal;
   at: number;
   answer(a: ApprovalAnswer): void;
 }
@@ -130,7 +185,12 @@ describe('the real Claude Code asks the editor through the image’s hook, witho
   let api: StandInMessagesApi | undefined;
   let start: (label: string, mode: 'one-shot' | 'held') => Run;
   let session: { container: string; shell: StartedShell };
+  let tty: { seen: ReturnType<typeof screen>; type(text: string): void };
+  let url: string;
   const asked: Asked[] = [];
+  // The editor's own inbox (no vscode in it): what the agent reports next takes out a question
+  // answered in its terminal (ApprovalInbox.leftBehind), as extension.ts wires it.
+  const inbox = new ApprovalInbox();
   const events: Seen[] = [];
   let wake: Array<() => void> = [];
   const t0 = Date.now();
@@ -185,13 +245,15 @@ describe('the real Claude Code asks the editor through the image’s hook, witho
           openInEditor: () => undefined,
           openUntitled: () => undefined,
           openExternal: () => undefined,
-          askApproval: (request) =>
-            new Promise<ApprovalAnswer>((answer) => {
-              asked.push({ request, at: Date.now(), answer });
-              poke();
-            }),
+          askApproval: (request, signal) => {
+            const answered = inbox.ask(request, signal, 600_000);
+            asked.push({ request, signal, at: Date.now(), answer: (a: ApprovalAnswer) => void inbox.answer(request.id, a) });
+            poke();
+            return answered;
+          },
           agentEvent: (event) => {
             events.push({ ...event, seenAt: Date.now() });
+            inbox.leftBehind(event);
             poke();
           },
         },
@@ -200,11 +262,13 @@ describe('the real Claude Code asks the editor through the image’s hook, witho
       const folder = join(home, 'project');
       mkdirSync(folder);
       writeFileSync(join(folder, 'claude-run.sh'), RUN_SCRIPT);
+      writeFileSync(join(folder, 'claude-tui.sh'), TUI_SCRIPT);
       const prepared = await backend.prepareShell({ folder });
       const opened = await prepared.open({ log: () => undefined, step: () => undefined }, new AbortController().signal);
       const shell = await opened.start({ cols: 200, rows: 50 });
       const seen = screen({ onDidWrite: (l: (t: string) => void) => shell.stream.on('data', (d: Buffer) => l(d.toString('utf8'))) });
       session = { container: prepared.container, shell };
+      tty = { seen, type: (text) => void shell.stream.write(text) };
 
       // The stand-in listens only on the address host.docker.internal names in this container
       // (the gateway of its network, an address of this host), so its traffic stays between the two.
@@ -213,6 +277,7 @@ describe('the real Claude Code asks the editor through the image’s hook, witho
       assert.match(gateway, /^\d+\.\d+\.\d+\.\d+$/, `host.docker.internal in the container: ${JSON.stringify(hosts)}`);
       api = await startStandInMessagesApi({ host: gateway, command: COMMAND, description: DESCRIPTION, finalText: FINAL_TEXT });
       const baseUrl = api.baseUrl('host.docker.internal');
+      url = baseUrl;
 
       start = (label, mode) => {
         const started = Date.now();
@@ -241,7 +306,7 @@ describe('the real Claude Code asks the editor through the image’s hook, witho
 
   /** The question of a run, checked as the editor sees it; fails when claude ends without asking. */
   async function askedBy(run: Run, n: number): Promise<Asked> {
-    const q = await Promise.race([question(n), run.done.then(() => assert.fail('claude -p ended without asking'))]);
+    const q = await Promise.race([question(n), run.done.then(() => assert.fail('claude ended without asking'))]);
     assert.equal(q.request.container, session.container);
     assert.equal(q.request.agent, 'claude');
     assert.equal(q.request.tool, 'Bash');
@@ -311,6 +376,7 @@ describe('the real Claude Code asks the editor through the image’s hook, witho
             .map((e) => [e.kind, e.text]),
           [
             ['session-start', 'started (startup)'],
+            ['prompt', 'a new prompt'],
             ['command', COMMAND],
             ['stop', 'finished its turn'],
           ],
@@ -354,11 +420,155 @@ describe('the real Claude Code asks the editor through the image’s hook, witho
         timeline(q)
           .map((e) => e.kind)
           .sort(),
-        ['session-end', 'session-start', 'stop'],
+        ['prompt', 'session-end', 'session-start', 'stop'],
       );
       const others = api!.requests.filter((r) => !asked.some((a) => a.request.agentSession === r.session));
       t.diagnostic(`requests of no asking session: ${others.map((r) => `${r.method} ${r.path} → ${r.answered}`).join('; ') || 'none'}`);
       t.diagnostic(`the whole file: ${Date.now() - t0} ms`);
+    },
+  );
+  /**
+   * Claude Code's interactive terminal UI (`claude 'prompt'`, no -p) in the held shell, a real pty
+   * (started under `timeout --foreground`: a plain `timeout` puts it in a background process group,
+   * where it waits on the terminal and draws nothing). What the real 2.1.332 does:
+   *
+   * - It runs the PermissionRequest hook beside its own dialog, not before it: when the question
+   *   reaches the editor (about 0.5 s after the tool_use), the terminal already shows "Bash command
+   *   · Say hi · echo real-claude-hook · … Do you want to proceed? ❯ 1. Yes 2. No · Esc to cancel ·
+   *   Tab to amend", and the user can answer either there or in the editor.
+   * - Answered in the terminal (Enter on "1. Yes"), the command runs at once (its tool_result
+   *   reaches the API about 0.5 s later) but the hook is NOT cancelled: the hook's connection stays
+   *   open and the question's AbortSignal does not fire, 10 s later nor while the next turn asks and
+   *   is answered (~15 s); the status line even shows "running PermissionRequest hook" for a moment.
+   *   Only when claude exits (Ctrl-C twice) does it end the hook (SIGTERM). What takes the question
+   *   out of the editor's inbox is what the agent reports next: the PostToolUse of the same command
+   *   (ApprovalInbox.leftBehind; a "No" there ends the turn or is followed by a new prompt, which
+   *   do the same), and the hook then gets "ask" (decision 0050).
+   * - Answered from the editor (allow), the dialog goes away by itself: the terminal shows "Allowed
+   *   by PermissionRequest hook", the command runs, the turn ends.
+   */
+  it(
+    'interactive: the hook asks while Claude’s own dialog is on screen; a terminal answer runs the command and takes the question out of the inbox; an editor answer closes the dialog',
+    { timeout: TUI_MS + 30_000 },
+    async (t) => {
+      const from = tty.seen.text.length;
+      const started = Date.now();
+      const since = (at: number) => `+${at - started} ms`;
+      const shown = (start = from) => plain(tty.seen.text.slice(start));
+      const exited = tty.seen.waitFor(/CLAUDE tui EXIT (\d+)/, TUI_MS);
+      exited.catch(() => undefined);
+      tty.type(`sh claude-tui.sh ${url} 'run ${COMMAND}'\r`);
+      try {
+        const n = asked.length;
+        const q1 = await Promise.race([
+          question(n).catch((e: Error) =>
+            assert.fail(
+              `${e.message}; the terminal shows ${JSON.stringify(lastFrame(shown()))}, raw ${JSON.stringify(tty.seen.text.slice(-1500))}`,
+            ),
+          ),
+          exited.then(() => assert.fail(`claude ended without asking; the terminal shows ${JSON.stringify(lastFrame(shown()))}`)),
+        ]);
+        const agentSession = q1.request.agentSession;
+        assert.equal(q1.request.agent, 'claude');
+        assert.equal(q1.request.tool, 'Bash');
+        assert.deepEqual(q1.request.subject, { kind: 'command', text: COMMAND });
+        assert.equal(q1.request.session, session.shell.record?.sessionId, 'the hook names the held session claude runs in');
+        const mine = () => api!.requests.filter((r) => r.session === agentSession);
+        const toolUse = mine().find((r) => r.answered === 'tool-use');
+        assert.ok(toolUse, 'the request that got the tool_use carries the same session id');
+        t.diagnostic(`tool_use sent ${since(toolUse.at)}; question 1 in the editor ${since(q1.at)}`);
+
+        // (a) Claude's own dialog is on screen while the question waits in the editor.
+        const dialogWithQuestion = DIALOG.test(shown());
+        assert.ok(
+          dialogWithQuestion || (await until(() => DIALOG.test(shown()), 5_000)),
+          `Claude’s dialog shows with the question; the terminal shows ${JSON.stringify(lastFrame(shown()))}`,
+        );
+        t.diagnostic(
+          `dialog ${dialogWithQuestion ? 'already on screen when the question arrived' : `on screen ${since(Date.now())}`}: ${dialogOf(shown())}`,
+        );
+        assert.ok(!q1.signal.aborted, 'the question still waits while the dialog is shown');
+        assert.ok(!mine().some((r) => r.toolResults.length > 0), 'nothing ran before an answer');
+
+        // (b) Answered in the terminal (Enter on "1. Yes") while the question waits: the command
+        // runs, and the hook is left running (the question is not withdrawn).
+        const pressed = Date.now();
+        tty.type('\r');
+        const ran = await api!.waitFor(
+          (r) => r.session === agentSession && r.toolResults.length > 0,
+          RUN_MS,
+          'the tool_result after Yes in the terminal',
+        );
+        assert.deepEqual(
+          ran.toolResults.map((r) => [r.isError, r.text]),
+          [[false, 'real-claude-hook']],
+        );
+        t.diagnostic(`Yes typed ${since(pressed)}; the tool_result at the API ${since(ran.at)}`);
+        // Claude does not cancel its hook (the signal never fires here), but its PostToolUse report of
+        // the same command takes the question out of the inbox, and the hook gets "ask".
+        assert.ok(
+          await until(() => inbox.get(q1.request.id) === undefined, 10_000),
+          'the question answered in the terminal leaves the inbox',
+        );
+        const leftAfter = Date.now() - pressed;
+        assert.equal(inbox.howLeft(q1.request.id), ASK_REASONS.terminal);
+        assert.equal(q1.signal.aborted, false, 'the real claude leaves its PermissionRequest hook running after the terminal answer');
+        assert.equal(asked.length, n + 1, 'one question so far');
+        t.diagnostic(`the question left the inbox ${leftAfter} ms after the terminal answer`);
+
+        // (c) A second prompt in the same session, answered from the editor.
+        const second = tty.seen.text.length;
+        tty.type('run it again');
+        await new Promise((r) => setTimeout(r, 500)); // typed text and Enter apart, or the UI takes them as a paste
+        tty.type('\r');
+        const q2 = await question(n + 1);
+        assert.equal(q2.request.agentSession, agentSession, 'the same Claude Code session asks again');
+        assert.ok(await until(() => DIALOG.test(shown(second)), 5_000), 'the dialog shows again');
+        t.diagnostic(`question 2 ${since(q2.at)}: ${dialogOf(shown(second))}`);
+        q2.answer({ decision: 'allow' });
+        const ran2 = await api!.waitFor(
+          (r) => r.session === agentSession && r.toolResults.length > 1,
+          RUN_MS,
+          'the tool_result after allow from the editor',
+        );
+        assert.deepEqual(
+          ran2.toolResults.slice(1).map((r) => [r.isError, r.text]),
+          [[false, 'real-claude-hook']],
+        );
+        t.diagnostic(`allowed from the editor ${since(Date.now())}; the tool_result at the API ${since(ran2.at)}`);
+        assert.ok(
+          await until(
+            () => /Allowed by PermissionRequest hook[\s\S]*Done: the stand-in API got the tool result\./.test(shown(second)),
+            10_000,
+          ),
+          `the terminal shows the hook's answer and the turn's end: ${JSON.stringify(lastFrame(shown(second)))}`,
+        );
+        const after = shown(second).split('Allowed by PermissionRequest hook').at(-1)!;
+        assert.ok(!DIALOG.test(after), 'the dialog is gone once the editor answered');
+        t.diagnostic(`the terminal after allow: ${JSON.stringify(after.slice(-400))}`);
+
+        // Claude exits: only now does it end the first hook, and the question is withdrawn. Ctrl-C
+        // twice at an idle prompt ("… for 1s · done 10:02 PM"; before that the Stop hook may still
+        // run, and the first Ctrl-C only interrupts the turn).
+        const sinceAllowed = () => shown(second).split('Allowed by PermissionRequest hook').at(-1)!;
+        assert.ok(await until(() => IDLE.test(sinceAllowed()), 10_000), `the turn ends: ${JSON.stringify(sinceAllowed().slice(-400))}`);
+        for (let i = 0; i < 3; i++) {
+          tty.type('\x03');
+          await new Promise((r) => setTimeout(r, 500));
+          tty.type('\x03');
+          const gone = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3_000))]);
+          if (gone) break;
+          t.diagnostic(`Ctrl-C twice left claude running: ${JSON.stringify(shown(second).slice(-300))}`);
+        }
+        const m = await exited;
+        assert.equal(m[1], '0', 'claude exits 0 after Ctrl-C twice');
+        t.diagnostic(`claude exited ${since(Date.now())}; the inbox holds ${inbox.size} questions`);
+        assert.equal(inbox.size, 0, 'nothing left waiting in the editor');
+        for (const r of mine())
+          t.diagnostic(`  API ${since(r.at)} ${r.method} ${r.path} → ${r.answered} [${r.toolResults.length} tool results]`);
+      } finally {
+        tty.type('\x03\x03');
+      }
     },
   );
 });

@@ -619,6 +619,23 @@ describe('toolbox-agent-hook: timeline events → /agent-event', { skip: hasPyth
     }
   });
 
+  it('sends UserPromptSubmit without the prompt', { timeout: 20_000 }, async () => {
+    const bridge = new StandIn((_seen, res) => res.writeHead(204).end());
+    await bridge.listen();
+    try {
+      const run = await runHook(
+        'claude',
+        { hook_event_name: 'UserPromptSubmit', session_id: 'abc', prompt: 'my secret plans' },
+        { TOOLBOX_AGENT_HOOK_BRIDGE_DIR: bridge.dir },
+      );
+      assert.deepEqual({ code: run.code, stdout: run.stdout }, { code: 0, stdout: '' });
+      await bridge.nextRequest(1);
+      assert.deepEqual(bridge.seen[0].body, { agent: 'claude', agent_session: 'abc', event: 'UserPromptSubmit' });
+    } finally {
+      await bridge.close();
+    }
+  });
+
   it("adds up a Claude Code transcript's usage at Stop, each message once", { timeout: 20_000 }, async () => {
     const dir = tempDir('tbxt-hook-transcript-');
     const transcript = join(dir, 'session.jsonl');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ApprovalAnswer } from '../../extension/src/bridge/route';
+import type { AgentEvent, ApprovalAnswer } from '../../extension/src/bridge/route';
 import { approvalRequest } from '../support/approvals';
 import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/constants';
 import {
@@ -269,5 +269,52 @@ describe('toolbox.approvals.timeoutSeconds', () => {
     assert.equal(approvalTimeoutMs(1), MIN_APPROVAL_TIMEOUT_S * 1000);
     assert.equal(approvalTimeoutMs(-5), 10_000);
     assert.equal(approvalTimeoutMs(1e9), AGENT_HOOK_LIMITS.maxTimeoutS * 1000);
+  });
+});
+
+describe('a question answered in the agent’s terminal leaves the inbox', () => {
+  const event = (over: Partial<AgentEvent> = {}): AgentEvent => ({
+    container: 'toolbox-app-1234abcd',
+    workspaceFolder: '/src/app',
+    agent: 'claude',
+    agentSession: 'a1',
+    session: 's1',
+    at: Date.now(),
+    kind: 'command',
+    tool: 'Bash',
+    text: 'npm test',
+    ...over,
+  });
+
+  it('when the same tool call of the same agent session is reported done (allowed there)', async () => {
+    const inbox = new ApprovalInbox();
+    const mine = inbox.ask(request({ id: 'm', agentSession: 'a1' }), never(), HOUR);
+    const other = inbox.ask(request({ id: 'o', agentSession: 'a2' }), never(), HOUR);
+    const otherBox = inbox.ask(request({ id: 'c', agentSession: 'a1', container: 'toolbox-b-1' }), never(), HOUR);
+    assert.equal(inbox.leftBehind(event({ text: 'npm run build' })), 0, 'another command');
+    assert.equal(inbox.leftBehind(event({ tool: 'Write' })), 0, 'another tool');
+    assert.equal(inbox.leftBehind(event({ agentSession: undefined })), 0, 'no agent session: nothing to match');
+    assert.equal(inbox.leftBehind(event({ at: Date.now() - 60_000 })), 0, 'a call from before the question');
+    assert.equal(inbox.leftBehind(event()), 1);
+    assert.deepEqual(await mine, { decision: 'ask', reason: ASK_REASONS.terminal });
+    assert.equal(inbox.howLeft('m'), ASK_REASONS.terminal);
+    assert.deepEqual(
+      inbox.pending().map((q) => q.id),
+      ['o', 'c'],
+      'another session’s and another container’s stay',
+    );
+    inbox.dispose();
+    await Promise.all([other, otherBox]);
+  });
+
+  it('when its turn or session ends, or the user gives it a new prompt (denied or interrupted there)', async () => {
+    for (const kind of ['stop', 'session-end', 'prompt'] as const) {
+      const inbox = new ApprovalInbox();
+      const q = inbox.ask(request({ agentSession: 'a1', subject: { kind: 'command', text: 'rm -rf x' } }), never(), HOUR);
+      assert.equal(inbox.leftBehind(event({ kind: 'notification', text: 'needs you' })), 0, 'a notification says nothing');
+      assert.equal(inbox.leftBehind(event({ kind, at: Date.now() - 5_000 })), 0, `a ${kind} from before the question, reported late`);
+      assert.equal(inbox.leftBehind(event({ kind, text: 'x' })), 1, kind);
+      assert.equal((await q).reason, ASK_REASONS.terminal);
+    }
   });
 });

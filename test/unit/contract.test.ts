@@ -751,15 +751,15 @@ describe('agent hook contract (images/runtime/toolbox-agent-hook and the agentsâ
     {
       what: 'a blocking timeline hook',
       file: 'claude',
-      from: ', "async": true',
-      to: '',
+      from: '"async": true',
+      to: '"async": false',
       expect: /claude-managed-settings.json: \w+ is not async/,
     },
     {
       what: 'an async hook Codex would skip',
       file: 'codex',
-      from: '"timeout": 10 }',
-      to: '"timeout": 10, "async": true }',
+      from: '"timeout": 10\n',
+      to: '"timeout": 10, "async": true\n',
       expect: /codex-hooks.json: \w+ is async/,
     },
     {

@@ -66,7 +66,7 @@ const usage = z.strictObject({
   cost_usd: z.number().finite().min(0).max(1e6).optional(),
 });
 
-const EVENTS = ['PostToolUse', 'Notification', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd'] as const;
+const EVENTS = ['PostToolUse', 'Notification', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'UserPromptSubmit'] as const;
 const eventBody = z.strictObject({
   ...origin,
   event: z.enum(EVENTS),
@@ -157,7 +157,7 @@ export function timelineEntry(b: z.infer<typeof eventBody>, workspace: Workspace
     case 'PostToolUse': {
       const tool = b.tool ?? 'tool';
       const hookInput: HookInput = b.input ?? {};
-      return { ...base, kind: timelineKind(tool, hookInput), text: describeToolInput(tool, hookInput).text };
+      return { ...base, kind: timelineKind(tool, hookInput), tool, text: describeToolInput(tool, hookInput).text };
     }
     case 'Notification':
       return { ...base, kind: 'notification', text: oneLine(b.message ?? 'asked for attention') };
@@ -168,6 +168,9 @@ export function timelineEntry(b: z.infer<typeof eventBody>, workspace: Workspace
       return { ...base, kind: 'session-start', text: oneLine(`started${b.reason ? ` (${b.reason})` : ''}`) };
     case 'SessionEnd':
       return { ...base, kind: 'session-end', text: oneLine(`ended${b.reason ? ` (${b.reason})` : ''}`) };
+    case 'UserPromptSubmit':
+      // Never the prompt itself: only that the user gave the agent a new one.
+      return { ...base, kind: 'prompt', text: 'a new prompt' };
   }
 }
 

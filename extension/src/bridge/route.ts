@@ -132,7 +132,20 @@ export interface AgentUsage {
 /** One checked timeline entry. */
 export interface AgentEvent extends HookOrigin {
   at: number;
-  kind: 'command' | 'file' | 'git-commit' | 'git-push' | 'pr-create' | 'tool' | 'notification' | 'stop' | 'session-start' | 'session-end';
+  kind:
+    | 'command'
+    | 'file'
+    | 'git-commit'
+    | 'git-push'
+    | 'pr-create'
+    | 'tool'
+    | 'notification'
+    | 'stop'
+    | 'session-start'
+    | 'session-end'
+    | 'prompt';
+  /** The tool of a finished tool call (PostToolUse). */
+  tool?: string;
   /** One line, control characters replaced. */
   text: string;
   /** The session's totals so far (Stop, SessionEnd), replacing earlier ones. */

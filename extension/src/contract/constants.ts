@@ -286,7 +286,11 @@ export const HOOK_AGENTS = ['claude', 'codex'] as const;
 /** The hook events the runtime image's settings subscribe to, per agent (images/runtime/*-hooks.json). */
 export const HOOK_EVENTS = {
   approval: 'PermissionRequest',
-  timeline: ['PostToolUse', 'Notification', 'Stop', 'SessionStart', 'SessionEnd'],
+  /**
+   * UserPromptSubmit carries nothing of the prompt: it says the agent is back at its own prompt, so
+   * a question still in the inbox from before was answered in the terminal.
+   */
+  timeline: ['PostToolUse', 'Notification', 'Stop', 'SessionStart', 'SessionEnd', 'UserPromptSubmit'],
   /**
    * The events whose hook Claude Code waits for. Stop too: at the end of a one-shot turn
    * (`claude -p`) it ends the async hooks still running, and the hook returns at once anyway (its
@@ -294,7 +298,7 @@ export const HOOK_EVENTS = {
    */
   sync: ['PermissionRequest', 'Stop'],
   /** Codex has no Notification or SessionEnd hook; its hooks run synchronously (it skips async ones). */
-  codex: ['PermissionRequest', 'PostToolUse', 'SessionStart', 'Stop'],
+  codex: ['PermissionRequest', 'PostToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit'],
 } as const;
 
 /** The user's answer to an agent's question, as /approval returns it to the hook. */

@@ -12,7 +12,7 @@
  *
  * No vscode import: unit-tested under plain node (test/unit/approval-inbox.test.ts).
  */
-import type { ApprovalAnswer, ApprovalRequest } from '../bridge/route';
+import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../bridge/route';
 import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS } from '../contract/constants';
 
 /** The shortest wait toolbox.approvals.timeoutSeconds may set, in seconds. */
@@ -23,6 +23,7 @@ export const ASK_REASONS = {
   full: 'too many questions waiting',
   closed: 'the VS Code window closed',
   left: 'the agent stopped waiting',
+  terminal: "answered in the agent's terminal",
   off: 'approvals in VS Code are turned off',
   duplicate: 'this question is already waiting',
   timeout: (seconds: number) => `no answer in VS Code within ${seconds} s`,
@@ -120,6 +121,31 @@ export class ApprovalInbox {
     return this.settle(id, { decision: answer.decision, ...reason });
   }
 
+  /**
+   * What an agent reports next can tell that a question it asked was answered in its terminal
+   * (Claude Code shows its own prompt beside the hook and, answered there, does not stop the
+   * hook): a finished call of the same tool on the same subject (allowed there), or its turn or
+   * session ending, or a new prompt from the user (denied or interrupted there). Those questions
+   * of that agent session leave the inbox, answered "ask" (the agent already has its answer).
+   * Returns how many left.
+   */
+  leftBehind(event: AgentEvent): number {
+    if (event.agentSession === undefined) return 0;
+    const over = event.kind === 'stop' || event.kind === 'session-end' || event.kind === 'prompt';
+    const stale = [...this.waiting.values()].filter(
+      ({ request: q }) =>
+        q.container === event.container &&
+        q.agentSession === event.agentSession &&
+        // Fired after the question came (reports arrive late and out of order: the prompt that
+        // led to the question may be reported after it).
+        event.at >= q.receivedAt &&
+        (over || (event.tool === q.tool && event.text === q.subject.text)),
+    );
+    for (const w of stale) this.settle(w.request.id, ask(ASK_REASONS.terminal), false);
+    if (stale.length > 0) this.fire();
+    return stale.length;
+  }
+
   /** The questions waiting, oldest first. */
   pending(): readonly ApprovalRequest[] {
     return [...this.waiting.values()].map((w) => w.request);
@@ -184,6 +210,7 @@ function leftAs(answer: ApprovalAnswer): string {
   if (answer.decision === 'allow') return answer.scope === 'session' ? 'allowed for the session in VS Code' : 'allowed in VS Code';
   if (answer.decision === 'deny') return 'denied in VS Code';
   if (answer.reason === ASK_REASONS.left) return 'answered in the terminal, or the agent stopped waiting';
+  if (answer.reason === ASK_REASONS.terminal) return ASK_REASONS.terminal;
   return `left to the agent's own prompt (${answer.reason ?? 'no answer'})`;
 }
 
