@@ -232,16 +232,7 @@ describe('agent questions answered in VS Code (issue 28)', { skip: uiTestsSkip }
       // which can drop a hover on its way: the pointer leaves and comes back until it shows.
       const four = questionRow('echo four');
       const hover = page.locator('.workbench-hover', { hasText: 'Command: echo four' }).first();
-      for (let attempt = 1; ; attempt++) {
-        await page.mouse.move(700, 300);
-        await four.hover();
-        const shown = await hover.waitFor({ timeout: 3_000 }).then(
-          () => true,
-          () => false,
-        );
-        if (shown) break;
-        assert.ok(attempt < 6, "the row's tooltip never showed");
-      }
+      await wb.hoverUntilShown(four, hover, "the row's tooltip");
       assert.match((await hover.innerText()) as string, /\(asked again after the window reloaded\)/);
       await shot('four-after-reload');
       // Allow from the row's inline action (the notification may have been hidden by now).

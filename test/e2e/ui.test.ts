@@ -287,19 +287,9 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
       await row('Your SSH keys').waitFor({ timeout: 15_000 });
       assert.match((await socket.innerText()) as string, /binds inside this folder/);
       assert.equal(await row('Docker socket').count(), 0, 'no host socket by default');
-      // The view is redrawn as the engine's events come in, which can drop a hover on its way: the
-      // pointer leaves and comes back until the tooltip shows.
+      // The view is redrawn as the engine's events come in, which can drop a hover on its way.
       const tip = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'raw-socket' }).first();
-      for (let attempt = 1; ; attempt++) {
-        await page.mouse.move(900, 300);
-        await socket.hover();
-        const shown = await tip.waitFor({ timeout: 3_000 }).then(
-          () => true,
-          () => false,
-        );
-        if (shown) break;
-        assert.ok(attempt < 6, "the Docker row's tooltip never showed");
-      }
+      await wb.hoverUntilShown(socket, tip, "the Docker row's tooltip");
       await shot('posture');
 
       // Kept in the User settings, where the container cannot undo it; the project file, which

@@ -38,6 +38,11 @@ export interface Workbench {
   ask(command: string, pattern: RegExp): Promise<string>;
   /** Shows the Toolbox view in the side bar. */
   openToolboxView(): Promise<void>;
+  /**
+   * Hovers `target` until `tip` (its tooltip) shows. A view redrawn while the pointer is on it can
+   * drop the hover, so the pointer leaves and comes back, up to six times; fails saying `what`.
+   */
+  hoverUntilShown(target: Page, tip: Page, what: string): Promise<void>;
   /** The Workspaces view's description (the engine it talks to), once it names one; screenshot `shotName`. */
   engineDescription(shotName: string): Promise<string>;
   close(): Promise<void>;
@@ -131,6 +136,19 @@ export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: b
     if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
   };
 
+  const hoverUntilShown = async (target: Page, tip: Page, what: string) => {
+    for (let attempt = 1; ; attempt++) {
+      await page.mouse.move(900, 300);
+      await target.hover();
+      const shown = await tip.waitFor({ timeout: 3_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (shown) return;
+      if (attempt >= 6) throw new Error(`${what} never showed`);
+    }
+  };
+
   const engineDescription = async (shotName: string) => {
     const header = page.locator('.pane-header', { hasText: 'Workspaces' });
     const description = header.locator('.description', { hasText: /^Docker \d/ });
@@ -160,6 +178,7 @@ export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: b
     terminalText,
     ask,
     openToolboxView,
+    hoverUntilShown,
     engineDescription,
     close: () => browser.close(),
   };

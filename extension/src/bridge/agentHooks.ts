@@ -29,6 +29,8 @@ import {
 } from './route';
 
 const text = z.string().max(AGENT_HOOK_LIMITS.textChars);
+/** A tool as the agents name it (Bash, Write, mcp__server__tool, …). */
+const toolName = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/);
 const input = z
   .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.union([text, z.number().finite(), z.boolean()]))
   .refine((o) => Object.keys(o).length <= AGENT_HOOK_LIMITS.inputKeys, `at most ${AGENT_HOOK_LIMITS.inputKeys} keys`);
@@ -50,7 +52,7 @@ const origin = {
 
 const approvalBody = z.strictObject({
   ...origin,
-  tool: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/),
+  tool: toolName,
   input,
   cwd: text.optional(),
   session_rule: z.boolean().optional(),
@@ -70,10 +72,7 @@ const EVENTS = ['PostToolUse', 'Notification', 'Stop', 'SubagentStop', 'SessionS
 const eventBody = z.strictObject({
   ...origin,
   event: z.enum(EVENTS),
-  tool: z
-    .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
-    .optional(),
+  tool: toolName.optional(),
   input: input.optional(),
   message: text.optional(),
   reason: z.string().max(128).optional(),
