@@ -117,6 +117,14 @@ grep -q "^$ROOTLESS_USER:" /etc/subgid || usermod --add-subgids 200000-265535 "$
 ruid="$(id -u "$ROOTLESS_USER")"
 rdir="/run/user/$ruid"
 rsock="$rdir/podman/podman.sock"
+# /run is not a tmpfs on this machine kind: after a restart the runtime directory is still there
+# with Podman's pause.pid naming a process that is gone, and the service then refuses to start
+# ("invalid internal status … podman system migrate"). A login session would have an empty one:
+# when none of the user's processes runs, start from an empty directory too.
+if [ -d "$rdir" ] && ! pgrep -u "$ROOTLESS_USER" >/dev/null 2>&1; then
+  rm -rf "$rdir"
+  log "cleared $rdir, left from before a restart (no process of $ROOTLESS_USER runs)"
+fi
 install -d -o "$ROOTLESS_USER" -g "$ROOTLESS_USER" -m 0700 "$rdir"
 as_user() { runuser -u "$ROOTLESS_USER" -- env HOME="$(getent passwd "$ROOTLESS_USER" | cut -d: -f6)" XDG_RUNTIME_DIR="$rdir" CONTAINERS_CONF="$CONF" "$@"; }
 as_user mkdir -p "$(getent passwd "$ROOTLESS_USER" | cut -d: -f6)/.config/containers"
