@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'out/', 'dist/', 'test-output/', '**/*.js', '**/*.mjs'] },
+  { ignores: ['node_modules/', 'out/', '.out-*/', 'dist/', 'test-output/', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

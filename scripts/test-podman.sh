@@ -5,7 +5,7 @@
 #   1. rootful Podman: every file of test/image and test/engine, but sessions-restart (it drives a
 #      private dockerd of its own) and remote (ssh:// and TLS to engines of its own making);
 #   2. rootless Podman: the open path, peer messaging (anchor, volume ownership, the gate), drift,
-#      events, stop all, the session holder, the protected paths and the agent's git in them, run
+#      events, stop all, the session holder and the CLI exit check, the protected paths and the agent's git in them, run
 #      as the engine's own user (containers map its uid to itself, engine/compat.ts). The files
 #      that need root for themselves are left out.
 set -euo pipefail
@@ -37,7 +37,7 @@ if ! answers "$RSOCK"; then
   echo "Rootless Podman does not answer on $RSOCK: run 'sudo bash scripts/ensure-podman.sh' first." >&2
   exit 1
 fi
-rootless=(open peer peer-gate lifecycle events sessions smoke protected-paths git-workflow docker-endpoint-join)
+rootless=(open peer peer-gate lifecycle events sessions cli-teardown smoke protected-paths git-workflow docker-endpoint-join)
 # The tests run as that user: from here when it can read the tree, else from a copy it owns.
 dir="$PWD"
 if ! runuser -u "$ROOTLESS_USER" -- test -r "$dir/out/test/engine/open.test.js" -a -r "$dir/node_modules/dockerode/package.json"; then

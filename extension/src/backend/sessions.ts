@@ -4,9 +4,11 @@
  * ending one, with upstream's rule that a container goes when its last shell ends.
  */
 import { ToolboxError } from '../contract/errors';
+import { clause, engineMessage } from '../engine/errors';
 import { removeIfIdle } from '../engine/lifecycle';
 import {
   attachHeldSession,
+  holderHeld,
   HolderUnavailableError,
   killHeldSession,
   listHeldSessions,
@@ -14,6 +16,7 @@ import {
   reachHolder,
   SessionEndedError,
   socketTransport,
+  startSessionSentinel,
   type HolderAddress,
   type HolderTransport,
 } from '../engine/sessions';
@@ -68,6 +71,8 @@ export class HeldSessions {
   private readonly plainNoticeGiven = new Set<string>();
   /** A container's pending "remove it if idle" check (by name): an open waits for it. */
   private readonly endings = new Map<string, Promise<unknown>>();
+  /** Containers whose sentinel is being checked or started right now (by id). */
+  private readonly sentinels = new Set<string>();
 
   constructor(private readonly deps: HeldSessionsDeps) {}
 
@@ -135,6 +140,29 @@ export class HeldSessions {
     return shell;
   }
 
+  /**
+   * Keeps the toolbox CLI from removing this container while it holds shells of ours: when its
+   * holder says no sentinel runs, starts one (engine/sessions.ts startSessionSentinel, decision
+   * 0051). Called after a shell is started or attached; never awaited on the way to a prompt,
+   * never thrown (a failure is logged: the shells still work, only the CLI could end them).
+   */
+  async keepFromCliTeardown(containerId: string, name: string, holder: HolderAddress): Promise<void> {
+    const transport = this.transports.get(containerId);
+    if (!transport || this.unproven.has(containerId) || this.sentinels.has(containerId)) return;
+    this.sentinels.add(containerId);
+    try {
+      if ((await holderHeld(transport)) !== false) return;
+      const { docker } = await this.deps.connector.engine();
+      await startSessionSentinel(docker, containerId, holder);
+    } catch (err) {
+      this.deps.log.info(
+        `${name}: could not start the exec that keeps the toolbox CLI from removing the container while it holds shells: ${clause(engineMessage(err))}`,
+      );
+    } finally {
+      this.sentinels.delete(containerId);
+    }
+  }
+
   /** The reattached container's Docker endpoint, on the engine that runs it (logged, never thrown). */
   private async restoreDockerEndpoint(record: SessionRecord): Promise<void> {
     if (!this.deps.dockerApis) return;
@@ -158,6 +186,7 @@ export class HeldSessions {
         });
         if (session) {
           this.transports.set(record.containerId, direct);
+          void this.keepFromCliTeardown(record.containerId, record.container, record.holder);
           return Object.assign(session, { record });
         }
       }
@@ -181,6 +210,7 @@ export class HeldSessions {
     try {
       const transport = this.transports.get(record.containerId) ?? (await this.reachRecorded(docker, record));
       const session = await attachHeldSession(transport, record.sessionId, { cols: record.cols, rows: record.rows });
+      void this.keepFromCliTeardown(record.containerId, record.container, record.holder);
       return Object.assign(session, { record });
     } catch (err) {
       throwIfSessionGone(err as Error, record);

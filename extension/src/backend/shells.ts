@@ -300,6 +300,7 @@ export class ShellOpener {
               };
               const bridged = this.deps.bridges.registration(opened.name, engineId);
               if (bridged) record.bridge = bridged;
+              void this.deps.sessions.keepFromCliTeardown(opened.id, opened.name, holder);
               return Object.assign(session, { record });
             }
           : plain,

@@ -240,8 +240,10 @@ export async function stopAll(ctx: EngineContext, options: StopOptions = {}): Pr
 /**
  * Upstream's rule for a shell that ended: its container goes away unless something else still
  * runs there — another exec (a plain shell from this or another window, `docker exec` by hand)
- * or a live session in the holder, attached or not. The holder's own connect execs (the exec
- * transport) do not count: they only carry sessions the holder already counts.
+ * or a live session in the holder, attached or not. The holder's own execs do not count: its
+ * connect execs (the exec transport) only carry sessions the holder already counts, and its
+ * sentinel (`hold`, decision 0051) runs for the CLI's check, not ours, and may still be on its way
+ * out when the last session has just ended.
  */
 export async function removeIfIdle(
   ctx: EngineContext,

@@ -386,6 +386,38 @@ export async function proveHolder(transport: HolderTransport, containerId: strin
   return judgeHolder(containerId, body.container);
 }
 
+/**
+ * Whether the holder keeps a sentinel running (its `whoami` says `held`): true or false from a
+ * holder that knows the op, undefined from an older one (which cannot hold at all).
+ */
+export async function holderHeld(transport: HolderTransport): Promise<boolean | undefined> {
+  const body = await request(transport, { op: 'whoami' });
+  return typeof body.held === 'boolean' ? body.held : undefined;
+}
+
+/**
+ * Starts the sentinel (docs/decisions/0051): `toolbox-session hold` as a detached exec, running
+ * while the holder has a live session, so the upstream CLI's exit check (any running exec keeps
+ * the container) counts the editor's held shells as it counts its own. A second one, or one with
+ * nothing to hold, exits at once. Our own idle check ignores it (it runs the holder program).
+ */
+export async function startSessionSentinel(docker: Docker, containerId: string, address: HolderAddress): Promise<void> {
+  const exec = await docker.getContainer(containerId).exec({
+    Cmd: ['python3', '-S', CONTAINER.sessionHolder, 'hold', '--socket', address.containerSocket],
+    User: address.user,
+    AttachStdin: false,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+  });
+  // Attached, then let go: the process runs on. Not `Detach: true`, whose exec Podman 4.3 keeps
+  // reporting as running after it exited (measured), which would keep the container forever by
+  // the CLI's rule; an attached exec's end is recorded by both engines.
+  const stream = (await exec.start({ hijack: true, stdin: false })) as Duplex;
+  stream.on('error', () => undefined);
+  stream.destroy();
+}
+
 /** Ends a session (SIGHUP to its process group, SIGKILL after a grace period). */
 export async function killHeldSession(transport: HolderTransport, id: string): Promise<void> {
   await request(transport, { op: 'kill', id });
