@@ -13,7 +13,7 @@ import {
   withClassicBuilder,
   withHostGateway,
 } from '../../extension/src/engine/compat';
-import { hasDependents, isConflict, isVolumeTaken } from '../../extension/src/engine/errors';
+import { hasDependents, isConflict, isNotFound, isVolumeTaken } from '../../extension/src/engine/errors';
 import { buildStepProgress, parseBuildStep } from '../../extension/src/engine/imageProgress';
 import { objectNames } from '../../extension/src/contract/objects';
 import { pidModeDrift, storedPidMode } from '../../extension/src/plan/drift';
@@ -95,6 +95,14 @@ describe("Podman's answers in Docker's spelling", () => {
     assert.equal(isConflict({ statusCode: 409, json: { message: 'Conflict.' } }), true);
     assert.equal(isConflict({ statusCode: 500, json: { message: 'no space left on device' } }), false);
     assert.equal(isConflict({ statusCode: 404, json: { message: 'is already in use' } }), false);
+  });
+
+  it("counts Podman's half-removed container as not found, and nothing else of its 500s", () => {
+    const err = (statusCode: number, message: string) => ({ statusCode, json: { message } });
+    assert.equal(isNotFound(err(500, 'container 39725bb73ff0 does not exist in database: no such container')), true);
+    assert.equal(isNotFound(err(404, 'No such container: tbx-x')), true);
+    assert.equal(isNotFound(err(500, 'no space left on device')), false);
+    assert.equal(isNotFound(err(409, 'no such container')), false);
   });
 
   it('tells a removal refused for dependent containers and a volume that exists from other failures', () => {

@@ -8,9 +8,15 @@ export function statusOf(err: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-/** A real "no such object" answer from the engine, never a transport failure. */
+/**
+ * A real "no such object" answer from the engine, never a transport failure: 404, or Podman's
+ * 500 for a container caught half-removed ("container <id> does not exist in database: no such
+ * container"), which a concurrent open meets while another removes its volume initialiser (a CI
+ * run of the peer test met it).
+ */
 export function isNotFound(err: unknown): boolean {
-  return statusOf(err) === 404;
+  const status = statusOf(err);
+  return status === 404 || (status === 500 && /\bno such container\b/.test(engineMessage(err)));
 }
 
 /**
