@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { configProblems } from '../../extension/src/config/diagnostics';
 import { closest, editDistance } from '../../extension/src/config/suggest';
 import { objectNames } from '../../extension/src/contract/objects';
-import { INHERIT_HOST_AUTH, patchableMountNames, planMounts } from '../../extension/src/plan/mounts';
+import { INHERIT_HOST_AUTH, patchableMountNames, planMounts, RETIRED_MOUNTS } from '../../extension/src/plan/mounts';
 
 const FILE = '/home/u/proj/.toolbox.yaml';
 const ctx = { home: '/home/u', knownMounts: ['claude', 'gh', 'docker-sock'] };
@@ -50,6 +50,28 @@ describe('configProblems', () => {
     assert.equal(p?.severity, 'error');
     assert.match(p!.message, /^This file is not valid YAML: /);
     assert.ok(p!.span.line >= 3, `line ${p!.span.line}`);
+  });
+
+  it('warns that a mounts: entry naming the retired rtk or rtk-data is ignored, on its name', () => {
+    const found = configProblems('mounts:\n  - name: rtk\n    disabled: true\n  - {name: rtk-data, source: /x}\n', FILE, {
+      ...ctx,
+      retiredMounts: RETIRED_MOUNTS,
+    });
+    assert.deepEqual(
+      found.map((p) => [p.severity, p.span.line]),
+      [
+        ['warning', 2],
+        ['warning', 4],
+      ],
+    );
+    assert.match(
+      found[0]!.message,
+      /^mounts\[0\]\.name: rtk is retired \(the toolbox CLI no longer mounts rtk\), so this entry is ignored\. Remove it\.$/,
+    );
+  });
+
+  it('says nothing about a mounts: entry without a name (it adds a mount, as upstream)', () => {
+    assert.deepEqual(problems('mounts:\n  - {source: /srv/data, target: /data}\n'), []);
   });
 
   it('warns about the removed tools: block, on its key', () => {

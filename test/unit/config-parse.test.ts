@@ -123,12 +123,34 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
     assert.equal(issues[0]!.message, 'expected a string, got 42');
   });
 
-  it('reports a missing mount name on the line of that list item', () => {
-    const { issues } = parseConfigFile(yaml('pull: auto', 'mounts:', '  - target: /data', '    readonly: true'), FILE);
-    assert.deepEqual(
-      issues.map((i) => [i.key, i.line, i.message]),
-      [['mounts[0].name', 3, 'is required']],
+  it('reads a mounts: entry without a name, and symlink_from, as upstream does (the planner appends it)', () => {
+    const { layer, issues } = parseConfigFile(
+      yaml(
+        'pull: auto',
+        'mounts:',
+        '  - source: /srv/data',
+        '    target: /data',
+        '    readonly: true',
+        '  - name: kube',
+        '    symlink_from: ~/.kube',
+      ),
+      FILE,
     );
+    assert.deepEqual(issues, []);
+    assert.deepEqual(layer.mounts, [
+      { source: '/srv/data', target: '/data', readonly: true },
+      { name: 'kube', symlinkFrom: '~/.kube' },
+    ]);
+  });
+
+  it('agent: claude or codex, as upstream; pi is refused on its line', () => {
+    assert.equal(parseConfigFile('agent: codex\n', FILE).layer.agent, 'codex');
+    const { issues } = parseConfigFile(yaml('pull: auto', 'agent: pi'), FILE);
+    assert.deepEqual(
+      issues.map((i) => [i.severity, i.key, i.line]),
+      [['error', 'agent', 2]],
+    );
+    assert.match(issues[0]!.message, /expected claude or codex/);
   });
 
   it('gives a YAML syntax error as one error with its line', () => {
@@ -158,6 +180,15 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
     );
     assert.match(issues[0]!.message, /TOOLBOX_\* variables are set by toolbox itself/);
     assert.match(issues[1]!.message, /PWD is reserved/);
+  });
+
+  it('reserves exactly PWD and the TOOLBOX_ prefix, case as written (pwd, toolbox_x are other variables), as upstream', () => {
+    const { layer, issues } = parseConfigFile(
+      yaml('env:', '  pwd: a', '  Pwd: b', '  toolbox_x: c', '  Toolbox_Y: d', '  MY_TOOLBOX_Z: e'),
+      FILE,
+    );
+    assert.deepEqual(issues, []);
+    assert.deepEqual(layer.env, { pwd: 'a', Pwd: 'b', toolbox_x: 'c', Toolbox_Y: 'd', MY_TOOLBOX_Z: 'e' });
   });
 
   it('rejects TOOLBOX_* keys in a named shell env too', () => {
@@ -199,41 +230,32 @@ describe('parseConfigFile: errors name the file, the key and the line', () => {
     assert.equal(parseConfigFile('mounts_root: ~/tb\n', FILE).layer.mountsRoot, '~/tb');
   });
 
-  // Issue 11, finding 10: a mounts root at or above HOME mounts the user's real credentials.
-  describe('mounts_root at or above HOME', () => {
+  // Issue 11, finding 10, narrowed by issue 29 to upstream's rule plus the home itself
+  // (docs/decisions/0052-newest-upstream-config.md): a root above HOME is accepted, as upstream.
+  describe('mounts_root equal to HOME', () => {
     const home = '/home/u';
-    const refused: Array<[string, RegExp]> = [
-      ['/', /"\/" is the filesystem root, which holds your home directory/],
-      ['/home', /"\/home" holds your home directory \(\/home\/u\)/],
-      ['/home/u', /"\/home\/u" is your home directory/],
-      ['/home/u/', /is your home directory/],
-      ['/home/u/../u', /is your home directory/],
-      ['/home/u/.toolbox/..', /is your home directory/],
-      ['"~/."', /is your home directory/],
-      ['~/sub/..', /is your home directory/],
-    ];
-    for (const [value, why] of refused) {
+    for (const value of ['/home/u', '/home/u/', '/home/u/../u', '/home/u/.toolbox/..', '"~/."', '~/sub/..']) {
       it(`refuses ${value} with the file, line and a way out`, () => {
         const { layer, issues } = parseConfigFile(yaml('pull: never', `mounts_root: ${value}`), FILE, { home });
         assert.deepEqual(layer, {}, 'a file with an error contributes nothing');
         assert.equal(issues.length, 1);
         assert.equal(issues[0]!.severity, 'error');
-        assert.match(issues[0]!.message, why);
+        assert.match(issues[0]!.message, /is your home directory/);
         assert.match(
           formatIssue(issues[0]!, home),
-          /^~\/proj\/\.toolbox\.yaml:2: mounts_root: .*would mount your own credentials and keys .*Use a directory of its own, such as ~\/\.toolbox/,
+          /^~\/proj\/\.toolbox\.yaml:2: mounts_root: .*would mount your own agent homes \(~\/\.claude, ~\/\.codex, ~\/\.pi\) read-write .*Use a directory of its own, such as ~\/\.toolbox/,
         );
       });
     }
-    for (const value of ['/home/u/.toolbox', '/home/u/tb', '/home/uv', '/opt/state', '~/tb', '/home/u-other']) {
+    for (const value of ['/', '/home', '/home/u/.toolbox', '/home/u/tb', '/home/uv', '/opt/state', '~/tb', '/home/u-other']) {
       it(`accepts ${value}`, () => {
         const { issues } = parseConfigFile(`mounts_root: ${value}\n`, FILE, { home });
         assert.deepEqual(issues, []);
       });
     }
-    it('without a known home refuses only /', () => {
-      assert.equal(parseConfigFile('mounts_root: /\n', FILE).issues.length, 1);
-      assert.deepEqual(parseConfigFile('mounts_root: /home\n', FILE).issues, []);
+    it('without a known home refuses none of them', () => {
+      assert.deepEqual(parseConfigFile('mounts_root: /\n', FILE).issues, []);
+      assert.deepEqual(parseConfigFile('mounts_root: /home/u\n', FILE).issues, []);
     });
   });
 });

@@ -24,6 +24,30 @@ function resolve(env: Record<string, string> = {}, peerMessaging?: boolean) {
   return resolveConfig({ userFile: USER, projectFile: PROJECT, env, settings: { peerMessaging }, trusted: true, home: HOME });
 }
 
+describe('renderResolvedConfig: mounts: entries without a name and with symlink_from', () => {
+  it('writes every field the entry has, the first as the list item', () => {
+    const text = renderResolvedConfig(
+      resolveConfig({
+        userFile: { path: USER.path, text: 'mounts:\n  - {source: /srv/d, target: /d}\n  - {name: kube, symlink_from: ~/.kube}\n' },
+        env: {},
+        settings: {},
+        trusted: true,
+        home: HOME,
+      }),
+      { folder: FOLDER, home: HOME },
+    );
+    const lines = text.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('mounts:'));
+    assert.deepEqual(lines.slice(at + 1, at + 6), [
+      '  - source: /srv/d  # ~/.toolbox.yaml:2',
+      '    target: /d',
+      '  - name: kube  # ~/.toolbox.yaml:3',
+      '    symlink_from: ~/.kube',
+      lines[at + 5],
+    ]);
+  });
+});
+
 describe('resolveConfig origins', () => {
   it('credits each key to the highest layer that set it, with the line of the key in its file', () => {
     const { origins } = resolve({ TOOLBOX_PULL: 'never' });

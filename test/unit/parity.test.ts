@@ -31,20 +31,9 @@ const BRIDGE = { stateDir: `${HOME}/.toolbox/toolbox/vscode/ws`, runDir: '/run/u
 // ---------------------------------------------------------------------------------------------
 // Upstream's default mount table.
 //
-// Rows and order: filippolmt/toolbox@062a5d3d5eb094627c07203c7f9ce656148da13c
-//   internal/mountplan/defaults.go (35 rows, pnpm and uv included).
-// pi and the five tool caches (go-build, golangci-cache, uv-cache, npm-cache, pip-cache), with
-// their sources, modes and pinned targets: filippolmt/toolbox@0f3409a67973e5cb5dd431f8183f56187b8ef2d7
-//   internal/mountplan/defaults_test.go (TestDefaults: 41 rows); the caches are
-//   docs/adr/0015-tool-caches-persist-as-one-bind-per-tool.md @d77b7b00280126269fd8bfb76f5f5b74558de89e.
-//   That test pins pi's source (~/.toolbox/.pi, rw, created); its target, /home/toolbox/.pi, is the
-//   ContainerPath of pi's row in internal/catalog/catalog.go at the same commit.
-// android-sdk and gradle-cache: filippolmt/toolbox@033796d583f2d586daefd5158f4be9f6e3f6a6ea
-//   docs/mobile.md ("Disk": ~/.toolbox/android-sdk → ~/.android-sdk, ~/.toolbox/gradle-cache →
-//   ~/.gradle), docs/adr/0017-android-builds-in-the-toolbox-ios-stays-on-the-host.md
-//   @5b08c25be39f6945e0e7ece366b1e3d1197058c3 ("Both are CreateIfMissing and always mounted").
-// The stored defaults.go with those eight rows was not readable, so their position in the list is
-// not known; binds are compared as sets (Docker mounts binds by target depth, not list order).
+// Rows, sources, modes, targets and order: filippolmt/toolbox@23a92d5ea8e13fa918e05b30068f31e9be47b56e
+//   internal/mountplan/defaults.go (38 rows before the bridge's three and docker-sock; rtk and
+//   rtk-data retired, pi, the tool caches, gradle-cache and android-sdk in place).
 // ---------------------------------------------------------------------------------------------
 interface UpstreamMount {
   name: string;
@@ -88,27 +77,25 @@ const UPSTREAM_DEFAULTS: readonly UpstreamMount[] = [
   T('cf-auth', 'cf/auth', '.config/cloudflare'),
   T('cf-config', 'cf/config', '.config/.cf'),
   T('wrangler', 'wrangler', '.config/.wrangler'),
-  T('rtk', 'rtk/config', '.config/rtk'),
-  T('rtk-data', 'rtk/data', '.local/share/rtk'),
   T('kube', 'kube', '.kube'),
   T('playwright-cache', 'playwright-cache', '.cache/ms-playwright'),
   T('playwright-config', 'playwright-config', '.playwright'),
   T('startup.d', 'startup.d', '.toolbox-startup.d', true),
   { ...T('certs', 'certs', ''), target: '/etc/toolbox/certs', ro: true },
   T('npm-global', 'npm-global', '.npm-global'),
+  T('npm-cache', 'npm-cache', '.npm'),
   T('bun', 'bun', '.bun'),
   T('pnpm', 'pnpm', '.local/share/pnpm'),
   T('uv', 'uv', '.local/share/uv'),
+  T('uv-cache', 'uv-cache', '.cache/uv'),
+  T('pip-cache', 'pip-cache', '.cache/pip'),
+  T('gradle-cache', 'gradle-cache', '.gradle'),
+  T('android-sdk', 'android-sdk', '.android-sdk'),
   T('go', 'go', 'go'),
-  T('herdr', 'herdr/config', '.config/herdr'),
-  T('herdr-state', 'herdr/state', '.local/state/herdr'),
   T('go-build', 'go-build', '.cache/go-build'),
   T('golangci-cache', 'golangci-cache', '.cache/golangci-lint'),
-  T('uv-cache', 'uv-cache', '.cache/uv'),
-  T('npm-cache', 'npm-cache', '.npm'),
-  T('pip-cache', 'pip-cache', '.cache/pip'),
-  T('android-sdk', 'android-sdk', '.android-sdk'),
-  T('gradle-cache', 'gradle-cache', '.gradle'),
+  T('herdr', 'herdr/config', '.config/herdr'),
+  T('herdr-state', 'herdr/state', '.local/state/herdr'),
   // Upstream's sources are ~/.toolbox/toolbox/bridge{,/run}; the extension's are per workspace
   // (docs/decisions/0002-bridge-per-workspace.md), so the oracle takes them from the request.
   { name: 'bridge', source: BRIDGE.stateDir, target: '/home/toolbox/.toolbox/bridge', ro: true, create: true },
@@ -116,25 +103,44 @@ const UPSTREAM_DEFAULTS: readonly UpstreamMount[] = [
   { name: 'bridge-run', source: BRIDGE.runDir, target: '/home/toolbox/.toolbox/bridge/run', ro: false, create: true },
   { name: 'docker-sock', source: '/var/run/docker.sock', target: '/var/run/docker.sock', ro: false, create: false },
 ];
+/** Retired upstream: gone from the table, and a `mounts:` entry naming one is dropped before the merge. */
+const UPSTREAM_RETIRED = ['rtk', 'rtk-data'];
 
+/** One `mounts:` entry as a user writes it (upstream's config.Mount fields, by their YAML keys). */
 interface Patch {
-  name: string;
+  name?: string;
   source?: string;
   target?: string;
   readonly?: boolean;
+  create_if_missing?: boolean;
+  symlink_from?: string;
   disabled?: boolean;
 }
 
 /**
- * Upstream's bind set for a workspace, transcribed from filippolmt/toolbox@518ab53ae4879e21cc90b2d0ae2fc31e52ef712f
- * internal/mountplan/merge.go (applyMountsRoot, mergeMounts: patch / replace / append / disabled,
- * unknown patch refused) and @c57367ddd99661ecf15224466c97fa558eded1ac internal/mountplan/plan.go
- * (Plan: resolve, then `<ws>:/workspace` and the host-path mirror). Resolve: `~` expands to HOME;
- * a missing source is created when create_if_missing, symlinked to symlink_from when that exists,
- * else skipped. Binds as `src:target[:ro]` (upstream writes `:rw` too; Docker reads both alike).
+ * Upstream's bind set for a workspace, in its order. Transcribed from
+ * filippolmt/toolbox@23a92d5ea8e13fa918e05b30068f31e9be47b56e internal/mountplan/merge.go
+ * (applyMountsRoot; withoutLegacyRTKMounts; mergeMounts: a named patch overlays source and
+ * symlink_from and only turns flags on, a name with a target replaces the whole entry or is
+ * appended, an entry without a name is appended (a source is required), disabled entries drop out,
+ * an unknown patch name refuses) and plan.go at the same commit (Merge, then resolve, then
+ * `<ws>:/workspace` and the host-path mirror); the resolve is
+ * @21cea3e3887ebe95453793025b1f1d484414ef2d internal/mountplan/resolve.go (resolveAll /
+ * ensureSource: `~` expands to HOME, a relative source is taken from the working directory (the
+ * folder); a missing source with symlink_from is linked to it when that exists and skipped when it
+ * does not, before create_if_missing; else created when create_if_missing, else skipped). Binds as
+ * `src:target[:ro]` (upstream writes `:rw` too; Docker reads both alike). mounts_root as
+ * @7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/config.go ValidateMountsRoot: a bare
+ * `~` and a relative path are refused, anything else is used.
  */
 function upstreamBinds(o: { workspace: string; mountsRoot?: string; mounts?: Patch[]; exists: Set<string> }): string[] | Error {
-  const expand = (p: string) => (p === '~' ? HOME : p.startsWith('~/') ? `${HOME}/${p.slice(2)}` : p);
+  const expand = (p: string) => {
+    const e = p === '~' ? HOME : p.startsWith('~/') ? `${HOME}/${p.slice(2)}` : p;
+    return e.startsWith('/') ? e : `${o.workspace}/${e}`;
+  };
+  if (o.mountsRoot === '~' || (o.mountsRoot && !o.mountsRoot.startsWith('/') && !o.mountsRoot.startsWith('~/'))) {
+    return new Error(`mounts_root ${JSON.stringify(o.mountsRoot)} is refused`);
+  }
   let base = UPSTREAM_DEFAULTS.map((m) => ({ ...m }));
   if (o.mountsRoot) {
     const root = o.mountsRoot.replace(/\/$/, '');
@@ -142,32 +148,49 @@ function upstreamBinds(o: { workspace: string; mountsRoot?: string; mounts?: Pat
   }
   const out: Array<UpstreamMount & { disabled?: boolean }> = base;
   const unknown: string[] = [];
-  for (const u of o.mounts ?? []) {
-    const idx = out.findIndex((m) => m.name === u.name);
-    if (u.target === undefined) {
+  for (const u of (o.mounts ?? []).filter((m) => !UPSTREAM_RETIRED.includes(m.name ?? ''))) {
+    const idx = u.name ? out.findIndex((m) => m.name === u.name) : -1;
+    if (u.name && u.target === undefined) {
       if (idx < 0) {
         unknown.push(u.name);
         continue;
       }
-      if (u.source) out[idx] = { ...out[idx]!, source: u.source };
-      if (u.readonly) out[idx] = { ...out[idx]!, ro: true };
-      if (u.disabled) out[idx] = { ...out[idx]!, disabled: true };
-    } else {
-      const e = { name: u.name, source: u.source!, target: u.target, ro: !!u.readonly, create: false, disabled: u.disabled };
-      if (idx >= 0) out[idx] = e;
-      else out.push(e);
+      const m = out[idx]!;
+      out[idx] = {
+        ...m,
+        ...(u.source ? { source: u.source } : {}),
+        ...(u.symlink_from ? { symlinkFrom: u.symlink_from } : {}),
+        ro: m.ro || !!u.readonly,
+        create: m.create || !!u.create_if_missing,
+        disabled: m.disabled || !!u.disabled,
+      };
+      continue;
     }
+    if (!u.source) return new Error(`mounts: entry ${JSON.stringify(u)} has no source`);
+    const e = {
+      name: u.name ?? '',
+      source: u.source,
+      target: u.target ?? '',
+      ro: !!u.readonly,
+      create: !!u.create_if_missing,
+      ...(u.symlink_from ? { symlinkFrom: u.symlink_from } : {}),
+      disabled: !!u.disabled,
+    };
+    if (idx >= 0) out[idx] = e;
+    else out.push(e);
   }
   if (unknown.length > 0) return new Error(`mounts: patch references unknown mount name(s): ${unknown.sort().join(', ')}`);
   const binds: string[] = [];
   for (const m of out.filter((x) => !x.disabled)) {
     let source = expand(m.source);
-    // Upstream symlinks ~/.toolbox/ssh to ~/.ssh and binds the link; Docker resolves it, so the
-    // container sees ~/.ssh itself, which is what the extension binds.
-    if (!m.create && !o.exists.has(source)) {
-      const link = m.symlinkFrom && expand(m.symlinkFrom);
-      if (link && o.exists.has(link)) source = link;
-      else continue;
+    // Upstream symlinks the missing source to symlink_from and binds the link; Docker resolves it,
+    // so the container sees symlink_from itself, which is what the extension binds.
+    if (!o.exists.has(source)) {
+      if (m.symlinkFrom !== undefined) {
+        const link = expand(m.symlinkFrom);
+        if (!o.exists.has(link)) continue;
+        source = link;
+      } else if (!m.create) continue;
     }
     binds.push(`${source}:${m.target}${m.ro ? ':ro' : ''}`);
   }
@@ -340,6 +363,113 @@ describe('parity with the toolbox CLI: mounts', () => {
     const outcome = extensionOpen({ project: mountsYaml(patch, { name: 'kube', disabled: true }) });
     assertOpenedWith(outcome, upstreamBinds({ workspace: `${HOME}/proj`, mounts: [{ name: 'kube', disabled: true }], exists }), 'unknown');
     assert.ok(outcome.opened && outcome.warnings.some((w) => /named nope, but the container has no default mount by that name/.test(w)));
+  });
+
+  it("binds the defaults in upstream's order", () => {
+    const outcome = extensionOpen({});
+    assert.ok(outcome.opened);
+    assert.deepEqual(outcome.binds, upstreamBinds({ workspace: `${HOME}/proj`, exists }));
+  });
+
+  // filippolmt/toolbox@23a92d5ea8e13fa918e05b30068f31e9be47b56e internal/mountplan/merge.go withoutLegacyRTKMounts / legacyRTKWarnings: any entry named rtk or rtk-data
+  // (patch, replace or append) is dropped before the merge, with a warning; the directory upstream
+  // then deletes (legacy_rtk.go) is left in place (docs/decisions/0052-newest-upstream-config.md).
+  for (const [label, entry] of [
+    ['disabled', { name: 'rtk', disabled: true }],
+    ['a new source', { name: 'rtk-data', source: '/srv/rtk' }],
+    ['a replacement with a target', { name: 'rtk', source: '/srv/rtk', target: '/home/toolbox/.config/rtk' }],
+  ] as Array<[string, Patch]>) {
+    it(`a mounts: entry naming the retired ${entry.name} (${label}) is ignored with a warning, as in the CLI`, () => {
+      const mounts = [entry, { name: 'kube', disabled: true }];
+      const outcome = extensionOpen({ project: mountsYaml(...mounts), exists: [...DEFAULT_EXISTS, '/srv/rtk'] });
+      assertOpenedWith(outcome, upstreamBinds({ workspace: `${HOME}/proj`, mounts, exists: new Set([...exists, '/srv/rtk']) }), label);
+      assert.ok(outcome.opened && !outcome.binds.some((b) => b.includes('rtk')), label);
+      assert.ok(
+        outcome.opened && outcome.warnings.some((w) => /no longer mounts \(rtk is retired\).*Remove rtk and rtk-data from mounts/.test(w)),
+      );
+    });
+  }
+
+  it('an entry without a name is appended, as in the CLI (no later entry can address it)', () => {
+    const mounts: Patch[] = [
+      { source: '/srv/data', target: '/data', readonly: true },
+      { source: 'cache', target: '/home/toolbox/.cache/extra', create_if_missing: true },
+      { name: '', source: '/srv/more', target: '/more' },
+    ];
+    const exist = ['/srv/data', '/srv/more'];
+    const outcome = extensionOpen({ project: mountsYaml(...mounts), exists: [...DEFAULT_EXISTS, ...exist] });
+    const upstream = upstreamBinds({ workspace: `${HOME}/proj`, mounts, exists: new Set([...exists, ...exist]) });
+    assertOpenedWith(outcome, upstream, 'anonymous');
+    assert.ok(
+      outcome.opened &&
+        outcome.binds.includes('/srv/data:/data:ro') &&
+        outcome.binds.includes(`${HOME}/proj/cache:/home/toolbox/.cache/extra`),
+    );
+  });
+
+  it('an entry without a name and without a source: both refuse', () => {
+    const mounts: Patch[] = [{ target: '/data' }];
+    assert.ok(upstreamBinds({ workspace: `${HOME}/proj`, mounts, exists }) instanceof Error);
+    const outcome = extensionOpen({ project: mountsYaml(...mounts) });
+    assert.ok(!outcome.opened);
+    assert.match(outcome.reason, /an entry without a name \(target \/data\) must have a source/);
+  });
+
+  // symlink_from, filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/config.go Mount.SymlinkFrom; patched by merge.go
+  // applyMountPatch and honoured by resolve.go ensureSource before create_if_missing.
+  const symlinkCases: Array<[string, Patch[], string[]]> = [
+    ['a patch: a missing source binds symlink_from instead', [{ name: 'kube', symlink_from: '~/.kube' }], [`${HOME}/.kube`]],
+    [
+      'a patch: symlink_from missing too, the mount is skipped even with create_if_missing',
+      [{ name: 'kube', symlink_from: '~/.kube' }],
+      [],
+    ],
+    [
+      'a patch: an existing source wins over symlink_from',
+      [{ name: 'kube', source: '/srv/kube', symlink_from: '~/.kube' }],
+      ['/srv/kube', `${HOME}/.kube`],
+    ],
+    ['a patched source keeps the default symlink_from (ssh)', [{ name: 'ssh', source: '/srv/keys' }], [`${HOME}/.ssh`]],
+    [
+      'a new mount with symlink_from',
+      [{ name: 'aws', source: '~/.toolbox/aws', target: '/home/toolbox/.aws', readonly: true, symlink_from: '~/.aws' }],
+      [`${HOME}/.aws`],
+    ],
+    ['a new mount without a name, with symlink_from', [{ source: '/srv/none', target: '/x', symlink_from: '/srv/real' }], ['/srv/real']],
+  ];
+  for (const [label, mounts, present] of symlinkCases) {
+    it(`symlink_from, ${label}, as in the CLI`, () => {
+      const outcome = extensionOpen({ project: mountsYaml(...mounts), exists: [...DEFAULT_EXISTS, ...present] });
+      assertOpenedWith(outcome, upstreamBinds({ workspace: `${HOME}/proj`, mounts, exists: new Set([...exists, ...present]) }), label);
+    });
+  }
+
+  // filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/config.go ValidateMountsRoot: only a bare ~ and a relative path are refused.
+  for (const root of ['/', '/home', '/data/tb/', '~/tbx']) {
+    it(`mounts_root ${root} opens with every ~/.toolbox default moved there, as in the CLI`, () => {
+      assertOpenedWith(
+        extensionOpen({ user: `mounts_root: ${root}\n` }),
+        upstreamBinds({ workspace: `${HOME}/proj`, mountsRoot: root, exists }),
+        root,
+      );
+    });
+  }
+  for (const root of [HOME, `${HOME}/`, '~/.']) {
+    it(`mounts_root ${root}, the home itself: upstream opens, the extension refuses (decision 0052)`, () => {
+      assert.ok(!(upstreamBinds({ workspace: `${HOME}/proj`, mountsRoot: root, exists }) instanceof Error));
+      const outcome = extensionOpen({ user: `mounts_root: ${root}\n` });
+      assert.ok(!outcome.opened);
+      assert.match(outcome.reason, /is your home directory, so the container would mount your own agent homes/);
+    });
+  }
+  it('mounts_root "~" or relative: both refuse', () => {
+    for (const root of ['"~"', 'state']) {
+      assert.ok(
+        upstreamBinds({ workspace: `${HOME}/proj`, mountsRoot: JSON.parse(root.startsWith('"') ? root : `"${root}"`), exists }) instanceof
+          Error,
+      );
+      assert.ok(!extensionOpen({ user: `mounts_root: ${root}\n` }).opened, root);
+    }
   });
 });
 
@@ -540,7 +670,52 @@ describe('parity with the toolbox CLI: GroupAdd', () => {
   }
 });
 
-// filippolmt/toolbox@02e655458a84dbda696122cf81bfc843aa3ceff1 internal/config/plan.go: warnLegacyTools
+// filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/config.go: ValidateEnv
+// refuses an empty key, a key with "=", exactly `PWD` and the `TOOLBOX_` prefix, case as written
+// (internal/config/plan.go restoreEnvKeyCase at the same commit keeps the
+// case viper would lower); ValidateAgent takes claude or codex (SupportedAgents). Either refusal
+// fails the command (applyValidationTail), whichever file it is in.
+describe('parity with the toolbox CLI: env keys and agent', () => {
+  const upstreamEnvRefuses = (key: string) => key === '' || key.includes('=') || key === 'PWD' || key.startsWith('TOOLBOX_');
+  for (const key of ['PWD', 'TOOLBOX_IMAGE', 'TOOLBOX_', 'pwd', 'Pwd', 'toolbox_image', 'Toolbox_X', 'PWD_OLD', 'MY_TOOLBOX_X', 'A=B']) {
+    it(`env: {${JSON.stringify(key)}: x} ${upstreamEnvRefuses(key) ? 'refuses' : 'opens'}, as in the CLI`, () => {
+      for (const file of ['user', 'project'] as const) {
+        const outcome = extensionOpen({ [file]: `env:\n  ${JSON.stringify(key)}: x\n` });
+        assert.equal(outcome.opened, !upstreamEnvRefuses(key), `${file}: ${outcome.opened ? '' : outcome.reason}`);
+        if (outcome.opened) {
+          const { plan } = planSession(
+            {
+              workspace: `${HOME}/proj`,
+              config: resolveConfig({
+                userFile: { path: `${HOME}/.toolbox.yaml`, text: `env:\n  ${JSON.stringify(key)}: x\n` },
+                env: {},
+                settings: {},
+                trusted: true,
+                home: HOME,
+              }).config,
+              peer: false,
+              bridge: BRIDGE,
+              image: 'toolbox-runtime:test',
+              names,
+            },
+            { uid: 1000, gid: 1000, home: HOME, platform: 'linux', pathExists: () => false },
+          );
+          assert.ok(plan.create.Env.includes(`${key}=x`), key);
+        }
+      }
+    });
+  }
+  for (const agent of ['claude', 'codex', 'pi', 'gemini']) {
+    const accepted = agent === 'claude' || agent === 'codex';
+    it(`agent: ${agent} ${accepted ? 'opens' : 'refuses'}, as in the CLI`, () => {
+      const outcome = extensionOpen({ project: `agent: ${agent}\n` });
+      assert.equal(outcome.opened, accepted, outcome.opened ? '' : outcome.reason);
+      if (!outcome.opened) assert.match(outcome.reason, /agent: expected claude or codex/);
+    });
+  }
+});
+
+// filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/plan.go: warnLegacyTools
 // ("'tools:' is no longer supported and has been removed") and warnLegacyToolsEnv for
 // TOOLBOX_TOOLS_*; per-tool toggles are no longer read ("Per-tool toggles no longer exist"), so
 // @0f8f8110357537d38d3468a238e8e276169984e6 internal/sessionplan/shell.go NestedSandboxSecurityOpt
@@ -563,7 +738,7 @@ describe('parity with the toolbox CLI: the removed tools: block and security opt
   }
 });
 
-// filippolmt/toolbox@02e655458a84dbda696122cf81bfc843aa3ceff1 internal/config/plan.go: LoadLayers
+// filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/plan.go: LoadLayers
 // skips a ~/.toolbox.yaml that does not parse ("skipping global config") and carries on; a project
 // file that does not parse fails mergeFileLayers ("parse project config bytes"), and a value that
 // fails validation fails the command whichever file it is in (applyValidationTail).
@@ -602,7 +777,7 @@ describe('parity with the toolbox CLI: broken config files', () => {
 // ---------------------------------------------------------------------------------------------
 // The TOOLBOX_* environment layer.
 //
-// filippolmt/toolbox@df4e5fe84c4ee6a523fed174eb53040372e9c06d internal/config/plan.go:
+// filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/plan.go:
 //   EnvBoundKeys = bridge, image, registry_mirror, pull, peer_messaging ("the only config keys
 //   resolvable from a TOOLBOX_* environment variable"), envVarName = "TOOLBOX_" + upper(key),
 //   EnvVarSet treats an empty variable as unset. A boolean key decodes through viper's Unmarshal
@@ -708,18 +883,20 @@ describe('parity with the toolbox CLI: the TOOLBOX_* environment layer', () => {
 // ---------------------------------------------------------------------------------------------
 // The session environment.
 //
-// filippolmt/toolbox@890f4757b5557bcf6ccf5ac4c75bd5e6a7c9bbdc internal/sessionplan/plan.go:
+// filippolmt/toolbox@adb91cab824e7d22bd7534bef5d49bf945635d70 internal/sessionplan/plan.go:
 //   composeEnv = shellEnv (TOOLBOX_HOST_WORKSPACE, PWD, CLAUDE_REMOTE_CONTROL_SESSION_NAME_PREFIX,
 //   HERDR_SESSION, SDD) + loopbackBridgeEnv + identityEnv (TOOLBOX_CLI_VERSION, then
 //   TOOLBOX_IMAGE_DIGEST only when a repo digest resolved) + hostPlatformEnv (TOOLBOX_HOST_OS =
 //   runtime.GOOS, TOOLBOX_HOST_ARCH = runtime.GOARCH, always) + managedStatuslineEnv + extra
-//   (proximo.Env, agentHomeEnv) + userEnv (sorted). WithImageDigest puts the digest right after
-//   the version entry, replaces an existing one, drops it when empty.
+//   (proximo.Env, agentHomeEnv, reloadMarkerEnv: TOOLBOX_RELOAD_MARKER =
+//   /home/toolbox/.toolbox-state/reload.<container> (internal/reload/reload.go MarkerName) while a
+//   mount lands on the state target) + userEnv (sorted). WithImageDigest puts the digest right
+//   after the version entry, replaces an existing one, drops it when empty.
 // ---------------------------------------------------------------------------------------------
 describe('parity with the toolbox CLI: the session environment', () => {
   const WS = `${HOME}/proj`;
   /** Upstream's composeEnv for a plain folder (no SDD, no loopback, no proximo), host linux/amd64. */
-  function upstreamEnv(o: { digest?: string; managedStatusline?: boolean; user?: Record<string, string> }): string[] {
+  function upstreamEnv(o: { digest?: string; managedStatusline?: boolean; user?: Record<string, string>; noState?: boolean }): string[] {
     return [
       `TOOLBOX_HOST_WORKSPACE=${WS}`,
       `PWD=${WS}`,
@@ -732,6 +909,7 @@ describe('parity with the toolbox CLI: the session environment', () => {
       ...(o.managedStatusline === false ? ['TOOLBOX_MANAGED_STATUSLINE=0'] : []),
       `TOOLBOX_HOST_AGENT_HOME=${HOME}/.toolbox`,
       `TOOLBOX_HOST_CODEX_HOME=${HOME}/.toolbox/.codex`,
+      ...(o.noState ? [] : ['TOOLBOX_RELOAD_MARKER=/home/toolbox/.toolbox-state/reload.<container>']),
       ...Object.keys(o.user ?? {})
         .sort()
         .map((k) => `${k}=${o.user![k]}`),
@@ -739,13 +917,15 @@ describe('parity with the toolbox CLI: the session environment', () => {
   }
   /**
    * The decided differences, applied to upstream's list: the version under the extension's own
-   * name; no HERDR_SESSION (herdr is not in the runtime image); SHELL before the user's env
+   * name; no HERDR_SESSION (herdr is not in the runtime image); no TOOLBOX_RELOAD_MARKER (the
+   * extension does not read the marker, so it does not declare the capability:
+   * docs/decisions/0052-newest-upstream-config.md); SHELL before the user's env
    * (docs/decisions/0012-container-host-name-and-shell.md).
    */
   function decided(env: string[]): string[] {
     const out: string[] = [];
     for (const e of env) {
-      if (e.startsWith('HERDR_SESSION=')) continue;
+      if (e.startsWith('HERDR_SESSION=') || e.startsWith('TOOLBOX_RELOAD_MARKER=')) continue;
       if (e.startsWith('TOOLBOX_CLI_VERSION=')) out.push(`TOOLBOX_VSCODE_VERSION=${EXTENSION_VERSION}`);
       else out.push(e);
     }
@@ -761,6 +941,14 @@ describe('parity with the toolbox CLI: the session environment', () => {
     // The engine stamps the digest the image step found (engine/open.ts create).
     return withImageDigest(plan.create.Env, o.digest);
   }
+  it('TOOLBOX_RELOAD_MARKER: upstream declares it while the state mount is there; the extension never does (decision 0052)', () => {
+    assert.ok(upstreamEnv({}).some((e) => e.startsWith('TOOLBOX_RELOAD_MARKER=')));
+    assert.ok(!upstreamEnv({ noState: true }).some((e) => e.startsWith('TOOLBOX_RELOAD_MARKER=')));
+    for (const env of [extensionEnv({}), extensionEnv({ user: { A: '1' } })]) {
+      assert.ok(!env.some((e) => e.startsWith('TOOLBOX_RELOAD_MARKER=')));
+    }
+  });
+
   for (const [label, o] of [
     ['a plain folder, a locally built image (no repo digest)', {}],
     ['an image with a repo digest', { digest: 'sha256:' + 'ab'.repeat(32) }],

@@ -183,6 +183,15 @@ describe('turning an item off', () => {
     assert.deepEqual(turnOffChange(r, config({ inheritHostAuth: ['gcloud', 'gh'] })), { kind: 'drop-inherit-host-auth', key: 'gh' });
     assert.deepEqual(turnOffChange(r, config()), { kind: 'disable-mount', name: 'gh' }, 'a gh mount patched by hand');
   });
+  it('says why a mount added by an entry without a name cannot be turned off, instead of a patch nothing would match', () => {
+    const mounts = [{ source: '~/.aws', target: '.aws' }];
+    const change = turnOffChange(item({ target: `${H}/.aws` }), config({ mounts }));
+    assert.equal(typeof change, 'string');
+    assert.match(
+      change as string,
+      /The mounts: entry that puts ~\/\.aws at \/home\/toolbox\/\.aws has no name.*Give it a name: in \.toolbox\.yaml/,
+    );
+  });
   it("disables the user's mount at the target, the last one when several", () => {
     const mounts = [
       { name: 'aws', source: '~/.aws', target: '.aws' },

@@ -235,7 +235,7 @@ describe('classifyProjectConfig: mounts', () => {
     assert.deepEqual(keys({ project: 'mounts: [{name: claude, source: ~/.toolbox/.claude, readonly: false}]\n' }), []);
   });
 
-  it('a new mount, another source or target, a writable or re-enabled mount, or the ssh fallback widens', () => {
+  it('a new mount, another source or target, a writable or re-enabled mount, or a symlink_from fallback widens', () => {
     assert.deepEqual(adds({ project: 'mounts: [{name: data, source: ../data, target: /data, readonly: true}]\n' }), [
       'mounts: adds "data": "~/data" at "/data", read-only',
     ]);
@@ -254,9 +254,14 @@ describe('classifyProjectConfig: mounts', () => {
     assert.deepEqual(adds({ user: 'mounts: [{name: kube, disabled: true}]\n', project: 'mounts: [{name: kube, disabled: false}]\n' }), [
       'mounts: turns "kube" back on, which your config turns off: "~/.toolbox/kube" at "/home/toolbox/.kube", read-write',
     ]);
-    assert.deepEqual(adds({ user: 'mounts: [{name: ssh, create_if_missing: true}]\n', project: 'mounts: [{name: ssh}]\n' }), [
-      'mounts: lets "ssh" fall back to your own "~/.ssh"',
+    assert.deepEqual(adds({ project: 'mounts: [{name: kube, symlink_from: ~/.aws}]\n' }), [
+      'mounts: lets "kube" fall back to your own "~/.aws"',
     ]);
+    assert.deepEqual(adds({ project: 'mounts: [{source: /etc, target: /x}]\n' }), [
+      'mounts: adds "(unnamed, at /x)": "/etc" at "/x", read-write',
+    ]);
+    // ssh falls back to ~/.ssh on both sides (symlink_from comes before create_if_missing, as upstream).
+    assert.deepEqual(adds({ user: 'mounts: [{name: ssh, create_if_missing: true}]\n', project: 'mounts: [{name: ssh}]\n' }), []);
     assert.deepEqual(adds({ project: 'mounts: [{name: bridge, readonly: false}]\n' }), [
       'mounts: makes "bridge" writable: the bridge\'s state directory at "/home/toolbox/.toolbox/bridge", read-write',
     ]);

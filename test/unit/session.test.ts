@@ -62,27 +62,25 @@ function defaultBinds(root: string): string[] {
     `${root}/cf/auth:${H}/.config/cloudflare`,
     `${root}/cf/config:${H}/.config/.cf`,
     `${root}/wrangler:${H}/.config/.wrangler`,
-    `${root}/rtk/config:${H}/.config/rtk`,
-    `${root}/rtk/data:${H}/.local/share/rtk`,
     `${root}/kube:${H}/.kube`,
     `${root}/playwright-cache:${H}/.cache/ms-playwright`,
     `${root}/playwright-config:${H}/.playwright`,
     `${root}/startup.d:${H}/.toolbox-startup.d:ro`,
     `${root}/certs:/etc/toolbox/certs:ro`,
     `${root}/npm-global:${H}/.npm-global`,
+    `${root}/npm-cache:${H}/.npm`,
     `${root}/bun:${H}/.bun`,
     `${root}/pnpm:${H}/.local/share/pnpm`,
     `${root}/uv:${H}/.local/share/uv`,
+    `${root}/uv-cache:${H}/.cache/uv`,
+    `${root}/pip-cache:${H}/.cache/pip`,
+    `${root}/gradle-cache:${H}/.gradle`,
+    `${root}/android-sdk:${H}/.android-sdk`,
     `${root}/go:${H}/go`,
-    `${root}/herdr/config:${H}/.config/herdr`,
-    `${root}/herdr/state:${H}/.local/state/herdr`,
     `${root}/go-build:${H}/.cache/go-build`,
     `${root}/golangci-cache:${H}/.cache/golangci-lint`,
-    `${root}/uv-cache:${H}/.cache/uv`,
-    `${root}/npm-cache:${H}/.npm`,
-    `${root}/pip-cache:${H}/.cache/pip`,
-    `${root}/android-sdk:${H}/.android-sdk`,
-    `${root}/gradle-cache:${H}/.gradle`,
+    `${root}/herdr/config:${H}/.config/herdr`,
+    `${root}/herdr/state:${H}/.local/state/herdr`,
   ];
 }
 
@@ -156,8 +154,8 @@ describe('planSession: a typical workspace', () => {
       assert.ok(!plan.ensureDirs.includes(absent), absent);
     }
     assert.equal(new Set(plan.ensureDirs).size, plan.ensureDirs.length);
-    // 37 created defaults (all but ssh, gitconfig, docker-sock) + the two bridge dirs.
-    assert.equal(plan.ensureDirs.length, 37 + 2);
+    // 35 created defaults (all but ssh, gitconfig, docker-sock; rtk and rtk-data retired) + the two bridge dirs.
+    assert.equal(plan.ensureDirs.length, 35 + 2);
   });
 
   it('gives the same plan for the same inputs', () => {
@@ -194,15 +192,54 @@ describe('planSession: mount roots and profiles', () => {
     assert.throws(() => planSession(request({}, { mountsRoot: '~' }), hostFacts()), /mounts_root "~" is not usable/);
   });
 
-  it('rejects a mounts_root that is HOME or holds it, whatever the config came from', () => {
-    for (const root of ['/', '/home', '/home/u', '/home/u/', '/home/u/x/..']) {
+  it('rejects a mounts_root that binds the home itself, whatever the config came from (decision 0052)', () => {
+    for (const root of ['/home/u', '/home/u/', '/home/u/x/..', '/home/u/./']) {
       assert.throws(
         () => planSession(request({}, { mountsRoot: root }), hostFacts()),
-        /is your home directory or holds it, so the container would mount your own credentials/,
+        /would bind your home directory itself, so the container would mount your own credentials/,
         root,
       );
     }
+    // A user named after a default source: root /home would bind /home/docker, the home, as "docker".
+    const docker = { ...hostFacts(), home: '/home/docker' };
+    assert.throws(() => planSession(request({}, { mountsRoot: '/home' }), docker), /would bind your home directory itself/);
     assert.doesNotThrow(() => planSession(request({}, { mountsRoot: '/home/uv' }), hostFacts()));
+  });
+
+  it('accepts a mounts_root above the home, as upstream: its defaults are directories of their own there', () => {
+    for (const root of ['/', '/home']) {
+      const { plan } = planSession(request({}, { mountsRoot: root }), hostFacts());
+      const base = root === '/' ? '' : root;
+      assert.equal(plan.create.HostConfig.Binds[0], `${base}/.claude:${H}/.claude`, root);
+      assert.ok(plan.ensureDirs.includes(`${base}/gh`), root);
+    }
+  });
+
+  it('retired rtk: not mounted; its data directory is named once in the notes and never deleted', () => {
+    const plain = planSession(request({}, {}), hostFacts());
+    assert.ok(!plain.plan.create.HostConfig.Binds.some((b) => b.includes('rtk')));
+    assert.deepEqual(plain.notes, []);
+    const withData = planSession(request({}, {}), hostFacts(['/home/u/.ssh', '/home/u/.gitconfig', `${R}/rtk`]));
+    assert.equal(withData.notes.length, 1);
+    assert.match(
+      withData.notes[0]!,
+      new RegExp(`^${R}/rtk holds the data of the retired rtk mounts.*Toolbox leaves it in place; delete it yourself`),
+    );
+    assert.ok(!withData.plan.ensureDirs.some((d) => d.includes('rtk')));
+    const moved = planSession(request({}, { mountsRoot: '/data/tb' }), hostFacts(['/data/tb/rtk']));
+    assert.match(moved.notes[0] ?? '', /^\/data\/tb\/rtk holds/);
+    const profile = planSession(request({ profile: 'work' }), hostFacts([`${R}/rtk`]));
+    assert.deepEqual(profile.notes, [], 'a profile root has its own rtk directory, not the default one');
+  });
+
+  it('a --share token naming rtk or rtk-data is accepted and changes nothing (upstream validateShare)', () => {
+    const a = planSession(request({ profile: 'work', share: ['gh', 'rtk'] }), hostFacts()).plan.create.HostConfig.Binds;
+    const b = planSession(request({ profile: 'work', share: ['gh'] }), hostFacts()).plan.create.HostConfig.Binds;
+    assert.deepEqual(a, b);
+    assert.throws(
+      () => planSession(request({ profile: 'work', share: ['rtkx'] }), hostFacts()),
+      /Share token\(s\) rtkx match no shareable mount/,
+    );
   });
 
   it('gives a profile its own root, keeps shared mounts on the host root, and folds it into the name', () => {

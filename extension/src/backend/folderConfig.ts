@@ -25,7 +25,7 @@ import { renderResolvedConfig } from '../config/showConfig';
 import { HOST } from '../contract/constants';
 import { SETTINGS } from '../contract/manifest';
 import type { ObjectNames } from '../contract/types';
-import { patchableMountNames, validateWorkspaceBindPath } from '../plan/mounts';
+import { patchableMountNames, RETIRED_MOUNTS, validateWorkspaceBindPath } from '../plan/mounts';
 import { gateProjectConfig } from '../plan/projectReach';
 import { listConfiguredShells, shellKeyIn, type PathKind } from '../plan/namedShell';
 import { cleanPath, namedShellName } from '../plan/naming';
@@ -163,7 +163,7 @@ export class FolderConfig implements ConfigService {
   }
 
   async configProblems(file: string, text: string): Promise<ConfigProblem[]> {
-    return configProblems(text, file, { home: this.deps.home(), knownMounts: patchableMountNames() });
+    return configProblems(text, file, { home: this.deps.home(), knownMounts: patchableMountNames(), retiredMounts: RETIRED_MOUNTS });
   }
 
   async seccompSetting(folder: string): Promise<SeccompSetting> {

@@ -76,6 +76,8 @@ export function samePlan(a: ShellPlan, b: ShellPlan): boolean {
 export class ShellOpener {
   /** Custom images the preflight already checked (by image id), for this window's lifetime. */
   private readonly checkedImages = new Map<string, string[]>();
+  /** Plan notes already logged in this window (each is said once). */
+  private readonly notesLogged = new Set<string>();
 
   constructor(private readonly deps: ShellOpenerDeps) {}
 
@@ -203,9 +205,18 @@ export class ShellOpener {
     // before the create: its directory is bound into the container.
     const connection = await this.deps.connector.connected();
     const dockerEndpoint = this.deps.dockerApis?.plannedDir(request.workspace, name, connection);
-    const { plan, warnings: planWarnings } = planSession({ ...request, bridge, ...(dockerEndpoint ? { dockerEndpoint } : {}) }, host);
+    const {
+      plan,
+      warnings: planWarnings,
+      notes,
+    } = planSession({ ...request, bridge, ...(dockerEndpoint ? { dockerEndpoint } : {}) }, host);
     await this.deps.bridges.addWritableRoots(plan.name, engineId, writableSources(plan.mounts));
     for (const w of planWarnings) this.deps.log.warn(w);
+    for (const n of notes) {
+      if (this.notesLogged.has(n)) continue;
+      this.notesLogged.add(n);
+      this.deps.log.info(n);
+    }
     if (dockerEndpoint !== undefined && dockerEndpointMounted(plan.mounts)) {
       progress.step('Starting the Docker endpoint for the container');
       await this.deps.dockerApis!.serveForPlan(connection, plan);

@@ -20,10 +20,12 @@ export interface ConfigProblem {
 }
 
 export interface ProblemContext {
-  /** The user's home (a mounts_root at or above it is refused). */
+  /** The user's home (a mounts_root equal to it is refused). */
   home?: string;
   /** Names of the default mounts a `mounts:` patch may name (plan/mounts.ts DEFAULT_MOUNTS). */
   knownMounts: readonly string[];
+  /** Names of retired default mounts an entry is ignored for (plan/mounts.ts RETIRED_MOUNTS). */
+  retiredMounts?: readonly string[];
 }
 
 export function configProblems(text: string, filePath: string, context: ProblemContext): ConfigProblem[] {
@@ -36,7 +38,15 @@ export function configProblems(text: string, filePath: string, context: ProblemC
   }));
   // As at open (plan/mounts.ts mergeUserMounts, docs/decisions/0017): a patch naming no default is ignored.
   parsed.layer.mounts?.forEach((mount, index) => {
-    if (mount.target !== undefined || context.knownMounts.includes(mount.name)) return;
+    if (mount.name !== undefined && context.retiredMounts?.includes(mount.name)) {
+      problems.push({
+        severity: 'warning',
+        message: `mounts[${index}].name: ${mount.name} is retired (the toolbox CLI no longer mounts rtk), so this entry is ignored. Remove it.`,
+        span: locate(text, ['mounts', index, 'name'], 'value') ?? wholeLine(1),
+      });
+      return;
+    }
+    if (mount.target !== undefined || !mount.name || context.knownMounts.includes(mount.name)) return;
     const meant = closest(mount.name, context.knownMounts);
     const span = locate(text, ['mounts', index, 'name'], 'value');
     problems.push({

@@ -6,13 +6,19 @@
 
 export type PullPolicy = 'auto' | 'always' | 'never';
 
-/** One entry of the `mounts:` list: a patch of a default mount (known name), or a new one. */
+/**
+ * One entry of the `mounts:` list: a patch of a default mount (known name), a replacement or a new
+ * one (with a target). Without a name (undefined or empty) it is a new mount that no later entry
+ * can address, as upstream's anonymous mounts.
+ */
 export interface MountOverride {
-  name: string;
+  name?: string;
   source?: string;
   target?: string;
   readonly?: boolean;
   createIfMissing?: boolean;
+  /** Host path bound instead when the source does not exist (upstream's `symlink_from`). */
+  symlinkFrom?: string;
   disabled?: boolean;
 }
 
@@ -24,7 +30,7 @@ export interface ShellConfig {
 
 export interface ToolboxConfig {
   shell: 'zsh';
-  agent?: 'claude' | 'codex' | 'pi';
+  agent?: 'claude' | 'codex';
   /** Unset: the extension's own runtime image. Wins over registryMirror. */
   image?: string;
   registryMirror?: string;

@@ -200,6 +200,7 @@ function toLayer(f: ToolboxFile): Partial<ToolboxConfig> {
         target: m.target,
         readonly: m.readonly,
         createIfMissing: m.create_if_missing,
+        symlinkFrom: m.symlink_from,
         disabled: m.disabled,
       }),
     ),

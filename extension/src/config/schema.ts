@@ -13,7 +13,8 @@ export const boolSchema = z.boolean({ error: 'expected true or false' });
 export const shellSchema = z.enum(['zsh'], {
   error: 'expected zsh (the only supported shell; bash is no longer supported)',
 });
-export const agentSchema = z.enum(['claude', 'codex', 'pi'], { error: 'expected claude, codex or pi' });
+/** Upstream's SupportedAgents (filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/config.go). */
+export const agentSchema = z.enum(['claude', 'codex'], { error: 'expected claude or codex' });
 export const pullSchema = z.enum(['auto', 'always', 'never'], { error: 'expected auto, always or never' });
 
 /** Empty means "unset" (upstream's zero value), so a higher layer can clear a lower one. */
@@ -34,38 +35,38 @@ export const mountsRootSchema = z
   });
 
 /**
- * Why a mounts_root cannot be used with this home, or undefined. The mounts root holds the
- * container's own copies of credentials (claude, gh, ssh, …), kept apart from the user's: a root
- * that is HOME or contains it (`/`, `/home`) would mount the user's real dot-directories into
- * the container instead. Without a known home only `/` can be judged.
+ * Why a mounts_root cannot be used with this home, or undefined. Upstream
+ * (filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/config.go
+ * ValidateMountsRoot) refuses a bare `~` only; this also refuses the home written any other way
+ * (`/home/u`, `~/.`), whose defaults would be the user's own `~/.claude`, `~/.codex` and `~/.pi`
+ * bound read-write, the leak upstream's bare-`~` refusal names
+ * (docs/decisions/0052-newest-upstream-config.md). A root above the home (`/`, `/home`) is
+ * accepted, as upstream: its defaults are directories of their own there.
  */
 export function mountsRootProblem(raw: string, home: string | undefined): string | undefined {
-  if (raw === '') return undefined;
-  const h = home ? path.posix.resolve(home) : undefined;
+  if (raw === '' || home === undefined || home === '') return undefined;
+  const h = path.posix.resolve(home);
   let root: string | undefined;
   if (path.posix.isAbsolute(raw)) root = path.posix.resolve(raw);
-  else if (raw.startsWith('~/') && h !== undefined) root = path.posix.resolve(h, raw.slice(2));
-  if (root === undefined) return undefined;
-  const holdsHome = h !== undefined && (root === h || h.startsWith(root === '/' ? '/' : `${root}/`));
-  if (root !== '/' && !holdsHome) return undefined;
-  const what =
-    root === h
-      ? 'is your home directory'
-      : root === '/'
-        ? 'is the filesystem root, which holds your home directory'
-        : `holds your home directory (${h})`;
+  else if (raw.startsWith('~/')) root = path.posix.resolve(h, raw.slice(2));
+  if (root !== h) return undefined;
   return (
-    `"${raw}" ${what}, so the container would mount your own credentials and keys (~/.ssh, ~/.config/gh, …) ` +
-    'instead of its own copies. Use a directory of its own, such as ~/.toolbox (the default, when mounts_root is unset) or ~/toolbox-state.'
+    `"${raw}" is your home directory, so the container would mount your own agent homes (~/.claude, ~/.codex, ~/.pi) ` +
+    'read-write instead of its own copies. Use a directory of its own, such as ~/.toolbox (the default, when mounts_root is unset) or ~/toolbox-state.'
   );
 }
 
-/** Keys the container env must never take from a file: toolbox sets them itself. */
+/**
+ * Keys the container env must never take from a file: toolbox sets them itself. As upstream
+ * (filippolmt/toolbox@7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/config.go
+ * ValidateEnv, on keys whose case internal/config/plan.go restoreEnvKeyCase keeps): exactly `PWD`
+ * and the `TOOLBOX_` prefix, case as written, so `pwd` or `toolbox_x` are other variables.
+ */
 export function reservedEnvKeyProblem(key: string): string | undefined {
-  if (key.toUpperCase().startsWith('TOOLBOX_')) {
+  if (key.startsWith('TOOLBOX_')) {
     return `${key} is reserved: TOOLBOX_* variables are set by toolbox itself; remove it from env`;
   }
-  if (key.toUpperCase() === 'PWD') return 'PWD is reserved: toolbox sets it to the working directory; remove it from env';
+  if (key === 'PWD') return 'PWD is reserved: toolbox sets it to the working directory; remove it from env';
   if (key === '' || key.includes('=') || key.includes('\0')) {
     return `"${key}" is not a valid variable name (it must be non-empty and contain no "=")`;
   }
@@ -100,18 +101,26 @@ export const shellBlockSchema = z.strictObject(
 
 export const mountSchema = z.strictObject(
   {
-    name: nonEmptyString.describe(
-      'The mount to change (a default mount such as claude, gh or docker-sock), or the name of a new one. Without target: it patches the default mount of that name.',
-    ),
+    name: z
+      .string({ error: 'expected a string' })
+      .optional()
+      .describe(
+        'The mount to change (a default mount such as claude, gh or docker-sock), or the name of a new one. Without target: it patches the default mount of that name. Without a name, the entry adds a new mount (source and target).',
+      ),
     source: nonEmptyString.optional().describe('Host path to bind: absolute, ~/…, or relative to the mounts root (~/.toolbox).'),
     target: nonEmptyString
       .optional()
       .describe('Path in the container: absolute, or relative to /home/toolbox. With source: it adds or replaces a mount.'),
     readonly: boolSchema.optional().describe('Mount it read-only.'),
     create_if_missing: boolSchema.optional().describe('Create the host directory when it does not exist, instead of skipping the mount.'),
+    symlink_from: nonEmptyString
+      .optional()
+      .describe(
+        'Host path bound instead when source does not exist (the toolbox CLI symlinks source to it); the mount is skipped when this is missing too.',
+      ),
     disabled: boolSchema.optional().describe('Drop this mount (true), for example a default one the container should not have.'),
   },
-  { error: 'expected a mapping with name, source, target, readonly, create_if_missing, disabled' },
+  { error: 'expected a mapping with name, source, target, readonly, create_if_missing, symlink_from, disabled' },
 );
 
 const repoRelativePath = nonEmptyString.refine((p) => !path.posix.isAbsolute(p) && !p.split('/').includes('..'), {
@@ -128,9 +137,7 @@ export const fileSchema = z
       shell: shellSchema.optional().describe('Login shell inside the container. Only zsh is supported.'),
       agent: agentSchema
         .optional()
-        .describe(
-          'Default AI agent launched by toolbox worktree sessions: claude (default), codex or pi. Not used by the VS Code extension.',
-        ),
+        .describe('Default AI agent launched by toolbox worktree sessions: claude (default) or codex. Not used by the VS Code extension.'),
       image: imageSchema
         .optional()
         .describe(

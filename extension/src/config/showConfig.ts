@@ -117,12 +117,16 @@ export function renderResolvedConfig(resolved: ResolvedConfig, context: ShowCont
 }
 
 function mountLines(m: MountOverride, comment: string): string[] {
-  const lines = [`  - name: ${scalar(m.name)}${comment}`];
-  if (m.source !== undefined) lines.push(`    source: ${scalar(m.source)}`);
-  if (m.target !== undefined) lines.push(`    target: ${scalar(m.target)}`);
-  if (m.readonly !== undefined) lines.push(`    readonly: ${m.readonly}`);
-  if (m.createIfMissing !== undefined) lines.push(`    create_if_missing: ${m.createIfMissing}`);
-  if (m.disabled !== undefined) lines.push(`    disabled: ${m.disabled}`);
+  const lines: string[] = [];
+  const item = (text: string) => lines.push(`${lines.length === 0 ? '  - ' : '    '}${text}${lines.length === 0 ? comment : ''}`);
+  if (m.name !== undefined) item(`name: ${scalar(m.name)}`);
+  if (m.source !== undefined) item(`source: ${scalar(m.source)}`);
+  if (m.target !== undefined) item(`target: ${scalar(m.target)}`);
+  if (m.readonly !== undefined) item(`readonly: ${m.readonly}`);
+  if (m.createIfMissing !== undefined) item(`create_if_missing: ${m.createIfMissing}`);
+  if (m.symlinkFrom !== undefined) item(`symlink_from: ${scalar(m.symlinkFrom)}`);
+  if (m.disabled !== undefined) item(`disabled: ${m.disabled}`);
+  if (lines.length === 0) item('{}');
   return lines;
 }
 

@@ -46,9 +46,23 @@ export const DOCKER_SOCK_MOUNT = 'docker-sock';
 export const DOCKER_ENDPOINT_MOUNT = 'docker-endpoint';
 
 /**
+ * Default mounts upstream retired: no longer in the table, and a `mounts:` entry or `--share` token
+ * naming one is ignored with a warning (filippolmt/toolbox@23a92d5ea8e13fa918e05b30068f31e9be47b56e
+ * internal/mountplan/merge.go withoutLegacyRTKMounts, legacyRTKWarnings, validateShare).
+ */
+export const RETIRED_MOUNTS: readonly string[] = ['rtk', 'rtk-data'];
+/**
+ * Where the retired mounts kept their data, under the mounts root. Upstream deletes it
+ * (internal/mountplan/legacy_rtk.go RemoveLegacyRTKState); the extension leaves it and says so
+ * (docs/decisions/0052-newest-upstream-config.md).
+ */
+export const RETIRED_MOUNTS_DIR = 'rtk';
+
+/**
  * Upstream's default mount table (its internal/mountplan), in upstream's order. Every name a
  * `mounts:` patch can address in the CLI is here, so the same patch means the same in both;
- * test/unit/parity.test.ts holds the table to upstream's.
+ * test/unit/parity.test.ts holds the table to upstream's
+ * (filippolmt/toolbox@23a92d5ea8e13fa918e05b30068f31e9be47b56e internal/mountplan/defaults.go).
  */
 export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
   rw('claude', '.claude', '.claude'),
@@ -72,29 +86,28 @@ export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
   rw('cf-auth', 'cf/auth', '.config/cloudflare'),
   rw('cf-config', 'cf/config', '.config/.cf'),
   rw('wrangler', 'wrangler', '.config/.wrangler'),
-  rw('rtk', 'rtk/config', '.config/rtk'),
-  rw('rtk-data', 'rtk/data', '.local/share/rtk'),
+  // rtk and rtk-data are retired upstream (RETIRED_MOUNTS): no longer mounted.
   rw('kube', 'kube', '.kube'),
   rw('playwright-cache', 'playwright-cache', '.cache/ms-playwright'),
   rw('playwright-config', 'playwright-config', '.playwright'),
   { name: 'startup.d', source: 'startup.d', target: CONTAINER.startupDir, readonly: true, createIfMissing: true },
   { name: 'certs', source: 'certs', target: CONTAINER.certsDir, readonly: true, createIfMissing: true },
   rw('npm-global', 'npm-global', '.npm-global'),
+  // Tool caches, one bind per tool so each can be disabled by name (upstream's tool-cache rows).
+  rw('npm-cache', 'npm-cache', '.npm'),
   rw('bun', 'bun', '.bun'),
   rw('pnpm', 'pnpm', '.local/share/pnpm'),
   rw('uv', 'uv', '.local/share/uv'),
+  rw('uv-cache', 'uv-cache', '.cache/uv'),
+  rw('pip-cache', 'pip-cache', '.cache/pip'),
+  // Android builds: Gradle's cache and the SDK (filled on demand inside the container).
+  rw('gradle-cache', 'gradle-cache', '.gradle'),
+  rw('android-sdk', 'android-sdk', '.android-sdk'),
   rw('go', 'go', 'go'),
-  rw('herdr', 'herdr/config', '.config/herdr'),
-  rw('herdr-state', 'herdr/state', '.local/state/herdr'),
-  // Tool caches, one bind per tool so each can be disabled by name (upstream's tool-cache rows).
   rw('go-build', 'go-build', '.cache/go-build'),
   rw('golangci-cache', 'golangci-cache', '.cache/golangci-lint'),
-  rw('uv-cache', 'uv-cache', '.cache/uv'),
-  rw('npm-cache', 'npm-cache', '.npm'),
-  rw('pip-cache', 'pip-cache', '.cache/pip'),
-  // Android builds: the SDK (filled on demand inside the container) and Gradle's cache.
-  rw('android-sdk', 'android-sdk', '.android-sdk'),
-  rw('gradle-cache', 'gradle-cache', '.gradle'),
+  rw('herdr', 'herdr/config', '.config/herdr'),
+  rw('herdr-state', 'herdr/state', '.local/state/herdr'),
   // The bridge mounts (bridge, bridge-legacy, bridge-run) go here; their sources come from
   // SessionRequest.bridge, never from the mounts root.
   { name: DOCKER_SOCK_MOUNT, source: HOST.dockerSocket, target: CONTAINER.dockerSocket, readonly: false, createIfMissing: false },
@@ -173,6 +186,8 @@ export interface MountPlan {
   /** The mirror when one is made, else /workspace. */
   workingDir: string;
   warnings: string[];
+  /** Things worth one line in the log, once (the retired rtk directory the user may delete). */
+  notes: string[];
 }
 
 function join(...parts: string[]): string {
@@ -211,12 +226,15 @@ export function resolveMountsRoot(mountsRoot: string | undefined, profile: strin
     );
   }
   const root = mountsRoot.startsWith('/') ? cleanPath(mountsRoot) : join(home, sub!);
-  // The config layer refuses this with the file and line (config/schema.ts mountsRootProblem);
-  // the planner refuses it too, whatever the config came from.
+  // Upstream accepts any absolute root (internal/config/config.go ValidateMountsRoot); this refuses
+  // the ones that would bind the home itself, or a default source that is the home or holds it
+  // (root /home for a user named docker), read-write (docs/decisions/0052-newest-upstream-config.md).
+  // The config layer refuses the home with the file and line (config/schema.ts mountsRootProblem).
   const h = cleanPath(home);
-  if (root === '/' || root === h || h.startsWith(`${root}/`)) {
+  const bindsHome = (p: string) => p === h || h.startsWith(p === '/' ? '/' : `${p}/`);
+  if (root === h || DEFAULT_MOUNTS.some((m) => !m.source.startsWith('/') && bindsHome(join(root, m.source)))) {
     throw new Error(
-      `mounts_root "${mountsRoot}" is your home directory or holds it, so the container would mount your own credentials and keys instead of its own copies. Use a directory of its own, such as ~/.toolbox (the default). Fix mounts_root in .toolbox.yaml.`,
+      `mounts_root "${mountsRoot}" would bind your home directory itself, so the container would mount your own credentials and keys instead of its own copies. Use a directory of its own, such as ~/.toolbox (the default). Fix mounts_root in .toolbox.yaml.`,
     );
   }
   return root;
@@ -229,7 +247,7 @@ function shareCovers(tokens: string[], name: string): boolean {
 
 function validateShare(share: string[]): void {
   const shareable = DEFAULT_MOUNTS.filter((m) => !m.source.startsWith('/') && m.hostLink === undefined);
-  const unknown = share.filter((t) => !shareable.some((m) => shareCovers([t], m.name))).sort();
+  const unknown = share.filter((t) => !RETIRED_MOUNTS.includes(t) && !shareable.some((m) => shareCovers([t], m.name))).sort();
   if (unknown.length > 0) {
     throw new Error(
       `Share token(s) ${unknown.join(', ')} match no shareable mount, so the profile would isolate everything. Use mount names such as ${shareable
@@ -254,6 +272,8 @@ export interface RequestedMount extends PlannedMount {
   hostConfig?: string;
   /** The extension makes the source itself before the create (the Docker endpoint's directory): not checked for existence. */
   provided?: boolean;
+  /** Added by a `mounts:` entry without a name: no later entry addresses it (its `name` is only a label). */
+  anonymous?: boolean;
 }
 
 function defaultEntries(input: MountsAsked): RequestedMount[] {
@@ -335,29 +355,49 @@ function bridgeEntries(bridge: BridgeMount): RequestedMount[] {
 }
 
 /**
- * User `mounts:` (upstream mergeMounts): a known name without target patches that mount; a name
- * with a target replaces the mount of that name or is appended; `disabled` drops it. Unlike
- * upstream, an explicit `readonly: false` / `create_if_missing: false` in a patch is honoured
- * (upstream's decoder cannot tell false from unset, so it only flips them on). Also unlike
- * upstream, a patch naming no default mount is ignored with a warning instead of refusing the
- * whole config: the CLI may know a default this extension does not have yet
- * (docs/decisions/0017-unknown-mount-patch-is-a-warning.md).
+ * User `mounts:` (upstream mergeMounts, filippolmt/toolbox@23a92d5ea8e13fa918e05b30068f31e9be47b56e
+ * internal/mountplan/merge.go): a known name without target patches that mount (`source`,
+ * `symlink_from` and the flags); a name with a target replaces the mount of that name with the
+ * whole entry or is appended; an entry without a name is appended (it needs a source) and no later
+ * entry can address it; `disabled` drops it. An entry naming a retired mount (rtk, rtk-data) is
+ * ignored with a warning, as upstream. Unlike upstream, an explicit `readonly: false` /
+ * `create_if_missing: false` in a patch is honoured (upstream's decoder cannot tell false from
+ * unset, so it only flips them on). Also unlike upstream, a patch naming no default mount is
+ * ignored with a warning instead of refusing the whole config: the CLI may know a default this
+ * extension does not have yet (docs/decisions/0017-unknown-mount-patch-is-a-warning.md).
  */
 function mergeUserMounts(base: RequestedMount[], user: MountOverride[], input: MountsAsked, warnings: string[]): RequestedMount[] {
   const out = [...base];
   const unknown: string[] = [];
+  const retired = user.filter((u) => u.name !== undefined && RETIRED_MOUNTS.includes(u.name));
+  if (retired.length > 0) {
+    warnings.push(
+      `The mounts: list in .toolbox.yaml names ${[...new Set(retired.map((u) => u.name))].sort().join(' and ')}, which the toolbox CLI no longer mounts (rtk is retired), so ${retired.length === 1 ? 'that entry is' : 'those entries are'} ignored. Remove rtk and rtk-data from mounts.`,
+    );
+  }
+  const fallbackOf = (u: MountOverride) =>
+    u.symlinkFrom === undefined ? undefined : hostSource(u.symlinkFrom, input.home, input.workspace);
   for (const u of user) {
-    const idx = out.findIndex((e) => e.name === u.name);
-    if (u.target === undefined) {
+    if (u.name !== undefined && RETIRED_MOUNTS.includes(u.name)) continue;
+    const named = u.name !== undefined && u.name !== '';
+    const idx = named ? out.findIndex((e) => !e.anonymous && e.name === u.name) : -1;
+    if (named && u.target === undefined) {
       if (idx < 0) {
-        unknown.push(u.name);
+        unknown.push(u.name!);
         continue;
       }
       const e = { ...out[idx] };
       if (u.source !== undefined) {
+        // Upstream keeps symlink_from on a source patch: the new source falls back to it too.
         e.source = hostSource(u.source, input.home, input.workspace);
-        delete e.fallback;
         delete e.hostConfig;
+        delete e.optional;
+      }
+      const fallback = fallbackOf(u);
+      if (fallback !== undefined) {
+        e.fallback = fallback;
+        delete e.hostConfig;
+        delete e.optional;
       }
       if (u.readonly !== undefined) e.readonly = u.readonly;
       if (u.createIfMissing !== undefined) e.createIfMissing = u.createIfMissing;
@@ -367,16 +407,28 @@ function mergeUserMounts(base: RequestedMount[], user: MountOverride[], input: M
     }
     if (u.source === undefined) {
       throw new Error(
-        `mounts: "${u.name}" sets a target but no source. Add source: (the host path to bind), or drop target: to patch the default mount of that name.`,
+        named
+          ? `mounts: "${u.name}" sets a target but no source. Add source: (the host path to bind), or drop target: to patch the default mount of that name.`
+          : `mounts: an entry without a name${u.target === undefined ? '' : ` (target ${u.target})`} must have a source: the host path to bind. Add source:, or give it the name of the default mount it changes.`,
       );
     }
+    if (u.target === undefined) {
+      // Upstream appends it with no target and Docker refuses the create; refused here, with the fix.
+      throw new Error(
+        `mounts: an entry without a name (source ${u.source}) must have a target: the path in the container. Add target:, or give it the name of the default mount it changes.`,
+      );
+    }
+    const target = containerTarget(u.target);
+    const fallback = fallbackOf(u);
     const e: RequestedMount = {
-      name: u.name,
+      name: named ? u.name! : `(unnamed, at ${target})`,
       source: hostSource(u.source, input.home, input.workspace),
-      target: containerTarget(u.target),
+      target,
       readonly: u.readonly ?? false,
       type: 'bind',
       createIfMissing: u.createIfMissing ?? false,
+      ...(fallback !== undefined ? { fallback } : {}),
+      ...(named ? {} : { anonymous: true }),
       disabled: u.disabled,
     };
     if (idx >= 0) out[idx] = e;
@@ -391,16 +443,32 @@ function mergeUserMounts(base: RequestedMount[], user: MountOverride[], input: M
   return out;
 }
 
-/** Keeps mounts whose host path exists or will be created; reports the ones that must exist. */
+/**
+ * Keeps mounts whose host path exists or will be created; reports the ones that must exist. A
+ * missing source with a fallback (`symlink_from`, ssh and gitconfig's host paths) binds the
+ * fallback when it exists and is skipped when it does not, before `create_if_missing` is looked
+ * at, as upstream's resolveAll/ensureSource (internal/mountplan/resolve.go): it symlinks the source
+ * to the fallback, and Docker binds what the link points to, which is what the extension binds
+ * (it makes no link on the host).
+ */
 function resolveExistence(entries: RequestedMount[], input: MountsAsked, warnings: string[]): PlannedMount[] {
   const kept: PlannedMount[] = [];
   for (const e of entries) {
     let source = e.source;
-    if (!e.createIfMissing && !e.provided && !input.pathExists(source)) {
-      if (e.fallback !== undefined && input.pathExists(e.fallback)) {
-        source = e.fallback;
-      } else if (e.optional) {
-        continue; // ssh / gitconfig: nothing on the host to share; upstream skips these too.
+    let createIfMissing = e.createIfMissing;
+    if (!e.provided && !input.pathExists(source) && (e.fallback !== undefined || !createIfMissing)) {
+      if (e.fallback !== undefined) {
+        if (input.pathExists(e.fallback)) {
+          source = e.fallback;
+          createIfMissing = false;
+        } else if (e.optional) {
+          continue; // ssh / gitconfig: nothing on the host to share; upstream skips these too.
+        } else {
+          warnings.push(
+            `Mount "${e.name}" skipped: neither its host path ${source} nor its symlink_from ${e.fallback} exists. Create one of them, or change this mount in .toolbox.yaml.`,
+          );
+          continue;
+        }
       } else if (e.target === CONTAINER.dockerSocket) {
         warnings.push(
           `The Docker socket ${source} does not exist on this host, so the container starts without Docker access (docker commands inside it will fail). Check the Docker engine, or disable the docker-sock mount in .toolbox.yaml to silence this.`,
@@ -424,7 +492,7 @@ function resolveExistence(entries: RequestedMount[], input: MountsAsked, warning
       target: e.target,
       readonly: e.readonly,
       type: e.type,
-      createIfMissing: e.createIfMissing,
+      createIfMissing,
     });
   }
   return kept;
@@ -523,7 +591,26 @@ export function planMounts(input: MountPlanInput): MountPlan {
   }
 
   const ensureDirs = [...new Set(mounts.filter((m) => m.createIfMissing && m.type === 'bind').map((m) => m.source))];
-  return { mounts, ensureDirs, workingDir: mirror ?? CONTAINER.workspace, warnings };
+  return { mounts, ensureDirs, workingDir: mirror ?? CONTAINER.workspace, warnings, notes: retiredDataNotes(input) };
+}
+
+/**
+ * The retired rtk mounts' data under the mounts root, when it is still there: upstream deletes it
+ * on every shell start (internal/mountplan/legacy_rtk.go); the extension never deletes the user's
+ * data, so it names the directory the user may delete (docs/decisions/0052-newest-upstream-config.md).
+ */
+export function retiredDataNotes(input: Pick<MountsAsked, 'mountsRoot' | 'profile' | 'home' | 'pathExists'>): string[] {
+  let root: string;
+  try {
+    root = resolveMountsRoot(input.mountsRoot, input.profile, input.home);
+  } catch {
+    return [];
+  }
+  const dir = join(root, RETIRED_MOUNTS_DIR);
+  if (!input.pathExists(dir)) return [];
+  return [
+    `${dir} holds the data of the retired rtk mounts, which are no longer mounted into the container. Toolbox leaves it in place; delete it yourself if you no longer need it (the toolbox CLI deletes it).`,
+  ];
 }
 
 /**

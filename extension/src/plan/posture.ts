@@ -283,7 +283,13 @@ export function turnOffChange(r: HostReach, config: Pick<ToolboxConfig, 'mounts'
     return { kind: 'drop-inherit-host-auth', key: r.authKey };
   }
   const user = [...config.mounts].reverse().find((m) => m.target !== undefined && containerTarget(m.target) === r.target);
-  if (user) return { kind: 'disable-mount', name: user.name };
+  if (user?.name) return { kind: 'disable-mount', name: user.name };
+  if (user) {
+    return (
+      `The mounts: entry that puts ${user.source ?? 'a host path'} at ${r.target} has no name, so no later entry can turn it off for this folder. ` +
+      'Give it a name: in .toolbox.yaml, or remove it there.'
+    );
+  }
   if (r.defaultMount !== undefined) return { kind: 'disable-mount', name: r.defaultMount };
   return (
     `No mount in this folder's configuration puts anything at ${r.target}, so there is nothing to turn off here: the container was ` +

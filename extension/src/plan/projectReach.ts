@@ -196,7 +196,9 @@ function stableJson(value: unknown): string {
  * have, so only the `mounts:` lists make the difference. When anything widens, the list that
  * applies is the host side's with the project's narrowing as patches: a mount turned off (or left
  * out of a project list, which replaces the user's whole), made read-only, or its
- * `create_if_missing` changed (unless that lets ssh or gitconfig fall back to the host's own).
+ * `create_if_missing` changed. A `symlink_from` the host side does not have widens (a missing
+ * source binds that host path). A mount the user's list adds without a name cannot be patched, so
+ * it stays.
  */
 function classifyMounts(
   combined: LayeredConfig,
@@ -240,7 +242,7 @@ function classifyMounts(
     const mine = byName.get(m.name);
     const name = outsideText(m.name);
     if (m.disabled) {
-      if (mine && !mine.disabled) patches.push({ name: m.name, disabled: true });
+      if (mine && !mine.disabled && !mine.anonymous) patches.push({ name: m.name, disabled: true });
       continue;
     }
     let why: string | undefined;
@@ -249,7 +251,8 @@ function classifyMounts(
     else if (m.source !== mine.source) why = `binds ${source(m)} as ${name} instead of ${source(mine)}`;
     else if (m.target !== mine.target) why = `moves ${name} to ${outsideText(m.target)} instead of ${outsideText(mine.target)}`;
     else if (!m.readonly && mine.readonly) why = `makes ${name} writable: ${at(m)}`;
-    else if (m.fallback !== undefined && !m.createIfMissing && mine.createIfMissing) {
+    else if (m.fallback !== undefined && m.fallback !== mine.fallback) {
+      // symlink_from: a missing source binds this host path instead, before create_if_missing.
       why = `lets ${name} fall back to your own ${show(m.fallback)}`;
     }
     if (why !== undefined) {
@@ -264,12 +267,13 @@ function classifyMounts(
       found.push({ key: 'mounts', adds: `mounts: ${why}`, origin: originOf(m.name), value });
       continue;
     }
-    if (mine === undefined) continue;
+    if (mine === undefined || mine.anonymous) continue; // an entry without a name cannot be patched
     if (m.readonly && !mine.readonly) patches.push({ name: m.name, readonly: true });
     if (m.createIfMissing !== mine.createIfMissing) patches.push({ name: m.name, createIfMissing: m.createIfMissing });
   }
   for (const mine of hostView) {
-    if (!mine.disabled && !projectView.some((m) => m.name === mine.name)) patches.push({ name: mine.name, disabled: true });
+    if (!mine.disabled && !mine.anonymous && !projectView.some((m) => m.name === mine.name))
+      patches.push({ name: mine.name, disabled: true });
   }
   return { found, list: found.length > 0 ? [...host.config.mounts, ...patches] : combined.config.mounts };
 }

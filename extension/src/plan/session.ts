@@ -27,6 +27,8 @@ export interface PlannedSession {
   plan: SessionPlan;
   /** Things the user should know but that do not stop the shell (a missing Docker socket…). */
   warnings: string[];
+  /** Worth one line in the log, once per window (plan/mounts.ts retiredDataNotes). */
+  notes: string[];
 }
 
 export function planSession(req: SessionRequest, host: HostFacts): PlannedSession {
@@ -107,6 +109,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
       shellCmd,
     },
     warnings: mp.warnings,
+    notes: mp.notes,
   };
 }
 
