@@ -41,6 +41,8 @@ export const vscodeLite = {
     }
   },
   Uri: { file: (path: string) => ({ fsPath: path, path, scheme: 'file' }), parse: (s: string) => ({ toString: () => s }) },
+  /** VS Code's values. */
+  InputBoxValidationSeverity: { Info: 1, Warning: 2, Error: 3 },
   workspace: {
     isTrusted: true,
     workspaceFolders: [],
