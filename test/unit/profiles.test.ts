@@ -5,6 +5,8 @@
  * tree and the picker show of it, as plain text.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
@@ -22,7 +24,7 @@ import { planSession } from '../../extension/src/plan/session';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { containerDescription, containerTooltip } from '../../extension/src/ui/tree/items';
 import { containerSummary } from '../support/summary';
-import { installVscodeLite } from '../support/vscodeLite';
+import { installVscodeLite, vscodeLite } from '../support/vscodeLite';
 
 const HOME = '/home/u';
 
@@ -217,5 +219,45 @@ describe('the profile picker (Open Toolbox Shell with Profile…)', () => {
     assert.match(fresh.message, /Creates \/home\/u\/\.toolbox\/profiles\/client \(mode 0700\)/);
     const known = validateNewProfile('work', ['work'], dir) as { message: string };
     assert.match(known.message, /work exists/);
+  });
+});
+
+describe("the folder's profile is read from the User settings only (docs/decisions/0054)", () => {
+  installVscodeLite();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { vscodeSettings } = require('../../extension/src/backend/settings') as typeof import('../../extension/src/backend/settings');
+
+  it("ignores a workspace or folder value (the project's .vscode/settings.json), and writes the User settings", async () => {
+    const original = vscodeLite.workspace.getConfiguration;
+    const writes: Array<{ key: string; value: unknown; target: unknown }> = [];
+    const user = { '/home/u/proj': { profile: 'personal' } };
+    // What a container wrote into its folder's .vscode/settings.json: another account's profile.
+    const project = { '/home/u/proj': { profile: 'work', share: ['gh'] } };
+    (vscodeLite.workspace as { getConfiguration: unknown }).getConfiguration = () => ({
+      get: <T>(_k: string, d?: T) => d,
+      inspect: (k: string) =>
+        k === 'profileForFolder' ? { globalValue: user, workspaceValue: project, workspaceFolderValue: project } : undefined,
+      update: async (key: string, value: unknown, target: unknown) => void writes.push({ key, value, target }),
+    });
+    try {
+      const settings = vscodeSettings();
+      assert.deepEqual(settings.profile('/home/u/proj'), { profile: 'personal', share: [] });
+      assert.deepEqual(settings.profile('/home/u/other'), { share: [] });
+      await settings.setProfile('/home/u/other', { profile: 'client', share: [] });
+      assert.deepEqual(writes, [{ key: 'profileForFolder', value: { ...user, '/home/u/other': { profile: 'client' } }, target: 1 }]);
+    } finally {
+      (vscodeLite.workspace as { getConfiguration: unknown }).getConfiguration = original;
+    }
+  });
+
+  it('is contributed with machine scope (VS Code never takes it from a workspace)', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+      contributes: {
+        configuration: Array<{ properties: Record<string, { scope?: string }> }> | { properties: Record<string, { scope?: string }> };
+      };
+    };
+    const sections = Array.isArray(pkg.contributes.configuration) ? pkg.contributes.configuration : [pkg.contributes.configuration];
+    const setting = sections.map((c) => c.properties['toolbox.profileForFolder']).find(Boolean);
+    assert.equal(setting?.scope, 'machine');
   });
 });
