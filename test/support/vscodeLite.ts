@@ -41,6 +41,9 @@ export const vscodeLite = {
     }
   },
   Uri: { file: (path: string) => ({ fsPath: path, path, scheme: 'file' }), parse: (s: string) => ({ toString: () => s }) },
+  /** VS Code's values. */
+  InputBoxValidationSeverity: { Info: 1, Warning: 2, Error: 3 },
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   workspace: {
     isTrusted: true,
     workspaceFolders: [],

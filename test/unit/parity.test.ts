@@ -21,6 +21,7 @@ import type { HostFacts } from '../../extension/src/contract/types';
 import { HOST } from '../../extension/src/contract/constants';
 import { setShellPath } from '../../extension/src/config/edit';
 import { namedShellFolder, shellKeyIn, type PathKind } from '../../extension/src/plan/namedShell';
+import { profileProblem } from '../../extension/src/plan/profiles';
 import { parse as parseYaml } from 'yaml';
 
 const HOME = '/home/u';
@@ -133,7 +134,13 @@ interface Patch {
  * @7ebd141d7d563c78ccfa7add7759be5df566adef internal/config/config.go ValidateMountsRoot: a bare
  * `~` and a relative path are refused, anything else is used.
  */
-function upstreamBinds(o: { workspace: string; mountsRoot?: string; mounts?: Patch[]; exists: Set<string> }): string[] | Error {
+function upstreamBinds(o: {
+  workspace: string;
+  mountsRoot?: string;
+  profile?: { name: string; share: string[] };
+  mounts?: Patch[];
+  exists: Set<string>;
+}): string[] | Error {
   const expand = (p: string) => {
     const e = p === '~' ? HOME : p.startsWith('~/') ? `${HOME}/${p.slice(2)}` : p;
     return e.startsWith('/') ? e : `${o.workspace}/${e}`;
@@ -142,9 +149,17 @@ function upstreamBinds(o: { workspace: string; mountsRoot?: string; mounts?: Pat
     return new Error(`mounts_root ${JSON.stringify(o.mountsRoot)} is refused`);
   }
   let base = UPSTREAM_DEFAULTS.map((m) => ({ ...m }));
-  if (o.mountsRoot) {
-    const root = o.mountsRoot.replace(/\/$/, '');
-    base = base.map((m) => (m.source.startsWith('~/.toolbox/') ? { ...m, source: `${root}/${m.source.slice('~/.toolbox/'.length)}` } : m));
+  // A profile: its own root, which wins over mounts_root, and the share skip-set (profileRoot below).
+  const { root: profileRoot, shared, refused } = upstreamProfile(o.profile);
+  if (refused) return refused;
+  const mountsRoot = profileRoot ?? o.mountsRoot;
+  if (mountsRoot) {
+    const root = mountsRoot.replace(/\/$/, '');
+    base = base.map((m) =>
+      m.source.startsWith('~/.toolbox/') && !shareCovers(shared, m.name)
+        ? { ...m, source: `${root}/${m.source.slice('~/.toolbox/'.length)}` }
+        : m,
+    );
   }
   const out: Array<UpstreamMount & { disabled?: boolean }> = base;
   const unknown: string[] = [];
@@ -203,6 +218,40 @@ function upstreamBinds(o: { workspace: string; mountsRoot?: string; mounts?: Pat
   return binds;
 }
 
+/**
+ * Upstream's profile, transcribed from filippolmt/toolbox@2818a99f09e808fc036fd3abae9d1928665d617a
+ * internal/mountplan/profile.go (Root: `~/.toolbox/profiles/<name>`; EffectiveShare: the --share
+ * tokens plus `bridge`) and cmd/shell.go resolveShellProfile (refuses `.`, `..`, a `/` or `\`),
+ * @c57367ddd99661ecf15224466c97fa558eded1ac internal/mountplan/plan.go (Merge: the profile's root
+ * wins over mounts_root; validateShare before applyMountsRoot) and
+ * @0abcf12205eff7a6fe58c1593f9c6315f543e3be internal/mountplan/merge.go (applyMountsRoot leaves a
+ * mount the share set covers on ~/.toolbox; shareCovers: the token, or `<token>-` as a prefix;
+ * validateShare: only ~/.toolbox sources without SymlinkFrom are shareable, an unknown token is
+ * refused). Upstream's bridge rows live under ~/.toolbox/toolbox/bridge, so `bridge` is shareable
+ * there (share_test.go TestMergeShareBridgeKeepsInfraOnHostRoot); this table's bridge rows carry the
+ * extension's per-workspace sources instead (decision 0002), so the oracle counts them as upstream's.
+ */
+function upstreamProfile(p: { name: string; share: string[] } | undefined): { root?: string; shared: string[]; refused?: Error } {
+  if (p === undefined) return { shared: [] };
+  if (p.name === '.' || p.name === '..' || /[/\\]/.test(p.name)) {
+    return {
+      shared: [],
+      refused: new Error(`--profile ${JSON.stringify(p.name)}: name must not be '.', '..', or contain a path separator`),
+    };
+  }
+  const shared = [...p.share, 'bridge'];
+  const shareable = UPSTREAM_DEFAULTS.filter((m) => (m.source.startsWith('~/.toolbox/') || m.name.startsWith('bridge')) && !m.symlinkFrom);
+  const unknown = shared.filter((t) => !shareable.some((m) => shareCovers([t], m.name))).sort();
+  if (unknown.length > 0) {
+    return { shared, refused: new Error(`share references unknown or non-shareable mount name(s): ${unknown.join(', ')}`) };
+  }
+  return { root: `~/.toolbox/profiles/${p.name}`, shared };
+}
+
+function shareCovers(shared: string[], name: string): boolean {
+  return shared.some((t) => t === name || name.startsWith(`${t}-`));
+}
+
 // ---------------------------------------------------------------------------------------------
 // The extension's side: the same inputs through resolve → the open's rule → the planner.
 // ---------------------------------------------------------------------------------------------
@@ -214,6 +263,9 @@ interface Input {
   /** Host paths that exist besides the created-if-missing ones. */
   exists?: string[];
   socketGid?: number;
+  /** This run's profile and share tokens (Open Toolbox Shell with Profile…, toolbox.profileForFolder). */
+  profile?: string;
+  share?: string[];
 }
 type Outcome =
   | { opened: true; binds: string[]; groupAdd?: string[]; securityOpt: string[]; cmd: string[]; warnings: string[] }
@@ -243,7 +295,15 @@ function extensionOpen(input: Input): Outcome {
     });
     const { warnings } = issuesForOpen(resolved.issues, HOME);
     const { plan, warnings: planWarnings } = planSession(
-      { workspace, config: resolved.config, peer: false, bridge: BRIDGE, image: 'toolbox-runtime:test', names },
+      {
+        workspace,
+        config: resolved.config,
+        peer: false,
+        bridge: BRIDGE,
+        image: 'toolbox-runtime:test',
+        names,
+        ...(input.profile !== undefined ? { profile: input.profile, share: input.share ?? [] } : {}),
+      },
       host,
     );
     return {
@@ -470,6 +530,63 @@ describe('parity with the toolbox CLI: mounts', () => {
       );
       assert.ok(!extensionOpen({ user: `mounts_root: ${root}\n` }).opened, root);
     }
+  });
+});
+
+// Profiles: upstream's side is upstreamProfile above (profile.go, merge.go, plan.go, cmd/shell.go).
+describe('parity with the toolbox CLI: profiles (--profile, --share)', () => {
+  const exists = new Set(DEFAULT_EXISTS);
+  const ws = `${HOME}/proj`;
+  const cases: Array<{ what: string; profile: string; share: string[]; user?: string }> = [
+    { what: '--profile work moves every ~/.toolbox default into ~/.toolbox/profiles/work', profile: 'work', share: [] },
+    { what: '--share gh,cf keeps gh and both cf mounts on ~/.toolbox', profile: 'work', share: ['gh', 'cf'] },
+    { what: '--share rtk covers rtk and rtk-data (a token is also a prefix)', profile: 'personal', share: ['rtk'] },
+    { what: '--share claude,codex keeps the agents shared, the CLIs apart', profile: 'client-a', share: ['claude', 'codex'] },
+    { what: 'the profile wins over mounts_root in ~/.toolbox.yaml', profile: 'work', share: [], user: 'mounts_root: /data/tb\n' },
+  ];
+  for (const c of cases) {
+    it(c.what, () => {
+      const outcome = assertOpenedWith(
+        extensionOpen({ profile: c.profile, share: c.share, ...(c.user ? { user: c.user } : {}) }),
+        upstreamBinds({ workspace: ws, profile: { name: c.profile, share: c.share }, exists }),
+        c.what,
+      );
+      // ~/.ssh and ~/.gitconfig stay the host's under every profile (SymlinkFrom is not retargeted).
+      assert.ok(outcome.binds.includes(`${HOME}/.ssh:/home/toolbox/.ssh:ro`), c.what);
+      assert.ok(outcome.binds.includes(`${HOME}/.gitconfig:/home/toolbox/.gitconfig:ro`), c.what);
+    });
+  }
+
+  it('a profile and the default profile of one folder bind different credential roots', () => {
+    const work = extensionOpen({ profile: 'work', share: [] });
+    const plain = extensionOpen({});
+    assert.ok(work.opened && plain.opened);
+    const claude = (binds: string[]) => binds.find((b) => b.endsWith(':/home/toolbox/.claude'));
+    assert.equal(claude(work.binds), `${HOME}/.toolbox/profiles/work/.claude:/home/toolbox/.claude`);
+    assert.equal(claude(plain.binds), `${HOME}/.toolbox/.claude:/home/toolbox/.claude`);
+  });
+
+  for (const share of [['ghh'], ['ssh'], ['gitconfig'], ['docker-sock']]) {
+    it(`--share ${share.join(',')} is refused by both`, () => {
+      assert.ok(upstreamBinds({ workspace: ws, profile: { name: 'work', share }, exists }) instanceof Error);
+      const outcome = extensionOpen({ profile: 'work', share });
+      assert.ok(!outcome.opened);
+      assert.match(outcome.reason, /match no shareable mount/);
+    });
+  }
+
+  for (const name of ['.', '..', 'a/b', '../escape', 'a\\b']) {
+    it(`--profile ${JSON.stringify(name)} is refused by both`, () => {
+      assert.ok(upstreamBinds({ workspace: ws, profile: { name, share: [] }, exists }) instanceof Error);
+      const outcome = extensionOpen({ profile: name });
+      assert.ok(!outcome.opened);
+      assert.match(outcome.reason, /Invalid profile name/);
+    });
+  }
+
+  it('--share without --profile is refused by both (the CLI: "--share requires --profile")', () => {
+    assert.match(profileProblem({ share: ['gh'] }, 'the setting') ?? '', /share tokens \(gh\) but no profile/);
+    assert.equal(profileProblem({ share: [] }, 'the setting'), undefined);
   });
 });
 

@@ -267,6 +267,56 @@ describe('planSession: mount roots and profiles', () => {
   it('refuses a share token that matches no shareable mount', () => {
     assert.throws(() => planSession(request({ profile: 'work', share: ['ghh'] }), hostFacts()), /ghh match no shareable mount/);
   });
+
+  it('refuses the host links (ssh, gitconfig) and docker-sock as share tokens, as upstream', () => {
+    for (const token of ['ssh', 'gitconfig', 'docker-sock']) {
+      assert.throws(() => planSession(request({ profile: 'work', share: [token] }), hostFacts()), /match no shareable mount/, token);
+    }
+  });
+
+  it('takes bridge as a share token, as upstream (every profile shares it anyway)', () => {
+    const plain = planSession(request({ profile: 'work' }), hostFacts()).plan;
+    const shared = planSession(request({ profile: 'work', share: ['bridge'] }), hostFacts()).plan;
+    assert.deepEqual(shared.create.HostConfig.Binds, plain.create.HostConfig.Binds);
+  });
+
+  it('refuses a profile name with a backslash, as upstream', () => {
+    assert.throws(() => planSession(request({ profile: 'a\\b' }), hostFacts()), /Invalid profile name/);
+  });
+
+  it('labels a profile container with its profile, and only a profile container', () => {
+    assert.equal(planSession(request({ profile: 'work' }), hostFacts()).plan.create.Labels['dev.toolbox.profile'], 'work');
+    assert.equal(planSession(request(), hostFacts()).plan.create.Labels['dev.toolbox.profile'], undefined);
+  });
+
+  it("creates the profile's own directories (the engine makes them 0700), never the default root's shared ones", () => {
+    const { plan } = planSession(request({ profile: 'work', share: ['gh'] }), hostFacts());
+    const P = `${R}/profiles/work`;
+    assert.ok(plan.ensureDirs.includes(`${P}/.claude`));
+    assert.ok(plan.ensureDirs.includes(`${P}/certs`));
+    assert.ok(plan.ensureDirs.includes(`${R}/gh`));
+    assert.ok(!plan.ensureDirs.includes(`${R}/.claude`));
+  });
+
+  it('says so when a mounts: entry of its own stays on ~/.toolbox under a profile, and keeps its source', () => {
+    const { plan, warnings } = planSession(
+      request(
+        { profile: 'work' },
+        {
+          mounts: [
+            { name: 'gws', source: '~/.toolbox/gws-alt' },
+            { name: 'kube', source: '/srv/kube' },
+          ],
+        },
+      ),
+      hostFacts(),
+    );
+    assert.ok(plan.create.HostConfig.Binds.includes(`${R}/gws-alt:${H}/.config/gws`));
+    const said = warnings.filter((w) => w.includes('outside the profile'));
+    assert.equal(said.length, 1, warnings.join('\n'));
+    assert.match(said[0]!, /Mount "gws" keeps its own source \/home\/u\/\.toolbox\/gws-alt/);
+    assert.equal(planSession(request({}, { mounts: [{ name: 'gws', source: '~/.toolbox/gws-alt' }] }), hostFacts()).warnings.length, 0);
+  });
 });
 
 describe('planSession: user mounts', () => {

@@ -11,7 +11,8 @@ import type { HostReach } from '../plan/posture';
 import type { ConfigProblem } from '../config/diagnostics';
 import type * as Shells from './api/shells';
 import type * as Worktrees from './api/worktrees';
-import type { PeerSetting, SeccompSetting, TurnOffPlan } from './api/settings';
+import type { PeerSetting, ProfilesView, SeccompSetting, TurnOffPlan } from './api/settings';
+import type { ProfileChoice } from '../plan/profiles';
 import type { EngineChoice, ProximoSummary, RebuildSummary, Snapshot } from './api/views';
 
 export * from './api/shells';
@@ -71,6 +72,14 @@ export interface ConfigService {
    * a sentence (a config file that is not applied, no config entry that adds it).
    */
   prepareTurnOff(folder: string, reach: HostReach): Promise<TurnOffPlan>;
+  /** The profiles under ~/.toolbox/profiles, and the one the folder opens with (toolbox.profileForFolder). */
+  profiles(folder: string): Promise<ProfilesView>;
+  /**
+   * Remembers the profile the folder opens with in the user's settings (no profile: removes the
+   * folder's entry), where its container cannot write (docs/decisions/0054). Rejects a name the
+   * CLI would refuse.
+   */
+  setFolderProfile(folder: string, choice: ProfileChoice): Promise<void>;
 }
 
 /** What the views show, live from the engine (backend/views.ts, backend/connection.ts). */

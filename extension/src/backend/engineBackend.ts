@@ -75,6 +75,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...role(shells, ['prepareShell']),
     ...role(sessions, ['reattachShell', 'endShell', 'shellEnded']),
     ...role(config, ['peerWanted', 'peerSetting', 'seccompSetting', 'writeProjectPeerMessaging', 'pinUserPeerMessaging']),
+    ...role(config, ['profiles', 'setFolderProfile']),
     ...role(config, ['resolvedConfigText', 'configProblems', 'namedShells', 'prepareNamedShellCreate', 'prepareTurnOff']),
     ...role(config, ['approveProjectConfig']),
     ...role(views, ['snapshot', 'proximo']),

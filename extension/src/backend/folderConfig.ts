@@ -30,6 +30,7 @@ import { gateProjectConfig } from '../plan/projectReach';
 import { listConfiguredShells, shellKeyIn, type PathKind } from '../plan/namedShell';
 import { cleanPath, namedShellName } from '../plan/naming';
 import { reachTitle, tildePath, turnOffChange, withTurnOff, type HostReach } from '../plan/posture';
+import { listedProfiles, MAX_LISTED_PROFILES, profileProblem, profilesDir, type ProfileChoice } from '../plan/profiles';
 import type {
   ConfigService,
   NamedShellCreatePlan,
@@ -37,6 +38,7 @@ import type {
   PendingProjectConfig,
   PeerSetting,
   PeerSettingSource,
+  ProfilesView,
   SeccompSetting,
   TurnOffPlan,
 } from './api';
@@ -168,6 +170,45 @@ export class FolderConfig implements ConfigService {
 
   async seccompSetting(folder: string): Promise<SeccompSetting> {
     return this.deps.settings.seccomp(folder);
+  }
+
+  /**
+   * The profile the folder opens with (toolbox.profileForFolder), refused as the CLI refuses its
+   * flags (plan/profiles.ts profileProblem) before anything is planned.
+   */
+  folderProfile(folder: string): ProfileChoice {
+    const choice = this.deps.settings.profile(folder);
+    const problem = profileProblem(choice, `the user setting ${SETTINGS.profileForFolder} for ${folder}`);
+    if (problem !== undefined) throw new Error(problem);
+    return choice;
+  }
+
+  async profiles(folder: string): Promise<ProfilesView> {
+    const dir = profilesDir(this.deps.home());
+    const entries: Array<{ name: string; directory: boolean }> = [];
+    try {
+      // Bounded: the picker lists MAX_LISTED_PROFILES; a few times that many entries are read at most.
+      const handle = await fsp.opendir(dir);
+      for await (const e of handle) {
+        entries.push({ name: e.name, directory: e.isDirectory() });
+        if (entries.length >= MAX_LISTED_PROFILES * 4) break;
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new Error(`Cannot list ${dir}: ${(err as Error).message}`, { cause: err });
+    }
+    return { dir, existing: listedProfiles(entries), folder: this.deps.settings.profile(folder) };
+  }
+
+  async setFolderProfile(folder: string, choice: ProfileChoice): Promise<void> {
+    const problem = profileProblem(choice, 'the profile chosen');
+    if (problem !== undefined) throw new Error(problem);
+    await this.deps.settings.setProfile(cleanPath(folder), choice);
+    this.deps.log(
+      choice.profile === undefined
+        ? `${folder} opens without a profile again (removed from the user setting ${SETTINGS.profileForFolder}).`
+        : `${folder} opens with the profile ${choice.profile} (the user setting ${SETTINGS.profileForFolder}).`,
+    );
   }
 
   /** toolbox.protectedPaths (user settings only). */

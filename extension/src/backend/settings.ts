@@ -11,6 +11,7 @@ import { SETTINGS } from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
 import { folderTurnOff, settingWithTurnOff, type FolderTurnOff } from '../plan/posture';
+import { folderProfile, settingWithProfile, type ProfileChoice } from '../plan/profiles';
 import type { SeccompSetting } from './api';
 
 /**
@@ -45,6 +46,14 @@ export interface BackendSettings {
   turnedOff(folder: string): FolderTurnOff;
   /** Records the folder's turn-offs in the user's settings, where its container cannot write. */
   setTurnedOff(folder: string, off: FolderTurnOff): Promise<void>;
+  /**
+   * The profile the folder opens with (toolbox.profileForFolder in the user's settings only: a
+   * profile is another account's credentials, which the folder's own settings must not choose;
+   * docs/decisions/0054-profiles-from-the-user-settings.md).
+   */
+  profile(folder: string): ProfileChoice;
+  /** Records the folder's profile in the user's settings, where its container cannot write. */
+  setProfile(folder: string, choice: ProfileChoice): Promise<void>;
   /**
    * toolbox.protectedPaths, from the user's settings only: a workspace or folder value is
    * ignored, since .vscode/settings.json is a file the container could write before the protection
@@ -100,6 +109,15 @@ export function vscodeSettings(): BackendSettings {
       const current = section().inspect(key(SETTINGS.turnedOffForFolder))?.globalValue;
       const next = settingWithTurnOff(current, folder, off);
       await section().update(key(SETTINGS.turnedOffForFolder), next, vscode.ConfigurationTarget.Global);
+    },
+    profile: (folder) => folderProfile(section().inspect(key(SETTINGS.profileForFolder))?.globalValue, folder),
+    setProfile: async (folder, choice) => {
+      const current = section().inspect(key(SETTINGS.profileForFolder))?.globalValue;
+      await section().update(
+        key(SETTINGS.profileForFolder),
+        settingWithProfile(current, folder, choice),
+        vscode.ConfigurationTarget.Global,
+      );
     },
     protectedPaths: () => section().inspect<boolean>(key(SETTINGS.protectedPaths))?.globalValue !== false,
   };

@@ -17,6 +17,7 @@ import { openContainer } from '../engine/open';
 import { holderAddress, startHeldSession } from '../engine/sessions';
 import { openDriftNotice } from '../plan/drift';
 import { namedShellFolder } from '../plan/namedShell';
+import { profileProblem } from '../plan/profiles';
 import { parsePublishSpecs } from '../plan/publish';
 import { dockerEndpointMounted, planSession, sessionContainerName, sessionProtections } from '../plan/session';
 import type { ProtectionPlan } from '../plan/protect';
@@ -111,9 +112,14 @@ export class ShellOpener {
       config.proximo === false ? undefined : await detectProximo({ home: host.home, env: process.env, log: (m) => this.deps.log.info(m) });
     // Our image's tag hashes the build context and the build args: work it out once per open.
     const ownImageBuildArgs = config.image === undefined ? this.deps.images.buildArgs() : undefined;
+    // The profile: this run's, else the folder's in the user's settings (never a project file; docs/decisions/0054).
+    const profile = shell.profile ?? this.deps.config.folderProfile(shell.folder);
+    const profileProblemText = profileProblem(profile, 'the profile chosen');
+    if (profileProblemText !== undefined) throw new Error(profileProblemText);
     const request: SessionRequest = {
       workspace,
       config,
+      ...(profile.profile !== undefined ? { profile: profile.profile, share: profile.share } : {}),
       peer: shell.peer ?? config.peerMessaging,
       peerOverride: shell.peer !== undefined,
       namedShell: shell.namedShell,
@@ -146,7 +152,9 @@ export class ShellOpener {
     const container = sessionContainerName(request);
     // The terminal's name says which folder it works in (the UI numbers a second one), short enough
     // for a tab at the default width; the Toolbox icon says whose terminal it is (issue 26, item 12).
-    const base = shell.namedShell ? shell.namedShell : basename(shell.folder) || container;
+    const folderName = shell.namedShell ? shell.namedShell : basename(shell.folder) || container;
+    // A profile's terminal says whose credentials it has: `proj · work`.
+    const base = profile.profile !== undefined ? `${folderName} · ${profile.profile}` : folderName;
     const title = shell.agent ? `${base} · ${AGENTS[shell.agent].name}` : base;
     const prepared: PreparedShell = {
       container,

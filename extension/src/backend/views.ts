@@ -13,6 +13,7 @@ import { holderAddress, listHeldSessions, proveHolder, socketTransport } from '.
 import { missingSocketVolume, peerRunOf } from '../plan/drift';
 import { peerReach } from '../plan/peerReach';
 import { hostReach, protectedPathsOf } from '../plan/posture';
+import { containerProfile } from '../plan/profiles';
 import { publishedPorts } from '../plan/publish';
 import { describeShellCommand } from '../plan/worktree';
 import { findProximoBinary } from '../proximo/binary';
@@ -126,6 +127,7 @@ export class Views {
       .map((h: string) => h.split(':')[0] ?? h)
       .filter((h) => h !== HOST_DOCKER_INTERNAL);
     const peerRun = peerRunOf(info.Config?.Labels);
+    const profile = containerProfile(info.Config?.Labels, info.Mounts, this.host().home);
     return {
       id: c.id,
       name: c.name,
@@ -139,6 +141,7 @@ export class Views {
       ...(peerRun !== undefined ? { peerRun } : {}),
       seccomp: c.seccomp,
       workspace: c.workspace ?? ws,
+      ...(profile !== undefined ? { profile } : {}),
       mountsSocketVolume: !missingSocketVolume(info.Mounts, names),
       proximoCa: (info.Mounts ?? []).some((m) => m.Destination === CONTAINER.proximoCa),
       proximoHosts: hosts,

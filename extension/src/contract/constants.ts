@@ -512,6 +512,13 @@ export const LABELS = {
    */
   protectedPaths: 'dev.toolbox.protected-paths',
   /**
+   * The profile (`toolbox shell --profile`) a container was opened with: the views say which
+   * account's credentials it has. Informational, as the workspace label: upstream sets none, its
+   * profile containers are recognised by their mounts (plan/profiles.ts containerProfile), and
+   * nothing is looked up by it (docs/decisions/0054-profiles-from-the-user-settings.md).
+   */
+  profile: 'dev.toolbox.profile',
+  /**
    * Which file each protected path was when the container was made (JSON, host path → inode and
    * birth time): a path the host has replaced since lost its read-only bind in this container
    * (plan/drift.ts).

@@ -43,6 +43,8 @@ export const SETTINGS = {
   notifyWhenAgentNeedsYou: 'toolbox.notifyWhenAgentNeedsYou',
   /** What Turn Off for This Folder turned off, per folder (User settings only; docs/decisions/0041). */
   turnedOffForFolder: 'toolbox.turnedOffForFolder',
+  /** The profile (and share tokens) each folder opens with, per folder (User settings only; docs/decisions/0054). */
+  profileForFolder: 'toolbox.profileForFolder',
   /** Agents' questions come to VS Code (issue 28); off: each is answered "ask" at once and the agent asks in its terminal. */
   approvalsEnabled: 'toolbox.approvals.enabled',
   /** A notification for each agent question (the status bar and the Workspaces view list them anyway). */

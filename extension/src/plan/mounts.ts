@@ -7,7 +7,7 @@
  * mounts in upstream's place, just before docker-sock), the proximo CA, user-appended mounts,
  * then the workspace at /workspace, its host-path mirror and the peer socket volume.
  */
-import { CONTAINER, DOCKER_ENDPOINT, HOST } from '../contract/constants';
+import { CONTAINER, DOCKER_ENDPOINT, HOST, NAMING } from '../contract/constants';
 import { cleanPath, validateProfileName } from './naming';
 import type { BridgeMount, ObjectNames, ProximoFacts } from '../contract/types';
 import type { PlannedMount } from './types';
@@ -245,9 +245,18 @@ function shareCovers(tokens: string[], name: string): boolean {
   return tokens.some((t) => t === name || name.startsWith(`${t}-`));
 }
 
+/**
+ * Refuses share tokens that keep no mount on the default root, so a typo cannot isolate
+ * everything silently (upstream validateShare, filippolmt/toolbox@0abcf12205eff7a6fe58c1593f9c6315f543e3be
+ * internal/mountplan/merge.go): only defaults under the mounts root that are not host links
+ * (ssh, gitconfig) can be shared. `bridge` is one of upstream's defaults there and every profile
+ * shares it anyway; here the bridge's mounts come from the request, so the token is taken as is.
+ */
 function validateShare(share: string[]): void {
   const shareable = DEFAULT_MOUNTS.filter((m) => !m.source.startsWith('/') && m.hostLink === undefined);
-  const unknown = share.filter((t) => !RETIRED_MOUNTS.includes(t) && !shareable.some((m) => shareCovers([t], m.name))).sort();
+  const unknown = share
+    .filter((t) => t !== NAMING.bridgeShareToken && !RETIRED_MOUNTS.includes(t) && !shareable.some((m) => shareCovers([t], m.name)))
+    .sort();
   if (unknown.length > 0) {
     throw new Error(
       `Share token(s) ${unknown.join(', ')} match no shareable mount, so the profile would isolate everything. Use mount names such as ${shareable
@@ -279,7 +288,7 @@ export interface RequestedMount extends PlannedMount {
 function defaultEntries(input: MountsAsked): RequestedMount[] {
   const root = resolveMountsRoot(input.mountsRoot, input.profile, input.home);
   const hostRoot = join(input.home, HOST.mountsRoot);
-  const share = input.profile !== undefined ? [...(input.share ?? []), 'bridge'] : [];
+  const share = input.profile !== undefined ? [...(input.share ?? []), NAMING.bridgeShareToken] : [];
   if (input.profile !== undefined) validateShare(input.share ?? []);
   return DEFAULT_MOUNTS.map((m): RequestedMount => {
     let source = m.source;
@@ -434,6 +443,7 @@ function mergeUserMounts(base: RequestedMount[], user: MountOverride[], input: M
     if (idx >= 0) out[idx] = e;
     else out.push(e);
   }
+  if (input.profile !== undefined) warnSharedUnderProfile(user, out, input, warnings);
   if (unknown.length > 0) {
     const names = [...new Set(unknown)].sort();
     warnings.push(
@@ -441,6 +451,30 @@ function mergeUserMounts(base: RequestedMount[], user: MountOverride[], input: M
     );
   }
   return out;
+}
+
+/**
+ * Under a profile, a `mounts:` entry whose own source is under the default root (`~/.toolbox/…`)
+ * stays there: the user's explicit path is kept, and said, as upstream does (its docs/mounts.md
+ * "Profiles", filippolmt/toolbox@90239c323e2c04b77d7bdcd91e4d7dea80b319bc), since the profile's
+ * container then shares it with the default profile's.
+ */
+function warnSharedUnderProfile(user: MountOverride[], merged: RequestedMount[], input: MountsAsked, warnings: string[]): void {
+  const hostRoot = join(input.home, HOST.mountsRoot);
+  const root = resolveMountsRoot(input.mountsRoot, input.profile, input.home);
+  const named = new Set(user.filter((u) => u.source !== undefined && !u.disabled).map((u) => u.name));
+  const shared = merged.filter(
+    (e) => named.has(e.name) && !e.disabled && under(e.source, hostRoot) && !under(e.source, root) && e.source !== hostRoot,
+  );
+  for (const e of shared) {
+    warnings.push(
+      `Mount "${e.name}" keeps its own source ${e.source}, under ~/.toolbox and outside the profile "${input.profile}", so the profile's container shares it with the default profile's. Give it a source under ~/.toolbox/profiles/${input.profile} in .toolbox.yaml to keep it apart.`,
+    );
+  }
+}
+
+function under(path: string, root: string): boolean {
+  return path === root || path.startsWith(`${root}/`);
 }
 
 /**

@@ -102,15 +102,22 @@ export function hashSeed(seed: string): string {
 }
 
 /**
- * Rejects profile names that cannot be a directory under ~/.toolbox/profiles (upstream validates
- * the same before building a Profile).
+ * Why a profile name cannot be used, or undefined: a profile is a directory under
+ * ~/.toolbox/profiles, so upstream refuses an empty name, `.`, `..` and a path separator
+ * (`/` or a backslash) before it becomes a path (filippolmt/toolbox@2818a99f09e808fc036fd3abae9d1928665d617a
+ * cmd/shell.go resolveShellProfile); a NUL cannot be in a file name either.
  */
-export function validateProfileName(profile: string): void {
-  if (profile === '' || profile.includes('/') || profile === '.' || profile === '..' || profile.includes('\x00')) {
-    throw new Error(
-      `Invalid profile name "${profile}": a profile is a directory under ~/.toolbox/profiles, so it must be non-empty, contain no "/", and not be "." or "..". Pick a plain name such as "work".`,
-    );
+export function profileNameProblem(profile: string): string | undefined {
+  if (profile === '' || profile === '.' || profile === '..' || /[/\\]/.test(profile) || profile.includes('\x00')) {
+    return `Invalid profile name "${profile}": a profile is a directory under ~/.toolbox/profiles, so it must be non-empty, contain no "/" or "\\", and not be "." or "..". Pick a plain name such as "work".`;
   }
+  return undefined;
+}
+
+/** Throws profileNameProblem's sentence for a name upstream refuses. */
+export function validateProfileName(profile: string): void {
+  const problem = profileNameProblem(profile);
+  if (problem !== undefined) throw new Error(problem);
 }
 
 /**

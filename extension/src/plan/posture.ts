@@ -96,6 +96,11 @@ interface Bind {
   readonly: boolean;
 }
 
+/** The mounts root a container's default mounts come from, read from its inspected mounts (inferMountsRoot). */
+export function mountsRootOf(mounts: readonly InspectedMount[] | null | undefined): string | undefined {
+  return inferMountsRoot(bindsOf(mounts));
+}
+
 function bindsOf(mounts: readonly InspectedMount[] | null | undefined): Bind[] {
   return (mounts ?? [])
     .filter((m) => (m.Type ?? 'bind') === 'bind' && m.Source && m.Destination)

@@ -80,6 +80,8 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     // own open asked for (plan/drift.ts, ui/model.ts findDrift).
     Labels: {
       [LABELS.workspace]: workspace,
+      // Which account's credentials it has, for the views (informational, as the workspace label).
+      ...(profile !== undefined ? { [LABELS.profile]: profile } : {}),
       ...(req.peerOverride ? { [LABELS.peerRun]: req.peer ? PEER_RUN_LABEL_VALUES.on : PEER_RUN_LABEL_VALUES.off } : {}),
       ...(protection
         ? { [LABELS.protectedPaths]: PROTECTED_PATHS_LABEL_VALUE, [LABELS.protectedIdentities]: JSON.stringify(protection.identities) }

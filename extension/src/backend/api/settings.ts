@@ -1,5 +1,6 @@
 /** A folder's settings as the views and commands read and change them (peer messaging, seccomp, Turn Off). */
 import type { SeccompProfile } from '../../contract/types';
+import type { ProfileChoice } from '../../plan/profiles';
 import type { SettingScope } from '../../config/settingScope';
 
 /**
@@ -31,6 +32,16 @@ export interface PeerSetting {
   projectFile?: string;
   /** A project .toolbox.yaml can be read and written (the workspace is trusted). */
   projectFileUsable: boolean;
+}
+
+/** Open Toolbox Shell with Profile's choices: what ~/.toolbox/profiles holds and the folder's remembered profile. */
+export interface ProfilesView {
+  /** The profiles directory (`~/.toolbox/profiles`), for the picker's words. */
+  dir: string;
+  /** Its subdirectories whose names the CLI takes, sorted (plan/profiles.ts listedProfiles). */
+  existing: string[];
+  /** The folder's entry of toolbox.profileForFolder (no profile: the default root). */
+  folder: ProfileChoice;
 }
 
 /** A folder's toolbox.seccomp now; `scope` is where it is set, undefined for the default (unconfined). */

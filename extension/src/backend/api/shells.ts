@@ -8,6 +8,7 @@ import type { OpenAction } from '../../engine/open';
 import type { WorkspaceRegistration } from '../../bridge/hub';
 import type { UnknownKey } from '../../config/openIssues';
 import { ToolboxError } from '../../contract/errors';
+import type { ProfileChoice } from '../../plan/profiles';
 
 export interface ShellRequest {
   /** Absolute host path of the workspace folder. */
@@ -16,6 +17,11 @@ export interface ShellRequest {
   peer?: boolean;
   /** A named shell (`toolbox shell --name`). */
   namedShell?: string;
+  /**
+   * This run's profile (`toolbox shell --profile <name> --share <tokens>`); `{ share: [] }` is no
+   * profile. Undefined: the profile the folder opens with (toolbox.profileForFolder).
+   */
+  profile?: ProfileChoice;
   /**
    * Ports to publish, in upstream's `-p` syntax (plan/publish.ts). As `-p`, they apply when the
    * container is created; a running container without them is reported as drift.

@@ -74,6 +74,12 @@ export interface ContainerSummary {
   seccomp?: SeccompProfile;
   /** Host workspace folder, from the container's TOOLBOX_HOST_WORKSPACE. */
   workspace?: string;
+  /**
+   * The profile it was opened with (its LABELS.profile, else the profile root its mounts come
+   * from: plan/profiles.ts containerProfile); undefined: the default root (~/.toolbox). Text from
+   * the engine: shown as plain text.
+   */
+  profile?: string;
   /** Routed proximo hosts pinned in the container (ExtraHosts other than host.docker.internal). */
   proximoHosts?: string[];
   /** The proximo CA is mounted. */

@@ -13,6 +13,7 @@ import { openShell } from './openShell';
 import { openShellPeerOff } from './openShellPeerOff';
 import { openShellPeerOn } from './openShellPeerOn';
 import { openShellWithPorts } from './openShellWithPorts';
+import { openShellWithProfile } from './openShellWithProfile';
 import { openPortInBrowser } from './openPortInBrowser';
 import { rebuildRuntimeImage } from './rebuildRuntimeImage';
 import { recreateContainer } from './recreateContainer';
@@ -51,6 +52,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   openShellPeerOn,
   openNamedShell,
   openShellWithPorts,
+  openShellWithProfile,
   openPortInBrowser,
   stopContainerCommand,
   stopAllCommand,

@@ -75,7 +75,10 @@ export function stateWord(state: string): string {
 export function containerDescription(i: ContainerItemInput): string {
   // A container opened with a per-run override says so: the folder's setting does not apply to it.
   const run = i.container.peerRun !== undefined ? ' (this run)' : '';
-  const parts = [i.stopping ? 'stopping…' : stateWord(i.container.state), `${i.container.peer ? 'peer on' : 'peer off'}${run}`];
+  const parts = [i.stopping ? 'stopping…' : stateWord(i.container.state)];
+  // Whose credentials it has: the profile's name is text from the engine (a label or a mount path).
+  if (i.container.profile !== undefined) parts.push(`profile ${inline(i.container.profile, 64)}`);
+  parts.push(`${i.container.peer ? 'peer on' : 'peer off'}${run}`);
   if (i.drift) parts.push('drifted');
   return plainText(parts.join(' · '), 'label');
 }
@@ -119,6 +122,11 @@ export function containerTooltip(i: ContainerItemInput, driftMessage?: string): 
       : `State: ${inline(stateWord(c.state))}`;
   const lines = [inline(c.name), state, `Kind: ${c.kind === 'named' ? 'named shell' : c.kind}`];
   if (c.workspace) lines.push(`Folder: ${inline(c.workspace)}`);
+  if (c.profile !== undefined) {
+    lines.push(
+      `Profile: ${inline(c.profile, 64)} (its credentials come from ~/.toolbox/profiles/${inline(c.profile, 64)}, not ~/.toolbox)`,
+    );
+  }
   if (c.image) lines.push(`Image: ${inline(c.image)}`);
   lines.push(`Peer messaging: ${i.container.peer ? 'shares the PID namespace' : 'not in the shared PID namespace'}`);
   if (c.peerRun !== undefined) {
