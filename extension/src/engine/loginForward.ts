@@ -10,7 +10,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { LOGIN_FORWARD } from '../contract/constants';
 
-export type LoginForwardLimits = Pick<typeof LOGIN_FORWARD, 'lifetimeMs' | 'idleAfterAnswerMs' | 'maxConcurrent' | 'maxConnections'>;
+export type LoginForwardLimits = Record<'lifetimeMs' | 'idleAfterAnswerMs' | 'maxConcurrent' | 'maxConnections', number>;
 
 /** Why a forward closed, in words for the user ("the login completed", …). */
 export type LoginForwardEnd = 'answered' | 'timed-out' | 'stopped' | 'connections' | 'failed';

@@ -4,11 +4,11 @@
  * container names; every container name is plain text here (docs/decisions/0040).
  */
 import type { LoginForwardEvent, LoginForwardInfo } from '../backend/api/loginForwards';
-import { plainText } from './plainText';
+import { inline, plainText } from './plainText';
 
 /** "Login callback on port 1455 forwarded to <container>": the sentence every place uses. */
 export function forwardSentence(f: Pick<LoginForwardInfo, 'port' | 'container'>): string {
-  return `Login callback on port ${f.port} forwarded to ${f.container}`;
+  return `Login callback on port ${f.port} forwarded to ${inline(f.container, 200)}`;
 }
 
 function minutesLeft(closesAt: number, now: number): string {
@@ -38,7 +38,7 @@ export function loginForwardStatus(
 export function loginForwardPickItem(f: LoginForwardInfo, now: number): { label: string; description: string } {
   return {
     label: plainText(`Port ${f.port}`, 'iconLabel', 50),
-    description: plainText(`to ${f.container} · closes in ${minutesLeft(f.closesAt, now)} at the latest`, 'iconLabel', 300),
+    description: plainText(`to ${inline(f.container, 200)} · closes in ${minutesLeft(f.closesAt, now)} at the latest`, 'iconLabel', 300),
   };
 }
 
@@ -50,7 +50,7 @@ export function loginForwardNotice(event: LoginForwardEvent): { level: 'error' |
     case 'failed':
       return {
         level: 'error',
-        text: plainText(`The login callback on port ${event.port} cannot reach ${event.container}: ${event.message}`, 'message'),
+        text: plainText(`The login callback on port ${event.port} cannot reach ${inline(event.container, 200)}: ${event.message}`, 'message'),
       };
     case 'closed': {
       const why: Record<typeof event.end, string> = {
