@@ -50,7 +50,10 @@ export function loginForwardNotice(event: LoginForwardEvent): { level: 'error' |
     case 'failed':
       return {
         level: 'error',
-        text: plainText(`The login callback on port ${event.port} cannot reach ${inline(event.container, 200)}: ${event.message}`, 'message'),
+        text: plainText(
+          `The login callback on port ${event.port} cannot reach ${inline(event.container, 200)}: ${event.message}`,
+          'message',
+        ),
       };
     case 'closed': {
       const why: Record<typeof event.end, string> = {

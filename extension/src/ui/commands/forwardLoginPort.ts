@@ -57,17 +57,26 @@ export const forwardLoginPort: ToolboxCommand = {
 
 async function askPort(): Promise<number | undefined> {
   const other = { label: 'Another port…', description: 'the port in the URL the login printed', ports: undefined };
-  const rows = [...LOGIN_PRESETS.map((p) => ({ label: p.tool, description: `port ${presetPorts(p)}`, ports: p.ports })), other];
+  const rows = [
+    ...LOGIN_PRESETS.map((p) => ({
+      label: plainText(p.tool, 'iconLabel'),
+      description: plainText(`port ${presetPorts(p)}`, 'iconLabel'),
+      ports: p.ports,
+    })),
+    other,
+  ];
   const picked = await vscode.window.showQuickPick(rows, {
     placeHolder: 'Which login? (the port its callback listens on inside the container)',
   });
   if (picked === undefined) return undefined;
   if (picked.ports !== undefined && picked.ports[0] === picked.ports[1]) return picked.ports[0];
   const text = await vscode.window.showInputBox({
-    prompt:
+    prompt: plainText(
       picked.ports === undefined
         ? 'The port of the login callback: the number after "localhost:" in the redirect_uri of the URL the login printed.'
         : `The port the login printed (between ${picked.ports[0]} and ${picked.ports[1]}).`,
+      'message',
+    ),
     value: picked.ports === undefined ? '' : String(picked.ports[0]),
     validateInput: (value) => {
       const parsed = parseLoginPort(value);
