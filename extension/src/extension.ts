@@ -34,6 +34,7 @@ import { StateClock } from './ui/stateClock';
 import { ConfigDiagnostics } from './ui/configDiagnostics';
 import { ResolvedConfigDocuments } from './ui/resolvedConfig';
 import { ProposalReview } from './ui/proposals';
+import { LoginForwardStatus } from './ui/loginForwards';
 import { pickFolder } from './ui/folders';
 import { NodeTreeProvider } from './ui/tree/provider';
 import { plainText } from './ui/plainText';
@@ -107,6 +108,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     log,
   );
   context.subscriptions.push(timeline, approvals);
+  // Login callbacks forwarded into a container (issue 29, docs/decisions/0053): the status bar item and notices.
+  const loginForwards = new LoginForwardStatus(log);
+  context.subscriptions.push(loginForwards);
   const backend = lazyBackend(names, () => {
     // Loaded on first use (see lazyBackend.ts), from its own bundle: esbuild leaves a require
     // of a computed path alone, so activation never parses zod, yaml or dockerode.
@@ -134,6 +138,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
           inbox.leftBehind(event);
         },
       },
+      onLoginForward: (event) => loginForwards.handle(event),
       credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
       // Approvals of what a project config asks beyond the user's own: never in the folder (docs/decisions/0041).
       projectConsent: context.globalState,

@@ -14,11 +14,13 @@ import type * as Worktrees from './api/worktrees';
 import type { PeerSetting, ProfilesView, SeccompSetting, TurnOffPlan } from './api/settings';
 import type { ProfileChoice } from '../plan/profiles';
 import type { EngineChoice, ProximoSummary, RebuildSummary, Snapshot } from './api/views';
+import type { LoginForwardInfo } from './api/loginForwards';
 
 export * from './api/shells';
 export * from './api/worktrees';
 export * from './api/settings';
 export * from './api/views';
+export * from './api/loginForwards';
 
 /** Opening shells and the held sessions they run in (backend/shells.ts, backend/sessions.ts). */
 export interface ShellService {
@@ -148,8 +150,32 @@ export interface WorktreeService {
   pruneAgentWorktrees(folder: string, log: (line: string) => void): Promise<Worktrees.AgentWorktreePruned>;
 }
 
+/**
+ * Login callbacks (backend/loginForwards.ts, issue 29): the host's 127.0.0.1:<port> relayed into a
+ * container's own loopback while a browser login completes (docs/decisions/0053).
+ */
+export interface LoginForwardService {
+  /**
+   * Forwards `port` to `container` (a running container of ours) until the login completes or
+   * LOGIN_FORWARD.lifetimeMs; asked again for the same container and port, the time starts over.
+   * Rejects with a sentence: a port the host may not listen on, taken, forwarded to another
+   * container, too many forwards, the container not running.
+   */
+  forwardLoginPort(container: string, port: number): Promise<LoginForwardInfo>;
+  /** Stops the forward on `port`, if one is open. */
+  stopLoginForward(port: number): Promise<void>;
+  /** The forwards open now, by port. */
+  loginForwards(): LoginForwardInfo[];
+}
+
 /** Every role: what the composition root builds and commands get. */
-export type ToolboxBackend = ShellService & ConfigService & ViewService & EngineService & ContainerService & WorktreeService;
+export type ToolboxBackend = ShellService &
+  ConfigService &
+  ViewService &
+  EngineService &
+  ContainerService &
+  WorktreeService &
+  LoginForwardService;
 
 /** The backend as the window holds it: it also forgets its connection and shuts down. */
 export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {

@@ -18,6 +18,8 @@ import { FolderConfig } from './folderConfig';
 import { ProjectConsents } from './projectConsent';
 import { RuntimeImages } from './images';
 import { HeldSessions } from './sessions';
+import { LoginForwards } from './loginForwards';
+import type { LoginForwardEvent } from './api/loginForwards';
 import { vscodeSettings, type BackendSettings } from './settings';
 import { ShellOpener } from './shells';
 import { Views } from './views';
@@ -40,8 +42,13 @@ export interface EngineBackendDeps {
    * extension: never the folder); default: memory.
    */
   projectConsent?: KeyValueState;
-  /** Serves the bridge for one container (BridgeHub.ensureWorkspace). */
-  bridgeFor?: (registration: WorkspaceRegistration) => Promise<BridgeMount>;
+  /**
+   * Serves the bridge for one container (BridgeHub.ensureWorkspace); its /open forwards login
+   * callbacks through `logins` (issue 29).
+   */
+  bridgeFor?: (registration: WorkspaceRegistration, logins: LoginForwards) => Promise<BridgeMount>;
+  /** Login callback forwards opening, closing or refused (issue 29): the UI's status bar and notices. */
+  onLoginForward?: (event: LoginForwardEvent) => void;
 }
 
 /** The methods of `service` named in `keys`, bound to it: one role of the facade. */
@@ -63,7 +70,9 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const config = new FolderConfig({ names, home, settings, connector, consents, log: (line) => log.info(line) });
   const images = new RuntimeImages({ ...deps, home, settings, connector });
   const containers = new Containers(connector, images, log);
-  const bridges = new BridgeRegistry({ home, connector, log, bridgeFor: deps.bridgeFor });
+  const logins = new LoginForwards({ connector, log, onEvent: deps.onLoginForward });
+  const bridgeFor = deps.bridgeFor;
+  const bridges = new BridgeRegistry({ home, connector, log, bridgeFor: bridgeFor && ((registration) => bridgeFor(registration, logins)) });
   const dockerApis = new DockerApis({ names, settings, log });
   const sessions = new HeldSessions({ connector, bridges, settings, log, dockerApis });
   const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis });
@@ -83,9 +92,13 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...role(containers, ['stopContainer', 'stopAllTargets', 'stopAll', 'rebuildRuntimeImage']),
     ...role(worktrees, ['createAgentWorktree', 'agentWorktrees', 'agentWorktreeRisk', 'removeAgentWorktree', 'pruneAgentWorktrees']),
     ...role(worktrees, ['syncAgentWorktree', 'agentWorktreeChanges', 'agentWorktreeFileAt', 'agentWorktreeRefusals']),
+    ...role(logins, ['forwardLoginPort', 'stopLoginForward', 'loginForwards']),
     resetConnection: () => connector.close({ whenIdle: true }),
     // The endpoints ask the engine which containers are gone before the connection closes.
-    dispose: () => void dockerApis.dispose().finally(() => connector.close()),
+    dispose: () => {
+      logins.dispose();
+      void dockerApis.dispose().finally(() => connector.close());
+    },
   };
 }
 
@@ -105,7 +118,7 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Loaded
   const { editor, credentialConsent, ...deps } = options;
   const backend = engineBackend({
     ...deps,
-    bridgeFor: (registration) =>
+    bridgeFor: (registration, logins) =>
       (hub ??= new BridgeHub({
         home: deps.host().home,
         log: (event) => {
@@ -118,6 +131,8 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Loaded
         propose: editor.propose,
         askApproval: editor.askApproval,
         agentEvent: editor.agentEvent,
+        // The bridge's /open forwards a login callback the URL names before the browser opens (issue 29).
+        forwardLoginCallback: (container, port) => logins.forwardForUrl(container, port),
         credentialConsent,
       })).ensureWorkspace(registration),
   });

@@ -21,7 +21,7 @@ import { CredentialAuthority, GrantState, type ConsentPrompt, type KeyValueState
 import { TokenBucket } from './gate';
 import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
 import { aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
-import type { BucketRates, EditorActions, RouteDeps, WorkspaceBinding } from './route';
+import type { BucketRates, EditorActions, LoginCallbackForwarder, RouteDeps, WorkspaceBinding } from './route';
 import { createBridgeServer, type BridgeLog, type ListenerScope } from './server';
 import { stopSound } from './sound';
 import { sweepStaleSockets, type SweepLimits } from './sweep';
@@ -78,6 +78,8 @@ export interface BridgeHubOptions extends EditorActions {
    * asks the user (default: no one, so only the folder's own remote hosts are served).
    */
   credentialConsent?: CredentialConsentOptions;
+  /** /open's login callbacks (issue 29); absent: none are forwarded. */
+  forwardLoginCallback?: LoginCallbackForwarder;
 }
 
 export interface CredentialConsentOptions {
@@ -238,6 +240,7 @@ export class BridgeHub {
       propose: options.propose,
       askApproval: options.askApproval,
       agentEvent: options.agentEvent,
+      forwardLoginCallback: options.forwardLoginCallback,
       proximoFallbackDirs: options.proximoFallbackDirs,
     };
   }

@@ -8,9 +8,14 @@
  * What is forwarded is the URL as the WHATWG parser serialised it, the one that was checked, never
  * the raw text: `https://good.example\t@evil.example/` is one URL to the checker (tabs are
  * stripped) and could be another to the next parser that reads the raw string.
+ * A URL whose redirect names a callback on the container's loopback (`codex login`'s
+ * `redirect_uri=http://localhost:1455/auth/callback`, plan/loginCallback.ts) first gets that port
+ * forwarded from the host's 127.0.0.1 into the container (issue 29,
+ * docs/decisions/0053-login-callbacks-forwarded-per-login.md); the user's Cancel takes it back.
  */
 import { z } from 'zod';
-import { BODY_LIMITS, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../contract/constants';
+import { BODY_LIMITS, LOGIN_FORWARD, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../contract/constants';
+import { loginCallbackOf } from '../plan/loginCallback';
 import { DeadlineError, failed, forbidden, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
 
 const MAX_URL_CHARS = 8192;
@@ -50,14 +55,27 @@ export const openRoute: Route = {
   bucket: 'shared',
   runLimitMs: RUN_LIMITS_MS.open,
   logDetail: true,
-  async handle(body, _workspace, deps): Promise<RouteResult> {
+  async handle(body, workspace, deps): Promise<RouteResult> {
     const parsed = parseBody(openRequest, body);
     if ('refusal' in parsed) return parsed.refusal;
     const checked = checkUrl(parsed.value.url);
     if ('refusal' in checked) return refused(`Refused to open the URL: ${checked.refusal}.`);
+    const started = Date.now();
+    const callback = loginCallbackOf(checked.href);
+    // Bounded: an engine slow to answer costs the forward, never the URL.
+    const forwarded =
+      callback === undefined || deps.forwardLoginCallback === undefined
+        ? undefined
+        : await withDeadline(
+            deps.forwardLoginCallback(workspace.key, callback.port),
+            LOGIN_FORWARD.startMs,
+            'Forwarding the login callback',
+          ).catch(() => undefined);
     let opened;
     try {
-      opened = await withDeadline(deps.openExternal(checked.href), RUN_LIMITS_MS.open, 'Opening the URL');
+      // The route's run limit covers the forward too: what is left of it is the user's to answer.
+      const left = Math.max(1_000, RUN_LIMITS_MS.open - (Date.now() - started));
+      opened = await withDeadline(deps.openExternal(checked.href), left, 'Opening the URL');
     } catch (error) {
       if (error instanceof DeadlineError) {
         return failed(
@@ -66,7 +84,10 @@ export const openRoute: Route = {
       }
       return failed(`The host could not open the URL: ${(error as Error).message}`);
     }
-    if (opened === false) return forbidden('Cancelled in VS Code: the user chose not to open the URL.');
+    if (opened === false) {
+      await forwarded?.release();
+      return forbidden('Cancelled in VS Code: the user chose not to open the URL.');
+    }
     return { status: 204 };
   },
 };

@@ -182,8 +182,17 @@ export interface CredentialGate {
   reportUnsafeConfig(request: CredentialRequestInfo, reason: string): void;
 }
 
+/**
+ * /open's login callbacks (issue 29): forwards the host's 127.0.0.1:<port> into the container's
+ * own loopback before the browser opens a URL naming that callback. Never rejects (a refusal is
+ * told to the user by whoever forwards); `release` takes it back when the user cancels the URL.
+ */
+export type LoginCallbackForwarder = (container: string, port: number) => Promise<{ release(): Promise<void> } | undefined>;
+
 export interface RouteDeps extends EditorActions {
   credentials: CredentialGate;
+  /** Absent: /open forwards nothing (the URL still opens). */
+  forwardLoginCallback?: LoginCallbackForwarder;
   /** The host home (default proximo lookup dirs, cwd of host commands). */
   home: string;
   /** Environment host commands inherit (PATH, HOME, git config). */

@@ -610,3 +610,60 @@ export const AGENTS = {
  * ended with that status). Private, not OSC 133;D: shell integration ends every command with D.
  */
 export const AGENT_EXIT_MARK = { osc: 7717, tag: 'agent-exit' } as const;
+
+/**
+ * Login callbacks forwarded from the host's loopback into a container's (issue 29,
+ * docs/decisions/0053-login-callbacks-forwarded-per-login.md). A CLI that logs in through the
+ * browser (`codex login`, `wrangler login`, …) listens on 127.0.0.1:<port> inside the container and
+ * names that port in the authorize URL's redirect; the host listens on 127.0.0.1:<same port> and
+ * relays each connection through an exec into the container's own loopback.
+ */
+export const LOGIN_FORWARD = {
+  /** Ports below are never bound (privileged on the host). */
+  minPort: 1024,
+  maxPort: 65535,
+  /** A forward closes this long after it opened (or was asked for again), whatever else happens. */
+  lifetimeMs: 10 * 60_000,
+  /**
+   * Once a connection the container answered has ended, the forward closes after this long with no
+   * connection open: the callback and the page it redirects to (codex's /success) are over.
+   */
+  idleAfterAnswerMs: 20_000,
+  /** Connections relayed at once per forward; more are closed at once. */
+  maxConcurrent: 8,
+  /** Connections relayed in all per forward; then it closes. */
+  maxConnections: 64,
+  /** Forwards open at once in a window. */
+  maxForwards: 4,
+  /** /open waits this long for a forward to start (engine, inspect, listen) before it opens the URL anyway. */
+  startMs: 10_000,
+  /** The relay's connect to the container's 127.0.0.1:<port> must succeed within this (seconds). */
+  relayConnectSeconds: 5,
+  /** After the host side of a connection ended, the relay waits this long for the container's answer (seconds). */
+  relayDrainSeconds: 30,
+  /** What the relay's stderr may add to the log, per connection. */
+  relayErrorChars: 300,
+} as const;
+
+/**
+ * The query parameters of an authorize URL that carry the login's callback address (OAuth's
+ * `redirect_uri`, and the names other CLIs use). Only the URL's own top-level query is read.
+ */
+export const LOGIN_REDIRECT_PARAMS = ['redirect_uri', 'redirect_url', 'redirect', 'callback', 'callback_url'] as const;
+
+/** Redirect hosts that mean the container's own loopback (the forward listens on the host's 127.0.0.1). */
+export const LOGIN_LOOPBACK_HOSTS = ['localhost', '127.0.0.1'] as const;
+
+/**
+ * Upstream's `toolbox shell --oauth <tool>` recipes (filippolmt/toolbox@9fef3882997e97275b08948110302ef5e3e12e41
+ * internal/sessionplan/oauth.go `oauthRecipes`): the callback port or range each CLI listens on.
+ * Forward a Login Port… offers them by name; a range is forwarded port by port.
+ */
+export const LOGIN_PRESETS: ReadonlyArray<{ tool: string; ports: readonly [number, number] }> = [
+  { tool: 'codex', ports: [1455, 1455] },
+  { tool: 'wrangler', ports: [8976, 8976] },
+  { tool: 'glab', ports: [7171, 7171] },
+  { tool: 'oci', ports: [8181, 8181] },
+  { tool: 'cf', ports: [8877, 8886] },
+  { tool: 'sonar', ports: [64120, 64130] },
+];

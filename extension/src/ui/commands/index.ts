@@ -42,6 +42,8 @@ import { approvalDeny } from './approvalDeny';
 import { approvalOpenTerminal } from './approvalOpenTerminal';
 import { showApprovals } from './showApprovals';
 import { showSessionTimeline } from './showSessionTimeline';
+import { forwardLoginPort } from './forwardLoginPort';
+import { stopLoginForward } from './stopLoginForward';
 import type { CommandServices, ToolboxCommand } from './types';
 import { SETTINGS } from '../../contract/manifest';
 import { asToolboxError, errorActions, errorText } from '../../contract/errors';
@@ -88,6 +90,8 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   approvalOpenTerminal,
   showApprovals,
   showSessionTimeline,
+  forwardLoginPort,
+  stopLoginForward,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

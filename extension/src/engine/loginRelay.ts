@@ -1,0 +1,108 @@
+/**
+ * One connection into a container's own loopback (issue 29): an exec running a few lines of
+ * python3 that connect to 127.0.0.1:<port> inside the container and pipe stdin and stdout to it,
+ * through the engine's hijacked exec stream (the holder's exec transport does the same,
+ * engine/sessions.ts `execTransport`). It needs nothing published and no container restart, so it
+ * works on Docker and on rootful and rootless Podman alike; the exec shares the container's network
+ * namespace, so its 127.0.0.1 is the one the login CLI listens on.
+ */
+import type Docker from 'dockerode';
+import { Duplex, PassThrough } from 'node:stream';
+import { LOGIN_FORWARD } from '../contract/constants';
+
+/**
+ * The relay: connect (bounded), then copy both ways until the container's side closes. After the
+ * host side ends (stdin at EOF) it half-closes and waits at most relayDrainSeconds for the rest of
+ * the answer, so an exec never outlives its connection for long. Exit 3: nothing listens there.
+ */
+export const RELAY_SCRIPT = `
+import os, socket, sys, threading
+port, connect_s, drain_s = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+try:
+    s = socket.create_connection(("127.0.0.1", port), timeout=connect_s)
+except OSError as e:
+    sys.stderr.write("nothing answers on 127.0.0.1:%d in the container (%s)\\n" % (port, e.strerror or e))
+    sys.exit(3)
+s.settimeout(None)
+def up():
+    while True:
+        b = os.read(0, 65536)
+        if not b:
+            break
+        s.sendall(b)
+    s.settimeout(drain_s)
+    try:
+        s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+threading.Thread(target=up, daemon=True).start()
+out = sys.stdout.buffer
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out.write(b)
+        out.flush()
+except (OSError, socket.timeout):
+    pass
+`;
+
+/** The exec's command: python3 with the relay, the port and its bounds as separate arguments. */
+export function relayCommand(port: number): string[] {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`not a port: ${port}`);
+  return ['python3', '-c', RELAY_SCRIPT, String(port), String(LOGIN_FORWARD.relayConnectSeconds), String(LOGIN_FORWARD.relayDrainSeconds)];
+}
+
+/**
+ * Opens one relay in `containerId` to its 127.0.0.1:`port`: a Duplex whose writes reach the
+ * container's listener and whose reads are its answer. `onError` gets the relay's own complaint
+ * (its stderr, bounded) when there is one.
+ */
+export async function openLoginRelay(docker: Docker, containerId: string, port: number, onError?: (text: string) => void): Promise<Duplex> {
+  const exec = await docker.getContainer(containerId).exec({
+    Cmd: relayCommand(port),
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+  });
+  const raw = (await exec.start({ hijack: true, stdin: true })) as Duplex;
+  const out = new PassThrough();
+  const err = new PassThrough();
+  docker.modem.demuxStream(raw, out, err);
+  let said = '';
+  err.on('data', (chunk: Buffer) => {
+    if (said.length < LOGIN_FORWARD.relayErrorChars) said += chunk.toString('utf8');
+  });
+  const endOut = () => {
+    if (!out.writableEnded) out.end();
+    const text = said.trim().slice(0, LOGIN_FORWARD.relayErrorChars);
+    if (text !== '') onError?.(text);
+  };
+  raw.once('end', endOut);
+  raw.once('close', endOut);
+  const duplex = new Duplex({
+    read() {
+      out.resume();
+    },
+    write(chunk, _enc, done) {
+      raw.write(chunk, done);
+    },
+    final(done) {
+      // Half-close: the relay reads EOF on stdin and shuts down its write side to the listener.
+      raw.end();
+      done();
+    },
+    destroy(error, done) {
+      raw.destroy();
+      done(error);
+    },
+  });
+  out.on('data', (chunk: Buffer) => {
+    if (!duplex.push(chunk)) out.pause();
+  });
+  out.once('end', () => duplex.push(null));
+  raw.once('error', (error: Error) => duplex.destroy(error));
+  return duplex;
+}
