@@ -540,7 +540,7 @@ describe('parity with the toolbox CLI: profiles (--profile, --share)', () => {
   const cases: Array<{ what: string; profile: string; share: string[]; user?: string }> = [
     { what: '--profile work moves every ~/.toolbox default into ~/.toolbox/profiles/work', profile: 'work', share: [] },
     { what: '--share gh,cf keeps gh and both cf mounts on ~/.toolbox', profile: 'work', share: ['gh', 'cf'] },
-    { what: '--share rtk covers rtk and rtk-data (a token is also a prefix)', profile: 'personal', share: ['rtk'] },
+    { what: '--share cf covers cf-auth and cf-config (a token is also a prefix)', profile: 'personal', share: ['cf'] },
     { what: '--share claude,codex keeps the agents shared, the CLIs apart', profile: 'client-a', share: ['claude', 'codex'] },
     { what: 'the profile wins over mounts_root in ~/.toolbox.yaml', profile: 'work', share: [], user: 'mounts_root: /data/tb\n' },
   ];
