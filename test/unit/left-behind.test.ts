@@ -69,6 +69,8 @@ describe('children left behind by a container something else removed', () => {
       ['toolbox-recreated-11111111', children],
       // Not a name of ours (another tool's, another namespace's): never offered.
       ['someone-else', children],
+      // Named volumes alone: what every removal keeps, the editor's Stop too.
+      ['toolbox-volumes-33333333', { containers: [], networks: [], volumes: ['v'] }],
     ]);
     const { ctx, calls } = engine(['toolbox-recreated-11111111']);
     const gone = await leftBehindOf(ctx, byOwner, new Set(['toolbox-listed-00000000']));

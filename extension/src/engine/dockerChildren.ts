@@ -153,15 +153,19 @@ async function containerExists(ctx: EngineContext, name: string): Promise<boolea
 /**
  * The children of ours (owners named in ctx.names' namespace) whose owner is gone: removed by
  * something other than this editor (the upstream CLI's shell-exit teardown, `toolbox stop`,
- * `docker rm`), which does not know about them. `present`: the names already listed; an owner not
- * among them is inspected, so only a 404 counts as gone. Sorted by owner.
+ * `docker rm`), which does not know about them: those with a container or a network (their named
+ * volumes listed too; volumes alone are what any removal keeps). `present`: the names already
+ * listed; an owner not among them is inspected, so only a 404 counts as gone. Sorted by owner.
  */
 export async function leftBehindOf(
   ctx: EngineContext,
   byOwner: ReadonlyMap<string, DockerChildrenSummary>,
   present: ReadonlySet<string>,
 ): Promise<LeftBehind[]> {
-  const candidates = [...byOwner.keys()].filter((owner) => !present.has(owner) && ctx.names.kindOf(owner) !== undefined);
+  // Named volumes alone are what every removal keeps (the editor's Stop too): nothing to offer.
+  const candidates = [...byOwner]
+    .filter(([owner, c]) => !present.has(owner) && ctx.names.kindOf(owner) !== undefined && c.containers.length + c.networks.length > 0)
+    .map(([owner]) => owner);
   const gone = await Promise.all(
     candidates.map(async (owner) => ((await containerExists(ctx, owner).catch(() => true)) ? undefined : owner)),
   );
