@@ -313,6 +313,7 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
     ],
   },
   'items.dockerChildrenCount': { make: (h) => [{ description: items.dockerChildrenCount(kids(h)) }] },
+  'items.leftBehindGroupItem': { make: (h) => [items.leftBehindGroupItem(h, kids(h))] },
   'items.portItem': { make: (h) => container(h).ports!.map((p) => items.portItem(p, h)) },
   'items.agentRowItem': {
     make: (h) => {
@@ -367,6 +368,7 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
     make: (h) => [confirmations.stopContainerConfirmation(h, [h, h])!, confirmations.stopContainerConfirmation(h, [], kids(h))!],
   },
   'confirmations.childrenLines': { make: (h) => [{ detail: confirmations.childrenLines(kids(h))! }] },
+  'confirmations.leftBehindConfirmation': { make: (h) => [confirmations.leftBehindConfirmation(h, kids(h))] },
   'agentState.nudgeText': { make: (h) => [{ message: agentState.nudgeText(h, needs(h)) }] },
   'agentState.quickExitText': {
     make: (h) => [
@@ -543,6 +545,7 @@ describe('every builder of text from outside, on the hostile corpus', () => {
           members: [h],
           sessions: [{ pid: 1, name: h, cwd: h, container: h, reach: 'unknown', why: h }],
           engine: h,
+          leftBehind: [{ owner: h, children: kids(h) }],
         },
       };
       const agents = [{ key: 1, container: h, title: h, sessionId: h, status: needs(h) }];

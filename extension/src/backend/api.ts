@@ -6,6 +6,7 @@
  */
 import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
+import type { DockerChildren } from '../engine/dockerChildren';
 import type { HolderAddress } from '../engine/sessions';
 import type { HostReach } from '../plan/posture';
 import type { ConfigProblem } from '../config/diagnostics';
@@ -109,6 +110,13 @@ export interface ContainerService {
    * when given, else every one. Returns the names stopped.
    */
   stopAll(only?: readonly string[]): Promise<string[]>;
+  /**
+   * Remove What Was Left Behind: the containers and networks `owner` started through its Docker
+   * endpoint, its named volumes kept, only while no container named `owner` exists (checked now:
+   * it may have been recreated); otherwise rejects with a sentence saying why. Returns what it
+   * removed and the volumes it kept (engine/dockerChildren.ts removeLeftBehind).
+   */
+  removeLeftBehind(owner: string): Promise<DockerChildren>;
   /**
    * Rebuild Runtime Image: builds the runtime image on this machine under its current tag
    * (`noCache`: without the layer cache), then removes old toolbox runtime images that no

@@ -5,6 +5,7 @@
 import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
 import type { EngineContext } from '../engine/context';
+import { removeLeftBehind, type DockerChildren } from '../engine/dockerChildren';
 import { listOwnedContainers, stopAll, stopContainer } from '../engine/lifecycle';
 import { workspaceContainerName } from '../plan/naming';
 import type { ContainerService } from './api';
@@ -54,6 +55,10 @@ export class Containers implements ContainerService {
 
   async stopAll(only?: readonly string[]): Promise<string[]> {
     return stopAll(await this.connector.engine(), { only: only && new Set(only) });
+  }
+
+  async removeLeftBehind(owner: string): Promise<DockerChildren> {
+    return removeLeftBehind(await this.connector.engine(), owner);
   }
 
   rebuildRuntimeImage(...args: Parameters<RuntimeImages['rebuildRuntimeImage']>) {

@@ -89,7 +89,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...role(config, ['approveProjectConfig']),
     ...role(views, ['snapshot', 'proximo']),
     ...role(connector, ['engineChoices', 'watchEvents']),
-    ...role(containers, ['stopContainer', 'stopAllTargets', 'stopAll', 'rebuildRuntimeImage']),
+    ...role(containers, ['stopContainer', 'stopAllTargets', 'stopAll', 'removeLeftBehind', 'rebuildRuntimeImage']),
     ...role(worktrees, ['createAgentWorktree', 'agentWorktrees', 'agentWorktreeRisk', 'removeAgentWorktree', 'pruneAgentWorktrees']),
     ...role(worktrees, ['syncAgentWorktree', 'agentWorktreeChanges', 'agentWorktreeFileAt', 'agentWorktreeRefusals']),
     ...role(logins, ['forwardLoginPort', 'stopLoginForward', 'loginForwards']),

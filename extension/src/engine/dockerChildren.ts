@@ -131,3 +131,65 @@ export async function dockerChildrenByOwner(ctx: EngineContext): Promise<Map<str
   }
   return out;
 }
+
+/** Children whose owner container no longer exists: what something else's removal left running. */
+export interface LeftBehind {
+  /** The owner's name, from the label (text from the engine: shown as plain text). */
+  owner: string;
+  children: DockerChildrenSummary;
+}
+
+/** A container of that name exists now (any container: a 404 is the only "no"). */
+async function containerExists(ctx: EngineContext, name: string): Promise<boolean> {
+  try {
+    await ctx.docker.getContainer(name).inspect();
+    return true;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return false;
+    throw err;
+  }
+}
+
+/**
+ * The children of ours (owners named in ctx.names' namespace) whose owner is gone: removed by
+ * something other than this editor (the upstream CLI's shell-exit teardown, `toolbox stop`,
+ * `docker rm`), which does not know about them: those with a container or a network (their named
+ * volumes listed too; volumes alone are what any removal keeps). `present`: the names already
+ * listed; an owner not among them is inspected, so only a 404 counts as gone. Sorted by owner.
+ */
+export async function leftBehindOf(
+  ctx: EngineContext,
+  byOwner: ReadonlyMap<string, DockerChildrenSummary>,
+  present: ReadonlySet<string>,
+): Promise<LeftBehind[]> {
+  // Named volumes alone are what every removal keeps (the editor's Stop too): nothing to offer.
+  const candidates = [...byOwner]
+    .filter(([owner, c]) => !present.has(owner) && ctx.names.kindOf(owner) !== undefined && c.containers.length + c.networks.length > 0)
+    .map(([owner]) => owner);
+  const gone = await Promise.all(
+    candidates.map(async (owner) => ((await containerExists(ctx, owner).catch(() => true)) ? undefined : owner)),
+  );
+  return gone
+    .filter((o): o is string => o !== undefined)
+    .sort()
+    .map((owner) => ({ owner, children: byOwner.get(owner)! }));
+}
+
+/**
+ * Remove What Was Left Behind: `owner`'s containers and networks (named volumes kept), only when
+ * `owner` is a name of ours and no container of that name exists now: one that does may be the
+ * owner recreated, whose children are its own again (its Stop removes them). Throws a sentence
+ * saying why it refused.
+ */
+export async function removeLeftBehind(ctx: EngineContext, owner: string): Promise<DockerChildren> {
+  const name = bareName(owner);
+  if (name.length > 200 || ctx.names.kindOf(name) === undefined) {
+    throw new Error(`${name.slice(0, 200)} is not the name of a toolbox container: nothing was removed.`);
+  }
+  if (await containerExists(ctx, name)) {
+    throw new Error(
+      `A container named ${name} exists again, so what it started is its own: nothing was removed. Stop the container to remove them with it.`,
+    );
+  }
+  return removeDockerChildren(ctx, name);
+}

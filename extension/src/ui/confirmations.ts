@@ -88,3 +88,32 @@ export function childrenLines(children: DockerChildrenSummary | undefined, whom:
   if (children.volumes.length > 0) parts.push(`Kept (named volumes, they hold data):\n${list(children.volumes.map((v) => `volume ${v}`))}`);
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
+
+/**
+ * The Remove What Was Left Behind confirmation: what goes (containers, networks) and what stays
+ * (named volumes), for children whose owner something else removed (engine/dockerChildren.ts).
+ */
+export function leftBehindConfirmation(
+  owner: string,
+  children: DockerChildrenSummary,
+): { message: string; detail: string; removeLabel: string } {
+  const list = (names: string[]) => {
+    const shown = names.slice(0, STOP_ALL_NAMES_SHOWN).map((x) => `• ${inline(x)}`);
+    if (names.length > shown.length) shown.push(`• … and ${names.length - shown.length} more`);
+    return shown.join('\n');
+  };
+  const removed = [...children.containers.map((c) => c.name), ...children.networks.map((n) => `network ${n}`)];
+  const parts = [
+    `${inline(owner)}, the container that started these through its Docker endpoint, is gone.`,
+    removed.length > 0
+      ? `Removed (containers with their anonymous volumes, then networks):\n${list(removed)}`
+      : 'No containers or networks to remove.',
+  ];
+  if (children.volumes.length > 0) parts.push(`Kept (named volumes, they hold data):\n${list(children.volumes.map((v) => `volume ${v}`))}`);
+  parts.push(`Nothing is removed if a container named ${inline(owner)} exists again by then.`);
+  return {
+    message: plainText(`Remove what ${owner} left behind?`, 'message'),
+    detail: plainText(parts.join('\n\n'), 'detail'),
+    removeLabel: 'Remove',
+  };
+}

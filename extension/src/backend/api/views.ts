@@ -1,6 +1,6 @@
 /** What a snapshot holds: plain data the views render (ui/model.ts derives from it). */
 import type { OwnedContainerKind, SeccompProfile } from '../../contract/types';
-import type { DockerChildrenSummary } from '../../engine/dockerChildren';
+import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
 import type { HolderAddress } from '../../engine/sessions';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
@@ -24,6 +24,12 @@ export interface Snapshot {
   engine?: string;
   /** The endpoint the snapshot was read from (as toolbox.dockerHost takes it). */
   endpoint?: string;
+  /**
+   * What containers of ours started through their Docker endpoints and still exists after
+   * something other than this editor removed them (engine/dockerChildren.ts leftBehindOf), by
+   * owner; undefined: nothing.
+   */
+  leftBehind?: LeftBehind[];
 }
 
 /** One engine Select Engine offers (engine/client.ts probeEngines). */
@@ -42,7 +48,7 @@ export interface EngineChoice {
 
 export type ContainerKind = OwnedContainerKind;
 
-export type { DockerChildrenSummary } from '../../engine/dockerChildren';
+export type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
 
 export interface ContainerSummary {
   id: string;

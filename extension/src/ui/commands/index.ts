@@ -21,6 +21,7 @@ import { refreshCommand } from './refresh';
 import { showLog } from './showLog';
 import { showResolvedConfig } from './showResolvedConfig';
 import { selectEngine } from './selectEngine';
+import { removeLeftBehindCommand } from './removeLeftBehind';
 import { stopAllCommand } from './stopAll';
 import { stopContainerCommand } from './stopContainer';
 import { togglePeerMessaging } from './togglePeerMessaging';
@@ -58,6 +59,7 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   openPortInBrowser,
   stopContainerCommand,
   stopAllCommand,
+  removeLeftBehindCommand,
   recreateContainer,
   togglePeerMessaging,
   refreshCommand,

@@ -452,6 +452,27 @@ export function dockerChildrenGroupItem(c: DockerChildrenSummary): ItemProps {
   );
 }
 
+/**
+ * A top-level row for what `owner` started through its Docker endpoint and is still here though
+ * `owner` is gone (engine/dockerChildren.ts leftBehindOf): removed by the toolbox CLI, `docker rm`
+ * or anything but this editor, which would have removed them with it.
+ */
+export function leftBehindGroupItem(owner: string, c: DockerChildrenSummary): ItemProps {
+  return plainItem(
+    {
+      label: `Left behind by ${owner}`,
+      description: dockerChildrenCount(c),
+      icon: { id: 'layers', color: 'list.warningForeground' },
+      contextValue: 'leftBehind',
+      tooltip:
+        `${inline(owner, 120)}, the container that started these through its Docker endpoint, is gone: something other than ` +
+        'this editor removed it (the toolbox CLI, docker rm), and they kept running. ' +
+        'Remove What Was Left Behind removes its containers and networks; its named volumes are kept.',
+    },
+    'message',
+  );
+}
+
 /** One thing a container started: a container (its image and state), a network, or a named volume. */
 export function dockerChildItem(
   child: { kind: 'container'; name: string; image: string; state: string } | { kind: 'network' | 'volume'; name: string },

@@ -29,6 +29,7 @@ import {
   reachGroupItem,
   dockerChildItem,
   dockerChildrenGroupItem,
+  leftBehindGroupItem,
   protectionItem,
   reachItem,
   socketVolumeItem,
@@ -39,7 +40,7 @@ import {
 } from './items';
 import type { ApprovalRequest } from '../../bridge/route';
 import type { AgentTimeline } from '../agentTimeline';
-import type { DockerChildrenSummary } from '../../engine/dockerChildren';
+import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
 import { plainItem } from '../plainText';
@@ -77,6 +78,8 @@ export interface TreeNode {
   approvalId?: string;
   /** A session row with a timeline (ui/agentTimeline.ts): what Show Session Timeline opens. */
   timeline?: { container: string; sessionId: string };
+  /** A "Left behind by" row: the gone owner whose children Remove What Was Left Behind removes. */
+  leftBehind?: string;
 }
 
 /** What the Workspaces view shows besides the engine's state (issue 28). */
@@ -225,7 +228,25 @@ export function workspacesNodes(
       children: children.length ? children : undefined,
     };
   });
-  return [...questions, ...groupOthers(nodes, folders, agents)];
+  return [...questions, ...groupOthers(nodes, folders, agents), ...leftBehindNodes(snap.leftBehind ?? [])];
+}
+
+/**
+ * What containers of ours started and left running when something else removed them, a row per
+ * gone owner after the containers (engine/dockerChildren.ts leftBehindOf), listed as under a
+ * container; Remove What Was Left Behind on the row.
+ */
+export function leftBehindNodes(groups: readonly LeftBehind[]): TreeNode[] {
+  return groups.map(({ owner, children: d }): TreeNode => ({
+    id: `leftBehind:${owner}`,
+    ...leftBehindGroupItem(owner, d),
+    leftBehind: owner,
+    children: [
+      ...d.containers.map((x): TreeNode => ({ id: `leftBehind:${owner}:c:${x.name}`, ...dockerChildItem({ kind: 'container', ...x }) })),
+      ...d.networks.map((name): TreeNode => ({ id: `leftBehind:${owner}:n:${name}`, ...dockerChildItem({ kind: 'network', name }) })),
+      ...d.volumes.map((name): TreeNode => ({ id: `leftBehind:${owner}:v:${name}`, ...dockerChildItem({ kind: 'volume', name }) })),
+    ],
+  }));
 }
 
 /** The id of the Workspaces view's group of other folders' containers. */

@@ -1,0 +1,144 @@
+/**
+ * Issue 29, item 6: what a workspace container started through its Docker endpoint, left running
+ * when something other than this editor removed it. Its children are made through a real endpoint
+ * with the real policy (engine/dockerGate.ts), so they carry the owner label as the endpoint sets
+ * it; the owner is then removed as the upstream CLI's shell exit does (test/support/upstreamTeardown.ts:
+ * stop and remove, not through the extension). The backend's snapshot lists them as left behind,
+ * and Remove What Was Left Behind removes the child container and network, keeps the named
+ * volume, and refuses while a container of the owner's name exists again.
+ *
+ * Runs against Podman too (scripts/test-podman.sh: TOOLBOX_TEST_ENGINE=podman).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Docker from 'dockerode';
+import { LABELS } from '../../extension/src/contract/constants';
+import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint';
+import { policyGate } from '../../extension/src/engine/dockerGate';
+import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
+import { testBackend, type TestBackend } from '../support/backend';
+import { TEST_LABEL, testNamespace } from '../support/docker';
+import { upstreamOnShellExit } from '../support/upstreamTeardown';
+
+const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
+const BASE_IMAGE = 'debian:bookworm-slim';
+
+describe('children a removed workspace container left behind (issue 29, item 6)', () => {
+  const ns = testNamespace();
+  const d = ns.docker;
+  const prefix = ns.names.prefix;
+  // A workspace container's name as the extension and the CLI give it: <prefix>-<slug>-<8 hex>.
+  const owner = `${prefix}-app-0123abcd`;
+  const child = `${prefix}-db`;
+  const network = `${prefix}-net`;
+  const volume = `${prefix}-data`;
+  const runRoot = mkdtempSync(`/tmp/${prefix}-`);
+  const folder = join(ns.home, 'proj');
+  mkdirSync(folder, { recursive: true });
+  const workspace = realpathSync(folder);
+  const plan = planEndpointSocket({
+    engine: `unix://${ENGINE_SOCKET}`,
+    container: owner,
+    uid: process.getuid!(),
+    platform: process.platform,
+    tmpRoot: runRoot,
+  });
+  let endpoint: DockerEndpoint | undefined;
+  let backend: TestBackend;
+
+  const sleeper = (docker: Docker, name: string, extra: Partial<Docker.ContainerCreateOptions> = {}) =>
+    docker
+      .createContainer({ name, Image: BASE_IMAGE, Cmd: ['sleep', 'infinity'], Labels: { [TEST_LABEL]: prefix }, ...extra })
+      .then((c) => c.start());
+  const exists = (inspect: Promise<unknown>) =>
+    inspect.then(
+      () => true,
+      (err: { statusCode?: number }) => (err.statusCode === 404 ? false : Promise.reject(err)),
+    );
+
+  before(async () => {
+    await d
+      .getImage(BASE_IMAGE)
+      .inspect()
+      .catch(() => assert.fail(`${BASE_IMAGE} must be present locally (tests never pull).`));
+    endpoint = await startDockerEndpoint({
+      socketPath: plan.socketPath,
+      upstream: { socketPath: ENGINE_SOCKET },
+      gate: policyGate({
+        docker: d,
+        scope: { owner, workspace, endpointSocket: plan.socketPath, protectedPaths: [] },
+        log: () => undefined,
+      }),
+      log: () => undefined,
+      owner: { uid: process.getuid!(), gid: process.getgid!() },
+    });
+    await sleeper(d, owner);
+    // What a Compose stack makes through the endpoint: a network, a named volume, a container on both.
+    const through = new Docker({ socketPath: plan.socketPath });
+    await through.createNetwork({ Name: network });
+    await through.createVolume({ Name: volume });
+    await sleeper(through, child, { HostConfig: { Binds: [`${volume}:/data`], NetworkMode: network } });
+    backend = testBackend(ns.names, ns.home);
+  });
+
+  after(async () => {
+    backend?.dispose();
+    await endpoint?.close();
+    await ns.cleanup();
+    rmSync(runRoot, { recursive: true, force: true });
+  });
+
+  it('the endpoint labelled what it made as the owner’s', async () => {
+    for (const labels of [
+      (await d.getContainer(child).inspect()).Config.Labels,
+      (await d.getNetwork(network).inspect()).Labels as Record<string, string>,
+      ((await d.getVolume(volume).inspect()) as { Labels?: Record<string, string> }).Labels,
+    ]) {
+      assert.equal(labels?.[LABELS.dockerOwner], owner);
+    }
+    const snap = await backend.snapshot();
+    assert.equal(
+      snap.leftBehind?.find((g) => g.owner === owner),
+      undefined,
+      'not left behind while its owner exists',
+    );
+  });
+
+  it('the owner removed as the toolbox CLI does: its children are listed as left behind, still running', async () => {
+    assert.equal(await upstreamOnShellExit(d, owner), 'removed');
+    assert.equal(await exists(d.getContainer(owner).inspect()), false);
+    // As the engine spells it (Podman: docker.io/library/…).
+    const image = (await d.listContainers({ filters: { name: [child] } }))[0]?.Image;
+    const snap = await backend.snapshot();
+    const mine = snap.leftBehind?.filter((g) => g.owner.startsWith(`${prefix}-`));
+    assert.deepEqual(mine, [
+      { owner, children: { containers: [{ name: child, image, state: 'running' }], networks: [network], volumes: [volume] } },
+    ]);
+  });
+
+  it('Remove refuses while a container of the owner’s name exists again, and removes nothing', async () => {
+    await sleeper(d, owner);
+    try {
+      await assert.rejects(backend.removeLeftBehind(owner), /A container named .* exists again.*nothing was removed/);
+      assert.equal((await d.getContainer(child).inspect()).State.Running, true);
+    } finally {
+      await d.getContainer(owner).remove({ force: true });
+    }
+  });
+
+  it('Remove removes the child container and network and keeps the named volume', async () => {
+    const removed = await backend.removeLeftBehind(owner);
+    assert.deepEqual(removed, { containers: [child], networks: [network], volumes: [volume] });
+    assert.equal(await exists(d.getContainer(child).inspect()), false);
+    assert.equal(await exists(d.getNetwork(network).inspect()), false);
+    assert.equal(await exists(d.getVolume(volume).inspect()), true, 'the named volume is kept');
+    // Its named volume alone is what any removal keeps (the editor's Stop too): no row for it.
+    const snap = await backend.snapshot();
+    assert.equal(
+      snap.leftBehind?.find((g) => g.owner === owner),
+      undefined,
+    );
+  });
+});
