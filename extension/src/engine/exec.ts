@@ -3,7 +3,7 @@
  * Each call is its own exec, so several shells can share one container.
  */
 import type Docker from 'dockerode';
-import type { Duplex } from 'node:stream';
+import { Duplex, PassThrough } from 'node:stream';
 import { statusOf } from './errors';
 
 export interface ShellExecOptions {
@@ -114,4 +114,54 @@ async function readExitCode(docker: Docker, containerId: string, exec: Docker.Ex
   const info = await exec.inspect();
   if (info.ExitCode === null) throw new Error('The shell stopped but Docker reported no exit code.');
   return info.ExitCode;
+}
+
+/**
+ * A non-TTY exec's hijacked stream as one byte stream: reads are its stdout (demultiplexed),
+ * writes go to its stdin, `end()` half-closes its stdin. Each stderr chunk goes to `onStderr`
+ * (dropped without one); `onEnd` runs once the exec's stream has ended. Used by the holder's exec
+ * transport (engine/sessions.ts) and the login relay (engine/loginRelay.ts).
+ */
+export function execByteStream(
+  docker: Docker,
+  raw: Duplex,
+  hooks: { onStderr?: (chunk: Buffer) => void; onEnd?: () => void } = {},
+): Duplex {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  docker.modem.demuxStream(raw, out, err);
+  if (hooks.onStderr) err.on('data', hooks.onStderr);
+  else err.resume();
+  let ended = false;
+  const endOut = () => {
+    if (!out.writableEnded) out.end();
+    if (!ended) {
+      ended = true;
+      hooks.onEnd?.();
+    }
+  };
+  raw.once('end', endOut);
+  raw.once('close', endOut);
+  const duplex = new Duplex({
+    read() {
+      out.resume();
+    },
+    write(chunk, _enc, done) {
+      raw.write(chunk, done);
+    },
+    final(done) {
+      raw.end();
+      done();
+    },
+    destroy(error, done) {
+      raw.destroy();
+      done(error);
+    },
+  });
+  out.on('data', (chunk: Buffer) => {
+    if (!duplex.push(chunk)) out.pause();
+  });
+  out.once('end', () => duplex.push(null));
+  raw.once('error', (error: Error) => duplex.destroy(error));
+  return duplex;
 }

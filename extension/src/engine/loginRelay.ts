@@ -7,7 +7,8 @@
  * namespace, so its 127.0.0.1 is the one the login CLI listens on.
  */
 import type Docker from 'dockerode';
-import { Duplex, PassThrough } from 'node:stream';
+import type { Duplex } from 'node:stream';
+import { execByteStream } from './exec';
 import { LOGIN_FORWARD } from '../contract/constants';
 
 /**
@@ -68,41 +69,15 @@ export async function openLoginRelay(docker: Docker, containerId: string, port: 
     Tty: false,
   });
   const raw = (await exec.start({ hijack: true, stdin: true })) as Duplex;
-  const out = new PassThrough();
-  const err = new PassThrough();
-  docker.modem.demuxStream(raw, out, err);
   let said = '';
-  err.on('data', (chunk: Buffer) => {
-    if (said.length < LOGIN_FORWARD.relayErrorChars) said += chunk.toString('utf8');
-  });
-  const endOut = () => {
-    if (!out.writableEnded) out.end();
-    const text = said.trim().slice(0, LOGIN_FORWARD.relayErrorChars);
-    if (text !== '') onError?.(text);
-  };
-  raw.once('end', endOut);
-  raw.once('close', endOut);
-  const duplex = new Duplex({
-    read() {
-      out.resume();
+  // The relay half-closes on the host side's EOF (final → stdin end) and waits for the rest.
+  return execByteStream(docker, raw, {
+    onStderr: (chunk) => {
+      if (said.length < LOGIN_FORWARD.relayErrorChars) said += chunk.toString('utf8');
     },
-    write(chunk, _enc, done) {
-      raw.write(chunk, done);
-    },
-    final(done) {
-      // Half-close: the relay reads EOF on stdin and shuts down its write side to the listener.
-      raw.end();
-      done();
-    },
-    destroy(error, done) {
-      raw.destroy();
-      done(error);
+    onEnd: () => {
+      const text = said.trim().slice(0, LOGIN_FORWARD.relayErrorChars);
+      if (text !== '') onError?.(text);
     },
   });
-  out.on('data', (chunk: Buffer) => {
-    if (!duplex.push(chunk)) out.pause();
-  });
-  out.once('end', () => duplex.push(null));
-  raw.once('error', (error: Error) => duplex.destroy(error));
-  return duplex;
 }

@@ -13,13 +13,13 @@ import type Docker from 'dockerode';
 import { EventEmitter } from 'node:events';
 import { lstat } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { Duplex, PassThrough } from 'node:stream';
+import { Duplex } from 'node:stream';
 import { CONTAINER, SESSION_PROTOCOL } from '../contract/constants';
 import { judgeHolder, type HolderProof } from '../plan/holderProof';
 import { holderContainerSocket } from '../plan/session';
 import { clause, engineMessage } from './errors';
 import { demux } from './containers';
-import type { ShellExec } from './exec';
+import { execByteStream, type ShellExec } from './exec';
 
 const F = SESSION_PROTOCOL.frames;
 const MAGIC = Buffer.from(SESSION_PROTOCOL.magic);
@@ -137,37 +137,7 @@ export function execTransport(docker: Docker, containerId: string, address: Hold
         Tty: false,
       });
       const raw = (await exec.start({ hijack: true, stdin: true })) as Duplex;
-      const out = new PassThrough();
-      const err = new PassThrough();
-      docker.modem.demuxStream(raw, out, err);
-      err.resume();
-      const endOut = () => {
-        if (!out.writableEnded) out.end();
-      };
-      raw.once('end', endOut);
-      raw.once('close', endOut);
-      const duplex = new Duplex({
-        read() {
-          out.resume();
-        },
-        write(chunk, _enc, done) {
-          raw.write(chunk, done);
-        },
-        final(done) {
-          raw.end();
-          done();
-        },
-        destroy(error, done) {
-          raw.destroy();
-          done(error);
-        },
-      });
-      out.on('data', (chunk: Buffer) => {
-        if (!duplex.push(chunk)) out.pause();
-      });
-      out.once('end', () => duplex.push(null));
-      raw.once('error', (error: Error) => duplex.destroy(error));
-      return duplex;
+      return execByteStream(docker, raw);
     },
   };
 }
