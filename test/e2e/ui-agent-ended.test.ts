@@ -55,7 +55,7 @@ describe('an agent that is gone (issue 26, items 4 and 9)', { skip: uiTestsSkip 
         assert.doesNotMatch(message, /cp -f|configuration file|Unable to connect/);
         await wb.openToolboxView();
         await treeRow(/claude.*ended \(exit 3\)/).waitFor({ timeout: 15_000 });
-        assert.match(await wb.terminalText(), /Unable to connect to API/);
+        await wb.waitForTerminal(/Unable to connect to API/);
         await wb.shot('agent-ended');
 
         // The user goes to an editor; the button brings the terminal back with the keyboard in it.

@@ -34,6 +34,8 @@ export interface Workbench {
   paletteLabels(query: string, shotName?: string): Promise<string[]>;
   /** Text of the visible terminal. */
   terminalText(): Promise<string>;
+  /** Waits (30 s) until the visible terminal shows `pattern`; returns what it captured. */
+  waitForTerminal(pattern: RegExp): Promise<string>;
   /** Types a command into the active terminal at its prompt; returns what `pattern` captured. */
   ask(command: string, pattern: RegExp): Promise<string>;
   /** Shows the Toolbox view in the side bar. */
@@ -107,6 +109,16 @@ export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: b
     return ((await rows.first().innerText()) as string).replace(/\u00a0/g, ' ');
   };
 
+  const waitForTerminal = async (pattern: RegExp): Promise<string> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const m = pattern.exec(await terminalText());
+      if (m) return m[1] ?? m[0];
+      if (Date.now() > deadline) throw new Error(`The terminal never showed ${pattern}; it shows:\n${await terminalText()}`);
+      await page.waitForTimeout(200);
+    }
+  };
+
   const ask = async (command: string, pattern: RegExp): Promise<string> => {
     // Top left: notification toasts (bottom right) must not take the click.
     await page
@@ -121,13 +133,7 @@ export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: b
     await page.waitForTimeout(500); // let the click settle focus in the terminal
     await page.keyboard.type(command);
     await page.keyboard.press('Enter');
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const m = pattern.exec(await terminalText());
-      if (m) return m[1] ?? m[0];
-      if (Date.now() > deadline) throw new Error(`The terminal never showed ${pattern}; it shows:\n${await terminalText()}`);
-      await page.waitForTimeout(200);
-    }
+    return waitForTerminal(pattern);
   };
 
   const openToolboxView = async () => {
@@ -176,6 +182,7 @@ export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: b
     runCommand,
     paletteLabels,
     terminalText,
+    waitForTerminal,
     ask,
     openToolboxView,
     hoverUntilShown,
