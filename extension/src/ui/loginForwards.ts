@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { LoginForwardEvent, LoginForwardInfo } from '../backend/api/loginForwards';
 import { loginForwardNotice, loginForwardStatus } from './loginForwardText';
 import { plainText } from './plainText';
+import { showStatus } from './statusBar';
 
 export const STOP_LOGIN_FORWARD_COMMAND = 'toolbox.stopLoginForward';
 
@@ -45,15 +46,8 @@ export class LoginForwardStatus implements vscode.Disposable {
   private render(): void {
     clearTimeout(this.redraw);
     const status = loginForwardStatus(this.forwards, Date.now());
-    if (!status) {
-      this.item.hide();
-      return;
-    }
-    // Our icon and port numbers: 'label' keeps the icon.
-    this.item.text = plainText(status.text, 'label');
-    this.item.tooltip = plainText(status.tooltip, 'tooltip');
-    this.item.accessibilityInformation = { label: plainText(status.label, 'message') };
-    this.item.show();
+    showStatus(this.item, status);
+    if (!status) return;
     // The minutes left in the tooltip.
     this.redraw = setTimeout(() => this.render(), 30_000);
     this.redraw.unref();

@@ -16,6 +16,26 @@ import type { ApprovalRequest } from '../bridge/route';
 
 export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
 
+/** What a status item shows: our icon syntax in `text` (kept), the rest plain text. */
+export interface StatusText {
+  text: string;
+  tooltip: string;
+  label: string;
+}
+
+/** Shows `status` on `item`, or hides it when there is nothing to say. */
+export function showStatus(item: vscode.StatusBarItem, status: StatusText | undefined): void {
+  if (!status) {
+    item.hide();
+    return;
+  }
+  // Our icon and numbers: 'label' keeps the icon.
+  item.text = plainText(status.text, 'label');
+  item.tooltip = plainText(status.tooltip, 'tooltip');
+  item.accessibilityInformation = { label: plainText(status.label, 'message') };
+  item.show();
+}
+
 export class DriftStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private findings: DriftFinding[] = [];
@@ -106,16 +126,7 @@ export class ApprovalStatusBar implements vscode.Disposable {
   }
 
   update(pending: readonly ApprovalRequest[]): void {
-    const status = approvalsStatus(pending);
-    if (!status) {
-      this.item.hide();
-      return;
-    }
-    // Our icon and a count: 'label' keeps the icon.
-    this.item.text = plainText(status.text, 'label');
-    this.item.tooltip = plainText(status.tooltip, 'tooltip');
-    this.item.accessibilityInformation = { label: plainText(status.label, 'message') };
-    this.item.show();
+    showStatus(this.item, approvalsStatus(pending));
   }
 
   dispose(): void {
