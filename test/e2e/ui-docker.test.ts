@@ -78,10 +78,8 @@ describe('Docker in the container, scoped to it (issue 27)', { skip: uiTestsSkip
       await shot('children-in-tree');
 
       // Stop: the confirmation names them; the container and network go, the volume stays.
-      await container.hover();
-      await container.locator('.action-label[aria-label="Stop Container…"]').click();
       const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor({ timeout: 30_000 });
+      await wb.clickRowAction(container, 'Stop Container…', dialog);
       const text = (await dialog.innerText()) as string;
       assert.match(
         text,

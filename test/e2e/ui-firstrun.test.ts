@@ -247,14 +247,8 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
       const [name] = await running(wsPrefix);
       assert.ok(name, 'the folder container runs');
       const container = row(name);
-      const clickStop = async () => {
-        await container.hover();
-        await container.locator('.action-label[aria-label="Stop Container…"]').click();
-      };
-
-      await clickStop();
       const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor({ timeout: 30_000 });
+      await wb.clickRowAction(container, 'Stop Container…', dialog);
       const text = (await dialog.innerText()) as string;
       assert.ok(text.includes(`Stop ${name}? 2 shells are attached to it.`), text);
       assert.ok(text.includes(`• ${folderName}\n`) && text.includes(`• ${folderName} (2)`), `it names both terminals: ${text}`);
@@ -267,9 +261,7 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
       // Stop the first row (the named container, one shell): the folder's row moves up into its place.
       const [otherName] = await running(`${prefix}-named-other`);
       assert.ok(otherName, 'the named container runs');
-      await other.hover();
-      await other.locator('.action-label[aria-label="Stop Container…"]').click();
-      await dialog.waitFor({ timeout: 30_000 });
+      await wb.clickRowAction(other, 'Stop Container…', dialog);
       assert.ok(((await dialog.innerText()) as string).match(/^• other$/m), 'it names the shell by its container name');
       await dialog.getByRole('button', { name: 'Stop Container' }).click();
       await other.getByText('stopping…').waitFor({ timeout: 15_000 });

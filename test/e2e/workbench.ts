@@ -45,6 +45,12 @@ export interface Workbench {
    * drop the hover, so the pointer leaves and comes back, up to six times; fails saying `what`.
    */
   hoverUntilShown(target: Page, tip: Page, what: string): Promise<void>;
+  /**
+   * Clicks the inline action `label` of tree row `row` until `shown` appears. A tree redrawn
+   * between the hover and the click (an engine event) can swallow the click, so it hovers and
+   * clicks again, up to four times; `shown` (a modal) blocks a second click once it is up.
+   */
+  clickRowAction(row: Page, label: string, shown: Page): Promise<void>;
   /** The Workspaces view's description (the engine it talks to), once it names one; screenshot `shotName`. */
   engineDescription(shotName: string): Promise<string>;
   close(): Promise<void>;
@@ -155,6 +161,20 @@ export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: b
     }
   };
 
+  const clickRowAction = async (row: Page, label: string, shown: Page) => {
+    for (let attempt = 1; ; attempt++) {
+      await row.hover();
+      await row.locator(`.action-label[aria-label="${label}"]`).click();
+      const up = await shown.waitFor({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (up) return;
+      if (attempt >= 4) throw new Error(`"${label}" never showed what it should`);
+      await page.mouse.move(900, 300);
+    }
+  };
+
   const engineDescription = async (shotName: string) => {
     const header = page.locator('.pane-header', { hasText: 'Workspaces' });
     const description = header.locator('.description', { hasText: /^Docker \d/ });
@@ -186,6 +206,7 @@ export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: b
     ask,
     openToolboxView,
     hoverUntilShown,
+    clickRowAction,
     engineDescription,
     close: () => browser.close(),
   };
