@@ -16,12 +16,14 @@ import type { PeerSetting, ProfilesView, SeccompSetting, TurnOffPlan } from './a
 import type { ProfileChoice } from '../plan/profiles';
 import type { EngineChoice, ProximoSummary, RebuildSummary, Snapshot } from './api/views';
 import type { LoginForwardInfo } from './api/loginForwards';
+import type { EgressLogEntry } from './api/egress';
 
 export * from './api/shells';
 export * from './api/worktrees';
 export * from './api/settings';
 export * from './api/views';
 export * from './api/loginForwards';
+export * from './api/egress';
 
 /** Opening shells and the held sessions they run in (backend/shells.ts, backend/sessions.ts). */
 export interface ShellService {
@@ -176,6 +178,17 @@ export interface LoginForwardService {
   loginForwards(): LoginForwardInfo[];
 }
 
+/**
+ * The egress policy's connection log (backend/egress.ts, issue 30): what each container under a
+ * policy connected to, or was refused (docs/decisions/0056).
+ */
+export interface EgressService {
+  /** The container's connection log in this window, oldest first (at most EGRESS_LIMITS.logEntries). */
+  egressLog(container: string): EgressLogEntry[];
+  /** Called (throttled) when a container's log or counters change; the views refresh from the snapshot. */
+  onDidChangeEgress(listener: (container: string) => void): { dispose(): void };
+}
+
 /** Every role: what the composition root builds and commands get. */
 export type ToolboxBackend = ShellService &
   ConfigService &
@@ -183,7 +196,8 @@ export type ToolboxBackend = ShellService &
   EngineService &
   ContainerService &
   WorktreeService &
-  LoginForwardService;
+  LoginForwardService &
+  EgressService;
 
 /** The backend as the window holds it: it also forgets its connection and shuts down. */
 export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {

@@ -3,6 +3,7 @@
  * per feature and hands the UI their roles as one ToolboxBackend. No logic of its own; which file
  * owns what is in docs/architecture.md ("The backend").
  */
+import { EgressPolicies } from './egress';
 import type * as vscode from 'vscode';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
@@ -78,6 +79,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
   const views = new Views(names, deps.host, connector);
+  const egress = new EgressPolicies();
   // Every role method once; the return type makes a missing one a compile error.
   return {
     names,
@@ -93,6 +95,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...role(worktrees, ['createAgentWorktree', 'agentWorktrees', 'agentWorktreeRisk', 'removeAgentWorktree', 'pruneAgentWorktrees']),
     ...role(worktrees, ['syncAgentWorktree', 'agentWorktreeChanges', 'agentWorktreeFileAt', 'agentWorktreeRefusals']),
     ...role(logins, ['forwardLoginPort', 'stopLoginForward', 'loginForwards']),
+    ...role(egress, ['egressLog', 'onDidChangeEgress']),
     resetConnection: () => connector.close({ whenIdle: true }),
     // The endpoints ask the engine which containers are gone before the connection closes.
     dispose: () => {

@@ -1,6 +1,7 @@
 /** What a snapshot holds: plain data the views render (ui/model.ts derives from it). */
 import type { OwnedContainerKind, SeccompProfile } from '../../contract/types';
 import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
+import type { EgressSummary } from './egress';
 import type { HolderAddress } from '../../engine/sessions';
 import type { HostReach } from '../../plan/posture';
 import type { PublishedPort } from '../../plan/publish';
@@ -102,6 +103,8 @@ export interface ContainerSummary {
   shells?: HeldShellSummary[];
   /** What it started through its Docker endpoint (engine/dockerChildren.ts); undefined: nothing. */
   dockerChildren?: DockerChildrenSummary;
+  /** Its egress policy and connection counters (backend/egress.ts); undefined: `open` and never served a policy. */
+  egress?: EgressSummary;
 }
 
 /** A shell the container's session holder keeps, as the tree lists it. */
