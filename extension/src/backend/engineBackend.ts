@@ -4,6 +4,7 @@
  * owns what is in docs/architecture.md ("The backend").
  */
 import { EgressPolicies } from './egress';
+import type { EgressPrompter } from './api/egress';
 import type * as vscode from 'vscode';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
@@ -110,6 +111,8 @@ export interface CreateEngineBackendOptions extends Omit<EngineBackendDeps, 'bri
   editor: EditorActions;
   /** Git credential consent: the prompt and where grants persist (ui/credentialConsent.ts). */
   credentialConsent?: CredentialConsentOptions;
+  /** Asks the user about a connection in `ask` mode (ui/egress.ts); absent: such a connection is refused. */
+  egressPrompter?: EgressPrompter;
 }
 
 /**

@@ -35,6 +35,10 @@ export const SETTINGS = {
   seccomp: 'toolbox.seccomp',
   /** scoped (default) or raw-socket; a folder value counts only when it narrows (docs/decisions/0041). */
   dockerEndpoint: 'toolbox.dockerEndpoint',
+  /** open (default), ask or allowlist: where a workspace container may connect (issue 30); a folder value counts only when stricter. */
+  egressMode: 'toolbox.egress.mode',
+  /** Each folder's egress mode and allowed hosts, per folder path (User settings only; Allow for This Folder writes it). */
+  egressForFolder: 'toolbox.egressForFolder',
   sessionsPersist: 'toolbox.sessions.persist',
   runtimeImagePull: 'toolbox.runtimeImage.pull',
   /** User settings only: the folder's protected paths are bound read-only (docs/decisions/0042-protected-paths-read-only.md). */
