@@ -358,3 +358,30 @@ describe('outsideText', () => {
     assert.equal(outsideText('**bold** [link](https://x)'), '"**bold** [link](https://x)"');
   });
 });
+
+describe('classifyProjectConfig: egress (issue 30)', () => {
+  it('a host the user does not allow waits for approval; the rest of the list applies', () => {
+    const user = 'egress:\n  mode: allowlist\n  allow: [api.example.com]\n';
+    assert.deepEqual(keys({ user, project: 'egress:\n  allow: [api.example.com, evil.example]\n' }), ['egress.allow']);
+    const refused = gate({ user, project: 'egress:\n  allow: [api.example.com, evil.example]\n' });
+    assert.deepEqual(refused.config.egress?.allow, ['api.example.com'], 'the project’s extra host is left out');
+    assert.equal(refused.config.egress?.mode, 'allowlist');
+    const approved = gate({ user, project: 'egress:\n  allow: [api.example.com, evil.example]\n' }, () => true);
+    assert.deepEqual(approved.config.egress?.allow, ['api.example.com', 'evil.example'], 'approved: it applies');
+  });
+
+  it('leaving hosts out, turning the built-in list off and any mode need nothing', () => {
+    assert.deepEqual(keys({ user: 'egress:\n  allow: [a.example, b.example]\n', project: 'egress:\n  allow: [a.example]\n' }), []);
+    assert.deepEqual(keys({ project: 'egress:\n  defaults: false\n  mode: ask\n' }), []);
+    assert.deepEqual(
+      keys({ user: 'egress:\n  mode: allowlist\n', project: 'egress:\n  mode: open\n' }),
+      [],
+      'the policy takes the strictest mode',
+    );
+  });
+
+  it('the built-in list back on, where the user turned it off, waits for approval', () => {
+    assert.deepEqual(keys({ user: 'egress:\n  defaults: false\n', project: 'egress:\n  defaults: true\n' }), ['egress.defaults']);
+    assert.equal(gate({ user: 'egress:\n  defaults: false\n', project: 'egress:\n  defaults: true\n' }).config.egress?.defaults, false);
+  });
+});

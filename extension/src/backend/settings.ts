@@ -12,6 +12,8 @@ import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
 import { folderTurnOff, settingWithTurnOff, type FolderTurnOff } from '../plan/posture';
 import { folderProfile, settingWithProfile, type ProfileChoice } from '../plan/profiles';
+import type { EgressMode } from '../plan/egress';
+import { folderEgress, isEgressMode, strictestMode, type FolderEgress } from '../plan/egressPolicy';
 import type { SeccompSetting } from './api';
 
 /**
@@ -42,6 +44,12 @@ export interface BackendSettings {
    * `raw-socket` (a workspace or folder value counts only when it is `scoped`, which narrows).
    */
   dockerEndpoint(folder: string): DockerEndpointMode;
+  /**
+   * The folder's egress settings (issue 30): toolbox.egress.mode in the User settings, in the
+   * folder's or workspace's (trusted only; the policy takes the strictest mode, so they only
+   * tighten it), and the folder's toolbox.egressForFolder entry (User settings only).
+   */
+  egress(folder: string): { userMode?: EgressMode; projectSettingMode?: EgressMode; folder?: FolderEgress };
   /** What Turn Off for This Folder turned off for the folder (toolbox.turnedOffForFolder in the user's settings). */
   turnedOff(folder: string): FolderTurnOff;
   /** Records the folder's turn-offs in the user's settings, where its container cannot write. */
@@ -103,6 +111,17 @@ export function vscodeSettings(): BackendSettings {
       const inspected = section(folder).inspect<string>(key(SETTINGS.dockerEndpoint));
       const { value } = narrowingSetting(inspected, trusted(), (v) => v === 'scoped');
       return value === 'raw-socket' ? 'raw-socket' : 'scoped';
+    },
+    egress: (folder) => {
+      const inspected = section(folder).inspect<string>(key(SETTINGS.egressMode));
+      const user = inspected?.globalValue;
+      const project = trusted() ? [inspected?.workspaceFolderValue, inspected?.workspaceValue].filter(isEgressMode) : [];
+      const entry = folderEgress(section().inspect(key(SETTINGS.egressForFolder))?.globalValue, folder);
+      return {
+        ...(isEgressMode(user) ? { userMode: user } : {}),
+        ...(project.length > 0 ? { projectSettingMode: strictestMode(...project) } : {}),
+        ...(entry ? { folder: entry } : {}),
+      };
     },
     turnedOff: (folder) => folderTurnOff(section().inspect(key(SETTINGS.turnedOffForFolder))?.globalValue, folder),
     setTurnedOff: async (folder, off) => {

@@ -4,6 +4,8 @@
  * validated. Plain data, no I/O. The YAML keys are upstream's snake_case; this model is camelCase.
  */
 
+import type { EGRESS_MODES } from '../contract/constants';
+
 export type PullPolicy = 'auto' | 'always' | 'never';
 
 /**
@@ -50,6 +52,15 @@ export interface ToolboxConfig {
   inheritHostAuth: string[];
   /** `worktree.seed`: repo-relative, gitignored paths copied into a new worktree. */
   worktreeSeed?: string[];
+  /** `egress:` (VS Code only): where the container may connect (plan/egress.ts). */
+  egress?: EgressConfig;
+}
+
+/** `egress:` as written: each key optional, a higher layer's key replaces a lower one's (the `allow` list whole). */
+export interface EgressConfig {
+  mode?: (typeof EGRESS_MODES)[number];
+  allow?: string[];
+  defaults?: boolean;
 }
 
 export const DEFAULT_CONFIG: ToolboxConfig = {

@@ -206,6 +206,7 @@ function toLayer(f: ToolboxFile): Partial<ToolboxConfig> {
     ),
     inheritHostAuth: f.inherit_host_auth,
     worktreeSeed: f.worktree?.seed,
+    egress: f.egress && withoutUndefined({ mode: f.egress.mode, allow: f.egress.allow, defaults: f.egress.defaults }),
   });
 }
 

@@ -133,6 +133,7 @@ export const FILE_KEYS: Readonly<Record<keyof ToolboxConfig, string>> = {
   mounts: 'mounts',
   inheritHostAuth: 'inherit_host_auth',
   worktreeSeed: 'worktree.seed',
+  egress: 'egress',
 };
 
 /** The setting that can set a key (only peer messaging has one). */

@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
+import { EGRESS_MODES } from '../contract/constants';
 
 /** Upstream's `true`/`false`; YAML 1.2 (like go-yaml v3) reads `yes`/`no` as strings. */
 export const boolSchema = z.boolean({ error: 'expected true or false' });
@@ -127,6 +128,26 @@ const repoRelativePath = nonEmptyString.refine((p) => !path.posix.isAbsolute(p) 
   error: 'expected a path relative to the repository, without ".."',
 });
 
+/** `egress:` (issue 30, docs/decisions/0056-egress-through-a-host-proxy.md); each rule is checked by plan/egress.ts when the policy is built. */
+export const egressSchema = z.strictObject(
+  {
+    mode: z
+      .enum(EGRESS_MODES, { error: 'expected open, ask or allowlist' })
+      .optional()
+      .describe(
+        'open: anywhere (as the toolbox CLI). ask: through a proxy on this host that asks you in VS Code about any host not allowed. allowlist: as ask, but refused without asking.',
+      ),
+    allow: z
+      .array(nonEmptyString, { error: 'expected a list of hosts' })
+      .optional()
+      .describe('Hosts the container may connect to: host, host:port, *.example.com, an IP address ([v6]:port).'),
+    defaults: boolSchema
+      .optional()
+      .describe("The built-in allowlist (the agents' APIs, the package registries, the folder's git remotes). Unset: on."),
+  },
+  { error: 'expected a mapping with mode, allow and defaults' },
+);
+
 /**
  * Every key has a description: the JSON Schema generated from this (config/jsonSchema.ts,
  * schemas/toolbox.schema.json) shows it as help in the editor's completion and hover.
@@ -215,6 +236,11 @@ export const fileSchema = z
         )
         .optional()
         .describe('Settings for toolbox worktree.'),
+      egress: egressSchema
+        .optional()
+        .describe(
+          'Where the container may connect (VS Code only; the toolbox CLI ignores it): mode open (default), ask or allowlist, the hosts it may reach (allow), and whether the built-in list (agents, package registries, git remotes) counts (defaults).',
+        ),
       /** Removed upstream (every bundled tool is always installed): accepted in any shape, warned about, not used. */
       tools: z.unknown().optional().describe('No longer supported: every tool in the image is always installed. Remove this block.'),
     },

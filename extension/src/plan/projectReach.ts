@@ -113,6 +113,37 @@ export function classifyProjectConfig(combined: LayeredConfig, host: LayeredConf
     if (modelKey === 'peerMessaging') peerMessagingFrom = host.peerMessagingFrom;
   }
 
+  // egress (issue 30): a host the host side does not allow, or the built-in list on where the host
+  // side turns it off. A stricter or looser mode needs nothing here: the policy takes the strictest
+  // of both sides' modes (backend/egress.ts), so a project can only tighten it.
+  const hostAllow = h.egress?.allow ?? [];
+  const extraAllow = [...new Set((c.egress?.allow ?? []).filter((a) => !hostAllow.includes(a)))];
+  for (const a of extraAllow) {
+    found.push({
+      key: 'egress.allow',
+      adds: `egress.allow: ${outsideText(a)}: the container may connect there`,
+      origin: combined.origins.egress,
+      value: a,
+    });
+  }
+  const defaultsOn = (c.egress?.defaults ?? true) && h.egress?.defaults === false;
+  if (defaultsOn) {
+    found.push({
+      key: 'egress.defaults',
+      adds: "egress.defaults: on, where your config has it off: the agents' APIs, package registries and git remotes are allowed",
+      origin: combined.origins.egress,
+      value: true,
+    });
+  }
+  if (extraAllow.length > 0 || defaultsOn) {
+    const egress = { ...(config.egress ?? {}) };
+    const allow = (c.egress?.allow ?? []).filter((a) => hostAllow.includes(a));
+    if (allow.length > 0) egress.allow = allow;
+    else delete egress.allow;
+    if (defaultsOn) egress.defaults = false;
+    config.egress = egress;
+  }
+
   // A key the host side does not list: the host's own credentials, read-write.
   const added = [...new Set(c.inheritHostAuth.filter((k) => !h.inheritHostAuth.includes(k)))];
   for (const k of added) {
