@@ -553,6 +553,11 @@ export const LABELS = {
    * Switching a folder between `open` and a policy recreates its container (plan/drift.ts).
    */
   egress: 'dev.toolbox.egress',
+  /**
+   * The ports a container under an egress policy asked to publish (JSON, PortSpec[]): the engine
+   * publishes nothing for it, the host relays them (backend/egressPorts.ts), again after a reload.
+   */
+  egressPorts: 'dev.toolbox.egress-ports',
 } as const;
 
 /**

@@ -26,6 +26,11 @@ export interface EndpointSocketInput {
   xdgRuntimeDir?: string;
   /** Parent of `toolbox-<uid>` otherwise (`/tmp`, not os.tmpdir(): macOS's is long). */
   tmpRoot: string;
+  /**
+   * The directory's prefix, the socket's name and where the container sees it: the Docker
+   * endpoint's (DOCKER_ENDPOINT) unless given; the egress proxy's socket lives the same way (EGRESS).
+   */
+  files?: { dirPrefix: string; socket: string; containerDir: string };
 }
 
 export interface EndpointSocketPlan {
@@ -63,25 +68,26 @@ export function planEndpointSocket(input: EndpointSocketInput): EndpointSocketPl
   if (input.engine.trim() === '' || container === '') {
     throw new Error('A Docker endpoint needs the engine endpoint and the container name; one of them is empty.');
   }
-  const name = `${DOCKER_ENDPOINT.dirPrefix}${endpointRunId(input.engine, container)}`;
+  const files = input.files ?? DOCKER_ENDPOINT;
+  const name = `${files.dirPrefix}${endpointRunId(input.engine, container)}`;
   const parents: string[] = [];
   if (input.xdgRuntimeDir && isAbsolute(input.xdgRuntimeDir)) parents.push(join(input.xdgRuntimeDir, 'toolbox'));
   parents.push(join(input.tmpRoot, `toolbox-${input.uid}`));
   const max = maxEndpointSocketBytes(input.platform);
   for (const parent of parents) {
     const dir = join(parent, name);
-    const socketPath = join(dir, DOCKER_ENDPOINT.socket);
+    const socketPath = join(dir, files.socket);
     if (Buffer.byteLength(socketPath) <= max) {
       return {
         parent,
         dir,
         socketPath,
-        mount: { source: dir, target: DOCKER_ENDPOINT.containerDir, readonly: true },
+        mount: { source: dir, target: files.containerDir, readonly: true },
         env: `${ENV.dockerHost}=unix://${DOCKER_ENDPOINT.containerSocket}`,
       };
     }
   }
-  const last = join(parents[parents.length - 1] as string, name, DOCKER_ENDPOINT.socket);
+  const last = join(parents[parents.length - 1] as string, name, files.socket);
   throw new Error(
     `The Docker endpoint's socket path ${last} is ${Buffer.byteLength(last)} bytes, over the ${max}-byte unix socket limit on ` +
       `${input.platform}; binding it would truncate it. Keep XDG_RUNTIME_DIR and the temp root short (/tmp).`,

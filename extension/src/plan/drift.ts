@@ -5,7 +5,7 @@
  * Pure comparisons over what the engine read from inspect; the engine decides when to ask, and
  * the open flow, the tree and the status bar all judge drift with `peerDrift` below.
  */
-import { CONTAINER, LABELS } from '../contract/constants';
+import { CONTAINER, EGRESS, LABELS } from '../contract/constants';
 import { objectNames } from '../contract/objects';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
 import { PROTECTED_MOUNT } from './protect';
@@ -18,7 +18,7 @@ export const SECCOMP_UNCONFINED_OPT = 'seccomp=unconfined';
 export const PEER_RUN_LABEL_VALUES = { on: 'on', off: 'off' } as const;
 
 export type PeerDriftKind = 'joined-but-planned-off' | 'planned-on-but-outside' | 'missing-socket-volume';
-export type DriftKind = PeerDriftKind | 'missing-port' | 'seccomp' | 'protections';
+export type DriftKind = PeerDriftKind | 'missing-port' | 'seccomp' | 'protections' | 'egress';
 
 export interface Drift {
   kind: DriftKind;
@@ -27,6 +27,8 @@ export interface Drift {
   message: string;
   /** missing-port: the port the open asks for, as `127.0.0.1:8080 (container port 80/tcp)`. */
   port?: string;
+  /** egress: whether this open asks for a policy (the container was created the other way). */
+  egressEnforced?: boolean;
   /** seccomp: the profile this open asks for (the container runs with the other one). */
   seccomp?: SeccompProfile;
   /** protections: the protected paths it lacks, relative to the folder where they are in it. */
@@ -162,7 +164,7 @@ export function driftWarning(kind: PeerDriftKind, containerName: string, names: 
  * The log keeps upstream's shape (driftWarning).
  */
 export function openDriftNotice(
-  d: Pick<Drift, 'kind' | 'container' | 'port' | 'seccomp' | 'protections'>,
+  d: Pick<Drift, 'kind' | 'container' | 'port' | 'seccomp' | 'protections' | 'egressEnforced'>,
   names: ObjectNames = objectNames(),
 ): string {
   const fix = 'To fix it, stop the container (Toolbox: Stop Container…) and open the shell again; its open shells will close.';
@@ -179,7 +181,24 @@ export function openDriftNotice(
       return `The container ${d.container} ${seccompDifference(d.seccomp ?? 'default')}. ${fix}`;
     case 'protections':
       return `The container ${d.container} ${protectionsDifference(d.protections ?? [])}. ${fix}`;
+    case 'egress':
+      return `The container ${d.container} ${egressDifference(d.egressEnforced ?? true)}. ${fix}`;
   }
+}
+
+/**
+ * What differs when a container was created under the other egress posture than `wants` (a
+ * policy, or `open`), as the rest of a sentence that starts with the container.
+ */
+export function egressDifference(wants: boolean): string {
+  return wants
+    ? "has the engine's network, although this folder's egress policy (toolbox.egress.mode) asks for connections through this window's proxy, so programs in it can connect anywhere"
+    : "has no network but this window's egress proxy, although this folder's egress mode is now open, so programs in it reach only what the policy it was created with allows";
+}
+
+/** Whether an inspected container was created under an egress policy (its LABELS.egress). */
+export function egressEnforcedOf(labels: Readonly<Record<string, unknown>> | null | undefined): boolean {
+  return labels?.[LABELS.egress] === EGRESS.enforcedLabel;
 }
 
 /**
@@ -251,6 +270,16 @@ export function driftAgainstPlan(info: InspectedForDrift, plan: SessionPlan, nam
       container,
       protections,
       message: `${container} ${protectionsDifference(protections)} — stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
+    });
+  }
+  // Plans made by hand (tests, older records) may carry no labels: no policy then.
+  const wantsEgress = egressEnforcedOf(plan.create.Labels as Record<string, string> | undefined);
+  if (egressEnforcedOf(info.Config?.Labels) !== wantsEgress) {
+    drift.push({
+      kind: 'egress',
+      container,
+      egressEnforced: wantsEgress,
+      message: `${container} ${egressDifference(wantsEgress)} — stop it with \`toolbox stop ${container}\` or the Toolbox: Stop Container command, then open the shell again`,
     });
   }
   const published = (info.HostConfig.PortBindings ?? {}) as Record<string, Array<{ HostIp?: string; HostPort?: string }> | null>;

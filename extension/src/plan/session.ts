@@ -6,6 +6,8 @@
 import {
   CONTAINER,
   DOCKER_ENDPOINT,
+  EGRESS,
+  EGRESS_PROXY_ENV,
   ENV,
   EXTENSION_VERSION,
   HOST_DOCKER_INTERNAL,
@@ -58,7 +60,10 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
   const protection = sessionProtections(req, host);
   if (protection) mp.mounts.push(...protection.mounts);
 
-  const ports = portBindings(req.ports ?? []);
+  if (req.egress !== undefined) mp.mounts.push(egressMount(req.egress));
+  // Under an egress policy the engine publishes nothing (a container without a network has no
+  // ports to publish): the host relays them into the container's loopback (backend/egress.ts).
+  const ports = req.egress === undefined ? portBindings(req.ports ?? []) : undefined;
   const dockerSocketMounted = mp.mounts.some((m) => m.target === CONTAINER.dockerSocket);
 
   const create: ContainerCreateSpec = {
@@ -86,11 +91,15 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
       ...(protection
         ? { [LABELS.protectedPaths]: PROTECTED_PATHS_LABEL_VALUE, [LABELS.protectedIdentities]: JSON.stringify(protection.identities) }
         : {}),
+      ...(req.egress !== undefined ? { [LABELS.egress]: EGRESS.enforcedLabel } : {}),
+      ...(req.egress !== undefined && req.ports?.length ? { [LABELS.egressPorts]: JSON.stringify(req.ports) } : {}),
     },
     ...(ports ? { ExposedPorts: ports.exposed } : {}),
     HostConfig: {
       Binds: flattenBinds(mp.mounts),
-      ExtraHosts: extraHosts(req),
+      // No network but loopback under an egress policy: names of the host's mean nothing there.
+      ExtraHosts: req.egress === undefined ? extraHosts(req) : [],
+      ...(req.egress !== undefined ? { NetworkMode: 'none' } : {}),
       SecurityOpt: securityOpt(req.seccomp),
       ...(req.peer ? { PidMode: `container:${req.names.anchor}` } : {}),
       ...(ports ? { PortBindings: ports.bindings } : {}),
@@ -223,7 +232,10 @@ function sessionEnv(
   // bridge) rather than by inspecting the default bridge network, which the endpoint refuses
   // (docs/decisions/0047).
   if (dockerEndpoint) env.push(`${ENV.dockerHost}=unix://${DOCKER_ENDPOINT.containerSocket}`);
-  if (dockerEndpoint && req.config.bridge !== false) env.push(`${ENV.testcontainersHostOverride}=${HOST_DOCKER_INTERNAL}`);
+  if (dockerEndpoint && req.config.bridge !== false && req.egress === undefined) {
+    env.push(`${ENV.testcontainersHostOverride}=${HOST_DOCKER_INTERNAL}`);
+  }
+  if (req.egress !== undefined) env.push(...egressEnv());
 
   const user: Record<string, string> = { ...req.config.env, ...namedShellEnv(req) };
   // Not upstream's: docker exec sets no SHELL, and programs that start "the user's shell" (an
@@ -293,6 +305,25 @@ function namedShellEnv(req: SessionRequest): Record<string, string> {
   const want = req.namedShell.trim().toLowerCase();
   const key = Object.keys(req.config.shells).find((k) => k === req.namedShell || k.trim().toLowerCase() === want);
   return key === undefined ? {} : req.config.shells[key].env;
+}
+
+/** The egress proxy's directory, read-only: the container connects to its socket and cannot replace it. */
+function egressMount(dir: string): PlannedMount {
+  return { name: 'egress', source: cleanPath(dir), target: EGRESS.containerDir, readonly: true, type: 'bind', createIfMissing: false };
+}
+
+/**
+ * Under an egress policy: where the forwarder listens (its socket for the entrypoint, the proxy
+ * variables for programs, both spellings), loopback left direct, and Node told to honour them.
+ */
+function egressEnv(): string[] {
+  const proxy = `http://127.0.0.1:${EGRESS.proxyPort}`;
+  return [
+    `${ENV.egressSocket}=${EGRESS.containerSocket}`,
+    ...EGRESS_PROXY_ENV.proxy.map((k) => `${k}=${proxy}`),
+    ...EGRESS_PROXY_ENV.noProxy.map((k) => `${k}=${EGRESS_PROXY_ENV.noProxyValue}`),
+    `${EGRESS_PROXY_ENV.nodeUseEnvProxy}=1`,
+  ];
 }
 
 function extraHosts(req: SessionRequest): string[] {

@@ -52,6 +52,14 @@ export interface SessionRequest {
    * with toolbox.dockerEndpoint: raw-socket, or an engine the endpoint cannot serve).
    */
   dockerEndpoint?: string;
+  /**
+   * The host directory of the container's egress proxy socket (EGRESS, backend/egress.ts) when the
+   * folder's egress mode is a policy (`ask`, `allowlist`): the container gets no network but its
+   * loopback (NetworkMode none), the directory bound read-only at EGRESS.containerDir, and proxy
+   * variables pointing at the forwarder. Published ports are then relayed by the host
+   * (docs/decisions/0056-egress-through-a-host-proxy.md). Undefined: `open`, the engine's network.
+   */
+  egress?: string;
 }
 
 /** One bind or volume mount as planned, before flattening to a Docker bind string. */
@@ -86,6 +94,8 @@ export interface ContainerCreateSpec {
     ExtraHosts: string[];
     SecurityOpt: string[];
     PidMode?: string;
+    /** `none` under an egress policy (SessionRequest.egress); absent: the engine default network. */
+    NetworkMode?: string;
     PortBindings?: Record<string, Array<{ HostIp: string; HostPort: string }>>;
     AutoRemove: boolean;
     GroupAdd?: string[];
