@@ -3,7 +3,7 @@
  * per feature and hands the UI their roles as one ToolboxBackend. No logic of its own; which file
  * owns what is in docs/architecture.md ("The backend").
  */
-import { EgressPolicies } from './egress';
+import { EgressPolicies, type EgressDeps } from './egress';
 import type { EgressPrompter } from './api/egress';
 import type * as vscode from 'vscode';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
@@ -51,6 +51,10 @@ export interface EngineBackendDeps {
   bridgeFor?: (registration: WorkspaceRegistration, logins: LoginForwards) => Promise<BridgeMount>;
   /** Login callback forwards opening, closing or refused (issue 29): the UI's status bar and notices. */
   onLoginForward?: (event: LoginForwardEvent) => void;
+  /** Asks the user about a connection in `ask` mode (ui/egress.ts); absent: such a connection is refused. */
+  egressPrompter?: EgressPrompter;
+  /** Tests: where the egress proxies' sockets go, their name lookup and bounds. */
+  egress?: Pick<EgressDeps, 'host' | 'proxy'>;
 }
 
 /** The methods of `service` named in `keys`, bound to it: one role of the facade. */
@@ -76,11 +80,17 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const bridgeFor = deps.bridgeFor;
   const bridges = new BridgeRegistry({ home, connector, log, bridgeFor: bridgeFor && ((registration) => bridgeFor(registration, logins)) });
   const dockerApis = new DockerApis({ names, settings, log });
-  const sessions = new HeldSessions({ connector, bridges, settings, log, dockerApis });
-  const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis });
+  const egress = new EgressPolicies({
+    settings,
+    log,
+    configFor: async (folder) => (await config.read(folder)).config.egress,
+    ...(deps.egressPrompter ? { prompter: deps.egressPrompter } : {}),
+    ...deps.egress,
+  });
+  const sessions = new HeldSessions({ connector, bridges, settings, log, dockerApis, egress });
+  const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis, egress });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
-  const views = new Views(names, deps.host, connector);
-  const egress = new EgressPolicies();
+  const views = new Views(names, deps.host, connector, egress);
   // Every role method once; the return type makes a missing one a compile error.
   return {
     names,
@@ -101,7 +111,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     // The endpoints ask the engine which containers are gone before the connection closes.
     dispose: () => {
       logins.dispose();
-      void dockerApis.dispose().finally(() => connector.close());
+      void Promise.all([dockerApis.dispose(), egress.dispose()]).finally(() => connector.close());
     },
   };
 }
@@ -111,8 +121,6 @@ export interface CreateEngineBackendOptions extends Omit<EngineBackendDeps, 'bri
   editor: EditorActions;
   /** Git credential consent: the prompt and where grants persist (ui/credentialConsent.ts). */
   credentialConsent?: CredentialConsentOptions;
-  /** Asks the user about a connection in `ask` mode (ui/egress.ts); absent: such a connection is refused. */
-  egressPrompter?: EgressPrompter;
 }
 
 /**

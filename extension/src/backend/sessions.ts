@@ -3,6 +3,9 @@
  * socket or an exec, engine/sessions.ts), attaching a recorded shell again after a reload, and
  * ending one, with upstream's rule that a container goes when its last shell ends.
  */
+import type { EgressPolicies } from './egress';
+import { egressPortsOf } from './egressPorts';
+import { EGRESS, LABELS } from '../contract/constants';
 import { ToolboxError } from '../contract/errors';
 import { clause, engineMessage } from '../engine/errors';
 import { removeIfIdle } from '../engine/lifecycle';
@@ -36,6 +39,8 @@ export interface HeldSessionsDeps {
   log: Pick<vscode.LogOutputChannel, 'info'>;
   /** Serves a reattached container's Docker endpoint again (issue 27). */
   dockerApis?: DockerApis;
+  /** Serves a reattached container's egress proxy again (backend/egress.ts). */
+  egress?: EgressPolicies;
 }
 
 /** How long an ended shell's holder gets to reap it before its container is judged idle. */
@@ -165,10 +170,23 @@ export class HeldSessions {
 
   /** The reattached container's Docker endpoint, on the engine that runs it (logged, never thrown). */
   private async restoreDockerEndpoint(record: SessionRecord): Promise<void> {
-    if (!this.deps.dockerApis) return;
+    if (!this.deps.dockerApis && !this.deps.egress) return;
     const connection = await this.deps.connector.connected().catch(() => undefined);
     if (!connection || (record.engine !== undefined && record.engine !== connection.endpoint.endpoint)) return;
-    await this.deps.dockerApis.restore(connection, record.container);
+    await this.deps.dockerApis?.restore(connection, record.container);
+    // Its egress proxy too (issue 30): without it a container under a policy reaches nothing.
+    if (this.deps.egress) {
+      const info = await connection.docker
+        .getContainer(record.container)
+        .inspect()
+        .catch(() => undefined);
+      if (info) {
+        await this.deps.egress.restore(connection.endpoint.endpoint, info);
+        if (info.Config?.Labels?.[LABELS.egress] === EGRESS.enforcedLabel) {
+          await this.deps.egress.ports.relay(connection.docker, info.Id, record.container, egressPortsOf(info.Config.Labels));
+        }
+      }
+    }
   }
 
   private async attach(record: SessionRecord): Promise<StartedShell> {

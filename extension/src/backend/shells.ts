@@ -4,6 +4,8 @@
  * spec, runs the engine's open flow with the image step, and hands back what a terminal needs:
  * the command and a `start` that runs one shell, held by the container's holder when it can be.
  */
+import type { EgressPolicies } from './egress';
+import { egressPortsOf } from './egressPorts';
 import { basename } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type * as vscode from 'vscode';
@@ -43,6 +45,8 @@ export interface ShellOpenerDeps {
   sessions: HeldSessions;
   /** The containers' scoped Docker endpoints; none: the docker-sock mount as configured. */
   dockerApis?: DockerApis;
+  /** The folder's egress policy and each container's proxy (backend/egress.ts); absent: every container is `open`. */
+  egress?: EgressPolicies;
 }
 
 /** Every toolbox shell's terminal type, as VS Code's integrated terminal renders it. */
@@ -213,11 +217,15 @@ export class ShellOpener {
     // before the create: its directory is bound into the container.
     const connection = await this.deps.connector.connected();
     const dockerEndpoint = this.deps.dockerApis?.plannedDir(request.workspace, name, connection);
+    // The folder's egress policy (issue 30): under `ask` or `allowlist` the container gets no
+    // network, only its proxy's directory (docs/decisions/0056-egress-through-a-host-proxy.md).
+    const egressMode = this.deps.egress ? await this.deps.egress.mode(request.workspace) : 'open';
+    const egress = egressMode === 'open' ? undefined : this.deps.egress!.dir(engineId, name);
     const {
       plan,
       warnings: planWarnings,
       notes,
-    } = planSession({ ...request, bridge, ...(dockerEndpoint ? { dockerEndpoint } : {}) }, host);
+    } = planSession({ ...request, bridge, ...(dockerEndpoint ? { dockerEndpoint } : {}), ...(egress ? { egress } : {}) }, host);
     await this.deps.bridges.addWritableRoots(plan.name, engineId, writableSources(plan.mounts));
     for (const w of planWarnings) this.deps.log.warn(w);
     for (const n of notes) {
@@ -228,6 +236,10 @@ export class ShellOpener {
     if (dockerEndpoint !== undefined && dockerEndpointMounted(plan.mounts)) {
       progress.step('Starting the Docker endpoint for the container');
       await this.deps.dockerApis!.serveForPlan(connection, plan);
+    }
+    if (egress !== undefined) {
+      progress.step(`Starting the egress proxy for the container (${egressMode})`);
+      await this.deps.egress!.serve(engineId, plan.name, request.workspace, plan.create.User);
     }
     const engine = await this.deps.connector.engine();
     const ctx = { ...engine, log: (line: string) => progress.log(line) };
@@ -249,6 +261,11 @@ export class ShellOpener {
       progress: (message: string) => progress.step(message),
       signal,
     });
+    if (egress !== undefined) {
+      // No engine network: the host relays the ports this container was created to publish.
+      const labels = (await engine.docker.getContainer(opened.id).inspect()).Config?.Labels;
+      await this.deps.egress!.ports.relay(engine.docker, opened.id, opened.name, egressPortsOf(labels));
+    }
     const command: ShellCommand = {
       cmd: plan.shellCmd,
       user: plan.create.User,

@@ -3,6 +3,7 @@
  * and drift facts), the peer anchor and socket volume, the registered agent sessions and where
  * they live, and proximo on this host. One list and one inspect per container per refresh.
  */
+import type { EgressPolicies } from './egress';
 import { join } from 'node:path';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import type { HostFacts, ObjectNames } from '../contract/types';
@@ -34,6 +35,8 @@ export class Views {
     private readonly names: ObjectNames,
     private readonly host: () => HostFacts,
     private readonly connector: EngineConnector,
+    /** Each container's egress policy and counters (backend/egress.ts). */
+    private readonly egress?: Pick<EgressPolicies, 'summary'>,
   ) {}
 
   async snapshot(): Promise<Snapshot> {
@@ -47,10 +50,12 @@ export class Views {
       // Only for the tree: an engine that cannot list them still shows the containers.
       dockerChildrenByOwner(ctx).catch(() => new Map<string, DockerChildrenSummary>()),
     ]);
+    const engineId = (await this.connector.connected()).endpoint.endpoint;
     const describe = (c: ListedContainer) => {
       const d = this.describe(c);
       const mine = children.get(c.name);
-      return mine ? { ...d, dockerChildren: mine } : d;
+      const egress = this.egress?.summary(engineId, c.name, c.detail.Config?.Labels, d.workspace);
+      return { ...d, ...(mine ? { dockerChildren: mine } : {}), ...(egress ? { egress } : {}) };
     };
     // A remote engine's run dirs are paths on its machine: no holder socket of theirs is here.
     const containers = await Promise.all(
