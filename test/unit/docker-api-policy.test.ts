@@ -380,6 +380,11 @@ const RULE_CASES: Record<RuleId, Req & { scope?: EndpointScope }> = {
     body: { Image: 'debian' },
     scope: { ...SCOPE, reservedPrefix: 'toolbox-' },
   },
+  egress: {
+    method: 'POST',
+    target: '/images/proj-web/push?tag=latest',
+    scope: { ...SCOPE, egress: { mode: 'allowlist', registryAllowed: () => false } },
+  },
 };
 
 describe('docker endpoint policy: Toolbox’s own names are not the caller’s to take (reserved-name)', () => {
@@ -409,8 +414,10 @@ describe('docker endpoint policy: one refusal per rule', () => {
     it(rule, () => {
       const r = refused(send(req, req.scope), rule, rule);
       assert.ok(r.message.length > 20 && !r.message.includes('\n'), r.message);
-      if (r.status === 403 || r.status === 404)
+      // An egress refusal does not offer the raw socket: that would give the container the daemon's network.
+      if ((r.status === 403 || r.status === 404) && rule !== 'egress')
         assert.match(r.message, /toolbox\.dockerEndpoint to raw-socket in your VS Code User settings/);
+      if (rule === 'egress') assert.doesNotMatch(r.message, /raw-socket/);
     });
   }
 });

@@ -208,6 +208,38 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
     refusal(await f.body!.check(json({ Image: 'a', HostConfig: { Binds: [`${WS}/src:/s`] } })), 'engine-lookup', 502);
   });
 
+  it('under an egress policy, takes a network as internal only when the engine’s inspect says Internal', async () => {
+    const scope: EndpointScope = { ...SCOPE, egress: { mode: 'allowlist', registryAllowed: () => false } };
+    const { g, seen } = gate(
+      {
+        'GET /networks/sealed': { status: 200, body: { Name: 'sealed', Internal: true, Labels: own } },
+        'GET /networks/open': { status: 200, body: { Name: 'open', Internal: false, Labels: own } },
+        'GET /networks/theirs': { status: 200, body: { Name: 'theirs', Internal: true, Labels: {} } },
+        'GET /containers/web/json': { status: 200, body: { Config: { Labels: own } } },
+      },
+      { scope },
+    );
+    forward(await g.head(head('POST', '/v1.41/networks/sealed/connect', CREATE_HEADERS)));
+    assert.ok(seen.includes('GET /networks/sealed'));
+    const r = refusal(await g.head(head('POST', '/v1.41/networks/open/connect', CREATE_HEADERS)), 'egress', 403);
+    assert.match(r.message, /egress policy \(allowlist\).*open was not: .*--internal\. \(rule egress\)$/);
+    refusal(await g.head(head('POST', '/v1.41/networks/theirs/connect', CREATE_HEADERS)), 'not-owned', 404);
+    const f = forward(await g.head(head('POST', '/v1.41/containers/create', CREATE_HEADERS)));
+    const ok = await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'sealed' } }));
+    assert.equal(ok.kind, 'forward', JSON.stringify(ok));
+    refusal(await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'open' } })), 'egress', 403);
+    refusal(await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'default' } })), 'egress', 403);
+    refusal(
+      await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'none' }, NetworkingConfig: { EndpointsConfig: { open: {} } } })),
+      'egress',
+      403,
+    );
+    forward(await g.head(head('POST', '/v1.41/networks/create', CREATE_HEADERS)));
+    refusal(await g.head(head('POST', '/v1.41/images/x/push')), 'egress', 403);
+    refusal(await g.head(head('POST', '/v1.41/images/create?fromImage=evil.example%2Fx')), 'egress', 403);
+    assert.ok(!seen.some((k) => k.startsWith('POST /images')), 'nothing of a refused pull or push reached the engine');
+  });
+
   it('scrubs /info’s answer, and passes an error answer as it is', async () => {
     const { g } = gate({});
     const f = forward(await g.head(head('GET', '/v1.41/info')));

@@ -25,6 +25,13 @@ export interface DockerApisDeps {
   names: ObjectNames;
   settings: BackendSettings;
   log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>;
+  /**
+   * The folder's egress policy for the container's endpoint (issue 30), when it is `ask` or
+   * `allowlist`: the endpoint then gives the daemon's network to nothing the container asks for
+   * (plan/dockerApi/egress.ts). `folder` is the workspace folder as the plan (or, after a reload,
+   * the container's /workspace mount) names it. Undefined, or no such dep: `open`.
+   */
+  egressFor?(folder: string, container: string): EndpointScope['egress'] | undefined;
   /** Tests: where the endpoints' directories go (default: XDG_RUNTIME_DIR, else /tmp). */
   host?: { xdgRuntimeDir?: string; tmpRoot?: string };
 }
@@ -144,12 +151,14 @@ export class DockerApis {
     const engine = connection.endpoint.endpoint;
     const workspace = await realpath(folder);
     const socketPath = this.endpoints.plan(engine, name).socketPath;
+    const egress = this.deps.egressFor?.(folder, name);
     const scope: EndpointScope = {
       owner: name,
       workspace,
       endpointSocket: socketPath,
       protectedPaths: scopeProtections(mounts, workspace),
       reservedPrefix: `${this.deps.names.prefix}-`,
+      ...(egress ? { egress } : {}),
     };
     const owner = ownerFromUser(user, process.getgid?.() ?? 0);
     this.served.set(`${engine}\n${name}`, { engine, name, docker: connection.docker as Docker });

@@ -192,6 +192,36 @@ function rewrite(
   ures.once('aborted', () => res.destroy());
 }
 
+/** How much of a refused request's body is drained, and for how long, before the answer: past either the answer goes anyway. */
+export const REFUSAL_DRAIN = { bytes: 8 * 1024 * 1024, ms: 2_000 } as const;
+
+function drainThen(req: IncomingMessage, answer: () => void): void {
+  if (req.complete || req.readableEnded || bodyFraming(req.headers).kind === 'none') {
+    req.resume();
+    answer();
+    return;
+  }
+  let bytes = 0;
+  let done = false;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    req.off('data', count);
+    answer();
+  };
+  const count = (chunk: Buffer): void => {
+    bytes += chunk.length;
+    if (bytes > REFUSAL_DRAIN.bytes) finish();
+  };
+  const timer = setTimeout(finish, REFUSAL_DRAIN.ms);
+  req.on('data', count);
+  req.once('end', finish);
+  req.once('close', finish);
+  req.once('error', finish);
+  req.resume();
+}
+
 export async function serve(
   ctx: EndpointContext,
   req: IncomingMessage,
@@ -202,9 +232,10 @@ export async function serve(
   const refuse = (r: Refusal): void => {
     ctx.counters.refused += 1;
     note.rule = r.rule;
-    send(ctx, res, r.status, r.message);
-    // The unread rest of the body is drained, then the connection closes (Connection: close).
-    req.resume();
+    // The unread rest of the body is drained (within bounds) before the answer, which closes the
+    // connection (Connection: close): a client still writing its body (docker build's context)
+    // would otherwise meet a closed socket and show a broken pipe instead of the refusal.
+    drainThen(req, () => send(ctx, res, r.status, r.message));
   };
   const pre = checkRequestHead(req, ctx.limits);
   if (pre) return refuse(pre);

@@ -83,6 +83,8 @@ async function defaultRealpath(path: string): Promise<string | undefined> {
 interface Looked {
   ownership: Ownership;
   mounts?: InspectedMount[];
+  /** A network's Internal, as the engine's inspect says (an egress policy's networks must be). */
+  internal?: boolean;
 }
 
 type Labels = Record<string, string> | null | undefined;
@@ -158,8 +160,8 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
         return { ownership: info === undefined ? 'missing' : owned(info.Labels) };
       }
       case 'network': {
-        const info = await dial<{ Labels?: Labels }>(`inspect the network ${ref}`, { path: `/networks/${at(ref)}` });
-        return { ownership: info === undefined ? 'missing' : owned(info.Labels) };
+        const info = await dial<{ Labels?: Labels; Internal?: unknown }>(`inspect the network ${ref}`, { path: `/networks/${at(ref)}` });
+        return info === undefined ? { ownership: 'missing' } : { ownership: owned(info.Labels), internal: info.Internal === true };
       }
       case 'image': {
         const info = await dial<{ Config?: { Labels?: Labels } }>(`inspect the image ${ref}`, { path: `/images/${at(ref)}/json` });
@@ -194,6 +196,11 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     (kind: ObjectKind, ref: string): Ownership =>
       // Anything not looked up is not proven the caller's.
       known.get(`${kind}\n${ref}`)?.ownership ?? 'other';
+
+  const internalOf =
+    (known: ReadonlyMap<string, Looked>) =>
+    (network: string): boolean =>
+      known.get(`network\n${network}`)?.internal === true;
 
   async function realpaths(sources: readonly string[]): Promise<Map<string, string | undefined>> {
     const out = await Promise.all(
@@ -245,7 +252,7 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     const lookups = bodyLookups(parsed, scope);
     if (isRefusal(lookups)) return refuse(lookups);
     const [known, real] = await Promise.all([lookAll(lookups.objects), realpaths(lookups.bindSources)]);
-    const checked = checkBody(parsed, scope, { owner: ownerOf(known), realpaths: real });
+    const checked = checkBody(parsed, scope, { owner: ownerOf(known), internal: internalOf(known), realpaths: real });
     if (isRefusal(checked)) return refuse(checked);
     for (const volume of checked.volumesToCreate) {
       const taken = await createVolume(volume.name, volume.body);
@@ -268,8 +275,8 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
   async function head(req: { method: string; target: string; headers: Record<string, string | string[] | undefined> }): Promise<GateHead> {
     const c = classify({ method: req.method, target: req.target, headers: req.headers }, scope);
     if (isRefusal(c)) return refuse(c);
-    const known = await lookAll(c.owned);
-    const notOwned = checkOwned(c, ownerOf(known));
+    const known = await lookAll({ ...c.owned, networks: [...c.owned.networks, ...c.internalNetworks] });
+    const notOwned = checkOwned(c, ownerOf(known), internalOf(known));
     if (notOwned) return refuse(notOwned);
 
     if (c.recheckBinds) {

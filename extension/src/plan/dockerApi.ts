@@ -33,6 +33,7 @@ import {
   type RequestHead,
   type RouteId,
 } from './dockerApi/routes';
+import { connectNotInternal } from './dockerApi/egress';
 import { malformed, Refused, type Refusal, type RuleId } from './dockerApi/wire';
 import { cleanPath } from './naming';
 import type { InspectedMount } from './posture';
@@ -40,6 +41,7 @@ import { CONTAINER } from '../contract/constants';
 
 export type {
   BodyPlan,
+  EndpointEgress,
   Classified,
   EndpointScope,
   ObjectKind,
@@ -116,6 +118,8 @@ export const RULES: Record<RuleId, string> = {
   'runtime-image': 'A pull, tag, build or commit that names Toolbox’s own runtime image repository.',
   'reserved-name':
     'A container, volume or network named in Toolbox’s own namespace (its workspace containers, the peer anchor, the socket volume).',
+  egress:
+    'Under a folder’s egress policy (ask, allowlist): a container with a network of its own (anything but none, a container of its own, or an internal network of its own), a network that is not internal, a build, a push, and a pull, search or login at a registry the policy does not allow.',
 };
 
 function attempt<T>(work: () => T): T | Refusal {
@@ -145,7 +149,11 @@ export function isOwned(labels: Readonly<Record<string, string>> | null | undefi
  * Phase 1's objects, proven: each must be 'own'. An object of someone else's is answered as one
  * that does not exist (404), so the endpoint does not tell the caller what else is on the engine.
  */
-export function checkOwned(c: Classified, owner: (kind: ObjectKind, ref: string) => Ownership): Refusal | undefined {
+export function checkOwned(
+  c: Classified,
+  owner: (kind: ObjectKind, ref: string) => Ownership,
+  internal?: (network: string) => boolean | undefined,
+): Refusal | undefined {
   for (const kind of Object.keys(REF_LIST) as ObjectKind[]) {
     for (const ref of c.owned[REF_LIST[kind]]) {
       if (owner(kind, ref) !== 'own') {
@@ -156,6 +164,10 @@ export function checkOwned(c: Classified, owner: (kind: ObjectKind, ref: string)
         ).refusal;
       }
     }
+  }
+  // Under an egress policy: the path's network (a connect's) must have been created internal, as the engine's inspect says.
+  for (const ref of c.internalNetworks) {
+    if (internal?.(ref) !== true) return attempt(() => connectNotInternal(c.egressMode ?? 'allowlist', ref));
   }
   return undefined;
 }
@@ -199,6 +211,12 @@ export function bindSources(parsed: ParsedBody, scope: EndpointScope): string[] 
 /** What the adapter looked up for a body. */
 export interface Facts {
   owner(kind: ObjectKind, ref: string): Ownership;
+  /**
+   * Whether a network the body names (one owner answered 'own' for) was created internal, from the
+   * engine's inspect (its Internal field), never from the client. Asked only under an egress
+   * policy; absent or undefined is not internal.
+   */
+  internal?(network: string): boolean | undefined;
   /** Each of bodyLookups' bindSources → its realpath on the host, or undefined when it does not exist. */
   realpaths: ReadonlyMap<string, string | undefined>;
 }
@@ -215,6 +233,7 @@ export function checkBody(parsed: ParsedBody, scope: EndpointScope, facts: Facts
   return attempt(() => {
     const judged = judgeBody(bodyRoute(parsed), { ...parsed.value }, scope, {
       owner: (kind, ref) => facts.owner(kind, ref),
+      internal: (network) => facts.internal?.(network) === true,
       realpath: (source) => facts.realpaths.get(source),
     });
     return {

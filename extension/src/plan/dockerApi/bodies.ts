@@ -23,10 +23,13 @@ import {
   REF_LIST,
 } from './routes';
 import { checkNotReserved, forbidden, foldKey, type Json, malformed, readJson, Refused } from './wire';
+import { checkRegistry, networkNotInternal, noNetwork, registryOfLogin } from './egress';
 
 /** The facts phase 2 asks for, one at a time. */
 export interface FactSource {
   owner(kind: ObjectKind, ref: string): Ownership;
+  /** Whether a network of the caller's own was created internal (the engine's inspect says); asked only under an egress policy. */
+  internal(network: string): boolean;
   /** The host realpath of a bind source; undefined when it does not exist or cannot be resolved. */
   realpath(source: string): string | undefined;
 }
@@ -361,6 +364,12 @@ class Judge {
     }
   }
 
+  /** Under an egress policy: a network the caller's own and created internal, the only kind a new container may be on. */
+  internalNetwork(ref: string, where: string): void {
+    this.own('network', ref, where);
+    if (!this.facts.internal(ref)) noNetwork(this.scope.egress!.mode, where, `the network ${ref}, which was not created internal`);
+  }
+
   volume(name: string, where: string): void {
     if (!VOLUME_NAME.test(name)) throw malformed('field-type', `${where}: ${name} is not a volume name.`);
     const o = this.facts.owner('volume', name);
@@ -455,10 +464,13 @@ export function judgeBody(route: BodyRoute, value: Record<string, unknown>, scop
     case 'network-create':
       out = judgeNetworkCreate(value, j);
       break;
-    case 'network-connect':
+    case 'network-connect': {
       j.own('container', (value.Container as string | null | undefined) ?? '', 'The connect');
-      judgeEndpoint(value.EndpointConfig as Endpoint | null | undefined, j, 'The connect');
+      const endpoint = value.EndpointConfig as Endpoint | null | undefined;
+      judgeEndpoint(endpoint, j, 'The connect');
+      if (scope.egress && endpoint?.NetworkID) j.internalNetwork(endpoint.NetworkID, 'The connect’s EndpointConfig.NetworkID');
       break;
+    }
     case 'network-disconnect':
       j.own('container', (value.Container as string | null | undefined) ?? '', 'The disconnect');
       break;
@@ -468,8 +480,14 @@ export function judgeBody(route: BodyRoute, value: Record<string, unknown>, scop
     case 'commit':
       out = { ...value, Labels: j.labels(value.Labels as Record<string, string> | null | undefined, 'The commit') };
       break;
-    case 'exec-start':
     case 'auth':
+      // The daemon logs in at the registry itself (a login is a request to it, with the credentials).
+      if (scope.egress) {
+        const server = (value.serveraddress as string | null | undefined) ?? '';
+        checkRegistry(scope.egress, registryOfLogin(server), `logging in to ${server || 'Docker Hub'}`);
+      }
+      break;
+    case 'exec-start':
     case 'container-stop':
     case 'container-restart':
     case 'container-kill':
@@ -515,10 +533,31 @@ function judgeCreate(v: Create, j: Judge): Create {
     network(name, j, `NetworkingConfig.EndpointsConfig`);
     judgeEndpoint(settings, j, `NetworkingConfig.EndpointsConfig.${name}`);
   }
+  if (j.scope.egress) egressNetworks(hc, v.NetworkingConfig?.EndpointsConfig ?? {}, j);
   const out: Create = { ...v, Labels: labels, HostConfig: hc };
   delete out.name;
   delete out.platform;
   return out;
+}
+
+/**
+ * Under an egress policy a new container gets no network of its own: NetworkMode none, an owned
+ * container's namespace (container:, whose ownership checkHostConfig proved), or an owned network
+ * the engine says is internal; every endpoint it names (by key or NetworkID) the same. An empty
+ * NetworkMode is the engine's default (bridge), and so refused.
+ */
+function egressNetworks(hc: HostConfig, endpoints: Record<string, Endpoint | null | undefined>, j: Judge): void {
+  const mode = j.scope.egress!.mode;
+  const nm = hc.NetworkMode ?? '';
+  if (nm === '' || nm === 'default' || nm === 'bridge')
+    noNetwork(mode, 'HostConfig.NetworkMode', nm === '' ? 'the engine’s default network (an empty NetworkMode)' : `the ${nm} network`);
+  if (nm !== 'none' && !nm.startsWith('container:')) j.internalNetwork(nm, 'HostConfig.NetworkMode');
+  for (const [name, settings] of Object.entries(endpoints)) {
+    const where = `NetworkingConfig.EndpointsConfig.${name}`;
+    if (name === 'default' || name === 'bridge') noNetwork(mode, where, `the ${name} network`);
+    if (name !== 'none') j.internalNetwork(name, where);
+    if (settings?.NetworkID) j.internalNetwork(settings.NetworkID, `${where}.NetworkID`);
+  }
 }
 
 function nonEmpty(value: unknown, rule: Parameters<typeof forbidden>[0], message: string): void {
@@ -780,6 +819,7 @@ function judgeNetworkCreate(v: Record<string, unknown>, j: Judge): Record<string
       'Swarm network settings (Ingress, ConfigOnly, ConfigFrom, a scope other than local) are not offered.',
     );
   }
+  if (j.scope.egress && v.Internal !== true) networkNotInternal(j.scope.egress.mode);
   return { ...v, Labels: j.labels(v.Labels as Record<string, string> | null | undefined, 'The network') };
 }
 
@@ -818,6 +858,7 @@ export function lookupsOf(
       add(objects[REF_LIST[kind]], ref);
       return 'own';
     },
+    internal: () => true,
     realpath: (source) => {
       add(bindSources, source);
       return scope.workspace;

@@ -21,6 +21,9 @@ import {
   tokens,
   type Json,
 } from './wire';
+import { checkRegistry, type EndpointEgress, refusedRoute, registryOfImage, registryOfSearch } from './egress';
+
+export type { EndpointEgress } from './egress';
 
 /** What the adapter knows about the caller. */
 export interface EndpointScope {
@@ -50,6 +53,12 @@ export interface EndpointScope {
    * refused, so a sibling container cannot undo the protection.
    */
   protectedPaths?: readonly ProtectedPath[];
+  /**
+   * The folder's egress policy when it is `ask` or `allowlist` (issue 30): the workspace container
+   * has no network of its own, so nothing it asks of the daemon may reach the network for it
+   * (plan/dockerApi/egress.ts). Undefined: `open`, and nothing changes.
+   */
+  egress?: EndpointEgress;
 }
 
 export interface ProtectedPath {
@@ -174,6 +183,13 @@ export interface Classified {
   response?: 'scrub-info';
   /** The query parameters kept, decoded (phase 2 reads some, e.g. /commit's). */
   query: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Networks in the path that must have been created internal (under an egress policy, a connect's
+   * network): checkOwned asks the adapter, which answers from the engine's inspect, never the client.
+   */
+  internalNetworks: string[];
+  /** The egress policy's mode, when the scope has one (for the sentence of a refusal checkOwned makes). */
+  egressMode?: EndpointEgress['mode'];
 }
 
 interface Ctx {
@@ -719,6 +735,7 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     if (container === undefined) throw malformed('query', 'A commit names its container (container=).');
     owned.containers.push(container.replace(/^\//, ''));
   }
+  const internalNetworks = scope.egress ? egressHead(spec.id, chosen.params!, kept, scope.egress) : [];
   const query = [...kept].flatMap(([k, vs]) => vs.map((v) => `${escapeQuery(k)}=${escapeQuery(v)}`)).join('&');
 
   const body = bodyPlan(spec);
@@ -735,7 +752,48 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     recheckBinds: spec.recheckBinds === true,
     ...(spec.response !== undefined ? { response: spec.response } : {}),
     query: kept,
+    internalNetworks,
+    ...(scope.egress ? { egressMode: scope.egress.mode } : {}),
   };
+}
+
+/**
+ * Under an egress policy, the routes that would make the daemon reach the network for the caller:
+ * builds and pushes are refused, pulls, searches and manifest lookups must name a registry the
+ * policy allows. Returns the path's networks that must be internal (a connect's).
+ */
+function egressHead(
+  route: RouteId,
+  params: ReadonlyMap<string, string>,
+  query: ReadonlyMap<string, readonly string[]>,
+  egress: EndpointEgress,
+): string[] {
+  switch (route) {
+    case 'build':
+    case 'session':
+    case 'grpc':
+    case 'image-push':
+      return refusedRoute(egress, route);
+    case 'image-pull': {
+      const image = query.get('fromImage')?.[0];
+      if (image) checkRegistry(egress, registryOfImage(image), `pulling ${image}`);
+      return [];
+    }
+    case 'distribution-inspect': {
+      const image = params.get('image')!;
+      checkRegistry(egress, registryOfImage(image), `looking up ${image}`);
+      return [];
+    }
+    case 'image-search': {
+      const term = query.get('term')?.[0] ?? '';
+      checkRegistry(egress, registryOfSearch(term), `searching for ${term}`);
+      return [];
+    }
+    case 'network-connect':
+      return [params.get('network')!];
+    default:
+      return [];
+  }
 }
 
 function bodyPlan(spec: RouteSpec): BodyPlan {

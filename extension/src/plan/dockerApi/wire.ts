@@ -67,7 +67,8 @@ export type RuleId =
   | 'build-option'
   | 'image-import'
   | 'runtime-image'
-  | 'reserved-name';
+  | 'reserved-name'
+  | 'egress';
 
 export type RefusalStatus = 403 | 400 | 404 | 405 | 413;
 
@@ -76,7 +77,7 @@ export interface Refusal {
   kind: 'refuse';
   status: RefusalStatus;
   rule: RuleId;
-  /** One or two plain sentences that say what to do; a policy refusal ends with the opt-out. */
+  /** One or two plain sentences that say what to do; a policy refusal ends with its rule and the opt-out (but an egress refusal). */
   message: string;
 }
 
@@ -96,11 +97,14 @@ export class Refused extends Error {
 
   get refusal(): Refusal {
     const policy = this.status === 403 || this.status === 404;
+    // An egress refusal does not offer the raw socket: that would give the container the daemon's
+    // network, around the folder's policy (plan/dockerApi/egress.ts).
+    const optOut = this.rule === 'egress' ? '' : ` ${OPT_OUT}`;
     return {
       kind: 'refuse',
       status: this.status,
       rule: this.rule,
-      message: policy ? `${this.message} (rule ${this.rule}) ${OPT_OUT}` : this.message,
+      message: policy ? `${this.message} (rule ${this.rule})${optOut}` : this.message,
     };
   }
 }

@@ -1,0 +1,296 @@
+/**
+ * Issue 30: a workspace container under a folder's egress policy (allowlist), with NetworkMode none
+ * and its Docker endpoint (engine/dockerGate.ts over plan/dockerApi.ts, plan/dockerApi/egress.ts),
+ * against the real engine. Each way around the policy through the daemon is tried with the docker
+ * CLI inside the container: a sibling on the default bridge, a network that is not internal, a
+ * build, a push, a pull from a registry the policy does not allow. Each is refused with the
+ * policy's sentence; what keeps the container's Docker useful (--network none, an internal
+ * network, a pull from the allowed registry) works. The policy allows one registry: a loopback
+ * one this test starts (test/support/registry.ts).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
+import { DOCKER_ENDPOINT, LABELS } from '../../extension/src/contract/constants';
+import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint';
+import { policyGate } from '../../extension/src/engine/dockerGate';
+import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
+import { TEST_ENGINE, TEST_LABEL, testNamespace } from '../support/docker';
+import { pushImage, startRegistry, type LoopbackRegistry } from '../support/registry';
+
+const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
+const BASE_IMAGE = 'debian:bookworm-slim';
+const OWN = LABELS.dockerOwner;
+const HOST_CLI = '/usr/bin/docker';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function spawnRun(cmd: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A TCP listener on the host that counts the connections it is offered: where a refused pull must not arrive. */
+async function countingListener(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const server: Server = createServer((s) => {
+    count++;
+    s.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  const port = (server.address() as { port: number }).port;
+  return { port, connections: () => count, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe(
+  'a workspace container’s Docker endpoint under an egress policy (issue 30)',
+  { skip: TEST_ENGINE === 'podman' && 'Docker only: Podman’s network and build compat differ' },
+  () => {
+    const ns = testNamespace();
+    const prefix = ns.names.prefix;
+    const d: Docker = ns.docker;
+    const name = (suffix: string) => `${prefix}-${suffix}`;
+    const owner = name('ws');
+    const runRoot = mkdtempSync(`/tmp/${prefix}-`);
+    const folder = join(ns.home, 'proj');
+    mkdirSync(join(folder, 'ctx'), { recursive: true });
+    writeFileSync(join(folder, 'ctx', 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN true\n`);
+    const workspace = realpathSync(folder);
+    const plan = planEndpointSocket({
+      engine: `unix://${ENGINE_SOCKET}`,
+      container: owner,
+      uid: process.getuid!(),
+      platform: process.platform,
+      tmpRoot: runRoot,
+    });
+    const user = { uid: process.getuid!(), gid: process.getgid!() };
+    /** Every registry the policy was asked about, and what the endpoint refused. */
+    const asked: string[] = [];
+    const refusals: Array<{ rule?: string; message: string }> = [];
+    let endpoint: DockerEndpoint;
+    let registry: LoopbackRegistry;
+    let listener: Awaited<ReturnType<typeof countingListener>>;
+    let pushed = '';
+
+    const host = (args: string[]) => spawnRun(HOST_CLI, args, { HOME: ns.home, DOCKER_HOST: `unix://${ENGINE_SOCKET}` });
+    const inside = (args: string[], env: Record<string, string> = {}) =>
+      host(['exec', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), owner, 'docker', ...args]);
+
+    const refusedByPolicy = (r: Run, sentence: RegExp, what: string): void => {
+      assert.notEqual(r.code, 0, `${what} passed: ${r.stdout}`);
+      assert.match(r.stderr, /Error response from daemon: This workspace's egress policy \(allowlist\) /, `${what}: ${r.stderr}`);
+      assert.match(r.stderr, /\(rule egress\)/, `${what}: ${r.stderr}`);
+      assert.match(r.stderr, sentence, `${what}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /raw-socket/, `${what} does not offer the raw socket`);
+    };
+    const works = (r: Run, what: string): string => {
+      assert.equal(r.code, 0, `${what}: ${r.stderr}`);
+      return r.stdout;
+    };
+
+    before(async () => {
+      await d
+        .getImage(BASE_IMAGE)
+        .inspect()
+        .catch(() => assert.fail(`${BASE_IMAGE} must be present locally (tests never pull).`));
+      registry = startRegistry(prefix);
+      listener = await countingListener();
+      const [allowedHost, allowedPort] = registry.address.split(':');
+      // The allowed image, pushed from the host to the loopback registry.
+      pushed = `${registry.address}/${prefix}-base:1`;
+      await d.getImage(BASE_IMAGE).tag({ repo: `${registry.address}/${prefix}-base`, tag: '1' });
+      await pushImage(d, pushed);
+      await d.getImage(pushed).remove();
+      endpoint = await startDockerEndpoint({
+        socketPath: plan.socketPath,
+        upstream: { socketPath: ENGINE_SOCKET },
+        gate: policyGate({
+          docker: d,
+          scope: {
+            owner,
+            workspace,
+            endpointSocket: plan.socketPath,
+            protectedPaths: [],
+            egress: {
+              mode: 'allowlist',
+              registryAllowed: (h, p) => {
+                asked.push(`${h}:${p}`);
+                return h === allowedHost && String(p) === allowedPort;
+              },
+            },
+          },
+          log: (e) => refusals.push(e),
+        }),
+        log: () => undefined,
+        owner: user,
+      });
+      // The workspace container as an egress policy makes it: no network, its endpoint, the host's CLI.
+      const ws = await d.createContainer({
+        name: owner,
+        Image: BASE_IMAGE,
+        Cmd: ['sleep', 'infinity'],
+        User: `${user.uid}:${user.gid}`,
+        Env: ['HOME=/tmp', `DOCKER_HOST=unix://${DOCKER_ENDPOINT.containerSocket}`],
+        Labels: { [TEST_LABEL]: prefix },
+        HostConfig: {
+          NetworkMode: 'none',
+          Binds: [`${workspace}:/workspace`, `${plan.dir}:${DOCKER_ENDPOINT.containerDir}:ro`, `${HOST_CLI}:/usr/bin/docker:ro`],
+        },
+      });
+      await ws.start();
+    });
+
+    after(async () => {
+      await endpoint?.close();
+      await listener?.close();
+      // Containers, networks and volumes labelled with the owner (ns.cleanup), then the images.
+      await ns.cleanup();
+      for (const ref of [pushed, `${prefix}-built`]) {
+        if (ref)
+          await d
+            .getImage(ref)
+            .remove({ force: true })
+            .catch(() => undefined);
+      }
+      const images = await d.listImages({ filters: { label: [`${OWN}=${owner}`] } }).catch(() => []);
+      for (const image of images)
+        await d
+          .getImage(image.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+      registry?.stop();
+      rmSync(runRoot, { recursive: true, force: true });
+    });
+
+    it('refuses a sibling on the default network; --network none works', async () => {
+      const NO_NETWORK =
+        /gives the containers it starts no network of their own.*run them with --network none, or on a network you created with --internal/;
+      refusedByPolicy(await inside(['run', '--rm', BASE_IMAGE, 'true']), NO_NETWORK, 'docker run (default network)');
+      refusedByPolicy(await inside(['run', '--rm', '--network', 'bridge', BASE_IMAGE, 'true']), NO_NETWORK, 'docker run --network bridge');
+      refusedByPolicy(await inside(['create', '--name', name('default'), BASE_IMAGE, 'true']), NO_NETWORK, 'docker create');
+      works(await inside(['run', '--rm', '--network', 'none', BASE_IMAGE, 'true']), 'docker run --network none');
+    });
+
+    it('creates internal networks only; a container on one works and has no route to the other bridges', async (t) => {
+      refusedByPolicy(
+        await inside(['network', 'create', name('open')]),
+        /internal networks only.*docker network create --internal/,
+        'docker network create',
+      );
+      works(await inside(['network', 'create', '--internal', name('sealed')]), 'docker network create --internal');
+      const sealed = await d.getNetwork(name('sealed')).inspect();
+      assert.equal(sealed.Internal, true);
+      assert.equal(sealed.Labels?.[OWN], owner);
+      works(await inside(['run', '--rm', '--network', name('sealed'), BASE_IMAGE, 'true']), 'docker run on the internal network');
+      // A host port (0.0.0.0) at the default bridge's gateway: the engine's isolation rules drop it.
+      const probe = (ip: string) =>
+        inside([
+          'run',
+          '--rm',
+          '--network',
+          name('sealed'),
+          BASE_IMAGE,
+          'bash',
+          '-c',
+          `timeout 5 bash -c 'exec 3<>/dev/tcp/${ip}/${listener.port}' && echo reached; true`,
+        ]);
+      const bridge = (await d.getNetwork('bridge').inspect()).IPAM?.Config?.[0]?.Gateway;
+      if (bridge) assert.doesNotMatch(works(await probe(bridge), 'probe'), /reached/, 'the default bridge’s gateway is not reached');
+      // Known (Docker 20.10): the internal network's own gateway is the host's address on that bridge,
+      // and a host service listening on every address answers there. Said, not asserted: see the report.
+      const gateway = sealed.IPAM?.Config?.[0]?.Gateway;
+      if (gateway) {
+        const own = works(await probe(gateway), 'probe');
+        t.diagnostic(`a host port at the internal network's own gateway ${gateway}: ${/reached/.test(own) ? 'reached' : 'not reached'}`);
+      }
+    });
+
+    it('refuses a network of its own that is not internal, as the engine says (not the client)', async () => {
+      // Made on the host with the owner label, as one left from before the policy would be.
+      works(
+        await host(['network', 'create', '--label', `${OWN}=${owner}`, '--label', `${TEST_LABEL}=${prefix}`, name('leftover')]),
+        'host network',
+      );
+      refusedByPolicy(
+        await inside(['run', '--rm', '--network', name('leftover'), BASE_IMAGE, 'true']),
+        new RegExp(`the network ${name('leftover')}, which was not created internal`),
+        'docker run on an owned network not internal',
+      );
+      works(
+        await inside(['run', '-d', '--name', name('joiner'), '--network', name('sealed'), BASE_IMAGE, 'sleep', '60']),
+        'a container to connect',
+      );
+      refusedByPolicy(
+        await inside(['network', 'connect', name('leftover'), name('joiner')]),
+        /join only networks created internal/,
+        'docker network connect to an owned network not internal',
+      );
+      works(await inside(['network', 'create', '--internal', name('sealed2')]), 'a second internal network');
+      works(await inside(['network', 'connect', name('sealed2'), name('joiner')]), 'docker network connect to an internal network');
+      works(await inside(['rm', '-f', name('joiner')]), 'rm');
+    });
+
+    it('refuses docker build, with or without --network none', async () => {
+      const BUILD = /does not let the Docker daemon build images for it.*FROM.*Build the image on the host/;
+      const env = { DOCKER_BUILDKIT: '0' };
+      refusedByPolicy(await inside(['build', '-t', `${prefix}-built`, '/workspace/ctx'], env), BUILD, 'docker build');
+      refusedByPolicy(
+        await inside(['build', '--network', 'none', '-t', `${prefix}-built`, '/workspace/ctx'], env),
+        BUILD,
+        'docker build --network none',
+      );
+      await assert.rejects(d.getImage(`${prefix}-built`).inspect(), 'nothing was built');
+    });
+
+    it('refuses docker push, even to the allowed registry', async () => {
+      works(await inside(['pull', pushed]), 'pull from the allowed registry');
+      refusedByPolicy(await inside(['push', pushed]), /does not let it push images/, 'docker push');
+    });
+
+    it('refuses a pull from a registry the policy does not allow, before the daemon reaches it', async () => {
+      const before = listener.connections();
+      // The daemon would connect to 127.0.0.1:<port> for this name: the listener would see it.
+      const local = `127.0.0.1:${listener.port}/${prefix}-secret:1`;
+      asked.length = 0;
+      refusedByPolicy(
+        await inside(['pull', local]),
+        new RegExp(`does not allow the registry 127\\.0\\.0\\.1:${listener.port}, and pulling`),
+        'docker pull from a loopback port the policy does not allow',
+      );
+      refusedByPolicy(
+        await inside(['pull', 'evil.example/secret-in-the-name']),
+        /does not allow the registry evil\.example:443/,
+        'docker pull evil.example/…',
+      );
+      refusedByPolicy(await inside(['pull', 'alpine']), /registry-1\.docker\.io:443/, 'docker pull alpine (Docker Hub)');
+      assert.deepEqual(asked, [`127.0.0.1:${listener.port}`, 'evil.example:443', 'registry-1.docker.io:443']);
+      assert.equal(listener.connections(), before, 'the refused pull never reached the daemon');
+      // The control: the same pull on the host's own socket does reach the listener, so the count above means something.
+      await host(['pull', local]);
+      assert.ok(listener.connections() > before, 'the daemon reaches the listener when it is asked directly');
+    });
+
+    it('logged each refusal with the egress rule', () => {
+      assert.ok(refusals.filter((r) => r.rule === 'egress').length >= 10, JSON.stringify(refusals.map((r) => r.rule)));
+    });
+  },
+);
