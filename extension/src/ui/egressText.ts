@@ -91,18 +91,15 @@ export function logTime(ms: number): string {
  */
 export function egressLogLine(e: EgressLogEntry): string {
   const open = e.verdict === 'allowed' && e.endedAt === undefined ? ' (open)' : '';
-  return plainText(
-    [
-      logTime(e.at),
-      e.verdict === 'allowed' ? 'allowed' : 'denied ',
-      inline(destination(e.host, e.port), 300),
-      e.address !== undefined ? inline(e.address, 100) : '-',
-      `up ${byteSize(e.bytesUp)} down ${byteSize(e.bytesDown)}${open}`,
-      inline(e.reason, 500),
-    ].join('  '),
-    'message',
-    2000,
-  );
+  // Every part is one line and bounded; two spaces between columns (a whole-line clean would fold them).
+  return [
+    logTime(e.at),
+    e.verdict === 'allowed' ? 'allowed' : 'denied ',
+    inline(destination(e.host, e.port), 300),
+    e.address !== undefined ? inline(e.address, 100) || '-' : '-',
+    `up ${byteSize(e.bytesUp)} down ${byteSize(e.bytesDown)}${open}`,
+    inline(e.reason, 500),
+  ].join('  ');
 }
 
 /** The connection log's document: a header, then one line per connection, oldest first. */
