@@ -158,8 +158,9 @@ export class EgressQuestions implements EgressPrompter, vscode.Disposable {
     if (choice === EGRESS_BUTTONS.once) await this.answer(question.id, 'once');
     else if (choice === EGRESS_BUTTONS.folder) await this.answer(question.id, 'folder');
     else if (choice === EGRESS_BUTTONS.deny) await this.answer(question.id, 'deny');
-    // Closed with ×: a deny, unless the question has left already (answered from the pick).
-    else if (this.inbox.get(question.id) !== undefined) this.inbox.answer(question.id, 'deny');
+    // Closed with ×: a deny, unless the question has left already (answered from the pick) or an
+    // Allow for This Folder from the pick is being written.
+    else if (this.inbox.get(question.id) !== undefined && !this.writing.has(question.id)) this.inbox.answer(question.id, 'deny');
   }
 
   private alreadyAnswered(id: string): void {
