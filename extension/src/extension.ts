@@ -24,9 +24,12 @@ import { ShellLauncher, type OpenedShell } from './ui/shells';
 import { askCredentialConsent, credentialGrantState } from './ui/credentialConsent';
 import { PendingConfigPrompt } from './ui/pendingConfig';
 import { UnknownKeyNotice } from './ui/unknownKeyNotice';
-import { AgentStatusBar, ApprovalStatusBar, DriftStatusBar } from './ui/statusBar';
+import { AgentStatusBar, ApprovalStatusBar, DriftStatusBar, EgressStatusBar } from './ui/statusBar';
 import { ApprovalInbox } from './ui/approvalInbox';
 import { ApprovalPrompter } from './ui/approvals';
+import { EgressInbox } from './ui/egressQuestions';
+import { EgressQuestions } from './ui/egress';
+import { EgressLogDocuments } from './ui/egressLog';
 import { AgentTimeline } from './ui/agentTimeline';
 import { SessionTimelineDocuments } from './ui/sessionTimeline';
 import { AgentNudge } from './ui/agentNudge';
@@ -108,6 +111,11 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     log,
   );
   context.subscriptions.push(timeline, approvals);
+  // Connection questions of the egress policy (issue 30, docs/decisions/0056): each holds a connection
+  // while it waits here; the window going away denies them.
+  const egressInbox = new EgressInbox();
+  const egress = new EgressQuestions(egressInbox, log);
+  context.subscriptions.push(egress);
   // Login callbacks forwarded into a container (issue 29, docs/decisions/0053): the status bar item and notices.
   const loginForwards = new LoginForwardStatus(log);
   context.subscriptions.push(loginForwards);
@@ -142,6 +150,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
       credentialConsent: { state: context.globalState, prompt: askCredentialConsent },
       // Approvals of what a project config asks beyond the user's own: never in the folder (docs/decisions/0041).
       projectConsent: context.globalState,
+      // A connection in `ask` mode waits for Allow Once, Allow for This Folder or Deny here; never an allow without the click.
+      egressPrompter: egress,
     });
   });
   const sessions = new SessionStore(context.workspaceState);
@@ -153,12 +163,26 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const statusBar = new DriftStatusBar();
   const agentBar = new AgentStatusBar();
   const approvalBar = new ApprovalStatusBar();
+  const egressBar = new EgressStatusBar();
   const nudge = new AgentNudge(shells, log);
-  context.subscriptions.push(backend, inbox, shells, refresh, statusBar, agentBar, approvalBar, nudge, pendingConfig);
+  context.subscriptions.push(
+    backend,
+    inbox,
+    egressInbox,
+    shells,
+    refresh,
+    statusBar,
+    agentBar,
+    approvalBar,
+    egressBar,
+    nudge,
+    pendingConfig,
+  );
 
   const resolvedConfig = new ResolvedConfigDocuments(backend);
   const timelineDocs = new SessionTimelineDocuments(timeline);
-  context.subscriptions.push(timelineDocs);
+  const egressDocs = new EgressLogDocuments(backend);
+  context.subscriptions.push(timelineDocs, egressDocs);
   const services = {
     backend,
     shells,
@@ -171,6 +195,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     approvals,
     timeline,
     timelineDocs,
+    egress,
+    egressDocs,
   };
   context.subscriptions.push(...registerCommands(services));
   // .toolbox.yaml problems in the Problems panel; the backend loads only once such a file is open.
@@ -187,7 +213,11 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     [
       'toolbox.workspaces',
       new NodeTreeProvider((s) =>
-        workspacesNodes(s, windowFolders(), home, shells.agentTerminals(), Date.now(), { approvals: inbox.pending(), timeline }),
+        workspacesNodes(s, windowFolders(), home, shells.agentTerminals(), Date.now(), {
+          approvals: inbox.pending(),
+          timeline,
+          egressLog: (container) => backend.egressLog(container),
+        }),
       ),
     ],
     ['toolbox.peer', new NodeTreeProvider((s) => peerNodes(s, home))],
@@ -221,6 +251,30 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   };
   context.subscriptions.push(inbox.onDidChange(approvalsChanged), timeline.onDidChange(timelineChanged), {
     dispose: () => clearTimeout(timelineRedraw),
+  });
+  // Connection questions (issue 30): the status bar count at once; the tree's asking count comes with the next snapshot.
+  context.subscriptions.push(egressInbox.onDidChange(() => egressBar.update(egressInbox.pending())));
+  // Connections come as fast as a container makes them: the latest rows and open logs are redrawn
+  // at most four times a second, the snapshot (the counters on the rows) at most once a second.
+  let egressRedraw: NodeJS.Timeout | undefined;
+  let egressSnapshot: NodeJS.Timeout | undefined;
+  const egressChanged = () => {
+    egressRedraw ??= setTimeout(() => {
+      egressRedraw = undefined;
+      workspacesView.update(refresh.state);
+      egressDocs.refreshAll();
+    }, 250);
+    egressSnapshot ??= setTimeout(() => {
+      egressSnapshot = undefined;
+      refresh.refreshSoon(0);
+    }, 1000);
+  };
+  // Listening does not load the backend (ui/lazyBackend.ts): the listener is handed over when it loads.
+  context.subscriptions.push(backend.onDidChangeEgress(egressChanged), {
+    dispose: () => {
+      clearTimeout(egressRedraw);
+      clearTimeout(egressSnapshot);
+    },
   });
   const treeViews: vscode.TreeView<unknown>[] = [];
   let workspacesTreeView: vscode.TreeView<unknown> | undefined;

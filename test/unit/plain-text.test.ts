@@ -24,6 +24,8 @@ import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../e
 import * as worktreeItems from '../../extension/src/ui/tree/worktreeItems';
 import * as approvalText from '../../extension/src/ui/approvalText';
 import * as agentTimeline from '../../extension/src/ui/agentTimeline';
+import * as egressText from '../../extension/src/ui/egressText';
+import type { EgressLogEntry, EgressQuestion, EgressSummary } from '../../extension/src/backend/api/egress';
 import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
 import type { ToolboxState } from '../../extension/src/ui/refresh';
 import { containerSummary } from '../support/summary';
@@ -190,8 +192,32 @@ function container(h: string): ContainerSummary {
       { containerPort: 53, protocol: 'udp', hostIp: h, hostPort: 5353 },
     ],
     shells: [{ id: h, pid: 7, command: h, title: h, started: now - 60_000, attached: 1 }],
+    egress: { mode: 'ask', enforced: true, served: true, allowed: 3, denied: 2, asking: 1 },
   });
 }
+
+/** A connection question (issue 30) whose every string is `h`. */
+function egressQuestion(h: string): EgressQuestion {
+  return { id: h, container: h, folder: h, host: h, port: 443 };
+}
+
+/** Connections (issue 30) whose every string is `h`: allowed and ended, allowed and open, denied. */
+function egressEntries(h: string): EgressLogEntry[] {
+  const base = { at: now - 5_000, host: h, port: 443, via: 'connect' as const, reason: h, address: h, bytesUp: 1, bytesDown: 12_600 };
+  return [
+    { ...base, verdict: 'allowed', endedAt: now },
+    { ...base, verdict: 'allowed' },
+    { ...base, verdict: 'denied', address: undefined, bytesUp: 0, bytesDown: 0, endedAt: now },
+  ];
+}
+
+/** Every posture a container's network row can show. */
+const EGRESS_SUMMARIES: EgressSummary[] = [
+  { mode: 'ask', enforced: true, served: true, allowed: 3, denied: 2, asking: 1 },
+  { mode: 'allowlist', enforced: true, served: false, allowed: 0, denied: 0, asking: 0 },
+  { mode: 'ask', enforced: false, served: false, allowed: 0, denied: 0, asking: 0 },
+  { mode: 'open', enforced: false, served: false, allowed: 0, denied: 0, asking: 0 },
+];
 
 const needs = (h: string): AgentStatus => ({ agent: 'claude', state: 'needsYou', since: now - 60_000, message: h, title: h });
 
@@ -396,6 +422,18 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
     },
   },
   'approvalText.approvalPickItem': { make: (h) => questions(h).map((q) => approvalText.approvalPickItem(q, now)) },
+  'items.egressPostureItem': { make: () => EGRESS_SUMMARIES.map((e) => items.egressPostureItem(e)) },
+  'items.egressLogItem': { make: (h) => egressEntries(h).map((e) => items.egressLogItem(e)) },
+  'egressText.egressMessage': { make: (h) => [{ message: egressText.egressMessage(egressQuestion(h)) }] },
+  'egressText.egressStatus': {
+    make: (h) => {
+      const s = egressText.egressStatus([egressQuestion(h), egressQuestion(h)])!;
+      return [{ statusText: s.text, tooltip: s.tooltip, message: s.label }];
+    },
+  },
+  'egressText.egressPickItem': { make: (h) => [egressText.egressPickItem(egressQuestion(h))] },
+  'egressText.egressLogLine': { make: (h) => egressEntries(h).map((e) => ({ message: egressText.egressLogLine(e) })) },
+  'egressText.egressLogTooltip': { make: (h) => egressEntries(h).map((e) => ({ tooltip: egressText.egressLogTooltip(e) })) },
   'agentTimeline.timelineLine': { make: (h) => [{ message: agentTimeline.timelineLine(entry(h)) }] },
   'agentTimeline.recentLines': { make: (h) => [{ tooltip: agentTimeline.recentLines(timelineOf(h).forSession(h, h)).join('\n') }] },
   'agentTimeline.sessionPickItem': {
@@ -454,6 +492,11 @@ const NOT_BUILDERS: Record<string, string> = {
   'agentTimeline.usageText': 'words and counts',
   'agentTimeline.clockTime': 'a time',
   'agentTimeline.timelineDocument': "a read-only document's text, one timelineLine per entry (checked below)",
+  'items.egressMoreItem': 'words and a count',
+  'egressText.byteSize': 'a number and a unit',
+  'egressText.destination': 'host:port as Allow for This Folder writes it into the setting (exact); every builder that shows it cleans it',
+  'egressText.logTime': 'a time',
+  'egressText.egressLogDocument': "a read-only document's text, one egressLogLine per connection (checked below)",
 };
 
 const SINK_OF: Record<keyof Made, Sink> = {
@@ -484,7 +527,7 @@ const lineCount = (s: string | undefined) => (s === undefined ? 0 : s.split('\n'
 
 describe('every builder of text from outside, on the hostile corpus', () => {
   it('each builder is checked', () => {
-    const modules = { items, worktreeItems, model, confirmations, agentState, approvalText, agentTimeline } as Record<
+    const modules = { items, worktreeItems, model, confirmations, agentState, approvalText, agentTimeline, egressText } as Record<
       string,
       Record<string, unknown>
     >;
@@ -549,7 +592,7 @@ describe('every builder of text from outside, on the hostile corpus', () => {
         },
       };
       const agents = [{ key: 1, container: h, title: h, sessionId: h, status: needs(h) }];
-      const extras = { approvals: questions(h), timeline: timelineOf(h) };
+      const extras = { approvals: questions(h), timeline: timelineOf(h), egressLog: () => egressEntries(h) };
       const nodes = [
         ...workspacesNodes(state, [h, '/src/app'], '/home/u', agents, now, extras),
         ...workspacesNodes({ ...state, error: h }, [h], '/home/u', [], now, extras),
@@ -561,6 +604,10 @@ describe('every builder of text from outside, on the hostile corpus', () => {
       const all = walk(nodes);
       assert.ok(all.length > 20, `${all.length} nodes`);
       assert.ok(all.some((n) => n.approvalId !== undefined) && all.some((n) => /\.timeline$/.test(n.contextValue ?? '')));
+      assert.ok(
+        all.some((n) => n.contextValue === 'egressEntry.denied'),
+        'the connection rows are checked too',
+      );
       for (const n of all) check(`node ${n.id.slice(0, 40)}`, [{ label: n.label, description: n.description, tooltip: n.tooltip }], h);
     }
   });
@@ -574,6 +621,17 @@ describe('every builder of text from outside, on the hostile corpus', () => {
       for (const line of doc.split('\n')) {
         assert.deepEqual(problems(line, 'message', 2000), [], `${show(h)}: ${show(line)}`);
       }
+    }
+  });
+});
+
+describe("a container's connection log (issue 30)", () => {
+  it('its document: one line per connection, and nothing in it VS Code would run, hide or break', () => {
+    const ordinary = egressText.egressLogDocument('ordinary-text', egressEntries('ordinary-text'), now);
+    for (const h of HOSTILE) {
+      const doc = egressText.egressLogDocument(h, egressEntries(h), now);
+      assert.equal(doc.split('\n').length, ordinary.split('\n').length, `${show(h)} added lines`);
+      for (const line of doc.split('\n')) assert.deepEqual(problems(line, 'message', 2000), [], `${show(h)}: ${show(line)}`);
     }
   });
 });

@@ -26,13 +26,30 @@ export function lazyProxy<T extends object>(load: () => T, eager: Partial<T>): T
 
 /**
  * The window's backend: loaded on first use. Until then, `names` is known, and forgetting the
- * connection or disposing has nothing to do.
+ * connection or disposing has nothing to do. Listening to the egress log does not load it (the
+ * composition root listens at activation): the listeners are handed over when it loads, and until
+ * then no container has a log.
  */
 export function lazyBackend(names: ObjectNames, load: () => LoadedBackend): LoadedBackend {
   let loaded: LoadedBackend | undefined;
-  return lazyProxy(() => (loaded = load()), {
-    names,
-    resetConnection: () => loaded?.resetConnection(),
-    dispose: () => loaded?.dispose(),
-  });
+  const egressListeners = new Set<(container: string) => void>();
+  return lazyProxy(
+    () => {
+      loaded = load();
+      loaded.onDidChangeEgress((container) => {
+        for (const listener of [...egressListeners]) listener(container);
+      });
+      return loaded;
+    },
+    {
+      names,
+      resetConnection: () => loaded?.resetConnection(),
+      dispose: () => loaded?.dispose(),
+      onDidChangeEgress: (listener) => {
+        egressListeners.add(listener);
+        return { dispose: () => void egressListeners.delete(listener) };
+      },
+      egressLog: (container) => loaded?.egressLog(container) ?? [],
+    },
+  );
 }

@@ -1,6 +1,6 @@
 /**
- * The status bar: the drift warning, the count of sessions that need you (AgentStatusBar) and of
- * agents' questions waiting (ApprovalStatusBar).
+ * The status bar: the drift warning, the count of sessions that need you (AgentStatusBar), of
+ * agents' questions waiting (ApprovalStatusBar) and of connection questions waiting (EgressStatusBar).
  *
  * The drift warning: shown while a container of this window's folders has PID-namespace drift
  * (either direction), lacks the socket volume, or runs with another seccomp profile than the
@@ -13,6 +13,8 @@ import { driftStatus, findingKey, type DriftFinding } from './model';
 import { needsYouStatus, type AgentStatus } from './agentState';
 import { approvalsStatus } from './approvalText';
 import type { ApprovalRequest } from '../bridge/route';
+import type { EgressQuestion } from '../backend/api/egress';
+import { egressStatus } from './egressText';
 
 export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
 
@@ -127,6 +129,29 @@ export class ApprovalStatusBar implements vscode.Disposable {
 
   update(pending: readonly ApprovalRequest[]): void {
     showStatus(this.item, approvalsStatus(pending));
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+/**
+ * The count of connection questions waiting for an answer (issue 30): `$(globe) N`, its tooltip
+ * listing them; a click opens the pick of them (toolbox.showEgressQuestions). Hidden at zero.
+ */
+export class EgressStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('toolbox.egress', vscode.StatusBarAlignment.Left, 97);
+    this.item.name = 'Toolbox connection questions';
+    this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+    this.item.command = 'toolbox.showEgressQuestions';
+  }
+
+  update(pending: readonly EgressQuestion[]): void {
+    showStatus(this.item, egressStatus(pending));
   }
 
   dispose(): void {

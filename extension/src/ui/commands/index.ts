@@ -43,6 +43,8 @@ import { approvalDeny } from './approvalDeny';
 import { approvalOpenTerminal } from './approvalOpenTerminal';
 import { showApprovals } from './showApprovals';
 import { showSessionTimeline } from './showSessionTimeline';
+import { showEgressQuestions } from './showEgressQuestions';
+import { showEgressLog } from './showEgressLog';
 import { forwardLoginPort } from './forwardLoginPort';
 import { stopLoginForward } from './stopLoginForward';
 import type { CommandServices, ToolboxCommand } from './types';
@@ -92,6 +94,8 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   approvalOpenTerminal,
   showApprovals,
   showSessionTimeline,
+  showEgressQuestions,
+  showEgressLog,
   forwardLoginPort,
   stopLoginForward,
 ];

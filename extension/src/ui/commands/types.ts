@@ -9,6 +9,8 @@ import type { ProposalReview } from '../proposals';
 import type { ApprovalPrompter } from '../approvals';
 import type { AgentTimeline } from '../agentTimeline';
 import type { SessionTimelineDocuments } from '../sessionTimeline';
+import type { EgressQuestions } from '../egress';
+import type { EgressLogDocuments } from '../egressLog';
 
 /** The collaborators every command gets from the composition root. */
 export interface CommandServices {
@@ -28,6 +30,10 @@ export interface CommandServices {
   /** What each agent session did, and its documents. */
   timeline: AgentTimeline;
   timelineDocs: SessionTimelineDocuments;
+  /** Connection questions of the egress policy waiting for an answer (issue 30). */
+  egress: EgressQuestions;
+  /** Open Connection Log's documents. */
+  egressDocs: EgressLogDocuments;
 }
 
 export interface ToolboxCommand {

@@ -29,6 +29,10 @@ import {
   reachGroupItem,
   dockerChildItem,
   dockerChildrenGroupItem,
+  egressLogItem,
+  egressMoreItem,
+  egressPostureItem,
+  EGRESS_LOG_ROWS,
   leftBehindGroupItem,
   protectionItem,
   reachItem,
@@ -39,6 +43,7 @@ import {
   type IconSpec,
 } from './items';
 import type { ApprovalRequest } from '../../bridge/route';
+import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
 import type { AgentTimeline } from '../agentTimeline';
 import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
 import type { HostReach } from '../../plan/posture';
@@ -80,6 +85,8 @@ export interface TreeNode {
   timeline?: { container: string; sessionId: string };
   /** A "Left behind by" row: the gone owner whose children Remove What Was Left Behind removes. */
   leftBehind?: string;
+  /** A network posture row or a connection under it (issue 30): the container whose log Open Connection Log opens. */
+  egressContainer?: string;
 }
 
 /** What the Workspaces view shows besides the engine's state (issue 28). */
@@ -88,6 +95,45 @@ export interface WorkspacesExtras {
   approvals?: readonly ApprovalRequest[];
   /** What each session's agent did: a summary on its row. */
   timeline?: Pick<AgentTimeline, 'summary' | 'forSession'>;
+  /** A container's connection log in this window, oldest first (EgressService.egressLog): its latest under its network row. */
+  egressLog?: (container: string) => readonly EgressLogEntry[];
+}
+
+/** The command the network row's "earlier connections" row runs, and its context menu offers (ui/commands/showEgressLog.ts). */
+export const SHOW_EGRESS_LOG_COMMAND = 'toolbox.showEgressLog';
+
+/**
+ * A container's network posture row (issue 30) and, under it, its latest connections, newest
+ * first, then a row that opens the whole log when there are more.
+ */
+export function egressNode(c: ContainerSummary, e: EgressSummary, log: readonly EgressLogEntry[]): TreeNode {
+  const latest = log.slice(-EGRESS_LOG_ROWS).reverse();
+  // The log drops its oldest entries, so an index is no stable id: the time and destination are,
+  // numbered when several share them (ids must be unique in the view).
+  const seen = new Map<string, number>();
+  const rows = latest.map((entry): TreeNode => {
+    const key = `${entry.at}:${entry.host}:${entry.port}`;
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    return { id: `egress:${c.name}:${key}${n > 0 ? `#${n}` : ''}`, ...egressLogItem(entry), container: c, egressContainer: c.name };
+  });
+  if (log.length > latest.length) {
+    rows.push({
+      id: `egress:${c.name}:more`,
+      ...egressMoreItem(log.length - latest.length),
+      command: SHOW_EGRESS_LOG_COMMAND,
+      commandArgs: [c.name],
+      container: c,
+      egressContainer: c.name,
+    });
+  }
+  return {
+    id: `egress:${c.name}`,
+    ...egressPostureItem(e),
+    container: c,
+    egressContainer: c.name,
+    ...(rows.length > 0 ? { children: rows, collapsed: true } : {}),
+  };
 }
 
 /** The command a question's row runs: the answer pick for that question (ui/commands/showApprovals.ts). */
@@ -215,6 +261,8 @@ export function workspacesNodes(
       );
     }
     if (c.dockerChildren !== undefined) children.push(dockerChildrenNode(c, c.dockerChildren));
+    // Its network (issue 30), next to what it can reach on this host: the mode, then its latest connections.
+    if (c.egress !== undefined) children.push(egressNode(c, c.egress, extras.egressLog?.(c.name) ?? []));
     if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder));
     return {
       id: `container:${c.name}`,
