@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchAgentState } from './agentState';
 import { benchBridge } from './bridge';
 import { benchDockerEndpoint } from './dockerEndpoint';
+import { benchEgressProxy } from './egressProxy';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
 import { benchImage } from './image';
@@ -42,6 +43,7 @@ const BENCHES: Bench[] = [
   ['protect', benchProtect],
   ['protect-window', benchProtectWindow],
   ['docker-endpoint', benchDockerEndpoint],
+  ['egress-proxy', benchEgressProxy],
 ];
 
 async function main(): Promise<void> {

@@ -241,6 +241,20 @@ describe('egress proxy', () => {
     assert.equal((await rig.nextEnd()).verdict, 'allowed');
   });
 
+  it('passes on a close before the first byte, so both sides end and the entry with them', async () => {
+    const quiet = createServer((s) => s.on('error', () => undefined).resume());
+    const quietPort = await listening(quiet);
+    const rig = await startRig({ mode: 'allowlist', rules: rules(`127.0.0.1:${quietPort}`) });
+    const { socket } = await connectThrough(rig.socketPath, `127.0.0.1:${quietPort}`);
+    socket.removeAllListeners('close');
+    socket.destroy();
+    const entry = await rig.nextEnd();
+    assert.equal(entry.verdict, 'allowed');
+    assert.equal(entry.bytesUp, 0);
+    await until(() => rig.proxy.connections() === 0);
+    quiet.close();
+  });
+
   it('refuses a denied CONNECT with a 403 naming the policy, without looking the name up', async () => {
     const rig = await startRig({ mode: 'allowlist', rules: [] }, { names: { 'example.com': [FAKE_PUBLIC] } });
     const answer = await exchange(rig.socketPath, 'CONNECT Example.COM.:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');

@@ -421,12 +421,19 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       inspect(opened.held);
       return;
     }
+    // A client that half-closes before sending anything: the destination is told (pipe would have).
+    const onEnd = (): void => {
+      client.off('data', onFirst);
+      upstream.end();
+    };
     const onFirst = (chunk: Buffer): void => {
       client.off('data', onFirst);
+      client.off('end', onEnd);
       client.pause();
       inspect(chunk);
     };
     client.on('data', onFirst);
+    client.once('end', onEnd);
     client.resume();
   }
 
