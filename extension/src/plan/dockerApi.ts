@@ -165,9 +165,13 @@ export function checkOwned(
       }
     }
   }
-  // Under an egress policy: the path's network (a connect's) must have been created internal, as the engine's inspect says.
-  for (const ref of c.internalNetworks) {
-    if (internal?.(ref) !== true) return attempt(() => connectNotInternal(c.egressMode ?? 'allowlist', ref));
+  // Under an egress policy a connect is refused, to an internal network too: a container on one
+  // reaches this host at its gateway (docs/decisions/0056). `internal` is kept for the sentence's
+  // sake only: an internal network is named as such.
+  const connect = c.internalNetworks[0];
+  if (connect !== undefined) {
+    const what = internal?.(connect) === true ? `the internal network ${connect}` : connect;
+    return attempt(() => connectNotInternal(c.egressMode ?? 'allowlist', what));
   }
   return undefined;
 }

@@ -364,10 +364,15 @@ class Judge {
     }
   }
 
-  /** Under an egress policy: a network the caller's own and created internal, the only kind a new container may be on. */
+  /**
+   * Under an egress policy no network is a new container's own, internal ones included: on this
+   * machine's Docker a container on an internal network reaches the host at that network's gateway
+   * address (measured in test/engine/docker-endpoint-egress.test.ts), and so every host service
+   * listening on all addresses, some of which lead out (docs/decisions/0056).
+   */
   internalNetwork(ref: string, where: string): void {
     this.own('network', ref, where);
-    if (!this.facts.internal(ref)) noNetwork(this.scope.egress!.mode, where, `the network ${ref}, which was not created internal`);
+    noNetwork(this.scope.egress!.mode, where, `the network ${ref}`);
   }
 
   volume(name: string, where: string): void {
@@ -819,7 +824,7 @@ function judgeNetworkCreate(v: Record<string, unknown>, j: Judge): Record<string
       'Swarm network settings (Ingress, ConfigOnly, ConfigFrom, a scope other than local) are not offered.',
     );
   }
-  if (j.scope.egress && v.Internal !== true) networkNotInternal(j.scope.egress.mode);
+  if (j.scope.egress) networkNotInternal(j.scope.egress.mode);
   return { ...v, Labels: j.labels(v.Labels as Record<string, string> | null | undefined, 'The network') };
 }
 

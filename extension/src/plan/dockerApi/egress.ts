@@ -85,7 +85,7 @@ export function checkRegistry(e: EndpointEgress, r: RegistryHost, what: string):
 export function noNetwork(mode: EndpointEgress['mode'], where: string, what: string): never {
   throw forbidden(
     'egress',
-    `${policy(mode)} gives the containers it starts no network of their own, and ${where} asks for ${what}: run them with --network none, or on a network you created with --internal (docker network create --internal).`,
+    `${policy(mode)} gives the containers it starts no network of their own, and ${where} asks for ${what}: run them with --network none, or --network container:<a container you started> to share its loopback.`,
   );
 }
 
@@ -93,14 +93,14 @@ export function noNetwork(mode: EndpointEgress['mode'], where: string, what: str
 export function connectNotInternal(mode: EndpointEgress['mode'], network: string): never {
   throw forbidden(
     'egress',
-    `${policy(mode)} lets its containers join only networks created internal, and ${network} was not: connect them to a network you created with docker network create --internal.`,
+    `${policy(mode)} lets its containers join no network, internal ones included, and this connect names ${network}: run them with --network none, or --network container:<a container you started> to share its loopback.`,
   );
 }
 
 export function networkNotInternal(mode: EndpointEgress['mode']): never {
   throw forbidden(
     'egress',
-    `${policy(mode)} lets it create internal networks only, which have no route out of this host: create it with docker network create --internal.`,
+    `${policy(mode)} lets it create no network, internal ones included (a container on one reaches this host at its gateway): run the containers with --network none, or --network container:<a container you started> to share its loopback.`,
   );
 }
 
