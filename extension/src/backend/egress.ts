@@ -23,6 +23,7 @@ import { egressModeOf, egressPolicyOf } from '../plan/egressPolicy';
 import type { EgressChoice, EgressLogEntry, EgressPrompter, EgressQuestion, EgressSummary } from './api/egress';
 import { EgressPorts } from './egressPorts';
 import type { BackendSettings } from './settings';
+import type { EndpointEgress } from '../plan/dockerApi/egress';
 
 export interface EgressDeps {
   settings: Pick<BackendSettings, 'egress' | 'protectedPaths'>;
@@ -207,6 +208,36 @@ export class EgressPolicies {
       allowed: served?.allowed ?? 0,
       denied: served?.denied ?? 0,
       asking: served?.questions.size ?? 0,
+    };
+  }
+
+  /**
+   * What the container's Docker endpoint must hold it to (plan/dockerApi/egress.ts): for a
+   * container this window serves a proxy for, or of a folder under a policy now, its mode, and
+   * which registries the daemon may pull from for it (those a rule allows: pulls are never asked
+   * about). Read again at each request. Undefined: `open`.
+   */
+  endpointEgress(folder: string, container: string): EndpointEgress | undefined {
+    const name = bareName(container);
+    const served = [...this.served.values()].find((s) => s.container === name);
+    const mode = served
+      ? this.policy(served).mode
+      : egressModeOf({ config: this.configs.get(folder), ...this.deps.settings.egress(folder) });
+    if (mode === 'open') return undefined;
+    const policyNow = (): EgressPolicy =>
+      served
+        ? this.policy(served)
+        : egressPolicyOf({
+            config: this.configs.get(folder),
+            ...this.deps.settings.egress(folder),
+            answered: this.answered.get(folder) ?? [],
+          }).policy;
+    return {
+      mode,
+      registryAllowed: (host, port) => {
+        const verdict = decideDestination(policyNow(), { host, port });
+        return verdict.kind === 'allow';
+      },
     };
   }
 

@@ -79,7 +79,6 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const logins = new LoginForwards({ connector, log, onEvent: deps.onLoginForward });
   const bridgeFor = deps.bridgeFor;
   const bridges = new BridgeRegistry({ home, connector, log, bridgeFor: bridgeFor && ((registration) => bridgeFor(registration, logins)) });
-  const dockerApis = new DockerApis({ names, settings, log });
   const egress = new EgressPolicies({
     settings,
     log,
@@ -87,6 +86,8 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...(deps.egressPrompter ? { prompter: deps.egressPrompter } : {}),
     ...deps.egress,
   });
+  // The Docker endpoint holds what a container starts to its folder's egress policy (issue 30).
+  const dockerApis = new DockerApis({ names, settings, log, egressFor: (folder, container) => egress.endpointEgress(folder, container) });
   const sessions = new HeldSessions({ connector, bridges, settings, log, dockerApis, egress });
   const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis, egress });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });

@@ -173,8 +173,7 @@ export class HeldSessions {
     if (!this.deps.dockerApis && !this.deps.egress) return;
     const connection = await this.deps.connector.connected().catch(() => undefined);
     if (!connection || (record.engine !== undefined && record.engine !== connection.endpoint.endpoint)) return;
-    await this.deps.dockerApis?.restore(connection, record.container);
-    // Its egress proxy too (issue 30): without it a container under a policy reaches nothing.
+    // Its egress proxy first (issue 30): the endpoint's scope reads the policy it serves.
     if (this.deps.egress) {
       const info = await connection.docker
         .getContainer(record.container)
@@ -187,6 +186,7 @@ export class HeldSessions {
         }
       }
     }
+    await this.deps.dockerApis?.restore(connection, record.container);
   }
 
   private async attach(record: SessionRecord): Promise<StartedShell> {
