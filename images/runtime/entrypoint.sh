@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runtime image entrypoint (runs under tini as the container's user, usually the host uid:gid).
 # Mirrors upstream toolbox's entrypoint, in order:
-#   0. start the session holder on $TOOLBOX_SESSION_SOCKET when it is set, in the background
+#   0. start the session holder on $TOOLBOX_SESSION_SOCKET when it is set, in the background,
+#      and the egress forwarder to $TOOLBOX_EGRESS_SOCKET when that is set, supervised
 #   1. give an unknown runtime uid/gid a passwd/group entry named toolbox
 #   2. run /usr/local/lib/toolbox/init.d/*.sh in parallel (logs in ~/.toolbox-state/init/<n>.log)
 #   3. trust /etc/ssl/proximo-ca.pem system-wide (only when it changed) and in $HOME/.pki/nssdb
 #   4. point git's credential helper at git-credential-toolbox when a bridge token is readable
 #   5. run /home/toolbox/.toolbox-startup.d/*.sh one at a time
-#   6. exec "$@"
+#   6. exec "$@" (under an egress policy, once the forwarder listens, waiting at most 3 s)
 # Every step is best-effort and logged: a failing step never stops the container from starting.
 set -u
 
@@ -22,6 +23,8 @@ BRIDGE_LEGACY_DIR=/home/toolbox/.toolbox/browser
 CREDENTIAL_HELPER=/usr/local/bin/git-credential-toolbox
 STARTUP_DIR=/home/toolbox/.toolbox-startup.d
 SESSION_HOLDER=/usr/local/lib/toolbox/toolbox-session
+EGRESS_FORWARDER=/usr/local/lib/toolbox/toolbox-egress
+EGRESS_PORT=3128
 USER_SHELL=/bin/zsh
 HOME="${HOME:-$TOOLBOX_HOME}"
 export HOME
@@ -104,6 +107,37 @@ start_session_holder() {
   log "starting the session holder on $TOOLBOX_SESSION_SOCKET"
 }
 
+# --- 0. egress forwarder -----------------------------------------------------------------------
+# Under an egress policy (issue 30) the container has no network but its loopback, and the
+# extension sets TOOLBOX_EGRESS_SOCKET to the host proxy's socket, bound in read-only. The
+# forwarder listens on 127.0.0.1 (and ::1) port $EGRESS_PORT, where HTTP_PROXY and the like point,
+# and relays each connection to that socket. --supervise starts it again when it fails (bounded,
+# with backoff); a forwarder that already serves the port (one started by an exec) makes this one
+# exit 0. Its log: $INIT_LOG_DIR/egress.log.
+start_egress_forwarder() {
+  [ -n "${TOOLBOX_EGRESS_SOCKET:-}" ] || return 0
+  if [ ! -f "$EGRESS_FORWARDER" ]; then
+    log "TOOLBOX_EGRESS_SOCKET is set but $EGRESS_FORWARDER is missing: no egress forwarder"; return 1
+  fi
+  local out=/dev/null
+  if [ -n "$LOG_FILE" ]; then out="$INIT_LOG_DIR/egress.log"; fi
+  env -u SHLVL -u _ python3 -S "$EGRESS_FORWARDER" --supervise --port "$EGRESS_PORT" --socket "$TOOLBOX_EGRESS_SOCKET" </dev/null >>"$out" 2>&1 &
+  log "starting the egress forwarder on port $EGRESS_PORT for $TOOLBOX_EGRESS_SOCKET"
+}
+
+# The command must not reach for the proxy before the forwarder listens: the kernel's table of
+# listening sockets says when it does (a probe connection would reach the host's proxy).
+wait_egress_forwarder() {
+  [ -n "${TOOLBOX_EGRESS_SOCKET:-}" ] && [ -f "$EGRESS_FORWARDER" ] || return 0
+  local hex i
+  hex="$(printf ':%04X 00000000:0000 0A' "$EGRESS_PORT")"
+  for i in $(seq 150); do
+    if grep -q -F -- "$hex" /proc/net/tcp 2>/dev/null; then return 0; fi
+    sleep 0.02
+  done
+  log "the egress forwarder is not listening on port $EGRESS_PORT after 3 s (see $INIT_LOG_DIR/egress.log)"; return 1
+}
+
 # --- 2. init.d scripts, in parallel ---------------------------------------------------------
 run_init_d() {
   local f n pids=() names=() i rc=0
@@ -179,6 +213,7 @@ run_startup_scripts() {
 }
 
 step session-holder start_session_holder
+step egress-forwarder start_egress_forwarder
 step account ensure_account
 # The account step has run (whatever its outcome): the holder's shells may start.
 rm -f "$ACCOUNT_PENDING" 2>/dev/null
@@ -186,6 +221,7 @@ step init.d run_init_d
 step proximo-ca trust_proximo_ca
 step git-credentials configure_git_credentials
 step startup-scripts run_startup_scripts
+step egress-ready wait_egress_forwarder
 
 if [ "$#" -eq 0 ]; then set -- sleep infinity; fi
 exec "$@"

@@ -66,6 +66,12 @@ for f in /etc/claude-code/managed-settings.json /etc/codex/hooks.json; do
     && ok "$f parses, has the PermissionRequest hook and is 0644" || fail "$f parses, has the PermissionRequest hook and is 0644"
 done
 check "/etc/codex/config.toml exists (Codex's system config layer)" test -f /etc/codex/config.toml
+# The egress forwarder (issue 30): installed 0755 and relays on loopback (its self-test makes a
+# throwaway proxy socket and passes bytes through; this container has no network but loopback).
+fwd=/usr/local/lib/toolbox/toolbox-egress
+check "toolbox-egress is executable and 0755" mode_is "$fwd" 755
+out="$("$fwd" --self-test 2>&1)" && [ "$out" = ok ] \
+  && ok "toolbox-egress --self-test relays over loopback" || fail "toolbox-egress --self-test relays over loopback (got: $out)"
 [ "$(id -u):$(id -g)" = "$want_uid:$want_gid" ] && ok "runs as $want_uid:$want_gid" || fail "runs as $want_uid:$want_gid (got $(id -u):$(id -g))"
 [ "$(whoami 2>&1)" = "toolbox" ] && ok "whoami is toolbox for uid $want_uid" || fail "whoami is toolbox for uid $want_uid (got: $(whoami 2>&1))"
 [ "$(getent group "$want_gid" | cut -d: -f1)" = "toolbox" ] && ok "gid $want_gid has a group entry" || fail "gid $want_gid has a group entry"

@@ -20,6 +20,7 @@ import {
   CONTAINER,
   CREDENTIAL_LIMITS_MS,
   EDITORS,
+  EGRESS,
   ENV,
   FIELDS,
   HOOK_AGENTS,
@@ -110,6 +111,8 @@ function knownContainerPaths(): Set<string> {
   }
   for (const shim of SHIMS) if (shim !== LIB) known.add(`${CONTAINER.shimDir}/${shim}`);
   for (const editor of EDITORS) known.add(`${CONTAINER.shimDir}/${editor}`);
+  // The egress forwarder the entrypoint starts (test/unit/egress-forwarder.test.ts holds the rest).
+  known.add(EGRESS.forwarder);
   return known;
 }
 
