@@ -53,7 +53,10 @@ export function runtimeContextFiles(contextRoot: string): string[] {
     if (!existsSync(abs)) return;
     for (const entry of readdirSync(abs, { withFileTypes: true })) {
       const child = `${rel}/${entry.name}`;
-      if (entry.isDirectory()) walk(child);
+      // Python's byte-code cache (a test that runs a script of the image leaves one) is not the image's.
+      if (entry.isDirectory()) {
+        if (entry.name !== '__pycache__') walk(child);
+      }
       else if (entry.isFile()) files.push(child);
     }
   };
