@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { benchAgentState } from './agentState';
 import { benchBridge } from './bridge';
 import { benchDockerEndpoint } from './dockerEndpoint';
+import { benchEgressContainer } from './egressContainer';
 import { benchEgressProxy } from './egressProxy';
 import { benchColdOpen, benchThroughput, benchWarmOpen } from './engine';
 import { markdownTable, type ResultRow } from './harness';
@@ -44,6 +45,7 @@ const BENCHES: Bench[] = [
   ['protect-window', benchProtectWindow],
   ['docker-endpoint', benchDockerEndpoint],
   ['egress-proxy', benchEgressProxy],
+  ['egress-container', benchEgressContainer],
 ];
 
 async function main(): Promise<void> {

@@ -37,7 +37,7 @@ if ! answers "$RSOCK"; then
   echo "Rootless Podman does not answer on $RSOCK: run 'sudo bash scripts/ensure-podman.sh' first." >&2
   exit 1
 fi
-rootless=(open peer peer-gate lifecycle events sessions cli-teardown smoke protected-paths git-workflow docker-endpoint-join)
+rootless=(open peer peer-gate lifecycle events sessions cli-teardown smoke protected-paths git-workflow docker-endpoint-join egress)
 # The tests run as that user: from here when it can read the tree, else from a copy it owns.
 dir="$PWD"
 if ! runuser -u "$ROOTLESS_USER" -- test -r "$dir/out/test/engine/open.test.js" -a -r "$dir/node_modules/dockerode/package.json"; then

@@ -15,10 +15,36 @@ export interface OriginNamespace {
   address: string;
   hostAddress: string;
   port: number;
-  /** What GET /hello answers. */
+  /** What GET /hello answers (GET /bytes/<n> answers n bytes). */
   hello: string;
   close(): void;
 }
+
+/**
+ * The origin: GET /hello answers the file's text; GET /bytes/<n> answers n bytes (for throughput).
+ * Node rather than python3's http.server, which copies in 16 KiB pieces and would measure itself.
+ */
+const ORIGIN_SERVER = `
+const [address, port, helloFile] = process.argv.slice(1);
+const hello = require('fs').readFileSync(helloFile);
+const chunk = Buffer.alloc(1 << 20, 120);
+require('http').createServer((req, res) => {
+  const m = /^\\/bytes\\/(\\d+)$/.exec(req.url);
+  if (req.url === '/hello') return res.end(hello);
+  if (!m) { res.statusCode = 404; return res.end(); }
+  let left = Number(m[1]);
+  res.setHeader('Content-Length', left);
+  const go = () => {
+    while (left > 0) {
+      const n = Math.min(left, chunk.length);
+      left -= n;
+      if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return res.once('drain', go);
+    }
+    res.end();
+  };
+  go();
+}).listen(Number(port), address);
+`;
 
 /** Root and `ip` are here: the namespace can be made. */
 export function netnsAvailable(): boolean {
@@ -82,7 +108,7 @@ export async function originNamespace(tag: string): Promise<OriginNamespace> {
     ip('netns', 'exec', ns, 'ip', 'link', 'set', `${ns}n`, 'up');
     ip('netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
     const port = 8000 + n;
-    server = spawn('ip', ['netns', 'exec', ns, 'python3', '-m', 'http.server', String(port), '--bind', address, '--directory', dir], {
+    server = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', ORIGIN_SERVER, address, String(port), join(dir, 'hello')], {
       stdio: 'ignore',
     });
     await waitForPort(address, port, 10_000);
