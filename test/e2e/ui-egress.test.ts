@@ -145,7 +145,8 @@ describe('connections asked about in VS Code (issue 30)', { skip: uiTestsSkip },
       await wb.runCommand('Toolbox: Open Toolbox Shell');
       await page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().waitFor({ timeout: LONG });
       // No network of its own: the proxy variables point at the forwarder on the container's loopback.
-      const proxy = await wb.ask('echo "PROXY=$HTTPS_PROXY"', /PROXY=(\S*)/);
+      // The pattern needs the value's brackets, so the typed command itself does not match it.
+      const proxy = await wb.ask('echo "PROXY=[$HTTPS_PROXY]"', /PROXY=\[(http[^\]]*)\]/);
       assert.equal(proxy, `http://127.0.0.1:${EGRESS.proxyPort}`);
 
       // 1. The first port: asked, Allow for This Folder.
