@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, get, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -176,6 +176,44 @@ describe('egress policy: allowlist from a real container (real engine)', () => {
     }
     const literal = await root(`curl -sS --noproxy '' --max-time 10 http://${origin.address}:${origin.port}/hello`);
     assert.match(literal.out, /hello from tbx/, 'an explicit IP rule is honoured');
+  });
+
+  it('publishes ports without a network: the host relays them into the container’s loopback, and the view lists them', async () => {
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const hostPort = (free.address() as { port: number }).port;
+    await new Promise((resolve) => free.close(resolve));
+    const portsFolder = join(home, 'ports');
+    mkdirSync(portsFolder, { recursive: true });
+    const s = await (
+      await backend.prepareShell({ folder: portsFolder, ports: [`127.0.0.1:${hostPort}:8080`] })
+    ).open(progress, new AbortController().signal);
+    const info = await docker().getContainer(s.id).inspect();
+    assert.equal(info.HostConfig.NetworkMode, 'none');
+    assert.deepEqual(info.HostConfig.PortBindings ?? {}, {}, 'the engine publishes nothing');
+    // A server in the container, on its own loopback only.
+    const server = await execIn(docker().getContainer(s.id), [
+      'sh',
+      '-c',
+      'mkdir -p /tmp/www && echo "served from inside" > /tmp/www/index.html && (python3 -m http.server 8080 --bind 127.0.0.1 --directory /tmp/www >/dev/null 2>&1 &) && echo started',
+    ]);
+    assert.equal(server.code, 0, server.stderr);
+    let body = '';
+    for (let i = 0; i < 100 && !body.includes('served from inside'); i++) {
+      body = await new Promise<string>((resolve) => {
+        get({ host: '127.0.0.1', port: hostPort, path: '/' }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve(text));
+        }).on('error', () => resolve(''));
+      });
+    }
+    assert.match(body, /served from inside/);
+    const row = (await backend.snapshot()).containers.find((c) => c.name === s.name);
+    assert.deepEqual(
+      row?.ports?.map((p) => `${p.hostIp}:${p.hostPort}->${p.containerPort}`),
+      [`127.0.0.1:${hostPort}->8080`],
+    );
   });
 
   it('after a window reload, the container’s proxy is served again and the policy holds', async () => {

@@ -47,6 +47,8 @@ export function egressPortsOf(labels: Readonly<Record<string, string>> | null | 
 export class EgressPorts {
   /** By container name: a container made again under the same name takes its predecessor's ports. */
   private readonly relayed = new Map<string, Promise<Relayed>>();
+  /** The same, once listening: what the views show. */
+  private readonly listening = new Map<string, Relayed>();
 
   constructor(private readonly log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>) {}
 
@@ -58,18 +60,22 @@ export class EgressPorts {
     if (specs.length === 0) return [];
     const started = this.start(docker, containerId, name, specs);
     this.relayed.set(name, started);
-    return (await started).ports;
+    const done = await started;
+    if (this.relayed.get(name) === started) this.listening.set(name, done);
+    return done.ports;
   }
 
-  /** The host ports relayed to the container now (by its name). */
-  async ports(name: string): Promise<PublishedPort[]> {
-    return (await this.relayed.get(name)?.catch(() => undefined))?.ports ?? [];
+  /** The host ports relayed to the container now (by its name and id: a container of the same name made since has none yet). */
+  ports(name: string, containerId: string): PublishedPort[] {
+    const r = this.listening.get(name);
+    return r?.containerId === containerId ? [...r.ports] : [];
   }
 
   /** Stops relaying to a container (it is gone, or the window closes). */
   async release(name: string): Promise<void> {
     const r = await this.relayed.get(name)?.catch(() => undefined);
     this.relayed.delete(name);
+    this.listening.delete(name);
     await Promise.all((r?.servers ?? []).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   }
 

@@ -36,7 +36,7 @@ export class Views {
     private readonly host: () => HostFacts,
     private readonly connector: EngineConnector,
     /** Each container's egress policy and counters (backend/egress.ts). */
-    private readonly egress?: Pick<EgressPolicies, 'summary'>,
+    private readonly egress?: Pick<EgressPolicies, 'summary' | 'ports'>,
   ) {}
 
   async snapshot(): Promise<Snapshot> {
@@ -55,7 +55,14 @@ export class Views {
       const d = this.describe(c);
       const mine = children.get(c.name);
       const egress = this.egress?.summary(engineId, c.name, c.detail.Config?.Labels, d.workspace);
-      return { ...d, ...(mine ? { dockerChildren: mine } : {}), ...(egress ? { egress } : {}) };
+      // A container under a policy publishes nothing through the engine: the host relays its ports.
+      const relayed = egress?.enforced ? this.egress!.ports.ports(c.name, c.id) : [];
+      return {
+        ...d,
+        ...(mine ? { dockerChildren: mine } : {}),
+        ...(egress ? { egress } : {}),
+        ...(relayed.length > 0 ? { ports: relayed } : {}),
+      };
     };
     // A remote engine's run dirs are paths on its machine: no holder socket of theirs is here.
     const containers = await Promise.all(
