@@ -6,7 +6,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EgressLogEntry as BackendEntry } from '../../extension/src/backend/api/egress';
 import {
   BUILTIN_EGRESS_RULES,
   checkResolved,
@@ -18,7 +17,6 @@ import {
   normalizeDestinationHost,
   parseEgressRule,
   remoteRules,
-  type EgressLogEntry,
   type EgressRule,
 } from '../../extension/src/plan/egress';
 
@@ -34,10 +32,6 @@ const refused = (text: string): string => {
 };
 
 // The proxy's entry (plan) and the backend's are one shape: each assigns to the other.
-const toBackend = (e: EgressLogEntry): BackendEntry => e;
-const toPlan = (e: BackendEntry): EgressLogEntry => e;
-void toBackend;
-void toPlan;
 
 describe('parseEgressRule', () => {
   it('accepts names, ports, wildcards and IP literals, normalised', () => {

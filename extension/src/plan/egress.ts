@@ -43,20 +43,25 @@ export interface EgressDestination {
 }
 
 /**
- * One connection the proxy saw. The same shape as backend/api/egress.ts's EgressLogEntry (the
- * bridge may not import the backend, docs/architecture.md): the proxy fills this one, the backend
- * keeps it as its own, and test/unit/egress-policy.test.ts checks the two stay assignable.
+ * One connection the proxy saw: the proxy (bridge/egressProxy.ts) fills it, the backend keeps it
+ * in the container's log, the views show it (backend/api/egress.ts re-exports it).
  */
 export interface EgressLogEntry {
+  /** When it was asked for (ms since the epoch). */
   at: number;
   host: string;
   port: number;
+  /** How the container asked: HTTP CONNECT, a plain HTTP request, SOCKS5. */
   via: 'connect' | 'http' | 'socks';
   verdict: 'allowed' | 'denied';
+  /** Why it was denied (the sentence the program was given), or which rule allowed it (`api.example.com:443 (folder)`). */
   reason: string;
+  /** The address the host connected to, once it did. */
   address?: string;
+  /** Bytes from the container to the destination, and back; grow while it is open. */
   bytesUp: number;
   bytesDown: number;
+  /** When it ended; absent while it is open. */
   endedAt?: number;
 }
 

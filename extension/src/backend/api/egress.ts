@@ -25,25 +25,8 @@ export interface EgressQuestion {
  */
 export type EgressChoice = 'once' | 'folder' | 'deny';
 
-/** One connection the container's proxy saw. */
-export interface EgressLogEntry {
-  /** When it was asked for (ms since the epoch). */
-  at: number;
-  host: string;
-  port: number;
-  /** How the container asked: HTTP CONNECT, a plain HTTP request, SOCKS5. */
-  via: 'connect' | 'http' | 'socks';
-  verdict: 'allowed' | 'denied';
-  /** Why it was denied (the sentence the program was given), or which rule allowed it (`api.example.com:443 (folder)`). */
-  reason: string;
-  /** The address the host connected to, once it did. */
-  address?: string;
-  /** Bytes from the container to the destination, and back; grow while it is open. */
-  bytesUp: number;
-  bytesDown: number;
-  /** When it ended; absent while it is open. */
-  endedAt?: number;
-}
+/** One connection the container's proxy saw (its shape is the proxy's: plan/egress.ts). */
+export type { EgressLogEntry } from '../../plan/egress';
 
 /** A container's policy and counters, for its row and its posture row. */
 export interface EgressSummary {
