@@ -2,11 +2,11 @@
  * Issue 30: a workspace container under a folder's egress policy (allowlist), with NetworkMode none
  * and its Docker endpoint (engine/dockerGate.ts over plan/dockerApi.ts, plan/dockerApi/egress.ts),
  * against the real engine. Each way around the policy through the daemon is tried with the docker
- * CLI inside the container: a sibling on the default bridge, a network that is not internal, a
- * build, a push, a pull from a registry the policy does not allow. Each is refused with the
- * policy's sentence; what keeps the container's Docker useful (--network none, an internal
- * network, a pull from the allowed registry) works. The policy allows one registry: a loopback
- * one this test starts (test/support/registry.ts).
+ * CLI inside the container: a sibling on the default bridge, on a network of its own (internal
+ * ones included), a network create or connect, a build, a push, a pull from a registry the policy
+ * does not allow. Each is refused with the policy's sentence; what keeps the container's Docker
+ * useful (--network none, --network container:<its own>, a pull from the allowed registry) works.
+ * The policy allows one registry: a loopback one this test starts (test/support/registry.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -181,72 +181,109 @@ describe(
       rmSync(runRoot, { recursive: true, force: true });
     });
 
-    it('refuses a sibling on the default network; --network none works', async () => {
-      const NO_NETWORK =
-        /gives the containers it starts no network of their own.*run them with --network none, or on a network you created with --internal/;
+    /** The sentence of a refused network (plan/dockerApi/egress.ts noNetwork): internal ones included, and what to do instead. */
+    const NO_NETWORK =
+      /gives the containers it starts no network of their own, internal ones included \(a container on an internal network still reaches this host at that network’s gateway\), and .*: run them with --network none, or with --network container:<a container you started through this endpoint> to share its loopback\./;
+
+    it('refuses a sibling on the default network; --network none works, with nothing but loopback', async () => {
       refusedByPolicy(await inside(['run', '--rm', BASE_IMAGE, 'true']), NO_NETWORK, 'docker run (default network)');
       refusedByPolicy(await inside(['run', '--rm', '--network', 'bridge', BASE_IMAGE, 'true']), NO_NETWORK, 'docker run --network bridge');
       refusedByPolicy(await inside(['create', '--name', name('default'), BASE_IMAGE, 'true']), NO_NETWORK, 'docker create');
-      works(await inside(['run', '--rm', '--network', 'none', BASE_IMAGE, 'true']), 'docker run --network none');
+      const ifaces = works(
+        await inside(['run', '--rm', '--network', 'none', BASE_IMAGE, 'ls', '/sys/class/net']),
+        'docker run --network none',
+      );
+      assert.deepEqual(ifaces.trim().split(/\s+/), ['lo']);
     });
 
-    it('creates internal networks only; a container on one works and has no route to the other bridges', async (t) => {
-      refusedByPolicy(
-        await inside(['network', 'create', name('open')]),
-        /internal networks only.*docker network create --internal/,
-        'docker network create',
+    // Why no network at all, internal ones included: on this engine (Docker 20.10) a container on an
+    // internal bridge network reaches the host at that network's gateway address, so every host
+    // service listening on all addresses answers it, some of which lead out (a proxy, a forwarder);
+    // only the default bridge's gateway is dropped by the engine's isolation rules. Measured here
+    // before the policy was made stricter (docs/decisions/0047, 0056); none and a shared namespace
+    // have no such path.
+    it('creates no network, internal ones included, and runs nothing on an internal network of its own', async () => {
+      const CREATE =
+        /does not let it create networks, internal ones included: the containers it starts may join none \(a container on an internal network still reaches this host at that network’s gateway\)\. Instead, run them with --network none/;
+      refusedByPolicy(await inside(['network', 'create', name('open')]), CREATE, 'docker network create');
+      refusedByPolicy(await inside(['network', 'create', '--internal', name('sealed')]), CREATE, 'docker network create --internal');
+      for (const net of [name('open'), name('sealed')])
+        await assert.rejects(d.getNetwork(net).inspect(), { statusCode: 404 }, `${net} was not created`);
+      // An internal network of its own made on the host with the owner label, as one left from before the policy would be.
+      works(
+        await host(['network', 'create', '--internal', '--label', `${OWN}=${owner}`, '--label', `${TEST_LABEL}=${prefix}`, name('sealed')]),
+        'host network create --internal',
       );
-      works(await inside(['network', 'create', '--internal', name('sealed')]), 'docker network create --internal');
       const sealed = await d.getNetwork(name('sealed')).inspect();
       assert.equal(sealed.Internal, true);
       assert.equal(sealed.Labels?.[OWN], owner);
-      works(await inside(['run', '--rm', '--network', name('sealed'), BASE_IMAGE, 'true']), 'docker run on the internal network');
-      // A host port (0.0.0.0) at the default bridge's gateway: the engine's isolation rules drop it.
-      const probe = (ip: string) =>
-        inside([
-          'run',
-          '--rm',
-          '--network',
-          name('sealed'),
-          BASE_IMAGE,
-          'bash',
-          '-c',
-          `timeout 5 bash -c 'exec 3<>/dev/tcp/${ip}/${listener.port}' && echo reached; true`,
-        ]);
-      const bridge = (await d.getNetwork('bridge').inspect()).IPAM?.Config?.[0]?.Gateway;
-      if (bridge) assert.doesNotMatch(works(await probe(bridge), 'probe'), /reached/, 'the default bridge’s gateway is not reached');
-      // Known (Docker 20.10): the internal network's own gateway is the host's address on that bridge,
-      // and a host service listening on every address answers there. Said, not asserted: see the report.
-      const gateway = sealed.IPAM?.Config?.[0]?.Gateway;
-      if (gateway) {
-        const own = works(await probe(gateway), 'probe');
-        t.diagnostic(`a host port at the internal network's own gateway ${gateway}: ${/reached/.test(own) ? 'reached' : 'not reached'}`);
-      }
+      refusedByPolicy(
+        await inside(['run', '--rm', '--network', name('sealed'), BASE_IMAGE, 'true']),
+        new RegExp(`HostConfig\\.NetworkMode asks for the network ${name('sealed')}: `),
+        'docker run on an owned internal network',
+      );
+      refusedByPolicy(
+        await inside(['create', '--name', name('on-sealed'), '--network', name('sealed'), BASE_IMAGE, 'true']),
+        NO_NETWORK,
+        'docker create on an owned internal network',
+      );
+      await assert.rejects(d.getContainer(name('on-sealed')).inspect(), { statusCode: 404 }, 'nothing was created');
     });
 
-    it('refuses a network of its own that is not internal, as the engine says (not the client)', async () => {
-      // Made on the host with the owner label, as one left from before the policy would be.
+    it('refuses a network of its own that is not internal, and every connect, to an internal network too', async () => {
       works(
         await host(['network', 'create', '--label', `${OWN}=${owner}`, '--label', `${TEST_LABEL}=${prefix}`, name('leftover')]),
         'host network',
       );
       refusedByPolicy(
         await inside(['run', '--rm', '--network', name('leftover'), BASE_IMAGE, 'true']),
-        new RegExp(`the network ${name('leftover')}, which was not created internal`),
+        new RegExp(`HostConfig\\.NetworkMode asks for the network ${name('leftover')}: `),
         'docker run on an owned network not internal',
       );
       works(
-        await inside(['run', '-d', '--name', name('joiner'), '--network', name('sealed'), BASE_IMAGE, 'sleep', '60']),
-        'a container to connect',
+        await inside(['run', '-d', '--name', name('joiner'), '--network', 'none', BASE_IMAGE, 'sleep', '120']),
+        'a container to connect, on no network',
       );
+      const JOIN = /lets the containers it starts join no network, internal ones included, and this connect names /;
       refusedByPolicy(
         await inside(['network', 'connect', name('leftover'), name('joiner')]),
-        /join only networks created internal/,
+        new RegExp(`${JOIN.source}the network ${name('leftover')}: run them with --network none`),
         'docker network connect to an owned network not internal',
       );
-      works(await inside(['network', 'create', '--internal', name('sealed2')]), 'a second internal network');
-      works(await inside(['network', 'connect', name('sealed2'), name('joiner')]), 'docker network connect to an internal network');
+      refusedByPolicy(
+        await inside(['network', 'connect', name('sealed'), name('joiner')]),
+        new RegExp(
+          `${JOIN.source}the internal network ${name('sealed')} \\(a container on an internal network still reaches this host at that network’s gateway\\)`,
+        ),
+        'docker network connect to an owned internal network',
+      );
+      const joined = await d.getContainer(name('joiner')).inspect();
+      assert.deepEqual(Object.keys(joined.NetworkSettings.Networks), ['none'], 'the joiner is on no network');
       works(await inside(['rm', '-f', name('joiner')]), 'rm');
+    });
+
+    it('runs a container in the namespace of one of its own (--network container:), and not of another’s', async () => {
+      works(
+        await inside(['run', '-d', '--name', name('anchor'), '--network', 'none', BASE_IMAGE, 'sleep', '120']),
+        'an anchor on no network',
+      );
+      const anchorNs = works(await inside(['exec', name('anchor'), 'readlink', '/proc/self/ns/net']), 'exec readlink').trim();
+      assert.match(anchorNs, /^net:\[\d+\]$/);
+      const sharedNs = works(
+        await inside(['run', '--rm', '--network', `container:${name('anchor')}`, BASE_IMAGE, 'readlink', '/proc/self/ns/net']),
+        'docker run --network container:<own>',
+      ).trim();
+      assert.equal(sharedNs, anchorNs, 'it shares the anchor’s network namespace');
+      const ifaces = works(
+        await inside(['run', '--rm', '--network', `container:${name('anchor')}`, BASE_IMAGE, 'ls', '/sys/class/net']),
+        'interfaces',
+      );
+      assert.deepEqual(ifaces.trim().split(/\s+/), ['lo'], 'and with it nothing but loopback');
+      // The workspace container itself is not one it created through the endpoint.
+      const other = await inside(['run', '--rm', '--network', `container:${owner}`, BASE_IMAGE, 'true']);
+      assert.notEqual(other.code, 0, `--network container:<the workspace container> passed: ${other.stdout}`);
+      assert.match(other.stderr, /not one this workspace's container created through this endpoint/, other.stderr);
+      works(await inside(['rm', '-f', name('anchor')]), 'rm');
     });
 
     it('refuses docker build, with or without --network none', async () => {

@@ -1,8 +1,9 @@
 /**
  * The Docker endpoint under a folder's egress policy (issue 30; plan/dockerApi/egress.ts): a
  * workspace container under `ask` or `allowlist` may start containers with no network of their own
- * (none, an owned container's namespace, an owned internal network), may create internal networks
- * only, may not build or push, and may pull, search or log in only at registries the policy allows.
+ * (none, or an owned container's namespace; no named network, an internal one included, since a
+ * container on one reaches the host at its gateway), may neither create networks nor connect to
+ * one, may not build or push, and may pull, search or log in only at registries the policy allows.
  * Hostile spellings of each (case-folded keys, the top-level HostConfig, a network by id, an empty
  * NetworkMode) are refused; without `egress` in the scope nothing changes. The engine is a table;
  * `send` plays the adapter's part as test/unit/docker-api-policy.test.ts's does.
@@ -131,8 +132,12 @@ const run = (networkMode: string | undefined, endpoints?: Record<string, unknown
     HostConfig: networkMode === undefined ? {} : { NetworkMode: networkMode },
     ...(endpoints ? { NetworkingConfig: { EndpointsConfig: endpoints } } : {}),
   });
+/** The sentence of every refused network: names the mode, says internal ones are refused too and why, and what to do instead. */
 const NO_NETWORK =
-  /gives the containers it starts no network of their own.*run them with --network none, or on a network you created with --internal/;
+  /gives the containers it starts no network of their own, internal ones included \(a container on an internal network still reaches this host at that network’s gateway\), and .*: run them with --network none, or with --network container:<a container you started through this endpoint> to share its loopback\. \(rule egress\)$/;
+/** How a connect's refusal names an internal network of the caller's own (the engine's inspect said so), and why it is refused all the same. */
+const INTERNAL = (ref: string) =>
+  new RegExp(`the internal network ${ref} \\(a container on an internal network still reaches this host at that network’s gateway\\)`);
 
 describe('docker endpoint under an egress policy: a new container gets no network of its own', () => {
   it('refuses the default network however it is named: default, bridge, empty, absent, the docker CLI’s plain run', () => {
@@ -146,34 +151,77 @@ describe('docker endpoint under an egress policy: a new container gets no networ
     refused(send(run('HOST')), ['network-mode', 'not-owned'], 'NetworkMode HOST');
   });
 
-  it('takes none, an owned container’s namespace, and an owned internal network (by name or id)', () => {
+  it('takes none and an owned container’s namespace, and nothing else', () => {
     passes(send(run('none')), 'none');
     passes(send(run('none', { none: {} })), 'none, as the docker CLI sends it');
-    passes(send(run('container:web-1')), 'container:<own>');
-    passes(send(run('sealed', { sealed: { Aliases: ['db'] } })), 'an owned internal network');
-    passes(send(run('5ea1ed00aa')), 'an owned internal network by id');
-    passes(send(run('none', { sealed: {} })), 'none, with an endpoint on an owned internal network');
+    const shared = passes(send(run('container:web-1')), 'container:<own>');
+    assert.equal((shared.body?.HostConfig as Record<string, unknown>).NetworkMode, 'container:web-1', 'forwarded as sent');
+    passes(send(run('container:web-1', { none: {} })), 'container:<own>, with the none endpoint');
+    refused(send(run('container:victim')), 'not-owned', 'container:<another’s>');
+    refused(send(run('container:nowhere')), 'not-owned', 'container:<missing>');
   });
 
-  it('refuses an owned network not created internal, another’s network, and a container not its own', () => {
-    egressRefusal(send(run('proj_default')), 'owned, not internal', /the network proj_default, which was not created internal/);
-    egressRefusal(send(run('9d0c00bb11')), 'owned, not internal, by id', /not created internal/);
-    refused(send(run('victim_sealed')), 'not-owned', 'another’s internal network');
-    refused(send(run('victim_default')), 'not-owned', 'another’s network');
-    refused(send(run('b41d6e0c22')), 'not-owned', 'the bridge by id');
-    refused(send(run('None')), 'not-owned', 'None is not none: Docker reads it as a network name');
-    refused(send(run('container:victim')), 'not-owned', 'container:<another’s>');
-    refused(send(run('nowhere')), 'not-owned', 'a missing network');
+  it('refuses an owned internal network (by name or id), as a mode or as an endpoint, with the policy’s sentence', () => {
+    egressRefusal(
+      send(run('sealed', { sealed: { Aliases: ['db'] } })),
+      'an owned internal network',
+      /HostConfig\.NetworkMode asks for the network sealed: /,
+    );
+    egressRefusal(send(run('5ea1ed00aa')), 'an owned internal network by id', /HostConfig\.NetworkMode asks for the network 5ea1ed00aa: /);
+    egressRefusal(
+      send(run('none', { sealed: {} })),
+      'none, with an endpoint on an owned internal network',
+      /EndpointsConfig\.sealed asks for the network sealed: /,
+    );
+    egressRefusal(
+      send(run('container:web-1', { sealed: {} })),
+      'container:<own>, with an endpoint on an internal network',
+      /EndpointsConfig\.sealed asks/,
+    );
+    const r = egressRefusal(send(run('sealed')), 'the sentence', NO_NETWORK);
+    assert.doesNotMatch(r.message, /--internal|network create/, 'no longer offers an internal network');
+  });
+
+  it('refuses every other network alike, before looking it up: owned or another’s, internal or not, or missing', () => {
+    // The refusal holds whatever the engine would say, so bodyLookups makes it before any lookup:
+    // the sentence is the same for each but for the name, and tells nothing of what exists.
+    const sentence = (ref: string) => {
+      const r = egressRefusal(send(run(ref)), ref, NO_NETWORK);
+      return r.message.replace(ref, '<ref>');
+    };
+    const owned = sentence('proj_default');
+    assert.match(owned, /asks for the network <ref>: /);
+    for (const ref of ['9d0c00bb11', 'sealed', 'victim_sealed', 'victim_default', 'b41d6e0c22', 'nowhere'])
+      assert.equal(sentence(ref), owned, ref);
+    // None is not none: Docker reads it as a network name.
+    egressRefusal(send(run('None')), 'None', /asks for the network None: /);
   });
 
   it('holds every endpoint of NetworkingConfig to the same, by key and by NetworkID', () => {
     egressRefusal(send(run('none', { bridge: {} })), 'EndpointsConfig bridge', /EndpointsConfig\.bridge asks for the bridge network/);
     egressRefusal(send(run('none', { default: {} })), 'EndpointsConfig default', NO_NETWORK);
-    egressRefusal(send(run('none', { proj_default: {} })), 'EndpointsConfig owned non-internal', /not created internal/);
-    egressRefusal(send(run('sealed', { sealed: { NetworkID: '9d0c00bb11' } })), 'NetworkID of an owned non-internal network', /NetworkID/);
-    refused(send(run('sealed', { sealed: { NetworkID: 'b41d6e0c22' } })), 'not-owned', 'NetworkID naming the bridge by id');
-    refused(send(run('none', { victim_sealed: {} })), 'not-owned', 'EndpointsConfig another’s network');
-    passes(send(run('sealed', { sealed: { NetworkID: '5ea1ed00aa' } })), 'NetworkID of the owned internal network');
+    egressRefusal(
+      send(run('none', { proj_default: {} })),
+      'EndpointsConfig owned non-internal',
+      /EndpointsConfig\.proj_default asks for the network proj_default: /,
+    );
+    egressRefusal(
+      send(run('none', { none: { NetworkID: '9d0c00bb11' } })),
+      'NetworkID of an owned non-internal network',
+      /EndpointsConfig\.none\.NetworkID asks for the network 9d0c00bb11: /,
+    );
+    egressRefusal(
+      send(run('none', { none: { NetworkID: '5ea1ed00aa' } })),
+      'NetworkID of the owned internal network',
+      /EndpointsConfig\.none\.NetworkID asks for the network 5ea1ed00aa: /,
+    );
+    egressRefusal(
+      send(run('container:web-1', { none: { NetworkID: 'b41d6e0c22' } })),
+      'NetworkID naming the bridge by id',
+      /NetworkID asks for the network b41d6e0c22: /,
+    );
+    egressRefusal(send(run('none', { victim_sealed: {} })), 'EndpointsConfig another’s network', /EndpointsConfig\.victim_sealed asks/);
+    egressRefusal(send(run('none', { nowhere: {} })), 'EndpointsConfig a missing network', /EndpointsConfig\.nowhere asks/);
   });
 
   it('reads the body as Docker does: case-folded keys, the top-level HostConfig and duplicates are refused, never read as none', () => {
@@ -203,49 +251,70 @@ describe('docker endpoint under an egress policy: a new container gets no networ
   it('says the mode it is under', () => {
     const r = egressRefusal(send(run('bridge'), egressScope('ask')), 'ask', NO_NETWORK);
     assert.match(r.message, /egress policy \(ask\)/);
+    const net = egressRefusal(
+      send({ method: 'POST', target: '/v1.41/networks/create', body: { Name: 'x', Internal: true } }, egressScope('ask')),
+      'ask, network create',
+      /create networks/,
+    );
+    assert.match(net.message, /egress policy \(ask\)/);
   });
 });
 
 describe('docker endpoint under an egress policy: networks', () => {
-  it('creates internal networks only, and labels them its own', () => {
+  it('creates no network, internal ones included, and still reads the body as Docker does first', () => {
     const net = (body: unknown) => send({ method: 'POST', target: '/v1.41/networks/create', body });
-    egressRefusal(net({ Name: 'x' }), 'docker network create x', /internal networks only.*docker network create --internal/);
-    egressRefusal(net({ Name: 'x', Internal: false }), 'Internal false', /internal networks only/);
-    egressRefusal(net({ Name: 'x', Internal: null }), 'Internal null', /internal networks only/);
+    const CREATE =
+      /does not let it create networks, internal ones included: the containers it starts may join none \(a container on an internal network still reaches this host at that network’s gateway\)\. Instead, run them with --network none, or with --network container:/;
+    egressRefusal(net({ Name: 'x' }), 'docker network create x', CREATE);
+    egressRefusal(net({ Name: 'x', Internal: false }), 'Internal false', CREATE);
+    egressRefusal(net({ Name: 'x', Internal: null }), 'Internal null', CREATE);
+    const r = egressRefusal(net({ Name: 'x', Internal: true, Driver: 'bridge' }), 'docker network create --internal x', CREATE);
+    assert.doesNotMatch(r.message, /docker network create --internal/, 'no longer offers an internal network');
     refused(net('{"Name":"x","internal":true}'), 'unknown-field', 'a case-folded Internal');
     refused(net('{"Name":"x","Internal":true,"internal":false}'), 'duplicate-key', 'Internal twice');
-    const made = passes(net({ Name: 'x', Internal: true, Driver: 'bridge' }), 'docker network create --internal x');
+    refused(net({ Name: 'x', Internal: true, Driver: 'macvlan' }), 'network-driver', 'a driver the endpoint refuses anyway');
+    // Without a policy the same create passes, labelled the caller's own.
+    const made = passes(
+      send({ method: 'POST', target: '/v1.41/networks/create', body: { Name: 'x', Internal: true, Driver: 'bridge' } }, OPEN),
+      'open',
+    );
     assert.equal((made.body?.Labels as Record<string, string>)[OWN], OWNER);
     assert.equal(made.body?.Internal, true);
   });
 
-  it('connects only to an owned network the engine says is internal', () => {
+  it('connects to no network, an owned internal one included, and names an internal one as such', () => {
     const connect = (net: string, body: unknown = { Container: 'web-1' }) =>
       send({ method: 'POST', target: `/v1.41/networks/${net}/connect`, body });
-    passes(connect('sealed'), 'connect to the owned internal network');
-    passes(connect('5ea1ed00aa'), 'connect to it by id');
-    egressRefusal(
+    const JOIN = /lets the containers it starts join no network, internal ones included, and this connect names /;
+    const sealed = egressRefusal(connect('sealed'), 'connect to the owned internal network', JOIN);
+    assert.match(sealed.message, INTERNAL('sealed'));
+    assert.match(sealed.message, /: run them with --network none, or with --network container:/);
+    egressRefusal(connect('5ea1ed00aa'), 'connect to it by id', INTERNAL('5ea1ed00aa'));
+    const open = egressRefusal(
       connect('proj_default'),
       'connect to an owned network not internal',
-      /lets its containers join only networks created internal, and proj_default was not/,
+      /this connect names the network proj_default: /,
     );
+    assert.doesNotMatch(open.message, /internal network proj_default/);
     refused(connect('victim_sealed'), 'not-owned', 'connect to another’s internal network');
+    refused(connect('victim_default'), 'not-owned', 'connect to another’s network');
     refused(connect('bridge'), 'not-owned', 'connect to the bridge');
-    egressRefusal(
-      connect('sealed', { Container: 'web-1', EndpointConfig: { NetworkID: '9d0c00bb11' } }),
-      'a NetworkID that names an owned network not internal',
-      /not created internal/,
-    );
-    refused(
-      connect('sealed', { Container: 'web-1', EndpointConfig: { NetworkID: 'b41d6e0c22' } }),
-      'not-owned',
-      'a NetworkID naming the bridge',
-    );
-    // An adapter that does not say (no internal fact) is not taken for internal.
+    refused(connect('nowhere'), 'not-owned', 'connect to a missing network');
+    // Refused at the head: the body (a container, an endpoint) is never read.
+    egressRefusal(connect('sealed', { Container: 'victim', EndpointConfig: { NetworkID: '9d0c00bb11' } }), 'whatever the body', JOIN);
     const c = classify({ method: 'POST', target: '/v1.41/networks/sealed/connect', headers: {} }, SCOPE);
     assert.ok(!isRefusal(c));
     assert.deepEqual(c.internalNetworks, ['sealed']);
-    refused(checkOwned(c, ownership) ?? { kind: 'forward' }, 'egress', 'no internal fact');
+    // An adapter that does not say (no internal fact) still refuses; the network is then not called internal.
+    const unsaid = refused(checkOwned(c, ownership) ?? { kind: 'forward' }, 'egress', 'no internal fact');
+    assert.match(unsaid.message, /this connect names the network sealed: /);
+    // Without a policy, a connect to an owned network passes and its body is judged as before.
+    passes(send({ method: 'POST', target: '/v1.41/networks/sealed/connect', body: { Container: 'web-1' } }, OPEN), 'open');
+    refused(
+      send({ method: 'POST', target: '/v1.41/networks/sealed/connect', body: { Container: 'victim' } }, OPEN),
+      'not-owned',
+      'open, another’s container',
+    );
   });
 });
 
@@ -373,24 +442,32 @@ describe('docker endpoint under an egress policy: the rest', () => {
     assert.ok(!isRefusal(c) && c.internalNetworks.length === 0 && c.egressMode === undefined);
   });
 
-  it('asks the adapter to look up every network it judges (bodyLookups), so that none is judged unseen', () => {
-    const c = classify({ method: 'POST', target: '/v1.41/containers/create', headers: { 'content-length': '1' } }, SCOPE);
-    assert.ok(!isRefusal(c));
-    const parsed = parseBody(
-      c,
-      Buffer.from(
-        JSON.stringify({
-          Image: 'a',
-          HostConfig: { NetworkMode: 'sealed' },
-          NetworkingConfig: { EndpointsConfig: { sealed: { NetworkID: '5ea1ed00aa' } } },
-        }),
-      ),
-    );
-    assert.ok(!isRefusal(parsed));
-    const l = bodyLookups(parsed, SCOPE);
-    assert.ok(!isRefusal(l));
-    assert.deepEqual([...l.objects.networks].sort(), ['5ea1ed00aa', 'sealed']);
-    // Facts without `internal` (an adapter that does not say): not internal, refused.
-    refused(checkBody(parsed, SCOPE, { owner: ownership, realpaths: new Map() }) as Refusal, 'egress', 'no internal fact');
+  it('refuses a named network at the lookups (bodyLookups), so that none is looked up, and looks up the container it shares', () => {
+    const lookups = (body: unknown) => {
+      const c = classify({ method: 'POST', target: '/v1.41/containers/create', headers: { 'content-length': '1' } }, SCOPE);
+      assert.ok(!isRefusal(c));
+      const parsed = parseBody(c, Buffer.from(JSON.stringify(body)));
+      assert.ok(!isRefusal(parsed));
+      return { parsed, l: bodyLookups(parsed, SCOPE) };
+    };
+    const { parsed, l } = lookups({
+      Image: 'a',
+      HostConfig: { NetworkMode: 'sealed' },
+      NetworkingConfig: { EndpointsConfig: { sealed: { NetworkID: '5ea1ed00aa' } } },
+    });
+    assert.ok(isRefusal(l), 'refused before any lookup');
+    egressRefusal(l, 'bodyLookups', /HostConfig\.NetworkMode asks for the network sealed: /);
+    // checkBody refuses it too, whatever the adapter says of Internal (its facts or none).
+    egressRefusal(checkBody(parsed, SCOPE, { owner: ownership, internal, realpaths: new Map() }) as Refusal, 'internal fact', NO_NETWORK);
+    egressRefusal(checkBody(parsed, SCOPE, { owner: ownership, realpaths: new Map() }) as Refusal, 'no internal fact', NO_NETWORK);
+    // What passes asks for the container whose namespace it shares, and no network.
+    const shared = lookups({
+      Image: 'a',
+      HostConfig: { NetworkMode: 'container:web-1' },
+      NetworkingConfig: { EndpointsConfig: { none: {} } },
+    }).l;
+    assert.ok(!isRefusal(shared));
+    assert.deepEqual(shared.objects.networks, []);
+    assert.deepEqual(shared.objects.containers, ['web-1']);
   });
 });

@@ -208,9 +208,9 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
     refusal(await f.body!.check(json({ Image: 'a', HostConfig: { Binds: [`${WS}/src:/s`] } })), 'engine-lookup', 502);
   });
 
-  it('under an egress policy, takes a network as internal only when the engine’s inspect says Internal', async () => {
+  it('under an egress policy, refuses a connect even to an internal network, naming it internal only when the engine’s inspect says Internal', async () => {
     const scope: EndpointScope = { ...SCOPE, egress: { mode: 'allowlist', registryAllowed: () => false } };
-    const { g, seen } = gate(
+    const { g, seen, logged } = gate(
       {
         'GET /networks/sealed': { status: 200, body: { Name: 'sealed', Internal: true, Labels: own } },
         'GET /networks/open': { status: 200, body: { Name: 'open', Internal: false, Labels: own } },
@@ -219,22 +219,45 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
       },
       { scope },
     );
-    forward(await g.head(head('POST', '/v1.41/networks/sealed/connect', CREATE_HEADERS)));
-    assert.ok(seen.includes('GET /networks/sealed'));
-    const r = refusal(await g.head(head('POST', '/v1.41/networks/open/connect', CREATE_HEADERS)), 'egress', 403);
-    assert.match(r.message, /egress policy \(allowlist\).*open was not: .*--internal\. \(rule egress\)$/);
+    const JOIN =
+      /^This workspace's egress policy \(allowlist\) lets the containers it starts join no network, internal ones included, and this connect names /;
+    const sealed = refusal(await g.head(head('POST', '/v1.41/networks/sealed/connect', CREATE_HEADERS)), 'egress', 403);
+    assert.ok(seen.includes('GET /networks/sealed'), 'the engine was asked whether it is internal');
+    assert.match(sealed.message, JOIN);
+    assert.match(
+      sealed.message,
+      /names the internal network sealed \(a container on an internal network still reaches this host at that network’s gateway\): run them with --network none, or with --network container:<[^>]+> to share its loopback\. \(rule egress\)$/,
+    );
+    assert.doesNotMatch(sealed.message, /--internal|raw-socket/);
+    const open = refusal(await g.head(head('POST', '/v1.41/networks/open/connect', CREATE_HEADERS)), 'egress', 403);
+    assert.match(open.message, JOIN);
+    assert.match(open.message, /this connect names the network open: /, 'a network the engine says is not internal is not called internal');
     refusal(await g.head(head('POST', '/v1.41/networks/theirs/connect', CREATE_HEADERS)), 'not-owned', 404);
+    assert.ok(
+      logged.some((l) => l.rule === 'egress' && /internal network sealed/.test(l.message)),
+      'the refusal is logged with its sentence',
+    );
+    assert.ok(!seen.some((k) => k.startsWith('POST /networks')), 'no connect reached the engine');
+
     const f = forward(await g.head(head('POST', '/v1.41/containers/create', CREATE_HEADERS)));
-    const ok = await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'sealed' } }));
-    assert.equal(ok.kind, 'forward', JSON.stringify(ok));
-    refusal(await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'open' } })), 'egress', 403);
-    refusal(await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'default' } })), 'egress', 403);
+    const passes = async (body: unknown) => {
+      const ok = await f.body!.check(json(body));
+      assert.equal(ok.kind, 'forward', JSON.stringify(ok));
+    };
+    await passes({ Image: 'a', HostConfig: { NetworkMode: 'none' } });
+    await passes({ Image: 'a', HostConfig: { NetworkMode: 'container:web' } });
+    for (const NetworkMode of ['sealed', 'open', 'default']) {
+      const r = refusal(await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode } })), 'egress', 403);
+      assert.match(r.message, /no network of their own, internal ones included/, NetworkMode);
+    }
     refusal(
-      await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'none' }, NetworkingConfig: { EndpointsConfig: { open: {} } } })),
+      await f.body!.check(json({ Image: 'a', HostConfig: { NetworkMode: 'none' }, NetworkingConfig: { EndpointsConfig: { sealed: {} } } })),
       'egress',
       403,
     );
-    forward(await g.head(head('POST', '/v1.41/networks/create', CREATE_HEADERS)));
+    const nets = forward(await g.head(head('POST', '/v1.41/networks/create', CREATE_HEADERS)));
+    const made = refusal(await nets.body!.check(json({ Name: 'x', Internal: true })), 'egress', 403);
+    assert.match(made.message, /does not let it create networks, internal ones included/);
     refusal(await g.head(head('POST', '/v1.41/images/x/push')), 'egress', 403);
     refusal(await g.head(head('POST', '/v1.41/images/create?fromImage=evil.example%2Fx')), 'egress', 403);
     assert.ok(!seen.some((k) => k.startsWith('POST /images')), 'nothing of a refused pull or push reached the engine');

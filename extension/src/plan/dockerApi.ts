@@ -33,7 +33,7 @@ import {
   type RequestHead,
   type RouteId,
 } from './dockerApi/routes';
-import { connectNotInternal } from './dockerApi/egress';
+import { connectRefused } from './dockerApi/egress';
 import { malformed, Refused, type Refusal, type RuleId } from './dockerApi/wire';
 import { cleanPath } from './naming';
 import type { InspectedMount } from './posture';
@@ -119,7 +119,7 @@ export const RULES: Record<RuleId, string> = {
   'reserved-name':
     'A container, volume or network named in Toolbox’s own namespace (its workspace containers, the peer anchor, the socket volume).',
   egress:
-    'Under a folder’s egress policy (ask, allowlist): a container with a network of its own (anything but none, a container of its own, or an internal network of its own), a network that is not internal, a build, a push, and a pull, search or login at a registry the policy does not allow.',
+    'Under a folder’s egress policy (ask, allowlist): a container with a network of its own (anything but none or a container of its own, internal networks included), a network create, a network connect, a build, a push, and a pull, search or login at a registry the policy does not allow.',
 };
 
 function attempt<T>(work: () => T): T | Refusal {
@@ -166,13 +166,10 @@ export function checkOwned(
     }
   }
   // Under an egress policy a connect is refused, to an internal network too: a container on one
-  // reaches this host at its gateway (docs/decisions/0056). `internal` is kept for the sentence's
-  // sake only: an internal network is named as such.
+  // reaches this host at its gateway (docs/decisions/0056). `internal` serves the sentence only:
+  // an internal network is named as such, so the caller sees why it is refused all the same.
   const connect = c.internalNetworks[0];
-  if (connect !== undefined) {
-    const what = internal?.(connect) === true ? `the internal network ${connect}` : connect;
-    return attempt(() => connectNotInternal(c.egressMode ?? 'allowlist', what));
-  }
+  if (connect !== undefined) return attempt(() => connectRefused(c.egressMode ?? 'allowlist', connect, internal?.(connect) === true));
   return undefined;
 }
 

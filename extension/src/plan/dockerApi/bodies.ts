@@ -23,7 +23,7 @@ import {
   REF_LIST,
 } from './routes';
 import { checkNotReserved, forbidden, foldKey, type Json, malformed, readJson, Refused } from './wire';
-import { checkRegistry, networkNotInternal, noNetwork, registryOfLogin } from './egress';
+import { checkRegistry, networkRefused, noNetwork, registryOfLogin } from './egress';
 
 /** The facts phase 2 asks for, one at a time. */
 export interface FactSource {
@@ -368,11 +368,13 @@ class Judge {
    * Under an egress policy no network is a new container's own, internal ones included: on this
    * machine's Docker a container on an internal network reaches the host at that network's gateway
    * address (measured in test/engine/docker-endpoint-egress.test.ts), and so every host service
-   * listening on all addresses, some of which lead out (docs/decisions/0056).
+   * listening on all addresses, some of which lead out (docs/decisions/0056). The refusal holds
+   * under the lookups' permissive facts, so bodyLookups makes it before any network is looked up:
+   * another's network, or one that does not exist, is refused the same way (nothing is told).
    */
-  internalNetwork(ref: string, where: string): void {
+  refuseNetwork(ref: string, where: string): never {
     this.own('network', ref, where);
-    noNetwork(this.scope.egress!.mode, where, `the network ${ref}`);
+    return noNetwork(this.scope.egress!.mode, where, `the network ${ref}`);
   }
 
   volume(name: string, where: string): void {
@@ -473,7 +475,7 @@ export function judgeBody(route: BodyRoute, value: Record<string, unknown>, scop
       j.own('container', (value.Container as string | null | undefined) ?? '', 'The connect');
       const endpoint = value.EndpointConfig as Endpoint | null | undefined;
       judgeEndpoint(endpoint, j, 'The connect');
-      if (scope.egress && endpoint?.NetworkID) j.internalNetwork(endpoint.NetworkID, 'The connect’s EndpointConfig.NetworkID');
+      if (scope.egress && endpoint?.NetworkID) j.refuseNetwork(endpoint.NetworkID, 'The connect’s EndpointConfig.NetworkID');
       break;
     }
     case 'network-disconnect':
@@ -546,22 +548,22 @@ function judgeCreate(v: Create, j: Judge): Create {
 }
 
 /**
- * Under an egress policy a new container gets no network of its own: NetworkMode none, an owned
- * container's namespace (container:, whose ownership checkHostConfig proved), or an owned network
- * the engine says is internal; every endpoint it names (by key or NetworkID) the same. An empty
- * NetworkMode is the engine's default (bridge), and so refused.
+ * Under an egress policy a new container gets no network of its own: NetworkMode none or an owned
+ * container's namespace (container:, whose ownership checkHostConfig proved); any network it names,
+ * an internal one included, is refused, and so is every endpoint it names (by key or NetworkID)
+ * other than none. An empty NetworkMode is the engine's default (bridge), and so refused.
  */
 function egressNetworks(hc: HostConfig, endpoints: Record<string, Endpoint | null | undefined>, j: Judge): void {
   const mode = j.scope.egress!.mode;
   const nm = hc.NetworkMode ?? '';
   if (nm === '' || nm === 'default' || nm === 'bridge')
     noNetwork(mode, 'HostConfig.NetworkMode', nm === '' ? 'the engine’s default network (an empty NetworkMode)' : `the ${nm} network`);
-  if (nm !== 'none' && !nm.startsWith('container:')) j.internalNetwork(nm, 'HostConfig.NetworkMode');
+  if (nm !== 'none' && !nm.startsWith('container:')) j.refuseNetwork(nm, 'HostConfig.NetworkMode');
   for (const [name, settings] of Object.entries(endpoints)) {
     const where = `NetworkingConfig.EndpointsConfig.${name}`;
     if (name === 'default' || name === 'bridge') noNetwork(mode, where, `the ${name} network`);
-    if (name !== 'none') j.internalNetwork(name, where);
-    if (settings?.NetworkID) j.internalNetwork(settings.NetworkID, `${where}.NetworkID`);
+    if (name !== 'none') j.refuseNetwork(name, where);
+    if (settings?.NetworkID) j.refuseNetwork(settings.NetworkID, `${where}.NetworkID`);
   }
 }
 
@@ -824,7 +826,7 @@ function judgeNetworkCreate(v: Record<string, unknown>, j: Judge): Record<string
       'Swarm network settings (Ingress, ConfigOnly, ConfigFrom, a scope other than local) are not offered.',
     );
   }
-  if (j.scope.egress) networkNotInternal(j.scope.egress.mode);
+  if (j.scope.egress) networkRefused(j.scope.egress.mode);
   return { ...v, Labels: j.labels(v.Labels as Record<string, string> | null | undefined, 'The network') };
 }
 

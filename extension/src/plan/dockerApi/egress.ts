@@ -81,27 +81,40 @@ export function checkRegistry(e: EndpointEgress, r: RegistryHost, what: string):
   );
 }
 
-/** A new container's network: none, or a network created internal through this endpoint. */
+/** What the endpoint offers in place of a network: shared by the refusals below. */
+const NO_NETWORK_WAYS =
+  'run them with --network none, or with --network container:<a container you started through this endpoint> to share its loopback.';
+
+/** Why an internal network is no way out of the policy either (docs/decisions/0056). */
+const INTERNAL_REACHES_HOST = 'a container on an internal network still reaches this host at that network’s gateway';
+
+/** A new container's network under a policy: anything but none or an owned container's namespace. */
 export function noNetwork(mode: EndpointEgress['mode'], where: string, what: string): never {
   throw forbidden(
     'egress',
-    `${policy(mode)} gives the containers it starts no network of their own, and ${where} asks for ${what}: run them with --network none, or --network container:<a container you started> to share its loopback.`,
+    `${policy(mode)} gives the containers it starts no network of their own, internal ones included (${INTERNAL_REACHES_HOST}), and ${where} asks for ${what}: ${NO_NETWORK_WAYS}`,
   );
 }
 
-/** A connect (network connect) to a network of its own the engine says is not internal. */
-export function connectNotInternal(mode: EndpointEgress['mode'], network: string): never {
+/** A connect (network connect) under a policy, to any network of the caller's own, an internal one included. */
+export function connectRefused(mode: EndpointEgress['mode'], network: string, internal: boolean): never {
   throw forbidden(
     'egress',
-    `${policy(mode)} lets its containers join no network, internal ones included, and this connect names ${network}: run them with --network none, or --network container:<a container you started> to share its loopback.`,
+    `${policy(mode)} lets the containers it starts join no network, internal ones included, and this connect names ${networkNamed(network, internal)}: ${NO_NETWORK_WAYS}`,
   );
 }
 
-export function networkNotInternal(mode: EndpointEgress['mode']): never {
+/** A network create under a policy, an internal one included. */
+export function networkRefused(mode: EndpointEgress['mode']): never {
   throw forbidden(
     'egress',
-    `${policy(mode)} lets it create no network, internal ones included (a container on one reaches this host at its gateway): run the containers with --network none, or --network container:<a container you started> to share its loopback.`,
+    `${policy(mode)} does not let it create networks, internal ones included: the containers it starts may join none (${INTERNAL_REACHES_HOST}). Instead, ${NO_NETWORK_WAYS}`,
   );
+}
+
+/** How a refusal names a network of the caller's own: an internal one as such, and why it is refused all the same. */
+function networkNamed(ref: string, internal: boolean): string {
+  return internal ? `the internal network ${ref} (${INTERNAL_REACHES_HOST})` : `the network ${ref}`;
 }
 
 /** Builds, pushes: what the daemon would send or fetch whatever the network mode. */

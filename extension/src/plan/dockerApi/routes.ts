@@ -184,8 +184,9 @@ export interface Classified {
   /** The query parameters kept, decoded (phase 2 reads some, e.g. /commit's). */
   query: ReadonlyMap<string, readonly string[]>;
   /**
-   * Networks in the path that must have been created internal (under an egress policy, a connect's
-   * network): checkOwned asks the adapter, which answers from the engine's inspect, never the client.
+   * Under an egress policy, the network in the path of a connect, which checkOwned refuses once its
+   * ownership is proven (internal ones too); the adapter's inspect says whether it is internal, for
+   * the refusal's sentence only.
    */
   internalNetworks: string[];
   /** The egress policy's mode, when the scope has one (for the sentence of a refusal checkOwned makes). */
@@ -760,7 +761,7 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
 /**
  * Under an egress policy, the routes that would make the daemon reach the network for the caller:
  * builds and pushes are refused, pulls, searches and manifest lookups must name a registry the
- * policy allows. Returns the path's networks that must be internal (a connect's).
+ * policy allows. Returns the path's network of a connect, which checkOwned refuses.
  */
 function egressHead(
   route: RouteId,
