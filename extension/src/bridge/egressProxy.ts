@@ -360,13 +360,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   }
 
   /**
-   * Splices an opened connection: the destination's bytes flow to the client at once; the
-   * client's first bytes are looked at first. A TLS ClientHello (first byte 0x16) must arrive
-   * whole within helloMs and name no other host than `dest`; anything else is forwarded as it is.
-   * The entry ends when both sockets have closed.
+   * The destination's bytes to the client, counted; either side closing closes both, and the
+   * entry ends when both have.
    */
-  function splice(client: Socket, opened: Extract<Opened, { kind: 'open' }>, dest: EgressDestination): void {
-    const { upstream, entry } = opened;
+  function downstream(client: Socket, upstream: Socket, entry: EgressLogEntry): void {
     let closed = 0;
     const onClose = (): void => {
       closed += 1;
@@ -380,6 +377,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       entry.bytesDown += chunk.length;
     });
     upstream.pipe(client);
+  }
+
+  /**
+   * Splices an opened connection: the destination's bytes flow to the client at once; the
+   * client's first bytes are looked at first. A TLS ClientHello (first byte 0x16) must arrive
+   * whole within helloMs and name no other host than `dest`; anything else is forwarded as it is.
+   * The entry ends when both sockets have closed.
+   */
+  function splice(client: Socket, opened: Extract<Opened, { kind: 'open' }>, dest: EgressDestination): void {
+    const { upstream, entry } = opened;
+    downstream(client, upstream, entry);
     const forward = (first: Buffer): void => {
       if (client.destroyed) return;
       if (first.length > 0) {
@@ -496,19 +504,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (opened.kind === 'denied') return endWith(client, textResponse(403, opened.message, DENIED_HEADER));
     if (opened.kind === 'failed') return endWith(client, textResponse(502, opened.message));
     const { upstream, entry } = opened;
-    let closed = 0;
-    const onClose = (): void => {
-      closed += 1;
-      client.destroy();
-      upstream.destroy();
-      if (closed === 2) end(entry);
-    };
-    client.once('close', onClose);
-    upstream.once('close', onClose);
-    upstream.on('data', (chunk: Buffer) => {
-      entry.bytesDown += chunk.length;
-    });
-    upstream.pipe(client);
+    downstream(client, upstream, entry);
 
     const listed = new Set(
       headerValues(head, 'connection').flatMap((v) =>
