@@ -3,8 +3,6 @@
  * per feature and hands the UI their roles as one ToolboxBackend. No logic of its own; which file
  * owns what is in docs/architecture.md ("The backend").
  */
-import { EgressPolicies, type EgressDeps } from './egress';
-import type { EgressPrompter } from './api/egress';
 import type * as vscode from 'vscode';
 import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } from '../bridge/hub';
 import { describeBridgeEvent } from '../bridge/log';
@@ -26,6 +24,8 @@ import { vscodeSettings, type BackendSettings } from './settings';
 import { ShellOpener } from './shells';
 import { Views } from './views';
 import { AgentWorktrees } from './worktrees';
+import { EgressPolicies, type EgressDeps } from './egress';
+import type { EgressPrompter } from './api/egress';
 
 export interface EngineBackendDeps {
   names: ObjectNames;

@@ -3,8 +3,6 @@
  * socket or an exec, engine/sessions.ts), attaching a recorded shell again after a reload, and
  * ending one, with upstream's rule that a container goes when its last shell ends.
  */
-import type { EgressPolicies } from './egress';
-import { egressPortsOf } from './egressPorts';
 import { EGRESS, LABELS } from '../contract/constants';
 import { ToolboxError } from '../contract/errors';
 import { clause, engineMessage } from '../engine/errors';
@@ -31,6 +29,8 @@ import type { BridgeRegistry } from './bridges';
 import type { EngineConnector } from './connection';
 import type { BackendSettings } from './settings';
 import type { DockerApis } from './dockerApis';
+import type { EgressPolicies } from './egress';
+import { egressPortsOf } from './egressPorts';
 
 export interface HeldSessionsDeps {
   connector: EngineConnector;

@@ -4,8 +4,6 @@
  * spec, runs the engine's open flow with the image step, and hands back what a terminal needs:
  * the command and a `start` that runs one shell, held by the container's holder when it can be.
  */
-import type { EgressPolicies } from './egress';
-import { egressPortsOf } from './egressPorts';
 import { basename } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type * as vscode from 'vscode';
@@ -18,6 +16,7 @@ import { ensureImage, imageStartsHolder } from '../engine/image';
 import { openContainer } from '../engine/open';
 import { holderAddress, startHeldSession } from '../engine/sessions';
 import { openDriftNotice } from '../plan/drift';
+import { DOCKER_SOCK_MOUNT } from '../plan/mounts';
 import { namedShellFolder } from '../plan/namedShell';
 import { profileProblem } from '../plan/profiles';
 import { parsePublishSpecs } from '../plan/publish';
@@ -30,6 +29,8 @@ import type { PreparedShell, SessionProgress, SessionRecord, ShellCommand, Shell
 import { writableSources, type BridgeRegistry } from './bridges';
 import type { EngineConnector } from './connection';
 import type { DockerApis } from './dockerApis';
+import type { EgressPolicies } from './egress';
+import { egressPortsOf } from './egressPorts';
 import { lstatKind, type FolderConfig } from './folderConfig';
 import type { RuntimeImages } from './images';
 import type { HeldSessions } from './sessions';
@@ -221,11 +222,26 @@ export class ShellOpener {
     // network, only its proxy's directory (docs/decisions/0056-egress-through-a-host-proxy.md).
     const egressMode = this.deps.egress ? await this.deps.egress.mode(request.workspace) : 'open';
     const egress = egressMode === 'open' ? undefined : this.deps.egress!.dir(engineId, name);
+    // The host's own Docker socket (raw-socket, or an engine the endpoint cannot serve) would let the
+    // container start a container with the host's network: under a policy it is not mounted.
+    const withoutRawSocket =
+      egress !== undefined && dockerEndpoint === undefined
+        ? { ...request.config, mounts: [...request.config.mounts, { name: DOCKER_SOCK_MOUNT, disabled: true }] }
+        : request.config;
     const {
       plan,
       warnings: planWarnings,
       notes,
-    } = planSession({ ...request, bridge, ...(dockerEndpoint ? { dockerEndpoint } : {}), ...(egress ? { egress } : {}) }, host);
+    } = planSession(
+      { ...request, config: withoutRawSocket, bridge, ...(dockerEndpoint ? { dockerEndpoint } : {}), ...(egress ? { egress } : {}) },
+      host,
+    );
+    if (withoutRawSocket !== request.config && request.config.mounts.every((m) => !(m.name === DOCKER_SOCK_MOUNT && m.disabled))) {
+      this.deps.log.warn(
+        `${name}: no Docker in the container. Under the folder's egress policy (${egressMode}) the host's Docker socket is not mounted: ` +
+          "a container started through it could have the host's network. The scoped endpoint (toolbox.dockerEndpoint: scoped, a local engine) keeps Docker under the policy.",
+      );
+    }
     await this.deps.bridges.addWritableRoots(plan.name, engineId, writableSources(plan.mounts));
     for (const w of planWarnings) this.deps.log.warn(w);
     for (const n of notes) {

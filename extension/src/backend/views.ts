@@ -3,7 +3,6 @@
  * and drift facts), the peer anchor and socket volume, the registered agent sessions and where
  * they live, and proximo on this host. One list and one inspect per container per refresh.
  */
-import type { EgressPolicies } from './egress';
 import { join } from 'node:path';
 import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
 import type { HostFacts, ObjectNames } from '../contract/types';
@@ -21,6 +20,7 @@ import { findProximoBinary } from '../proximo/binary';
 import { detectProximo } from '../proximo/facts';
 import type { ContainerKind, ContainerSummary, DockerChildrenSummary, ProximoSummary, Snapshot } from './api';
 import type { EngineConnector } from './connection';
+import type { EgressPolicies } from './egress';
 
 type ListedContainer = Awaited<ReturnType<typeof listToolboxContainers>>[number];
 

@@ -56,8 +56,7 @@ export function runtimeContextFiles(contextRoot: string): string[] {
       // Python's byte-code cache (a test that runs a script of the image leaves one) is not the image's.
       if (entry.isDirectory()) {
         if (entry.name !== '__pycache__') walk(child);
-      }
-      else if (entry.isFile()) files.push(child);
+      } else if (entry.isFile()) files.push(child);
     }
   };
   for (const dir of RUNTIME_IMAGE_CONTEXT.dirs) walk(dir);
