@@ -216,6 +216,39 @@ describe('egress policy: allowlist from a real container (real engine)', () => {
     );
   });
 
+  it('never mounts the host’s own Docker socket under a policy, even with toolbox.dockerEndpoint: raw-socket', async () => {
+    const rawHome = join(dir, 'raw-home');
+    const rawFolder = join(rawHome, 'proj');
+    mkdirSync(rawFolder, { recursive: true });
+    // The docker-sock mount on, as upstream's default, and the raw socket asked for in the settings.
+    writeFileSync(
+      join(rawHome, '.toolbox.yaml'),
+      `image: ${await ensureTestRuntimeImage()}\npeer_messaging: false\nmounts:\n  - {name: ssh, disabled: true}\negress:\n  mode: allowlist\n`,
+    );
+    const raw = testBackend(names, rawHome, {
+      pathExists: () => true,
+      settings: standInSettings({ dockerEndpoint: () => 'raw-socket', persistSessions: () => false }),
+    });
+    try {
+      const s = await (await raw.prepareShell({ folder: rawFolder })).open(progress, new AbortController().signal);
+      const info = await docker().getContainer(s.id).inspect();
+      assert.equal(info.HostConfig.NetworkMode, 'none');
+      assert.deepEqual(
+        info.Mounts.filter((m) => m.Destination === '/var/run/docker.sock' || m.Destination.startsWith('/run/toolbox-docker')).map(
+          (m) => m.Destination,
+        ),
+        [],
+        'neither the host socket nor an endpoint',
+      );
+      const r = await execIn(docker().getContainer(s.id), ['sh', '-c', 'test -S /var/run/docker.sock && echo REACHED || echo NONE'], {
+        user: '0',
+      });
+      assert.equal(r.stdout.trim(), 'NONE');
+    } finally {
+      raw.dispose();
+    }
+  });
+
   it('after a window reload, the container’s proxy is served again and the policy holds', async () => {
     shell?.dispose();
     backend.dispose();
