@@ -8,7 +8,7 @@
  * (EgressPrompter, one question per destination however many connections wait on it), and keeps
  * each container's connection log and counters for the views.
  */
-import { lstatSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type * as vscode from 'vscode';
 import { EGRESS, EGRESS_LIMITS, LABELS } from '../contract/constants';
 import { bareName } from '../contract/objects';
@@ -135,8 +135,8 @@ export class EgressPolicies {
     };
     served.proxy = (async () => {
       prepareEndpointDir(dir, owner);
-      // A socket an earlier window left: its listener is gone; the directory is ours (0700).
-      if (lstatSync(socketPath, { throwIfNoEntry: false })?.isSocket()) rmSync(socketPath, { force: true });
+      // A socket an earlier window left is replaced in one step (the proxy binds aside and renames),
+      // as the Docker endpoint's is: the newest window of the folder serves the container.
       return startEgressProxy({
         socketPath,
         decide: (dest, _via, signal) => this.decide(served, dest, signal),
