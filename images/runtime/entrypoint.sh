@@ -25,6 +25,7 @@ STARTUP_DIR=/home/toolbox/.toolbox-startup.d
 SESSION_HOLDER=/usr/local/lib/toolbox/toolbox-session
 EGRESS_FORWARDER=/usr/local/lib/toolbox/toolbox-egress
 EGRESS_PORT=3128
+EGRESS_SSH_CONFIG=/etc/ssh/ssh_config.d/toolbox-egress.conf
 USER_SHELL=/bin/zsh
 HOME="${HOME:-$TOOLBOX_HOME}"
 export HOME
@@ -114,6 +115,14 @@ start_session_holder() {
 # and relays each connection to that socket. --supervise starts it again when it fails (bounded,
 # with backoff); a forwarder that already serves the port (one started by an exec) makes this one
 # exit 0. Its log: $INIT_LOG_DIR/egress.log.
+# ssh ignores proxy variables; $EGRESS_SSH_CONFIG (images/runtime/ssh-egress.conf) gives it
+# `ProxyCommand toolbox-egress --connect %h %p` for every host while TOOLBOX_EGRESS_SOCKET is set
+# (a Match exec on the variable). The image ships it rather than this script writing it as root
+# here: that needs no sudo (a uid without it, or sudo removed), holds from the first process on
+# (the session holder's shells start before these steps, a `docker exec` needs no entrypoint),
+# and writes nothing to /etc at run time; without a policy the Match is false and it does
+# nothing. The user's ~/.ssh/config is read first, so a ProxyCommand or ProxyJump there wins.
+# Here it is only checked, so a missing file is said in the log.
 start_egress_forwarder() {
   [ -n "${TOOLBOX_EGRESS_SOCKET:-}" ] || return 0
   if [ ! -f "$EGRESS_FORWARDER" ]; then
@@ -123,6 +132,11 @@ start_egress_forwarder() {
   if [ -n "$LOG_FILE" ]; then out="$INIT_LOG_DIR/egress.log"; fi
   env -u SHLVL -u _ python3 -S "$EGRESS_FORWARDER" --supervise --port "$EGRESS_PORT" --socket "$TOOLBOX_EGRESS_SOCKET" </dev/null >>"$out" 2>&1 &
   log "starting the egress forwarder on port $EGRESS_PORT for $TOOLBOX_EGRESS_SOCKET"
+  if [ -f "$EGRESS_SSH_CONFIG" ]; then
+    log "ssh connects through the egress proxy ($EGRESS_SSH_CONFIG)"
+  else
+    log "$EGRESS_SSH_CONFIG is missing: ssh (git over SSH) is not configured for the egress proxy"
+  fi
 }
 
 # The command must not reach for the proxy before the forwarder listens: the kernel's table of

@@ -35,7 +35,7 @@ want_uid="$1" want_gid="$2" want_agents="$3"
 check "/home/toolbox is world-writable (0777)" mode_is /home/toolbox 777
 check "/etc/passwd is 0666" mode_is /etc/passwd 666
 check "/etc/group is 0666" mode_is /etc/group 666
-for tool in git curl python3 zsh bash certutil sudo tini update-ca-certificates flock; do
+for tool in git curl python3 zsh bash certutil sudo tini update-ca-certificates flock ssh; do
   check "tool $tool is installed" command -v "$tool"
 done
 # The Docker client (issue 27): the CLI and its two plugins run; the image itself names no engine
@@ -72,6 +72,15 @@ fwd=/usr/local/lib/toolbox/toolbox-egress
 check "toolbox-egress is executable and 0755" mode_is "$fwd" 755
 out="$("$fwd" --self-test 2>&1)" && [ "$out" = ok ] \
   && ok "toolbox-egress --self-test relays over loopback" || fail "toolbox-egress --self-test relays over loopback (got: $out)"
+# ssh under a policy (its ProxyCommand is toolbox-egress --connect): the file is there and parses,
+# and applies only while TOOLBOX_EGRESS_SOCKET is set (a bad file would stop every ssh).
+conf=/etc/ssh/ssh_config.d/toolbox-egress.conf
+check "$conf exists and is 0644" mode_is "$conf" 644
+pc="$(TOOLBOX_EGRESS_SOCKET=/run/toolbox-egress/egress.sock ssh -G git@example.test 2>&1 | grep -i '^proxycommand ')"
+[ "$pc" = "proxycommand $fwd --connect %h %p" ] \
+  && ok "ssh uses toolbox-egress --connect under a policy" || fail "ssh uses toolbox-egress --connect under a policy (got: $pc)"
+pc="$(env -u TOOLBOX_EGRESS_SOCKET ssh -G git@example.test 2>&1 | grep -i '^proxycommand ')"
+[ -z "$pc" ] && ok "ssh has no ProxyCommand without a policy" || fail "ssh has no ProxyCommand without a policy (got: $pc)"
 [ "$(id -u):$(id -g)" = "$want_uid:$want_gid" ] && ok "runs as $want_uid:$want_gid" || fail "runs as $want_uid:$want_gid (got $(id -u):$(id -g))"
 [ "$(whoami 2>&1)" = "toolbox" ] && ok "whoami is toolbox for uid $want_uid" || fail "whoami is toolbox for uid $want_uid (got: $(whoami 2>&1))"
 [ "$(getent group "$want_gid" | cut -d: -f1)" = "toolbox" ] && ok "gid $want_gid has a group entry" || fail "gid $want_gid has a group entry"

@@ -5,8 +5,11 @@
  * node:net server that answers every request with a fixed response, and CONNECT with a tunnel).
  * The image's entrypoint starts the forwarder because ENV.egressSocket is set, and curl inside,
  * pointed at 127.0.0.1:EGRESS.proxyPort, reaches the stand-in: plain HTTP in absolute form and a
- * CONNECT tunnel. The documented exec that starts the forwarder where the entrypoint did not is
- * harmless where it did.
+ * CONNECT tunnel. ssh, which reads no proxy variable, goes through the stand-in too, by the
+ * image's ssh configuration and `toolbox-egress --connect`, with nothing configured by the test:
+ * the stand-in refuses `CONNECT example.test:22` with a policy sentence (403), and ssh (and git
+ * over SSH) shows it. The documented exec that starts the forwarder where the entrypoint did not
+ * is harmless where it did.
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -15,12 +18,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
+import { textResponse } from '../../extension/src/bridge/egressWire';
 import { EGRESS, ENV } from '../../extension/src/contract/constants';
 import { testNamespace, testUser } from '../support/docker';
 import { execIn } from '../support/exec';
 import { ensureTestRuntimeImage } from '../support/image';
 
 const BODY = 'hello from the stand-in proxy';
+const REFUSED = 'Toolbox egress policy (allowlist) refused example.test:22: no rule allows it. Allow it from VS Code.';
 const RESPONSE = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${BODY.length}\r\nConnection: close\r\n\r\n${BODY}`;
 
 /** Reads one request head; resolves with it, or with '' when the connection ends first. */
@@ -64,6 +69,10 @@ describe('the egress forwarder in a network-less runtime container (issue 30)', 
       void (async () => {
         const { head, rest } = await readHead(sock);
         seen.push(head.split('\r\n')[0]);
+        if (head.startsWith('CONNECT example.test:22 ')) {
+          sock.end(textResponse(403, REFUSED));
+          return;
+        }
         if (head.startsWith('CONNECT ')) {
           sock.write('HTTP/1.1 200 Connection established\r\n\r\n');
           const inner = await readHead(sock, rest);
@@ -123,6 +132,25 @@ describe('the egress forwarder in a network-less runtime container (issue 30)', 
     assert.equal(run.stdout, BODY);
     assert.ok(seen.includes('CONNECT example.invalid:80 HTTP/1.1'), `the stand-in saw ${JSON.stringify(seen)}`);
     assert.ok(seen.includes('tunnelled: GET /tunnelled HTTP/1.1'), `the stand-in saw ${JSON.stringify(seen)}`);
+  });
+
+  it('sends ssh through the proxy with no configuration: CONNECT example.test:22, and the refusal’s sentence on stderr', async () => {
+    await curl(['http://example.invalid/ready']); // the forwarder listens: the entrypoint is past its egress step
+    const run = await execIn(container, ['ssh', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', 'git@example.test', '-p', '22']);
+    assert.equal(run.code, 255, run.stderr);
+    assert.ok(seen.includes('CONNECT example.test:22 HTTP/1.1'), `the stand-in saw ${JSON.stringify(seen)}`);
+    assert.match(run.stderr, /toolbox-egress: the egress proxy refused example\.test:22: HTTP\/1\.1 403 Forbidden/);
+    assert.ok(run.stderr.includes(REFUSED), run.stderr);
+    const log = await execIn(container, ['sh', '-c', 'cat "$HOME/.toolbox-state/init/entrypoint.log"']);
+    assert.match(log.stdout, /ssh connects through the egress proxy \(\/etc\/ssh\/ssh_config\.d\/toolbox-egress\.conf\)/);
+  });
+
+  it('git over SSH gets the same: the sentence, and no other way out', async () => {
+    const before = seen.filter((l) => l === 'CONNECT example.test:22 HTTP/1.1').length;
+    const run = await execIn(container, ['git', 'ls-remote', 'git@example.test:org/repo.git']);
+    assert.notEqual(run.code, 0);
+    assert.ok(run.stderr.includes(REFUSED), run.stderr);
+    assert.equal(seen.filter((l) => l === 'CONNECT example.test:22 HTTP/1.1').length, before + 1);
   });
 
   it('was started by the entrypoint, supervised, and logs to the init log dir', async () => {

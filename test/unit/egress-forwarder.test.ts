@@ -15,6 +15,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { textResponse } from '../../extension/src/bridge/egressWire';
 import { EGRESS, ENV } from '../../extension/src/contract/constants';
 import { repoRoot } from '../support/image';
 import { hasPython } from '../support/python';
@@ -26,12 +27,16 @@ interface ForwarderFiles {
   forwarder: string;
   dockerfile: string;
   entrypoint: string;
+  sshConfig: string;
 }
+
+/** Where the image puts images/runtime/ssh-egress.conf (Debian's ssh_config includes ssh_config.d/*.conf). */
+const SSH_CONFIG = '/etc/ssh/ssh_config.d/toolbox-egress.conf';
 
 /** What the forwarder, the Dockerfile and the entrypoint say, against the contract; empty when they agree. */
 export function forwarderMismatches(files: ForwarderFiles): string[] {
   const out: string[] = [];
-  const { forwarder, dockerfile, entrypoint } = files;
+  const { forwarder, dockerfile, entrypoint, sshConfig } = files;
   const constant = (name: string): string | undefined => new RegExp(`^${name} = (.+?)(?:\\s+#.*)?$`, 'm').exec(forwarder)?.[1];
   const want: Array<[string, string]> = [
     ['SOCKET_ENV', JSON.stringify(ENV.egressSocket)],
@@ -59,6 +64,19 @@ export function forwarderMismatches(files: ForwarderFiles): string[] {
   if (!entrypoint.includes(`--supervise --port "$EGRESS_PORT" --socket "$${ENV.egressSocket}"`))
     out.push(`entrypoint.sh: does not start the forwarder supervised on $${ENV.egressSocket}`);
   if (!/^step egress-forwarder start_egress_forwarder$/m.test(entrypoint)) out.push('entrypoint.sh: has no egress-forwarder step');
+
+  // ssh (git over SSH): every host through --connect, only while the socket variable is set.
+  const directives = sshConfig.split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+  if (directives[0] !== `Match exec "test x\${${ENV.egressSocket}:+1} = x1"`)
+    out.push(`ssh-egress.conf: does not match on ${ENV.egressSocket} being set (first line: ${directives[0]})`);
+  if (directives[1]?.trim() !== `ProxyCommand ${EGRESS.forwarder} --connect %h %p` || directives.length !== 2)
+    out.push(`ssh-egress.conf: its ProxyCommand is not ${EGRESS.forwarder} --connect %h %p`);
+  if (!dockerfile.split('\n').includes(`COPY images/runtime/ssh-egress.conf ${SSH_CONFIG}`))
+    out.push(`Dockerfile: does not COPY images/runtime/ssh-egress.conf to ${SSH_CONFIG}`);
+  if (!/apt-get install[^&]*\sopenssh-client\s/.test(dockerfile.replace(/\\\n/g, ' ')))
+    out.push('Dockerfile: does not install openssh-client');
+  if (shellVar('EGRESS_SSH_CONFIG') !== SSH_CONFIG) out.push(`entrypoint.sh: EGRESS_SSH_CONFIG is ${shellVar('EGRESS_SSH_CONFIG')}`);
+  if (!/^ {2}toolbox-egress --connect HOST PORT /m.test(forwarder)) out.push('toolbox-egress: does not document --connect HOST PORT');
   return out;
 }
 
@@ -67,6 +85,7 @@ describe('egress forwarder contract (images/runtime/toolbox-egress, its install 
     forwarder: readFileSync(FORWARDER, 'utf8'),
     dockerfile: readFileSync(join(RUNTIME, 'Dockerfile'), 'utf8'),
     entrypoint: readFileSync(join(RUNTIME, 'entrypoint.sh'), 'utf8'),
+    sshConfig: readFileSync(join(RUNTIME, 'ssh-egress.conf'), 'utf8'),
   };
 
   it('holds the socket env, port and install path to EGRESS and ENV', () => {
@@ -96,6 +115,15 @@ describe('egress forwarder contract (images/runtime/toolbox-egress, its install 
     { file: 'dockerfile', from: '/usr/local/lib/toolbox/toolbox-egress \\', to: '\\', expect: /not made 0755/ },
     { file: 'entrypoint', from: 'EGRESS_PORT=3128', to: 'EGRESS_PORT=3129', expect: /EGRESS_PORT is 3129/ },
     { file: 'entrypoint', from: 'step egress-forwarder ', to: 'step egress ', expect: /no egress-forwarder step/ },
+    { file: 'sshConfig', from: ':+1} = x1', to: '} != x', expect: /does not match on TOOLBOX_EGRESS_SOCKET/ },
+    { file: 'sshConfig', from: '--connect %h %p', to: '--connect %h 22', expect: /its ProxyCommand is not/ },
+    {
+      file: 'dockerfile',
+      from: 'COPY images/runtime/ssh-egress.conf',
+      to: 'COPY images/runtime/ssh.conf',
+      expect: /does not COPY images\/runtime\/ssh-egress/,
+    },
+    { file: 'dockerfile', from: ' openssh-client ', to: ' ', expect: /does not install openssh-client/ },
   ];
   for (const m of mutations) {
     it(`catches ${m.file}: ${m.from} → ${m.to}`, () => {
@@ -465,3 +493,231 @@ describe('toolbox-egress relays loopback connections to the proxy socket', { ski
     assert.equal(text, 'ok\n');
   });
 });
+
+// --- --connect HOST PORT: ssh's ProxyCommand -----------------------------------------------------
+
+interface Tunnel {
+  child: ChildProcess;
+  stdout: Promise<{ data: Buffer; ended: boolean }>;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs `toolbox-egress --connect HOST PORT ...` with stdin and stdout as the tunnel's ends, as ssh does. */
+function tunnel(host: string, port: string, args: string[], env: Record<string, string> = {}): Tunnel {
+  const child = spawn('python3', [FORWARDER, '--connect', host, port, ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  child.stdin!.on('error', () => undefined);
+  const stdout = new Promise<{ data: Buffer; ended: boolean }>((resolve) => {
+    const chunks: Buffer[] = [];
+    child.stdout!.on('data', (c: Buffer) => chunks.push(c));
+    child.stdout!.on('end', () => resolve({ data: Buffer.concat(chunks), ended: true }));
+    child.stdout!.on('close', () => resolve({ data: Buffer.concat(chunks), ended: false }));
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  return { child, stdout, stderr: () => stderr, exited };
+}
+
+/** The stand-in's side of a CONNECT: the request head, then `answer` (given the head) with the bytes after it. */
+function onConnect(sock: Socket, answer: (head: string, rest: Buffer) => void): void {
+  let data = Buffer.alloc(0);
+  const onData = (c: Buffer): void => {
+    data = Buffer.concat([data, c]);
+    const end = data.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    sock.off('data', onData);
+    answer(data.subarray(0, end).toString('latin1'), data.subarray(end + 4));
+  };
+  sock.on('data', onData);
+  sock.on('error', () => undefined);
+}
+
+/** Collects what arrives on a socket after the CONNECT head (`rest` first) until its end. */
+function collectAfter(sock: Socket, rest: Buffer): Promise<{ data: Buffer; ended: boolean }> {
+  const got = collect(sock);
+  return got.then(({ data, ended }) => ({ data: Buffer.concat([rest, data]), ended }));
+}
+
+describe(
+  'toolbox-egress --connect: a CONNECT tunnel on stdin and stdout (ssh ProxyCommand)',
+  { skip: hasPython ? false : 'no python3 on this host' },
+  () => {
+    it('asks for HOST:PORT and, on 200, relays bytes both ways, the proxy’s first bytes included', { timeout: 30_000 }, async () => {
+      const path = join(tempDir(), EGRESS.socket);
+      const heads: string[] = [];
+      const upload = randomBytes(2 << 20);
+      const download = randomBytes(2 << 20);
+      let up: Promise<{ data: Buffer; ended: boolean }> | undefined;
+      const server = await standIn(path, (sock) =>
+        onConnect(sock, (head, rest) => {
+          heads.push(head);
+          up = collectAfter(sock, rest);
+          // The server's banner in the same write as the answer, as a fast server's arrives.
+          sock.write(Buffer.concat([Buffer.from('HTTP/1.1 200 Connection established\r\n\r\nSSH-2.0-standin\r\n'), download]));
+          sock.end();
+        }),
+      );
+      try {
+        const t = tunnel('example.test', '22', [], { [ENV.egressSocket]: path });
+        t.child.stdin!.end(upload);
+        const down = await t.stdout;
+        assert.equal(await t.exited, 0, t.stderr());
+        assert.deepEqual(heads, ['CONNECT example.test:22 HTTP/1.1\r\nHost: example.test:22']);
+        assert.ok(down.ended);
+        assert.ok(down.data.equals(Buffer.concat([Buffer.from('SSH-2.0-standin\r\n'), download])), `stdout got ${down.data.length} bytes`);
+        const got = await up!;
+        assert.ok(got.ended, 'stdin’s end did not reach the proxy');
+        assert.ok(got.data.equals(upload), `the proxy got ${got.data.length} bytes, not the ${upload.length} sent`);
+        assert.equal(t.stderr(), '');
+      } finally {
+        await closeServer(server);
+      }
+    });
+
+    it(
+      'passes a half-close each way: stdin’s end still gets the answer; the proxy’s end closes stdout while stdin goes on',
+      { timeout: 20_000 },
+      async () => {
+        const path = join(tempDir(), EGRESS.socket);
+        const late: Array<Promise<{ data: Buffer; ended: boolean }>> = [];
+        const server = await standIn(path, (sock) =>
+          onConnect(sock, (head, rest) => {
+            sock.write('HTTP/1.1 200 Connection established\r\n\r\n');
+            const got = collectAfter(sock, rest);
+            if (head.startsWith('CONNECT first.test:')) {
+              sock.end('first ');
+              late.push(got);
+            } else {
+              void got.then(({ data }) => sock.end(`answer to ${data.toString()}`));
+            }
+          }),
+        );
+        try {
+          const q = tunnel('question.test', '22', ['--socket', path]);
+          q.child.stdin!.end('question');
+          assert.equal((await q.stdout).data.toString(), 'answer to question');
+          assert.equal(await q.exited, 0, q.stderr());
+
+          const f = tunnel('first.test', '22', ['--socket', path]);
+          const out = await f.stdout;
+          assert.equal(out.data.toString(), 'first ');
+          assert.ok(out.ended, 'the proxy’s end did not close stdout');
+          assert.equal(f.child.exitCode, null, 'it left before stdin ended');
+          f.child.stdin!.end('and after the end');
+          assert.equal(await f.exited, 0, f.stderr());
+          const got = await late[0];
+          assert.equal(got.data.toString(), 'and after the end');
+          assert.ok(got.ended);
+        } finally {
+          await closeServer(server);
+        }
+      },
+    );
+
+    it(
+      'on a refusal prints the status line and the policy’s sentence, control characters removed, and exits 255',
+      { timeout: 20_000 },
+      async () => {
+        const path = join(tempDir(), EGRESS.socket);
+        const sentence = 'Toolbox egress policy (allowlist) refused example.test:22: no rule allows it. Allow it from VS Code.';
+        const server = await standIn(path, (sock) =>
+          onConnect(sock, () => sock.end(textResponse(403, `${sentence}\x1b[2J\r\x07`, { 'X-Toolbox-Egress': 'denied' }))),
+        );
+        try {
+          const t = tunnel('example.test', '22', ['--socket', path]);
+          t.child.stdin!.end();
+          assert.equal(await t.exited, 255);
+          assert.equal((await t.stdout).data.length, 0);
+          assert.match(t.stderr(), /^toolbox-egress: the egress proxy refused example\.test:22: HTTP\/1\.1 403 Forbidden\n/);
+          assert.ok(t.stderr().includes(`\n${sentence}[2J\n`), t.stderr());
+          const controls = [...t.stderr()].filter((ch) => (ch < ' ' && ch !== '\n') || ch === '\x7f');
+          assert.deepEqual(controls, [], 'control characters reached stderr');
+        } finally {
+          await closeServer(server);
+        }
+      },
+    );
+
+    it('refuses a host or port that could write a header before anything is sent', { timeout: 30_000 }, async () => {
+      const path = join(tempDir(), EGRESS.socket);
+      let connections = 0;
+      const server = await standIn(path, (sock) => {
+        connections += 1;
+        sock.end('HTTP/1.1 200 Connection established\r\n\r\n');
+      });
+      try {
+        const bad: Array<[string, string]> = [
+          ['example.test:22 HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET', '22'],
+          ['example.test\r\nHost: evil.test', '22'],
+          ['example .test', '22'],
+          ['example.test\n', '22'],
+          ['', '22'],
+          ['a'.repeat(254), '22'],
+          ['user@example.test', '22'],
+          ['example.test/path', '22'],
+          ['example.test', '0'],
+          ['example.test', '65536'],
+          ['example.test', '+22'],
+          ['example.test', '22\r\nX: 1'],
+        ];
+        for (const [host, port] of bad) {
+          const t = tunnel(host, port, ['--socket', path]);
+          t.child.stdin!.end();
+          assert.equal(await t.exited, 255, `${JSON.stringify([host, port])}: ${t.stderr()}`);
+          assert.match(t.stderr(), /^toolbox-egress: no connection made: /, JSON.stringify([host, port]));
+          assert.doesNotMatch(t.stderr().trimEnd(), /[\r\n]/, 'the refusal is one line');
+        }
+        assert.equal(connections, 0, 'the proxy was reached');
+      } finally {
+        await closeServer(server);
+      }
+    });
+
+    it('brackets an IPv6 address, and takes a 253-character name', { timeout: 20_000 }, async () => {
+      const path = join(tempDir(), EGRESS.socket);
+      const lines: string[] = [];
+      const server = await standIn(path, (sock) =>
+        onConnect(sock, (head) => {
+          lines.push(head.split('\r\n')[0]);
+          sock.end(textResponse(403, 'no'));
+        }),
+      );
+      const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+      try {
+        for (const host of ['::1', '[2001:db8::1]', long]) {
+          const t = tunnel(host, '2222', ['--socket', path]);
+          t.child.stdin!.end();
+          assert.equal(await t.exited, 255);
+        }
+        assert.deepEqual(lines, ['CONNECT [::1]:2222 HTTP/1.1', 'CONNECT [2001:db8::1]:2222 HTTP/1.1', `CONNECT ${long}:2222 HTTP/1.1`]);
+      } finally {
+        await closeServer(server);
+      }
+    });
+
+    it('gives up on a proxy that does not answer, or is not there, with a sentence and 255', { timeout: 20_000 }, async () => {
+      const path = join(tempDir(), EGRESS.socket);
+      const server = await standIn(path, (sock) => sock.on('error', () => undefined));
+      try {
+        const silent = tunnel('example.test', '22', ['--socket', path, '--answer-wait', '0.5']);
+        assert.equal(await silent.exited, 255);
+        assert.match(silent.stderr(), /the egress proxy did not answer about example\.test:22 within 0\.5 s/);
+      } finally {
+        await closeServer(server);
+      }
+      const missing = tunnel('example.test', '22', ['--socket', join(tempDir(), 'none.sock'), '--connect-wait', '0.2']);
+      assert.equal(await missing.exited, 255);
+      assert.match(missing.stderr(), /cannot reach the egress proxy at .*none\.sock: No such file or directory/);
+    });
+  },
+);
