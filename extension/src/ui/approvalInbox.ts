@@ -8,12 +8,14 @@
  * Nothing here ever answers "allow" by itself: a time-out, a full inbox, a hook that left and a
  * window that closes are all "ask", so the agent's own prompt takes over. Each question is
  * answered once: the first answer wins and a later one (a second click, a stale notification)
- * changes nothing.
+ * changes nothing. The waiting, the answer-once and the time-out are ui/questionInbox.ts's; what
+ * is the agents' own (the caps, the answers' reasons, leftBehind) is here.
  *
  * No vscode import: unit-tested under plain node (test/unit/approval-inbox.test.ts).
  */
 import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../bridge/route';
 import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS } from '../contract/constants';
+import { QuestionInbox, realTimers, type InboxTimers } from './questionInbox';
 
 /** The shortest wait toolbox.approvals.timeoutSeconds may set, in seconds. */
 export const MIN_APPROVAL_TIMEOUT_S = 10;
@@ -35,16 +37,7 @@ export function approvalTimeoutMs(setting: unknown): number {
   return Math.round(Math.min(AGENT_HOOK_LIMITS.maxTimeoutS, Math.max(MIN_APPROVAL_TIMEOUT_S, seconds)) * 1000);
 }
 
-/** A timer the inbox can set and clear (setTimeout by default; a test passes its own clock). */
-export interface InboxTimers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const REAL_TIMERS: InboxTimers = {
-  set: (fn, ms) => setTimeout(fn, ms),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+export type { InboxTimers } from './questionInbox';
 
 export interface InboxOptions {
   timers?: InboxTimers;
@@ -54,34 +47,14 @@ export interface InboxOptions {
   total?: number;
 }
 
-interface Waiting {
-  request: ApprovalRequest;
-  resolve(answer: ApprovalAnswer): void;
-  timer: unknown;
-  signal: AbortSignal;
-  onAbort(): void;
-}
-
-export class ApprovalInbox {
-  private readonly waiting = new Map<string, Waiting>();
-  /** How the last questions left (id → words), so a late click on one can say what happened. */
-  private readonly gone = new Map<string, string>();
-  private readonly listeners = new Set<() => void>();
-  private readonly timers: InboxTimers;
+export class ApprovalInbox extends QuestionInbox<ApprovalRequest, ApprovalAnswer> {
   private readonly perContainer: number;
   private readonly total: number;
-  private closed = false;
 
   constructor(options: InboxOptions = {}) {
-    this.timers = options.timers ?? REAL_TIMERS;
+    super(options.timers ?? realTimers(true), leftAs);
     this.perContainer = options.perContainer ?? AGENT_HOOK_LIMITS.pendingPerContainer;
     this.total = options.total ?? AGENT_HOOK_LIMITS.pendingTotal;
-  }
-
-  /** Called after a question arrives or leaves (answered, timed out, abandoned, the inbox closed). */
-  onDidChange(listener: () => void): { dispose(): void } {
-    this.listeners.add(listener);
-    return { dispose: () => void this.listeners.delete(listener) };
   }
 
   /**
@@ -92,17 +65,11 @@ export class ApprovalInbox {
   ask(request: ApprovalRequest, signal: AbortSignal, timeoutMs: number): Promise<ApprovalAnswer> {
     if (this.closed) return Promise.resolve(WITHDRAWN);
     if (signal.aborted) return Promise.resolve(ask(ASK_REASONS.left));
-    if (this.waiting.has(request.id)) return Promise.resolve(ask(ASK_REASONS.duplicate));
-    const mine = [...this.waiting.values()].filter((w) => w.request.container === request.container).length;
-    if (mine >= this.perContainer || this.waiting.size >= this.total) return Promise.resolve(ask(ASK_REASONS.full));
-    return new Promise<ApprovalAnswer>((resolve) => {
-      const onAbort = () => this.settle(request.id, ask(ASK_REASONS.left));
-      const seconds = Math.round(timeoutMs / 1000);
-      const timer = this.timers.set(() => this.settle(request.id, ask(ASK_REASONS.timeout(seconds))), timeoutMs);
-      this.waiting.set(request.id, { request, resolve, timer, signal, onAbort });
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.fire();
-    });
+    if (this.get(request.id) !== undefined) return Promise.resolve(ask(ASK_REASONS.duplicate));
+    const mine = this.pending().filter((q) => q.container === request.container).length;
+    if (mine >= this.perContainer || this.size >= this.total) return Promise.resolve(ask(ASK_REASONS.full));
+    const seconds = Math.round(timeoutMs / 1000);
+    return this.wait(request, signal, timeoutMs, { answer: ask(ASK_REASONS.timeout(seconds)) }, { answer: ask(ASK_REASONS.left) });
   }
 
   /**
@@ -111,11 +78,11 @@ export class ApprovalInbox {
    * cannot remember is sent as an allow for this once.
    */
   answer(id: string, answer: ApprovalAnswer): boolean {
-    const entry = this.waiting.get(id);
-    if (entry === undefined || !(APPROVAL_DECISIONS as readonly string[]).includes(answer.decision)) return false;
+    const request = this.get(id);
+    if (request === undefined || !(APPROVAL_DECISIONS as readonly string[]).includes(answer.decision)) return false;
     const reason = answer.reason !== undefined ? { reason: answer.reason } : {};
     if (answer.decision === 'allow') {
-      const scope = answer.scope === 'session' && entry.request.canAllowForSession ? 'session' : 'once';
+      const scope = answer.scope === 'session' && request.canAllowForSession ? 'session' : 'once';
       return this.settle(id, { decision: 'allow', scope, ...reason });
     }
     return this.settle(id, { decision: answer.decision, ...reason });
@@ -132,8 +99,8 @@ export class ApprovalInbox {
   leftBehind(event: AgentEvent): number {
     if (event.agentSession === undefined) return 0;
     const over = event.kind === 'stop' || event.kind === 'session-end' || event.kind === 'prompt';
-    const stale = [...this.waiting.values()].filter(
-      ({ request: q }) =>
+    const stale = this.pending().filter(
+      (q) =>
         q.container === event.container &&
         q.agentSession === event.agentSession &&
         // Fired after the question came (reports arrive late and out of order: the prompt that
@@ -141,28 +108,10 @@ export class ApprovalInbox {
         event.at >= q.receivedAt &&
         (over || (event.tool === q.tool && event.text === q.subject.text)),
     );
-    for (const w of stale) this.settle(w.request.id, ask(ASK_REASONS.terminal), false);
-    if (stale.length > 0) this.fire();
-    return stale.length;
-  }
-
-  /** The questions waiting, oldest first. */
-  pending(): readonly ApprovalRequest[] {
-    return [...this.waiting.values()].map((w) => w.request);
-  }
-
-  /** How a question that has left the inbox left ("denied in VS Code", …); undefined when unknown or still waiting. */
-  howLeft(id: string): string | undefined {
-    return this.gone.get(id);
-  }
-
-  /** A waiting question by id; undefined once it has left. */
-  get(id: string): ApprovalRequest | undefined {
-    return this.waiting.get(id)?.request;
-  }
-
-  get size(): number {
-    return this.waiting.size;
+    return this.settleAll(
+      stale.map((q) => q.id),
+      ask(ASK_REASONS.terminal),
+    );
   }
 
   /**
@@ -171,39 +120,9 @@ export class ApprovalInbox {
    * close the agent's own prompt decides (docs/decisions/0050-approvals-over-the-bridge.md).
    */
   dispose(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const id of [...this.waiting.keys()]) this.settle(id, WITHDRAWN, false);
-    this.fire();
-    this.listeners.clear();
-  }
-
-  private settle(id: string, answer: ApprovalAnswer, fire = true): boolean {
-    const entry = this.waiting.get(id);
-    if (entry === undefined) return false;
-    this.waiting.delete(id);
-    this.gone.set(id, leftAs(answer));
-    if (this.gone.size > GONE_KEPT) this.gone.delete(this.gone.keys().next().value!);
-    this.timers.clear(entry.timer);
-    entry.signal.removeEventListener('abort', entry.onAbort);
-    entry.resolve(answer);
-    if (fire) this.fire();
-    return true;
-  }
-
-  private fire(): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener();
-      } catch {
-        // A listener that fails (a view being disposed) must not keep the answer from the agent.
-      }
-    }
+    this.close({ answer: WITHDRAWN });
   }
 }
-
-/** Questions whose way out is remembered for a late click. */
-const GONE_KEPT = 64;
 
 /** How a question left, in words, from the answer it got. */
 function leftAs(answer: ApprovalAnswer): string {

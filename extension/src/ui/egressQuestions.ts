@@ -8,7 +8,8 @@
  *
  * Nothing here allows by itself: an abort, a window that closes and a question left waiting past
  * the backend's own limit are all `deny`. Each question is answered once: the first answer wins
- * and a later one (a second click, a stale notification) changes nothing.
+ * and a later one (a second click, a stale notification) changes nothing. The waiting, the
+ * answer-once and the time-out are ui/questionInbox.ts's; the choices and their words are here.
  *
  * Also the one writer of toolbox.egressForFolder's new value (`settingWithAllow`): the folder's
  * entry with one more `allow`, everything else as it was.
@@ -18,22 +19,10 @@
 import type { EgressChoice, EgressQuestion } from '../backend/api/egress';
 import { EGRESS_LIMITS } from '../contract/constants';
 import { cleanPath } from '../plan/naming';
+import { QuestionInbox, realTimers, type InboxTimers } from './questionInbox';
 
 /** A timer the inbox can set and clear (setTimeout by default; a test passes its own clock). */
-export interface EgressTimers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const REAL_TIMERS: EgressTimers = {
-  set: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    // A question left behind keeps no process alive.
-    t.unref?.();
-    return t;
-  },
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+export type EgressTimers = InboxTimers;
 
 /**
  * How long past the backend's own limit (EGRESS_LIMITS.askMs) a question may wait before the inbox
@@ -42,14 +31,6 @@ const REAL_TIMERS: EgressTimers = {
  */
 export const EGRESS_GRACE_MS = 5_000;
 
-interface Waiting {
-  question: EgressQuestion;
-  resolve(choice: EgressChoice): void;
-  timer: unknown;
-  signal: AbortSignal;
-  onAbort(): void;
-}
-
 /** Why a question left without the user's answer, for a late click. */
 export const EGRESS_LEFT = {
   gaveUp: 'the connection gave up or its time ran out (denied)',
@@ -57,24 +38,13 @@ export const EGRESS_LEFT = {
   duplicate: 'the same question is already waiting',
 } as const;
 
-export class EgressInbox {
-  private readonly waiting = new Map<string, Waiting>();
-  /** How the last questions left (id → words), so a late click can say what happened. */
-  private readonly gone = new Map<string, string>();
-  private readonly listeners = new Set<() => void>();
-  private readonly timers: EgressTimers;
+export class EgressInbox extends QuestionInbox<EgressQuestion, EgressChoice> {
   private readonly waitMs: number;
-  private closed = false;
 
   constructor(options: { timers?: EgressTimers; waitMs?: number } = {}) {
-    this.timers = options.timers ?? REAL_TIMERS;
+    // A question left behind keeps no process alive.
+    super(options.timers ?? realTimers(false), leftAs);
     this.waitMs = options.waitMs ?? EGRESS_LIMITS.askMs + EGRESS_GRACE_MS;
-  }
-
-  /** Called after a question arrives or leaves. */
-  onDidChange(listener: () => void): { dispose(): void } {
-    this.listeners.add(listener);
-    return { dispose: () => void this.listeners.delete(listener) };
   }
 
   /**
@@ -83,75 +53,20 @@ export class EgressInbox {
    * already or the same id is waiting.
    */
   ask(question: EgressQuestion, signal: AbortSignal): Promise<EgressChoice> {
-    if (this.closed || signal.aborted || this.waiting.has(question.id)) return Promise.resolve('deny');
-    return new Promise<EgressChoice>((resolve) => {
-      const onAbort = () => this.settle(question.id, 'deny', EGRESS_LEFT.gaveUp);
-      const timer = this.timers.set(onAbort, this.waitMs);
-      this.waiting.set(question.id, { question, resolve, timer, signal, onAbort });
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.fire();
-    });
+    if (this.closed || signal.aborted || this.get(question.id) !== undefined) return Promise.resolve('deny');
+    return this.wait(question, signal, this.waitMs, { answer: 'deny', how: EGRESS_LEFT.gaveUp });
   }
 
   /** The user's answer; false when the question is no longer waiting (nothing is sent then). */
   answer(id: string, choice: EgressChoice): boolean {
-    return this.settle(id, choice, leftAs(choice));
-  }
-
-  /** The questions waiting, oldest first. */
-  pending(): readonly EgressQuestion[] {
-    return [...this.waiting.values()].map((w) => w.question);
-  }
-
-  /** A waiting question by id; undefined once it has left. */
-  get(id: string): EgressQuestion | undefined {
-    return this.waiting.get(id)?.question;
-  }
-
-  /** How a question that has left went, in words; undefined when unknown or still waiting. */
-  howLeft(id: string): string | undefined {
-    return this.gone.get(id);
-  }
-
-  get size(): number {
-    return this.waiting.size;
+    return this.settle(id, choice);
   }
 
   /** The window is going away: every waiting question, and every later one, is denied. */
   dispose(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const id of [...this.waiting.keys()]) this.settle(id, 'deny', EGRESS_LEFT.closed, false);
-    this.fire();
-    this.listeners.clear();
-  }
-
-  private settle(id: string, choice: EgressChoice, how: string, fire = true): boolean {
-    const entry = this.waiting.get(id);
-    if (entry === undefined) return false;
-    this.waiting.delete(id);
-    this.gone.set(id, how);
-    if (this.gone.size > GONE_KEPT) this.gone.delete(this.gone.keys().next().value!);
-    this.timers.clear(entry.timer);
-    entry.signal.removeEventListener('abort', entry.onAbort);
-    entry.resolve(choice);
-    if (fire) this.fire();
-    return true;
-  }
-
-  private fire(): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener();
-      } catch {
-        // A listener that fails (a view being disposed) must not keep the answer from the connection.
-      }
-    }
+    this.close({ answer: 'deny', how: EGRESS_LEFT.closed });
   }
 }
-
-/** Questions whose way out is remembered for a late click. */
-const GONE_KEPT = 64;
 
 function leftAs(choice: EgressChoice): string {
   switch (choice) {
