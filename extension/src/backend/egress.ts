@@ -19,7 +19,7 @@ import { prepareEndpointDir, type SocketOwner } from '../engine/dockerEndpointSo
 import { ownerFromUser } from '../engine/dockerEndpoints';
 import { planEndpointSocket } from '../plan/dockerEndpoint';
 import { decideDestination, formatEgressRule, type EgressDestination, type EgressMode, type EgressPolicy } from '../plan/egress';
-import { egressModeOf, egressPolicyOf } from '../plan/egressPolicy';
+import { egressModeOf, egressPolicyOf, strictestMode } from '../plan/egressPolicy';
 import type { EgressChoice, EgressLogEntry, EgressPrompter, EgressQuestion, EgressSummary } from './api/egress';
 import { EgressPorts } from './egressPorts';
 import type { BackendSettings } from './settings';
@@ -69,6 +69,12 @@ export class EgressPolicies {
   /** By folder: `host:port` answered "Allow for This Folder" in this window (the setting may not be read back yet). */
   private readonly answered = new Map<string, string[]>();
   private readonly listeners = new Set<(container: string) => void>();
+  /**
+   * By agent worktree folder: its repository's root. A worktree takes its repository's entry of
+   * toolbox.egressForFolder too (the strictest mode, both allow lists), and an answer "Allow for
+   * This Folder" goes to the repository's entry, so every worktree of it has it.
+   */
+  private readonly repositories = new Map<string, string>();
   /** By folder: its `egress:` as last read (the views' mode for a container this window does not serve). */
   private readonly configs = new Map<string, EgressConfig | undefined>();
   private readonly pending = new Map<string, NodeJS.Timeout>();
@@ -83,10 +89,11 @@ export class EgressPolicies {
   }
 
   /** The folder's mode for its next container (`open`: the engine's network, no proxy). */
-  async mode(folder: string): Promise<EgressMode> {
+  async mode(folder: string, repository?: string): Promise<EgressMode> {
+    if (repository !== undefined && repository !== folder) this.repositories.set(folder, repository);
     const config = await this.deps.configFor(folder);
     this.configs.set(folder, config);
-    return egressModeOf({ config, ...this.deps.settings.egress(folder) });
+    return egressModeOf({ config, ...this.settingsFor(folder) });
   }
 
   /** The host directory of the container's proxy socket (bound read-only at EGRESS.containerDir). Pure. */
@@ -175,6 +182,9 @@ export class EgressPolicies {
     if (!mounts.some((m) => m.Source === this.dir(engine, name) && m.Destination === EGRESS.containerDir)) return;
     const folder = mounts.find((m) => m.Destination === '/workspace')?.Source;
     if (folder === undefined) return;
+    // An agent worktree's container binds its repository's .git at the same path (plan/session.ts worktreeGitMount).
+    const gitDir = mounts.find((m) => m.Source !== undefined && m.Source === m.Destination && m.Source.endsWith('/.git'))?.Source;
+    if (gitDir !== undefined) this.repositories.set(folder, gitDir.slice(0, -'/.git'.length));
     try {
       await this.serve(engine, name, folder, info.Config?.User);
     } catch (error) {
@@ -198,7 +208,7 @@ export class EgressPolicies {
     const mode = served
       ? this.policy(served).mode
       : folder !== undefined
-        ? egressModeOf({ config: this.configs.get(folder), ...this.deps.settings.egress(folder) })
+        ? egressModeOf({ config: this.configs.get(folder), ...this.settingsFor(folder) })
         : 'open';
     if (!enforced && served === undefined && mode === 'open') return undefined;
     return {
@@ -220,16 +230,14 @@ export class EgressPolicies {
   endpointEgress(folder: string, container: string): EndpointEgress | undefined {
     const name = bareName(container);
     const served = [...this.served.values()].find((s) => s.container === name);
-    const mode = served
-      ? this.policy(served).mode
-      : egressModeOf({ config: this.configs.get(folder), ...this.deps.settings.egress(folder) });
+    const mode = served ? this.policy(served).mode : egressModeOf({ config: this.configs.get(folder), ...this.settingsFor(folder) });
     if (mode === 'open') return undefined;
     const policyNow = (): EgressPolicy =>
       served
         ? this.policy(served)
         : egressPolicyOf({
             config: this.configs.get(folder),
-            ...this.deps.settings.egress(folder),
+            ...this.settingsFor(folder),
             answered: this.answered.get(folder) ?? [],
           }).policy;
     return {
@@ -272,13 +280,36 @@ export class EgressPolicies {
     await Promise.all([this.ports.dispose(), ...all.map((s) => s.proxy.then((p) => p.close()).catch(() => undefined))]);
   }
 
+  /** The folder's egress settings, with its repository's when it is an agent worktree. */
+  private settingsFor(folder: string): ReturnType<BackendSettings['egress']> {
+    const own = this.deps.settings.egress(folder);
+    const repository = this.repositories.get(folder);
+    if (repository === undefined) return own;
+    const theirs = this.deps.settings.egress(repository);
+    const folderMode = strictestMode(own.folder?.mode, theirs.folder?.mode);
+    const projectMode = strictestMode(own.projectSettingMode, theirs.projectSettingMode);
+    return {
+      ...(own.userMode ? { userMode: own.userMode } : {}),
+      ...(projectMode !== 'open' ? { projectSettingMode: projectMode } : {}),
+      folder: {
+        ...(folderMode !== 'open' ? { mode: folderMode } : {}),
+        allow: [...(own.folder?.allow ?? []), ...(theirs.folder?.allow ?? [])],
+      },
+    };
+  }
+
+  /** Where the folder's answers go: its repository's entry for an agent worktree. */
+  private policyFolder(folder: string): string {
+    return this.repositories.get(folder) ?? folder;
+  }
+
   /** The folder's policy now: its settings read again, the config and remotes as they were at serve time. */
   private policy(served: Served): EgressPolicy {
     const { policy, problems } = egressPolicyOf({
       config: served.config,
-      ...this.deps.settings.egress(served.folder),
+      ...this.settingsFor(served.folder),
       remoteHosts: served.remoteHosts,
-      answered: this.answered.get(served.folder) ?? [],
+      answered: this.answered.get(this.policyFolder(served.folder)) ?? [],
     });
     for (const p of problems) this.warnOnce(`Egress policy of ${served.folder}: ${p}; left out.`);
     // A container created under a policy keeps one while it runs, whatever the folder says now.
@@ -328,9 +359,10 @@ export class EgressPolicies {
       };
       created.answer = created.answer.then((choice) => {
         if (choice === 'folder') {
-          const list = this.answered.get(served.folder) ?? [];
+          const where = this.policyFolder(served.folder);
+          const list = this.answered.get(where) ?? [];
           if (!list.includes(key)) list.push(key);
-          this.answered.set(served.folder, list);
+          this.answered.set(where, list);
         }
         return choice;
       });

@@ -220,7 +220,7 @@ export class ShellOpener {
     const dockerEndpoint = this.deps.dockerApis?.plannedDir(request.workspace, name, connection);
     // The folder's egress policy (issue 30): under `ask` or `allowlist` the container gets no
     // network, only its proxy's directory (docs/decisions/0056-egress-through-a-host-proxy.md).
-    const egressMode = this.deps.egress ? await this.deps.egress.mode(request.workspace) : 'open';
+    const egressMode = this.deps.egress ? await this.deps.egress.mode(request.workspace, request.worktreeRoot) : 'open';
     const egress = egressMode === 'open' ? undefined : this.deps.egress!.dir(engineId, name);
     // The host's own Docker socket (raw-socket, or an engine the endpoint cannot serve) would let the
     // container start a container with the host's network: under a policy it is not mounted.
