@@ -347,8 +347,13 @@ export class EgressPolicies {
       const created: Question = {
         abort,
         waiting: 0,
-        answer: prompter
-          .ask(question, abort.signal)
+        // The time-out (or the last waiting connection leaving) ends the question here whether or not
+        // the prompter settles: one that ignored its signal would otherwise hold every waiting
+        // connection, and one of the maxQuestions slots, past askMs for ever.
+        answer: Promise.race([
+          prompter.ask(question, abort.signal),
+          new Promise<EgressChoice>((resolve) => abort.signal.addEventListener('abort', () => resolve('deny'), { once: true })),
+        ])
           .catch((): EgressChoice => 'deny')
           .then((choice) => (abort.signal.aborted ? 'deny' : choice))
           .finally(() => {
