@@ -5,7 +5,7 @@
  * chunked body. Each parser takes what has arrived so far and says `incomplete` until it can
  * answer; none reads past its limits, and none throws on hostile bytes.
  */
-import { STATUS_CODES } from 'node:http';
+import { rawResponse } from '../plan/rawResponse';
 
 export interface HeadLimits {
   maxHeaderBytes: number;
@@ -107,17 +107,7 @@ export function parseAbsoluteHttp(target: string): { authority: string; path: st
 
 /** A raw HTTP answer for the proxy's own refusals: plain text, then the connection closes. */
 export function textResponse(status: number, message: string, extra: Record<string, string> = {}): Buffer {
-  const body = Buffer.from(`${message}\n`, 'utf8');
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
-    'Content-Type: text/plain; charset=utf-8',
-    `Content-Length: ${body.length}`,
-    ...Object.entries(extra).map(([k, v]) => `${k}: ${v}`),
-    'Connection: close',
-    '',
-    '',
-  ];
-  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]);
+  return rawResponse(status, 'text/plain; charset=utf-8', Buffer.from(`${message}\n`, 'utf8'), extra);
 }
 
 // ---------------------------------------------------------------------------------------------

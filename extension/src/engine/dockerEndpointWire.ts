@@ -4,7 +4,8 @@
  * engine and back, errors in the Engine API's own shape, and the engine's answer to a hijack
  * read off the wire. No I/O but what the caller hands in.
  */
-import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { rawResponse } from '../plan/rawResponse';
 
 /** What a refusal carries: the status, the sentence the Docker CLI prints, the rule that refused. */
 export interface Refusal {
@@ -132,17 +133,7 @@ export function errorBody(message: string): Buffer {
 
 /** A whole error response for a socket Node no longer writes to (a refused hijack, a bad head). */
 export function rawErrorResponse(status: number, message: string, extra: Record<string, string> = {}): Buffer {
-  const body = errorBody(message);
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
-    'Content-Type: application/json',
-    `Content-Length: ${body.length}`,
-    ...Object.entries(extra).map(([k, v]) => `${k}: ${v}`),
-    'Connection: close',
-    '',
-    '',
-  ];
-  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]);
+  return rawResponse(status, 'application/json', errorBody(message), extra);
 }
 
 /**
