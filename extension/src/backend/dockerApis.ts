@@ -94,14 +94,19 @@ export class DockerApis {
    * same path, when its mounts show it was created with one. Failures are logged, never thrown:
    * the shell comes back either way.
    */
-  async restore(connection: Pick<EngineConnection, 'endpoint' | 'docker'>, container: string): Promise<void> {
+  async restore(
+    connection: Pick<EngineConnection, 'endpoint' | 'docker'>,
+    container: string,
+    /** The container's inspect when the caller already has it (a reattach inspects once). */
+    inspected?: Docker.ContainerInspectInfo,
+  ): Promise<void> {
     const upstream = endpointUpstream(connection);
     if (upstream === undefined) return;
     const name = bareName(container);
     const engine = connection.endpoint.endpoint;
     if (this.endpoints.get(engine, name) !== undefined) return;
     try {
-      const info = await connection.docker.getContainer(name).inspect();
+      const info = inspected ?? (await connection.docker.getContainer(name).inspect());
       const dir = this.endpoints.plan(engine, name).dir;
       const mounts = (info.Mounts ?? []) as InspectedMount[];
       if (!mounts.some((m) => m.Source === dir && m.Destination === DOCKER_ENDPOINT.containerDir)) return;

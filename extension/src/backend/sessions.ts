@@ -173,20 +173,20 @@ export class HeldSessions {
     if (!this.deps.dockerApis && !this.deps.egress) return;
     const connection = await this.deps.connector.connected().catch(() => undefined);
     if (!connection || (record.engine !== undefined && record.engine !== connection.endpoint.endpoint)) return;
-    // Its egress proxy first (issue 30): the endpoint's scope reads the policy it serves.
+    // One inspect for both. The egress proxy first (issue 30): the endpoint's scope reads the policy it serves.
+    const info = await connection.docker
+      .getContainer(record.container)
+      .inspect()
+      .catch(() => undefined);
+    // No inspect: the endpoint tries its own and says why it cannot be served.
+    if (info === undefined) return this.deps.dockerApis?.restore(connection, record.container);
     if (this.deps.egress) {
-      const info = await connection.docker
-        .getContainer(record.container)
-        .inspect()
-        .catch(() => undefined);
-      if (info) {
-        await this.deps.egress.restore(connection.endpoint.endpoint, info);
-        if (info.Config?.Labels?.[LABELS.egress] === EGRESS.enforcedLabel) {
-          await this.deps.egress.ports.relay(connection.docker, info.Id, record.container, egressPortsOf(info.Config.Labels));
-        }
+      await this.deps.egress.restore(connection.endpoint.endpoint, info);
+      if (info.Config?.Labels?.[LABELS.egress] === EGRESS.enforcedLabel) {
+        await this.deps.egress.ports.relay(connection.docker, info.Id, record.container, egressPortsOf(info.Config.Labels));
       }
     }
-    await this.deps.dockerApis?.restore(connection, record.container);
+    await this.deps.dockerApis?.restore(connection, record.container, info);
   }
 
   private async attach(record: SessionRecord): Promise<StartedShell> {
