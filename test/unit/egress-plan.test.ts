@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { EGRESS, EGRESS_PROXY_ENV, ENV, LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import { driftAgainstPlan, egressEnforcedOf, openDriftNotice } from '../../extension/src/plan/drift';
-import { egressModeOf, egressPolicyOf, folderEgress, settingWithAllowed, strictestMode } from '../../extension/src/plan/egressPolicy';
+import { egressModeOf, egressPolicyOf, folderEgress, strictestMode } from '../../extension/src/plan/egressPolicy';
 import { planSession } from '../../extension/src/plan/session';
 import type { HostFacts } from '../../extension/src/contract/types';
 import type { SessionRequest } from '../../extension/src/plan/types';
@@ -86,15 +86,6 @@ describe('toolbox.egressForFolder as stored', () => {
     assert.equal(folderEgress({ '/p': [] }, '/p'), undefined);
     assert.equal(folderEgress('nope', '/p'), undefined);
     assert.equal(folderEgress({ '/other': { mode: 'ask' } }, '/p'), undefined);
-  });
-
-  it('adds a rule to one folder, keeping the others and not doubling it', () => {
-    const before = { '/p': { mode: 'ask', allow: ['a.example:443'] }, '/q': { allow: ['b.example'] } };
-    const after = settingWithAllowed(before, '/p', 'c.example:443');
-    assert.deepEqual(after, { '/p': { mode: 'ask', allow: ['a.example:443', 'c.example:443'] }, '/q': { allow: ['b.example'] } });
-    assert.deepEqual(settingWithAllowed(after, '/p', 'c.example:443'), after);
-    assert.deepEqual(before['/p'].allow, ['a.example:443'], 'the setting read is not changed in place');
-    assert.deepEqual(settingWithAllowed(undefined, '/n', 'x.example:80'), { '/n': { allow: ['x.example:80'] } });
   });
 });
 

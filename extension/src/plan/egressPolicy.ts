@@ -88,14 +88,3 @@ export function folderEgress(value: unknown, folder: string): FolderEgress | und
     allow: Array.isArray(allow) ? allow.filter((a): a is string => typeof a === 'string') : [],
   };
 }
-
-/** The setting's value with `rule` added to the folder's `allow` (no duplicate; other folders and keys kept). */
-export function settingWithAllowed(value: unknown, folder: string, rule: string): Record<string, unknown> {
-  const all = typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
-  const raw = all[folder];
-  const entry = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
-  const allow = Array.isArray(entry.allow) ? entry.allow.filter((a): a is string => typeof a === 'string') : [];
-  if (!allow.includes(rule)) allow.push(rule);
-  all[folder] = { ...entry, allow };
-  return all;
-}
