@@ -28,6 +28,7 @@ export function standInSettings(
     protectedPaths: () => true,
     dockerEndpoint: () => 'scoped',
     egress: () => ({}),
+    transports: () => ({ bridge: 'auto', sessions: 'auto' }),
     ...over,
   };
 }

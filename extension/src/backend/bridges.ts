@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
-import { HOST } from '../contract/constants';
+import { BRIDGE_TCP_ONLY_DIR, HOST } from '../contract/constants';
+import { ensurePrivateDir } from '../bridge/state';
 import type { BridgeMount } from '../contract/types';
 import type { WorkspaceRegistration } from '../bridge/hub';
 import { agentHomes, editRoots } from '../plan/mounts';
@@ -18,6 +19,21 @@ export interface BridgeRegistryDeps {
   log: Pick<vscode.LogOutputChannel, 'warn'>;
   /** Serves the bridge for one container (BridgeHub.ensureWorkspace); none: shells open without it. */
   bridgeFor?: (registration: WorkspaceRegistration) => Promise<BridgeMount>;
+  /** toolbox.transport.bridge (User settings): `tcp` keeps the bridge's socket out of the container. */
+  transport?: () => 'auto' | 'tcp';
+}
+
+/**
+ * The run dir the container gets when the bridge is forced to TCP: a directory inside the bridge's
+ * run dir, so the container sees no `bridge.sock` and its shims take TCP through
+ * host.docker.internal, the path they take where a host socket cannot cross into the container
+ * (Docker Desktop's file sharing). The session holder's socket lives there as before
+ * (docs/decisions/0058-forced-fallback-transports.md).
+ */
+export function tcpOnlyRunDir(runDir: string): string {
+  const dir = join(runDir, BRIDGE_TCP_ONLY_DIR);
+  ensurePrivateDir(dir, process.getuid?.() ?? -1);
+  return dir;
 }
 
 /** The host sources of a list of mounts that the container can write. */
@@ -65,7 +81,7 @@ export class BridgeRegistry {
       };
       const b = await this.deps.bridgeFor(registration);
       this.registrations.set(registryKey(key, engine), registration);
-      return { stateDir: b.stateDir, runDir: b.runDir };
+      return { stateDir: b.stateDir, runDir: this.deps.transport?.() === 'tcp' ? tcpOnlyRunDir(b.runDir) : b.runDir };
     } catch (err) {
       this.deps.log.warn(
         `The bridge for ${key} could not start (${(err as Error).message}); the shell opens without it, so code, xdg-open and git credentials inside it will not reach this window.`,

@@ -78,7 +78,13 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const containers = new Containers(connector, images, log);
   const logins = new LoginForwards({ connector, log, onEvent: deps.onLoginForward });
   const bridgeFor = deps.bridgeFor;
-  const bridges = new BridgeRegistry({ home, connector, log, bridgeFor: bridgeFor && ((registration) => bridgeFor(registration, logins)) });
+  const bridges = new BridgeRegistry({
+    home,
+    connector,
+    log,
+    transport: () => settings.transports().bridge,
+    bridgeFor: bridgeFor && ((registration) => bridgeFor(registration, logins)),
+  });
   const egress = new EgressPolicies({
     settings,
     log,

@@ -86,6 +86,31 @@ export class HeldSessions {
     return this.deps.settings.persistSessions();
   }
 
+  /**
+   * The holder's address as this window may reach it: without its run-dir socket when
+   * toolbox.transport.sessions is `exec` (docs/decisions/0058-forced-fallback-transports.md).
+   */
+  private reachable(holder: HolderAddress): HolderAddress {
+    if (this.deps.settings.transports().sessions !== 'exec' || holder.hostSocket === undefined) return holder;
+    return { containerSocket: holder.containerSocket, user: holder.user };
+  }
+
+  /**
+   * How this window reaches the container's holder, for the Doctor: `socket` (the run dir's socket
+   * from this host) or `exec`, and why; undefined when no shell of this window reached it yet.
+   */
+  holderPath(containerId: string): { mode: 'socket' | 'exec'; why: string } | undefined {
+    const transport = this.transports.get(containerId);
+    if (!transport) return undefined;
+    if (transport.kind === 'socket')
+      return { mode: 'socket', why: 'the holder answers on its socket in the bridge run dir, from this host' };
+    const why =
+      this.deps.settings.transports().sessions === 'exec'
+        ? 'forced by the User setting toolbox.transport.sessions'
+        : "the holder's socket in the bridge run dir does not answer from this host (no run dir mounted, a remote engine, or a file sharing that cannot pass a socket)";
+    return { mode: 'exec', why };
+  }
+
   /** A shell closed just now may be taking this container with it: an open waits for that first. */
   async settled(container: string): Promise<void> {
     await this.endings.get(container);
@@ -112,6 +137,7 @@ export class HeldSessions {
     };
     const cached = this.transports.get(containerId);
     if (cached) return this.unproven.has(containerId) ? plain(unprovenHolderReason(name)) : { transport: cached };
+    holder = this.reachable(holder);
     let transport: HolderTransport;
     let proof: Awaited<ReturnType<typeof proveHolder>>;
     try {
@@ -193,7 +219,8 @@ export class HeldSessions {
     // A holder that answers on its run-dir socket and proves it serves the recorded container is
     // alive, and so is its container: attach with no engine call at all (after a reload the
     // engine connection is not even made yet).
-    const direct = record.holder.hostSocket ? socketTransport(record.holder.hostSocket) : undefined;
+    const holder = this.reachable(record.holder);
+    const direct = holder.hostSocket ? socketTransport(holder.hostSocket) : undefined;
     if (direct && !this.transports.has(record.containerId)) {
       // Nobody listens there, or the holder is another container's or cannot say: the engine decides.
       const proof = await proveHolder(direct, record.containerId).catch(() => undefined);
@@ -242,7 +269,7 @@ export class HeldSessions {
    * lost otherwise; new shells there are not held). Another container's holder is refused.
    */
   private async reachRecorded(docker: Docker, record: SessionRecord): Promise<HolderTransport> {
-    const transport = await reachHolder(docker, record.containerId, record.holder);
+    const transport = await reachHolder(docker, record.containerId, this.reachable(record.holder));
     const proof = await proveHolder(transport, record.containerId);
     if (proof.kind === 'other') {
       throw new SessionGoneError(

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { SECCOMP_PROFILES, type DOCKER_ENDPOINT_MODES } from '../contract/constants';
 
 export type DockerEndpointMode = (typeof DOCKER_ENDPOINT_MODES)[number];
-import { SETTINGS } from '../contract/manifest';
+import { SETTINGS, type BRIDGE_TRANSPORTS, type SESSIONS_TRANSPORTS } from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
 import { folderTurnOff, settingWithTurnOff, type FolderTurnOff } from '../plan/posture';
@@ -68,6 +68,17 @@ export interface BackendSettings {
    * (docs/decisions/0042-protected-paths-read-only.md).
    */
   protectedPaths(): boolean;
+  /**
+   * toolbox.transport.bridge and toolbox.transport.sessions from the user's settings only: the
+   * paths Docker Desktop, OrbStack, Colima and WSL take, forced on any engine
+   * (docs/decisions/0058-forced-fallback-transports.md).
+   */
+  transports(): ForcedTransports;
+}
+
+export interface ForcedTransports {
+  bridge: (typeof BRIDGE_TRANSPORTS)[number];
+  sessions: (typeof SESSIONS_TRANSPORTS)[number];
 }
 
 /** The key under the `toolbox` section (SETTINGS holds full names such as `toolbox.dockerHost`). */
@@ -139,5 +150,10 @@ export function vscodeSettings(): BackendSettings {
       );
     },
     protectedPaths: () => section().inspect<boolean>(key(SETTINGS.protectedPaths))?.globalValue !== false,
+    transports: () => {
+      const bridge = section().inspect<string>(key(SETTINGS.bridgeTransport))?.globalValue;
+      const sessions = section().inspect<string>(key(SETTINGS.sessionsTransport))?.globalValue;
+      return { bridge: bridge === 'tcp' ? 'tcp' : 'auto', sessions: sessions === 'exec' ? 'exec' : 'auto' };
+    },
   };
 }

@@ -68,6 +68,12 @@ export const CONTAINER = {
   stateDir: '/home/toolbox/.toolbox-state',
 } as const;
 
+/**
+ * The directory inside a bridge run dir that the container gets instead of the run dir when
+ * toolbox.transport.bridge is `tcp` (backend/bridges.ts tcpOnlyRunDir).
+ */
+export const BRIDGE_TCP_ONLY_DIR = 'tcp-only';
+
 /** File names inside a bridge state directory (host and container alike). */
 export const BRIDGE_FILES = {
   token: 'token',

@@ -55,7 +55,19 @@ export const SETTINGS = {
   approvalsNotify: 'toolbox.approvals.notify',
   /** How long a question waits for an answer in VS Code before the agent asks in its terminal (10 … AGENT_HOOK_LIMITS.maxTimeoutS). */
   approvalsTimeoutSeconds: 'toolbox.approvals.timeoutSeconds',
+  /**
+   * User settings only: `tcp` keeps the bridge's unix socket out of the container, so the shims
+   * take TCP through host.docker.internal, as on Docker Desktop (docs/decisions/0058-forced-fallback-transports.md).
+   */
+  bridgeTransport: 'toolbox.transport.bridge',
+  /** User settings only: `exec` reaches session holders through an exec, never the run dir's socket (decision 0058). */
+  sessionsTransport: 'toolbox.transport.sessions',
 } as const;
+
+/** toolbox.transport.bridge: `auto` (the unix socket when it answers, else TCP) or `tcp`. */
+export const BRIDGE_TRANSPORTS = ['auto', 'tcp'] as const;
+/** toolbox.transport.sessions: `auto` (the run dir's socket when it answers, else an exec) or `exec`. */
+export const SESSIONS_TRANSPORTS = ['auto', 'exec'] as const;
 /**
  * What package.json declares and the code names: settings, command labels, context keys, the
  * walkthrough. test/unit/manifest.test.ts holds package.json to them.

@@ -1,0 +1,57 @@
+/**
+ * What Docker Desktop (and OrbStack, Colima) does for `host.docker.internal`: a connection to it
+ * from a container reaches the host's loopback. A Linux engine's `host-gateway` is the bridge's
+ * gateway address instead, where the bridge's loopback TCP listener (bridge/hub.ts) does not
+ * answer. This relays one port from the address `host.docker.internal` has in a container to the
+ * same port on 127.0.0.1, so the forced-TCP path (docs/decisions/0058-forced-fallback-transports.md)
+ * runs on this machine's engine as it does on those. Tests only.
+ */
+import type Docker from 'dockerode';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { execIn } from './exec';
+
+export interface DesktopLoopback {
+  /** Where the relay listens (`<host.docker.internal's address>:<port>`); undefined: none was needed. */
+  readonly address: string | undefined;
+  close(): Promise<void>;
+}
+
+/** The address `host.docker.internal` resolves to inside the container. */
+export async function hostDockerInternal(container: Docker.Container): Promise<string> {
+  const r = await execIn(container, ['getent', 'ahostsv4', 'host.docker.internal']);
+  const ip = /^(\d+\.\d+\.\d+\.\d+)\s/m.exec(r.stdout)?.[1];
+  if (!ip) throw new Error(`host.docker.internal does not resolve in the container: ${r.stdout}${r.stderr}`);
+  return ip;
+}
+
+/**
+ * Relays `port` from host.docker.internal's address (as the container sees it) to 127.0.0.1.
+ * An address that is not this host's (rootless Podman's slirp4netns gateway already forwards to
+ * the host's loopback) needs no relay.
+ */
+export async function desktopLoopback(container: Docker.Container, port: number): Promise<DesktopLoopback> {
+  const ip = await hostDockerInternal(container);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((inbound) => {
+    const outbound = connect(port, '127.0.0.1');
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => (s === inbound ? outbound : inbound).destroy());
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  const listened = await new Promise<boolean>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRNOTAVAIL' ? resolve(false) : reject(err)));
+    server.listen(port, ip, () => resolve(true));
+  });
+  return {
+    address: listened ? `${ip}:${port}` : undefined,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        if (!listened) return resolve();
+        server.close(() => resolve());
+      }),
+  };
+}
