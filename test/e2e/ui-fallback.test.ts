@@ -34,7 +34,7 @@ const settingsFiles = ['Machine', 'User'].map((d) => join(userData, d, 'settings
 const originals = userData ? settingsFiles.map((f) => (existsSync(f) ? readFileSync(f, 'utf8') : undefined)) : [];
 
 function withForcedTransports(file: string): void {
-  let current: Record<string, unknown> = {};
+  let current: Record<string, unknown>;
   try {
     current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch {
