@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { BRIDGE_FILES, BRIDGE_TCP_ONLY_DIR, CONTAINER } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import { workspaceStateDir } from '../../extension/src/bridge/state';
+import { probeBridgePath } from '../../extension/src/engine/bridgePath';
 import type { StartedShell } from '../../extension/src/backend/api';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { testBackend, type TestBackend } from '../support/backend';
@@ -96,12 +97,18 @@ describe('forced fallbacks: the bridge over TCP through host.docker.internal, se
     assert.equal(unrelayed, '69', 'no TCP path yet: the shim says the bridge is unreachable');
     assert.deepEqual(opened, []);
 
+    const unrelayedPath = await probeBridgePath(docker(), record.containerId);
+    assert.equal(unrelayedPath.mode, 'none', unrelayedPath.why);
+    assert.match(unrelayedPath.why, /made with toolbox\.transport\.bridge set to tcp/);
+
     const port = Number(readFileSync(join(workspaceStateDir(home, record.container), BRIDGE_FILES.port), 'utf8').trim());
     relay = await desktopLoopback(container, port);
     shell.stream.write('code README.md; echo "tcp exit $?"\r');
     const [, tcp] = await out.waitFor(/tcp exit (\d+)/);
     assert.equal(tcp, '0', 'code reached the window over TCP');
     assert.deepEqual(opened, [join(folder, 'README.md')]);
+    const tcpPath = await probeBridgePath(docker(), record.containerId);
+    assert.equal(tcpPath.mode, 'tcp', tcpPath.why);
 
     // A reload: the window goes, a new one reattaches the same shell through an exec.
     shell.dispose();

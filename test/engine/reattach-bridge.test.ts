@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
+import { probeBridgePath } from '../../extension/src/engine/bridgePath';
 import type { SessionRecord, StartedShell } from '../../extension/src/backend/api';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { testBackend, type TestBackend } from '../support/backend';
@@ -66,6 +67,8 @@ describe('a reloaded window serves the bridge of the shells it reattaches (issue
     shell.stream.write('code README.md; echo "first exit $?"\r');
     await before.waitFor(/first exit 0/);
     assert.deepEqual(opened, [join(folder, 'README.md')]);
+    const path = await probeBridgePath(docker(), record.containerId);
+    assert.equal(path.mode, 'unix', `by default the shims take the socket: ${path.why}`);
 
     // The window goes away: the terminal detaches, its bridge stops, the shell lives on in the holder.
     shell.dispose();
