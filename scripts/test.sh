@@ -14,6 +14,8 @@ npm run -s build
 npm run -s compile-tests
 echo "== unit tests (no Docker, no VS Code)"
 node --test out/test/unit out/test/bridge
+echo "== release dry run (package the VSIX, no publishing)"
+bash scripts/release-dry-run.sh
 echo "== integration tests (real Docker engine)"
 node --test --test-concurrency=1 out/test/image out/test/engine
 echo "== integration tests again, against Podman (its Docker-compatible API)"

@@ -17,7 +17,7 @@ import type { ImageProgress } from '../../extension/src/engine/imageProgress';
 import { pruneRuntimeImages } from '../../extension/src/engine/imageRebuild';
 import { TEST_ENGINE, TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot, TEST_BUILD_ARGS } from '../support/image';
-import { pushImage, startRegistry, type LoopbackRegistry } from '../support/registry';
+import { pushImage, republishAsMultiPlatformIndex, startRegistry, type LoopbackRegistry } from '../support/registry';
 
 describe('runtime image: pull before build', () => {
   let ns: TestNamespace;
@@ -148,6 +148,29 @@ describe('runtime image: pull before build', () => {
       contextRoot: repoRoot(),
     });
     assert.deepEqual(again, { how: 'present' });
+  });
+
+  it('pulls a multi-platform index with attestations, as runtime-image.yml publishes it with BuildKit', async () => {
+    // The label is the check after a pull, not an image id: the engine takes its own platform's
+    // manifest from the index and skips the unknown/unknown attestation manifests.
+    const published = await publish(1024);
+    const platforms = await republishAsMultiPlatformIndex(published);
+    assert.deepEqual(platforms.filter((p) => p.startsWith('unknown')).length, 2, platforms.join(', '));
+    const ref = localTag();
+    const log: string[] = [];
+    const outcome = await ensureRuntimeImage(ctx(log), {
+      ref,
+      pull: 'auto',
+      ours: true,
+      publishedRef: published,
+      contextRoot: repoRoot(),
+      buildArgs: TEST_BUILD_ARGS,
+      onLog: (l) => log.push(l),
+    });
+    assert.deepEqual(outcome, { how: 'pulled', from: published }, log.join('\n'));
+    const info = await ns.docker.getImage(ref).inspect();
+    assert.equal(info.Architecture, process.arch === 'arm64' ? 'arm64' : 'amd64');
+    assert.equal(info.Config.Labels?.[RUNTIME_IMAGE_LABELS.contextHash], hash);
   });
 
   it("follows upstream's pull policy: never asks no registry, always pulls over a present image", async () => {
