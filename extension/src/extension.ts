@@ -30,6 +30,7 @@ import { ApprovalPrompter } from './ui/approvals';
 import { EgressInbox } from './ui/egressQuestions';
 import { EgressQuestions } from './ui/egress';
 import { EgressLogDocuments } from './ui/egressLog';
+import { DoctorDocuments } from './ui/doctor';
 import { AgentTimeline } from './ui/agentTimeline';
 import { SessionTimelineDocuments } from './ui/sessionTimeline';
 import { AgentNudge } from './ui/agentNudge';
@@ -182,7 +183,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const resolvedConfig = new ResolvedConfigDocuments(backend);
   const timelineDocs = new SessionTimelineDocuments(timeline);
   const egressDocs = new EgressLogDocuments(backend);
-  context.subscriptions.push(timelineDocs, egressDocs);
+  const doctorDocs = new DoctorDocuments();
+  context.subscriptions.push(timelineDocs, egressDocs, doctorDocs);
   const services = {
     backend,
     shells,
@@ -197,6 +199,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     timelineDocs,
     egress,
     egressDocs,
+    doctorDocs,
   };
   context.subscriptions.push(...registerCommands(services));
   // .toolbox.yaml problems in the Problems panel; the backend loads only once such a file is open.

@@ -17,6 +17,7 @@ import type { ProfileChoice } from '../plan/profiles';
 import type { EngineChoice, ProximoSummary, RebuildSummary, Snapshot } from './api/views';
 import type { LoginForwardInfo } from './api/loginForwards';
 import type { EgressLogEntry } from './api/egress';
+import type { DoctorRequest, DoctorResult } from './api/doctor';
 
 export * from './api/shells';
 export * from './api/worktrees';
@@ -24,6 +25,7 @@ export * from './api/settings';
 export * from './api/views';
 export * from './api/loginForwards';
 export * from './api/egress';
+export * from './api/doctor';
 
 /** Opening shells and the held sessions they run in (backend/shells.ts, backend/sessions.ts). */
 export interface ShellService {
@@ -189,6 +191,16 @@ export interface EgressService {
   onDidChangeEgress(listener: (container: string) => void): { dispose(): void };
 }
 
+/** Run Doctor and Copy Report (backend/doctor.ts, issue 31): the engine and the folders' containers checked, read-only. */
+export interface DoctorService {
+  /**
+   * Every check of plan/doctor.ts over the facts gathered now, each probe bounded in time
+   * (DOCTOR_LIMITS): the lines, their counts, the report and its redacted copy. Never rejects for
+   * an engine that is down or slow: that is a line of the report.
+   */
+  doctor(request: DoctorRequest): Promise<DoctorResult>;
+}
+
 /** Every role: what the composition root builds and commands get. */
 export type ToolboxBackend = ShellService &
   ConfigService &
@@ -197,7 +209,8 @@ export type ToolboxBackend = ShellService &
   ContainerService &
   WorktreeService &
   LoginForwardService &
-  EgressService;
+  EgressService &
+  DoctorService;
 
 /** The backend as the window holds it: it also forgets its connection and shuts down. */
 export interface LoadedBackend extends ToolboxBackend, vscode.Disposable {

@@ -26,6 +26,7 @@ import { Views } from './views';
 import { AgentWorktrees } from './worktrees';
 import { EgressPolicies, type EgressDeps } from './egress';
 import type { EgressPrompter } from './api/egress';
+import { Doctor } from './doctor';
 
 export interface EngineBackendDeps {
   names: ObjectNames;
@@ -98,6 +99,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis, egress });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
   const views = new Views(names, deps.host, connector, egress);
+  const doctor = new Doctor({ names, host: deps.host, settings, connector, config, shells, images, egress, log });
   // Every role method once; the return type makes a missing one a compile error.
   return {
     names,
@@ -114,6 +116,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...role(worktrees, ['syncAgentWorktree', 'agentWorktreeChanges', 'agentWorktreeFileAt', 'agentWorktreeRefusals']),
     ...role(logins, ['forwardLoginPort', 'stopLoginForward', 'loginForwards']),
     ...role(egress, ['egressLog', 'onDidChangeEgress']),
+    ...role(doctor, ['doctor']),
     resetConnection: () => connector.close({ whenIdle: true }),
     // The endpoints ask the engine which containers are gone before the connection closes.
     dispose: () => {

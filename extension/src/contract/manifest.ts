@@ -17,6 +17,20 @@ export const COMMAND_LABELS = {
   applyProposal: { command: 'toolbox.applyProposal', label: 'Toolbox: Apply Proposed Change' },
   rejectProposal: { command: 'toolbox.rejectProposal', label: 'Toolbox: Reject Proposed Change' },
   reviewProposals: { command: 'toolbox.reviewProposals', label: 'Toolbox: Review Proposed Changes…' },
+  /** Checks the engine, the folder's containers and what they get, into a read-only report (ui/commands/runDoctor.ts). */
+  runDoctor: { command: 'toolbox.runDoctor', label: 'Toolbox: Run Doctor' },
+  /** The same checks, redacted (plan/redact.ts), onto the clipboard for an issue. */
+  copyDoctorReport: { command: 'toolbox.copyDoctorReport', label: 'Toolbox: Copy Report' },
+  showLog: { command: 'toolbox.showLog', label: 'Toolbox: Show Log' },
+  // What the doctor's lines tell the user to run (plan/doctor.ts).
+  openShell: { command: 'toolbox.openShell', label: 'Toolbox: Open Toolbox Shell' },
+  stopContainer: { command: 'toolbox.stopContainer', label: 'Toolbox: Stop Container…' },
+  stopAll: { command: 'toolbox.stopAll', label: 'Toolbox: Stop Every Container…' },
+  recreateContainer: { command: 'toolbox.recreateContainer', label: 'Toolbox: Recreate Drifted Container…' },
+  togglePeerMessaging: { command: 'toolbox.togglePeerMessaging', label: 'Toolbox: Toggle Peer Messaging for This Folder…' },
+  rebuildRuntimeImage: { command: 'toolbox.rebuildRuntimeImage', label: 'Toolbox: Rebuild Runtime Image' },
+  showResolvedConfig: { command: 'toolbox.showResolvedConfig', label: 'Toolbox: Show Resolved Configuration' },
+  turnOffReach: { command: 'toolbox.turnOffReach', label: 'Toolbox: Turn Off for This Folder' },
 } as const;
 
 /**

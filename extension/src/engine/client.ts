@@ -13,12 +13,10 @@ import { join } from 'node:path';
 import { identityFromVersion, pingUnixSocket, podmanRootless, rememberEngine, type EngineIdentity } from './compat';
 import { clause, engineMessage, statusOf } from './errors';
 import { SshError, sshTransport } from '../host/ssh';
+import { MIN_API_VERSION } from '../contract/constants';
 
-/**
- * The oldest Docker Engine API the extension speaks (docs/decisions/0034-engine-api-floor.md):
- * Docker 20.10 and Podman 4.3's compat API both report 1.41. An older engine is refused at connect.
- */
-export const MIN_API_VERSION = '1.41';
+/** The oldest Docker Engine API the extension speaks (contract/constants.ts; docs/decisions/0034-engine-api-floor.md). */
+export { MIN_API_VERSION };
 
 /**
  * Where an endpoint came from. `default` is /var/run/docker.sock (or the Windows pipe);

@@ -47,6 +47,8 @@ import { showEgressQuestions } from './showEgressQuestions';
 import { showEgressLog } from './showEgressLog';
 import { forwardLoginPort } from './forwardLoginPort';
 import { stopLoginForward } from './stopLoginForward';
+import { runDoctor } from './runDoctor';
+import { copyDoctorReport } from './copyDoctorReport';
 import type { CommandServices, ToolboxCommand } from './types';
 import { SETTINGS } from '../../contract/manifest';
 import { asToolboxError, errorActions, errorText } from '../../contract/errors';
@@ -98,6 +100,8 @@ export const COMMANDS: readonly ToolboxCommand[] = [
   showEgressLog,
   forwardLoginPort,
   stopLoginForward,
+  runDoctor,
+  copyDoctorReport,
 ];
 
 export function registerCommands(services: CommandServices): vscode.Disposable[] {

@@ -11,6 +11,7 @@ import type { AgentTimeline } from '../agentTimeline';
 import type { SessionTimelineDocuments } from '../sessionTimeline';
 import type { EgressQuestions } from '../egress';
 import type { EgressLogDocuments } from '../egressLog';
+import type { DoctorDocuments } from '../doctor';
 
 /** The collaborators every command gets from the composition root. */
 export interface CommandServices {
@@ -34,6 +35,8 @@ export interface CommandServices {
   egress: EgressQuestions;
   /** Open Connection Log's documents. */
   egressDocs: EgressLogDocuments;
+  /** Run Doctor's document. */
+  doctorDocs: DoctorDocuments;
 }
 
 export interface ToolboxCommand {

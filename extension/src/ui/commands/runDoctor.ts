@@ -1,0 +1,36 @@
+import * as vscode from 'vscode';
+import { COMMAND_LABELS } from '../../contract/manifest';
+import { doctorWithProgress } from '../doctor';
+import { windowFolders } from '../folders';
+import { plainText } from '../plainText';
+import type { ToolboxCommand } from './types';
+
+const COPY_REPORT = 'Copy Report';
+const SHOW_LOG = 'Show Log';
+
+/**
+ * Toolbox: Run Doctor (issue 31, item 3): checks the engine, this window's folders and their
+ * containers (plan/doctor.ts), shows the report as a read-only document (ui/doctor.ts), then says
+ * how many checks passed, warned and failed, with Copy Report (the redacted report onto the
+ * clipboard) and, when one failed, Show Log.
+ */
+export const runDoctor: ToolboxCommand = {
+  id: COMMAND_LABELS.runDoctor.command,
+  run: async (s) => {
+    const result = await doctorWithProgress(s.backend, windowFolders(), 'Toolbox: running the doctor');
+    await s.doctorDocs.show(result.text);
+    const answer = await vscode.window.showInformationMessage(
+      plainText(result.summary, 'message'),
+      COPY_REPORT,
+      ...(result.counts.failed > 0 ? [SHOW_LOG] : []),
+    );
+    if (answer === COPY_REPORT) {
+      await vscode.env.clipboard.writeText(result.redacted);
+      void vscode.window.showInformationMessage(
+        'The doctor report is on the clipboard, redacted: no tokens, user names, home paths or environment values.',
+      );
+    } else if (answer === SHOW_LOG) {
+      s.log.show(true);
+    }
+  },
+};
