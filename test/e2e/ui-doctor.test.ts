@@ -69,7 +69,11 @@ describe('Toolbox: Run Doctor and Copy Report (issue 31, item 3)', { skip: uiTes
       assert.match(report, /^\[PASS\] Engine API$/m);
       const container = new RegExp(`${prefix}-ws-doctor-[0-9a-f]{8}`).exec(report)?.[0];
       assert.ok(container, `the report names the folder's container:\n${report}`);
-      assert.match(report, new RegExp(`^\\[WARN\\] Transports of ${container}$\\n +Not measured yet`, 'm'));
+      assert.match(report, new RegExp(`^\\[PASS\\] Transports of ${container}$\\n +Bridge: unix socket \\(`, 'm'));
+      assert.match(
+        report.replace(/\n {2,}/g, ' '),
+        /Sessions: holder socket \(the holder answers on its socket in the bridge run dir, from this host\)/,
+      );
       assert.match(report, new RegExp(`^\\[PASS\\] Peer anchor ${prefix}-peer-anchor$`, 'm'));
       assert.match(report, new RegExp(`^\\[PASS\\] Socket volume ${prefix}-cc-socks$`, 'm'));
       assert.match(report, /^\[PASS\] Runtime image$\n +toolbox-vscode-test\/runtime:[0-9a-f]{12}, present/m);

@@ -187,4 +187,28 @@ describe('the forced fallbacks: bridge over TCP, sessions through an exec (issue
       await wb.shot('after-reload');
     })(),
   );
+
+  it('Run Doctor names the paths this container takes', { timeout: 180_000 }, async () =>
+    wb.scenario('doctor', async () => {
+      await wb.runCommand('Toolbox: Run Doctor');
+      await page
+        .locator('.notification-toast', { hasText: /Doctor: \d+ passed/ })
+        .first()
+        .waitFor({ timeout: 120_000 });
+      await page.locator('.tab.active', { hasText: 'Toolbox Doctor.txt' }).waitFor({ timeout: 30_000 });
+      const lines = page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+      const report = ((await lines.innerText()) as string).replace(/\u00a0/g, ' ').replace(/\n {2,}/g, ' ');
+      await wb.shot('doctor-paths');
+      console.log(`--- the doctor's report with both paths forced ---\n${report}\n---`);
+      const container = new RegExp(`${prefix}-${basename(folder)}-[0-9a-f]{8}`).exec(report)?.[0];
+      assert.ok(container, report);
+      assert.match(
+        report,
+        new RegExp(
+          `\\[PASS\\] Transports of ${container} Bridge: TCP via host\\.docker\\.internal \\(the container was made with ${SETTINGS.bridgeTransport.replace(/\./g, '\\.')} set to tcp, so it has no bridge socket; host\\.docker\\.internal:\\d+ answers\\)`,
+        ),
+      );
+      assert.match(report, /Sessions: exec \(forced by the User setting toolbox\.transport\.sessions\)/);
+    })(),
+  );
 });

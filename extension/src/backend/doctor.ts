@@ -62,7 +62,7 @@ import type { FolderConfig } from './folderConfig';
 import type { RuntimeImages } from './images';
 import type { BackendSettings } from './settings';
 import type { ShellOpener } from './shells';
-import { transportFacts, type TransportFacts } from './transportFacts';
+import type { TransportFacts } from './transportFacts';
 
 export interface DoctorDeps {
   names: ObjectNames;
@@ -74,7 +74,7 @@ export interface DoctorDeps {
   images: Pick<RuntimeImages, 'pullRef'>;
   egress: Pick<EgressPolicies, 'mode'>;
   log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>;
-  /** How a container's transports run (backend/transportFacts.ts); tests give their own. */
+  /** How a container's transports run (backend/transportFacts.ts); none: not measured. */
   transports?: (container: string) => Promise<TransportFacts | undefined>;
   /** Tests shorten the bounds. */
   limits?: Partial<typeof DOCTOR_LIMITS>;
@@ -408,8 +408,8 @@ export class Doctor {
     const enforced = egressEnforcedOf(labels);
     const probe = (path: string) => socketAnswers(path, this.limits.socketMs);
     const [transports, endpointServed, egressServed] = await Promise.all([
-      running
-        ? readFact('Measuring the transports', this.limits.probeMs, () => (this.deps.transports ?? transportFacts)(c.name))
+      running && this.deps.transports
+        ? readFact('Measuring the transports', this.limits.probeMs, () => this.deps.transports!(c.name))
         : undefined,
       endpoint !== undefined && running && local ? probe(join(endpoint.source, DOCKER_ENDPOINT.socket)) : undefined,
       enforced && running && local ? (egressDir !== undefined ? probe(join(egressDir, EGRESS.socket)) : false) : undefined,

@@ -8,6 +8,7 @@ import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } 
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
 import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
+import { DOCTOR_LIMITS } from '../contract/constants';
 import type { LoadedBackend } from './api';
 import { BridgeRegistry } from './bridges';
 import { EngineConnector } from './connection';
@@ -26,7 +27,8 @@ import { Views } from './views';
 import { AgentWorktrees } from './worktrees';
 import { EgressPolicies, type EgressDeps } from './egress';
 import type { EgressPrompter } from './api/egress';
-import { Doctor } from './doctor';
+import { Doctor, socketAnswers } from './doctor';
+import { transportFactsFor } from './transportFacts';
 
 export interface EngineBackendDeps {
   names: ObjectNames;
@@ -99,7 +101,13 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis, egress });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
   const views = new Views(names, deps.host, connector, egress);
-  const doctor = new Doctor({ names, host: deps.host, settings, connector, config, shells, images, egress, log });
+  const transports = transportFactsFor({
+    docker: async () => (await connector.engine()).docker,
+    holderPath: (id) => sessions.holderPath(id),
+    sessionsTransport: () => settings.transports().sessions,
+    socketAnswers: (path) => socketAnswers(path, DOCTOR_LIMITS.socketMs),
+  });
+  const doctor = new Doctor({ names, host: deps.host, settings, connector, config, shells, images, egress, log, transports });
   // Every role method once; the return type makes a missing one a compile error.
   return {
     names,

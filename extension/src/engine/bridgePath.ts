@@ -1,6 +1,6 @@
 /**
  * Runs plan/bridgePath.ts's probe in a container: which path its shims take to the bridge.
- * Bounded: curl's own 3 s per try, and the whole exec by BRIDGE_PATH_TIMEOUT_MS.
+ * Bounded: curl's own 2 s per try, and the whole exec by BRIDGE_PATH_TIMEOUT_MS.
  */
 import type Docker from 'dockerode';
 import type { Duplex } from 'node:stream';

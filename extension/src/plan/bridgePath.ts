@@ -20,7 +20,7 @@ export interface BridgePath {
 export const BRIDGE_PATH_PROBE = [
   `s=${CONTAINER.bridgeRunDir}/${BRIDGE_FILES.socket}`,
   `p=$(head -c 16 ${CONTAINER.bridgeDir}/${BRIDGE_FILES.port} 2>/dev/null | tr -cd 0-9)`,
-  "c() { curl -q -s --noproxy '*' -o /dev/null -w '%{http_code}' --max-time 3 \"$@\" || true; }",
+  "c() { curl -q -s --noproxy '*' -o /dev/null -w '%{http_code}' --max-time 2 \"$@\" || true; }",
   `u=none; [ -S "$s" ] && u=$(c --unix-socket "$s" http://localhost${ROUTES.healthz})`,
   `t=none; [ -n "$p" ] && t=$(c "http://${HOST_DOCKER_INTERNAL}:$p${ROUTES.healthz}")`,
   'echo "unix=$u tcp=$t port=$p"',

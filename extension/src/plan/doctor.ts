@@ -344,7 +344,9 @@ function transportChecks(f: FolderFacts, home: string): DoctorCheck[] {
             status: 'warn',
             title,
             detail: `${detail} code, xdg-open, git credentials and proximo do not reach VS Code from it.`,
-            fix: `Open a shell of the folder again (${OPEN_SHELL}); if the bridge is off (bridge: false in .toolbox.yaml), that is why.`,
+            fix: t.bridge.why.includes(SETTINGS.bridgeTransport)
+              ? `Set ${SETTINGS.bridgeTransport} back to auto in your User settings, unless this engine's host.docker.internal reaches this machine's loopback, then recreate the container (${COMMAND_LABELS.stopContainer.label} and open a shell again).`
+              : `Open a shell of the folder again (${OPEN_SHELL}); if the bridge is off (bridge: false in .toolbox.yaml), that is why.`,
           },
         ];
       }
