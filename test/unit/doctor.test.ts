@@ -271,6 +271,21 @@ describe('doctorChecks', () => {
         `transports:${NAME}`,
       );
       assert.equal(none.status, 'warn');
+      assert.match(none.fix ?? '', /bridge: false in \.toolbox\.yaml/);
+      // No path left because the bridge was forced to TCP on an engine whose host.docker.internal is not this host's loopback.
+      const forced = check(
+        doctorChecks(
+          withContainer({
+            transports: {
+              bridge: { mode: 'none', why: 'the container was made with toolbox.transport.bridge set to tcp, so it has no bridge socket' },
+              sessions: { mode: 'exec', why: 'forced' },
+            },
+          }),
+        ),
+        `transports:${NAME}`,
+      );
+      assert.equal(forced.status, 'warn');
+      assert.match(forced.fix ?? '', /^Set toolbox\.transport\.bridge back to auto in your User settings/);
       const unmeasured = check(doctorChecks(withContainer({ transports: undefined })), `transports:${NAME}`);
       assert.equal(unmeasured.status, 'warn');
       assert.match(unmeasured.detail, /^Not measured yet/);
