@@ -78,6 +78,8 @@ curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { cat "$RUN/code-server
 t "code-server on 127.0.0.1:$PORT (prefix $TOOLBOX_VSCODE_NAME_PREFIX, run dir $RUN)"
 
 export E2E_BASE_URL=http://127.0.0.1:$PORT E2E_EXT_PATH=$ROOT E2E_FOLDER=$RUN/ws E2E_SHOTS=$SHOTS E2E_LOGS=$RUN/logs E2E_USER_DATA=$RUN/ud
+# ui-vsix.test.js installs dist/toolbox.vsix into a code-server of its own, started from this binary.
+export E2E_CODE_SERVER=$CS
 suite=0
 if [ "${E2E_ONLY_UI:-}" != 1 ]; then
   t "extension-host suite"

@@ -29,9 +29,13 @@ export function remoteUri(base: string, path: string): string {
   return `vscode-remote://${new URL(base).host}${path}`;
 }
 
-/** The workbench URL for a folder, loading the extension from source (and, optionally, tests). */
-export function workbenchUrl(base: string, folder: string, extensionPath: string, testsPath?: string): string {
-  const payload: string[][] = [['extensionDevelopmentPath', remoteUri(base, extensionPath)]];
+/**
+ * The workbench URL for a folder, loading the extension from source (and, optionally, tests);
+ * without `extensionPath`, the window has only the extensions installed in code-server.
+ */
+export function workbenchUrl(base: string, folder: string, extensionPath: string | undefined, testsPath?: string): string {
+  const payload: string[][] = [];
+  if (extensionPath) payload.push(['extensionDevelopmentPath', remoteUri(base, extensionPath)]);
   if (testsPath) payload.push(['extensionTestsPath', remoteUri(base, testsPath)]);
   payload.push(['skipWelcome', 'true']);
   const u = new URL(base);

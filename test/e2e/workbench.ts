@@ -56,11 +56,20 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
+export interface WorkbenchOptions {
+  /** Leave the side bar at its default width (it is widened for the screenshots otherwise). */
+  defaultWidth?: boolean;
+  /** Another code-server than scripts/e2e.sh's (ui-vsix.test.ts starts one with its own extensions dir). */
+  base?: string;
+  /** false: no extension loaded from source, so the window runs only what code-server has installed. */
+  fromSource?: boolean;
+}
+
 /**
- * Opens `folder` in a new window with the extension loaded from source, the Toolbox view shown, the
- * side bar widened for the screenshots unless `defaultWidth`.
+ * Opens `folder` in a new window with the extension loaded from source (unless `fromSource` is
+ * false), the Toolbox view shown, the side bar widened for the screenshots unless `defaultWidth`.
  */
-export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: boolean } = {}): Promise<Workbench> {
+export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions = {}): Promise<Workbench> {
   const browser: Browser = await launchBrowser();
   const page: Page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
   page.on('pageerror', (e: Error) => console.log('  [pageerror]', String(e).slice(0, 200)));
@@ -183,7 +192,8 @@ export async function openWorkbench(shotPrefix = '', options: { defaultWidth?: b
     return (await description.first().innerText()).trim();
   };
 
-  await page.goto(workbenchUrl(base!, folder, process.env.E2E_EXT_PATH!), { waitUntil: 'domcontentloaded' });
+  const extensionPath = options.fromSource === false ? undefined : process.env.E2E_EXT_PATH!;
+  await page.goto(workbenchUrl(options.base ?? base!, folder, extensionPath), { waitUntil: 'domcontentloaded' });
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   await openToolboxView();
   // A wider side bar, so the screenshots show the tree items' descriptions.
