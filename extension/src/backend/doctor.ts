@@ -6,7 +6,6 @@
  * come from one listing and the inspects it already makes, the transports from
  * backend/transportFacts.ts.
  */
-import { createConnection } from 'node:net';
 import { release } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
@@ -22,6 +21,7 @@ import {
   RUNTIME_IMAGE_LABELS,
   RUNTIME_IMAGE_PUBLISHED,
 } from '../contract/constants';
+import { connectOutcome } from '../bridge/sweep';
 import { errorText } from '../contract/errors';
 import { foreignLabel } from '../contract/objects';
 import type { HostFacts, ObjectNames } from '../contract/types';
@@ -51,7 +51,7 @@ import { egressEnforcedOf, missingProtections, missingSocketVolume, peerRunOf, r
 import { PROTECTED_MOUNT } from '../plan/protect';
 import { hostReach, protectedPathsOf, tildePath } from '../plan/posture';
 import { redactReport } from '../plan/redact';
-import { planSession } from '../plan/session';
+import { previewSession } from '../plan/session';
 import type { SessionPlan } from '../plan/types';
 import { findProximoBinary } from '../proximo/binary';
 import type { DoctorRequest, DoctorResult, PeerSetting } from './api';
@@ -75,7 +75,7 @@ export interface DoctorDeps {
   egress: Pick<EgressPolicies, 'mode'>;
   log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>;
   /** How a container's transports run (backend/transportFacts.ts); none: not measured. */
-  transports?: (container: string) => Promise<TransportFacts | undefined>;
+  transports?: (container: Docker.ContainerInspectInfo) => Promise<TransportFacts>;
   /** Tests shorten the bounds. */
   limits?: Partial<typeof DOCTOR_LIMITS>;
 }
@@ -124,18 +124,8 @@ function foundBy(source: EndpointSource): EndpointFoundBy {
 }
 
 /** A unix socket something listens on (a connect succeeds); false on any failure or after `ms`. */
-export function socketAnswers(path: string, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ path });
-    const done = (answer: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(answer);
-    };
-    const timer = setTimeout(() => done(false), ms);
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+export async function socketAnswers(path: string, ms: number): Promise<boolean> {
+  return (await connectOutcome(path, ms)) === 'connected';
 }
 
 /** Where a folder's peer-messaging choice comes from, as the report says it. */
@@ -289,7 +279,7 @@ export class Doctor {
         Promise.all([this.deps.shells.prepare({ folder }), this.deps.config.peerSetting(folder), this.deps.egress.mode(folder)]),
       );
       const { request } = plan;
-      const session = planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan;
+      const session = previewSession(request, host);
       const planned = [
         ...new Set(
           session.mounts
@@ -409,7 +399,7 @@ export class Doctor {
     const probe = (path: string) => socketAnswers(path, this.limits.socketMs);
     const [transports, endpointServed, egressServed] = await Promise.all([
       running && this.deps.transports
-        ? readFact('Measuring the transports', this.limits.probeMs, () => this.deps.transports!(c.name))
+        ? readFact('Measuring the transports', this.limits.probeMs, () => this.deps.transports!(detail))
         : undefined,
       endpoint !== undefined && running && local ? probe(join(endpoint.source, DOCKER_ENDPOINT.socket)) : undefined,
       enforced && running && local ? (egressDir !== undefined ? probe(join(egressDir, EGRESS.socket)) : false) : undefined,

@@ -20,7 +20,7 @@ import { DOCKER_SOCK_MOUNT } from '../plan/mounts';
 import { namedShellFolder } from '../plan/namedShell';
 import { profileProblem } from '../plan/profiles';
 import { parsePublishSpecs } from '../plan/publish';
-import { dockerEndpointMounted, planSession, sessionContainerName, sessionProtections } from '../plan/session';
+import { dockerEndpointMounted, planSession, previewSession, sessionContainerName, sessionProtections } from '../plan/session';
 import type { ProtectionPlan } from '../plan/protect';
 import type { PlannedMount, SessionRequest } from '../plan/types';
 import { agentLaunchCommand, worktreeAgentProblem } from '../plan/worktree';
@@ -211,7 +211,7 @@ export class ShellOpener {
             engineId,
             request.workspace,
             request.proximo !== undefined,
-            planSession({ ...request, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan.mounts,
+            previewSession(request, host).mounts,
             request.worktreeRoot,
           );
     // The container's own Docker endpoint in the docker-sock mount's place (issue 27), served

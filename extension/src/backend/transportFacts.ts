@@ -25,13 +25,11 @@ export interface TransportFactsDeps {
   socketAnswers: (path: string) => Promise<boolean>;
 }
 
-/** The measurement, for one container by name. */
-export function transportFactsFor(deps: TransportFactsDeps): (containerName: string) => Promise<TransportFacts | undefined> {
-  return async (containerName) => {
+/** The measurement, for one running container as its inspect shows it (the Doctor's listing has it). */
+export function transportFactsFor(deps: TransportFactsDeps): (container: Docker.ContainerInspectInfo) => Promise<TransportFacts> {
+  return async (info) => {
     const docker = await deps.docker();
-    const info = await docker.getContainer(containerName).inspect();
-    if (!info.State?.Running) return undefined;
-    const [bridge, sessions] = await Promise.all([probeBridgePath(docker, info.Id), holderPath(deps, info)]);
+    const [bridge, sessions] = await Promise.all([probeBridgePath(docker, info.Id, info), holderPath(deps, info)]);
     return { bridge, sessions };
   };
 }

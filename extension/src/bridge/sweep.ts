@@ -36,19 +36,28 @@ export interface SweepLimits {
   connectMs: number;
 }
 
-/** True when connecting to `path` is refused outright: a socket file nobody listens on. */
-export function connectRefused(path: string, ms: number): Promise<boolean> {
+/**
+ * How a connect to the unix socket `path` went within `ms`: `connected`, `refused` (a socket file
+ * nobody listens on), or `other` (no such file, not a socket, no answer in time). Also the
+ * Doctor's "is this socket served" (backend/doctor.ts socketAnswers).
+ */
+export function connectOutcome(path: string, ms: number): Promise<'connected' | 'refused' | 'other'> {
   return new Promise((resolve) => {
     const socket = createConnection({ path });
-    const done = (refused: boolean): void => {
+    const done = (outcome: 'connected' | 'refused' | 'other'): void => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(refused);
+      resolve(outcome);
     };
-    const timer = setTimeout(() => done(false), ms);
-    socket.once('connect', () => done(false));
-    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code === 'ECONNREFUSED'));
+    const timer = setTimeout(() => done('other'), ms);
+    socket.once('connect', () => done('connected'));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code === 'ECONNREFUSED' ? 'refused' : 'other'));
   });
+}
+
+/** True when connecting to `path` is refused outright: a socket file nobody listens on. */
+export async function connectRefused(path: string, ms: number): Promise<boolean> {
+  return (await connectOutcome(path, ms)) === 'refused';
 }
 
 /** Removes `path` when it is a socket nobody listens on; true when it did. */

@@ -165,3 +165,31 @@ export function execByteStream(
   raw.once('error', (error: Error) => duplex.destroy(error));
   return duplex;
 }
+
+/**
+ * Reads a short exec's multiplexed output until it ends, keeping the first `maxBytes` (raw frames:
+ * engine/containers.ts `demux` reads them); after `timeoutMs` the stream is destroyed and
+ * `finished` is false. For the execs that answer with a line or two: the holder's start
+ * (engine/sessions.ts ensureHolder) and the bridge path probe (engine/bridgePath.ts).
+ */
+export function collectExecOutput(stream: Duplex, timeoutMs: number, maxBytes = 4096): Promise<{ output: Buffer; finished: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  stream.on('data', (c: Buffer) => {
+    if (size < maxBytes) chunks.push(c);
+    size += c.length;
+  });
+  return new Promise((resolve) => {
+    const settle = (finished: boolean) => {
+      clearTimeout(timer);
+      resolve({ output: Buffer.concat(chunks), finished });
+    };
+    const timer = setTimeout(() => {
+      stream.destroy();
+      settle(false);
+    }, timeoutMs);
+    stream.once('end', () => settle(true));
+    stream.once('close', () => settle(true));
+    stream.once('error', () => settle(true));
+  });
+}

@@ -19,7 +19,7 @@ import { judgeHolder, type HolderProof } from '../plan/holderProof';
 import { holderContainerSocket } from '../plan/session';
 import { clause, engineMessage } from './errors';
 import { demux } from './containers';
-import { execByteStream, type ShellExec } from './exec';
+import { collectExecOutput, execByteStream, type ShellExec } from './exec';
 
 const F = SESSION_PROTOCOL.frames;
 const MAGIC = Buffer.from(SESSION_PROTOCOL.magic);
@@ -559,27 +559,13 @@ export async function ensureHolder(docker: Docker, containerId: string, address:
     Tty: false,
   });
   const stream = (await exec.start({ hijack: true, stdin: false })) as Duplex;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  stream.on('data', (c: Buffer) => {
-    if (size < 4096) chunks.push(c);
-    size += c.length;
-  });
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      stream.destroy();
-      resolve();
-    }, SESSION_TIMEOUTS_MS.reply);
-    stream.once('end', () => (clearTimeout(timer), resolve()));
-    stream.once('close', () => (clearTimeout(timer), resolve()));
-    stream.once('error', () => (clearTimeout(timer), resolve()));
-  });
+  const { output } = await collectExecOutput(stream, SESSION_TIMEOUTS_MS.reply);
   const info = await exec.inspect().catch((err: unknown) => {
     throw new HolderUnavailableError(`could not read how the session holder started: ${clause(engineMessage(err))}`);
   });
   if (info.ExitCode === 127) throw new HolderUnavailableError('the container image has no session holder');
   if (info.ExitCode !== 0) {
-    const said = demux(Buffer.concat(chunks)).trim().slice(0, 300);
+    const said = demux(output).trim().slice(0, 300);
     throw new HolderUnavailableError(`the session holder did not start (exit ${info.ExitCode ?? 'unknown'}${said ? `: ${said}` : ''})`);
   }
 }

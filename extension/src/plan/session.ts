@@ -33,6 +33,14 @@ export interface PlannedSession {
   notes: string[];
 }
 
+/**
+ * The plan an open would make before its bridge serves (the bridge's mounts stubbed): what the
+ * bridge may open and which protected paths the container gets are known from its other mounts.
+ */
+export function previewSession(req: Omit<SessionRequest, 'bridge'>, host: HostFacts): SessionPlan {
+  return planSession({ ...req, bridge: { stateDir: '/bridge-preview', runDir: '/bridge-preview/run' } }, host).plan;
+}
+
 export function planSession(req: SessionRequest, host: HostFacts): PlannedSession {
   const workspace = sessionWorkspace(req.workspace);
   const profile = profileOf(req);
