@@ -103,17 +103,6 @@ describe('agent questions answered in VS Code (issue 28)', { skip: uiTestsSkip }
     await countItem().waitFor({ state: 'hidden', timeout: 30_000 });
   };
 
-  /** Reloads the window and selects our terminal (a held session: it comes back by itself). */
-  const reload = async () => {
-    await wb.runCommand('Developer: Reload Window');
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    const tab = page.locator('.terminal-tabs-entry', { hasText: basename(folder) }).first();
-    const single = page.locator('.single-terminal-tab', { hasText: basename(folder) }).first();
-    await tab.or(single).first().waitFor({ timeout: 60_000 });
-    if (await tab.isVisible()) await tab.click();
-    await page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true }).first().waitFor({ timeout: 60_000 });
-  };
-
   let container = '';
 
   /**
@@ -225,7 +214,7 @@ describe('agent questions answered in VS Code (issue 28)', { skip: uiTestsSkip }
       // 4. A reload while the fourth waits: the hook asks the new window.
       await checkNotification('echo four');
       await checkInbox('echo four', container);
-      await reload();
+      await wb.reloadToTerminal();
       await checkNotification('echo four');
       await checkInbox('echo four', container);
       // The row's tooltip says it was asked again. The view is redrawn as the new window refreshes,

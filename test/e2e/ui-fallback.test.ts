@@ -171,13 +171,7 @@ describe('the forced fallbacks: bridge over TCP, sessions through an exec (issue
 
   it('brings the shell back through an exec after a reload, and `code` reaches the new window', { timeout: LONG }, async () =>
     wb.scenario('reload', async () => {
-      await wb.runCommand('Developer: Reload Window');
-      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      const tab = page.locator('.terminal-tabs-entry', { hasText: basename(folder) }).first();
-      const single = page.locator('.single-terminal-tab', { hasText: basename(folder) }).first();
-      await tab.or(single).first().waitFor({ timeout: 60_000 });
-      if (await tab.isVisible()) await tab.click();
-      await page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true }).first().waitFor({ timeout: 60_000 });
+      await wb.reloadToTerminal();
       // The held shell came back with what it showed before (the agent still waits for its answer).
       await wb.waitForTerminal(/stand-in agent: working/);
       assert.equal(await wb.ask('y', /stand-in agent: got (y)/), 'y');

@@ -5,7 +5,7 @@
  * on a fresh folder of its own and sets E2E_BASE_URL, E2E_EXT_PATH, E2E_FOLDER, E2E_SHOTS and
  * TOOLBOX_VSCODE_NAME_PREFIX; a UI test file skips itself without them (`uiTestsSkip`).
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { launchBrowser, workbenchUrl, type Browser, type Page } from './browser';
 
 export const base = process.env.E2E_BASE_URL;
@@ -53,6 +53,8 @@ export interface Workbench {
   clickRowAction(row: Page, label: string, shown: Page): Promise<void>;
   /** The Workspaces view's description (the engine it talks to), once it names one; screenshot `shotName`. */
   engineDescription(shotName: string): Promise<string>;
+  /** Reloads the window and selects the folder's terminal (a held session: it comes back by itself). */
+  reloadToTerminal(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -192,6 +194,16 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     return (await description.first().innerText()).trim();
   };
 
+  const reloadToTerminal = async () => {
+    await runCommand('Developer: Reload Window');
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    const tab = page.locator('.terminal-tabs-entry', { hasText: basename(folder) }).first();
+    const single = page.locator('.single-terminal-tab', { hasText: basename(folder) }).first();
+    await tab.or(single).first().waitFor({ timeout: 60_000 });
+    if (await tab.isVisible()) await tab.click();
+    await page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true }).first().waitFor({ timeout: 60_000 });
+  };
+
   const extensionPath = options.fromSource === false ? undefined : process.env.E2E_EXT_PATH!;
   await page.goto(workbenchUrl(options.base ?? base!, folder, extensionPath), { waitUntil: 'domcontentloaded' });
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
@@ -218,6 +230,7 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     hoverUntilShown,
     clickRowAction,
     engineDescription,
+    reloadToTerminal,
     close: () => browser.close(),
   };
 }
