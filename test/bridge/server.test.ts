@@ -1,14 +1,41 @@
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BridgeHub } from '../../extension/src/bridge/hub';
 import { TOKEN_BYTES } from '../../extension/src/contract/constants';
+import { workspaceStateDir } from '../../extension/src/bridge/state';
 import { RATE_LIMITS } from '../../extension/src/bridge/hub';
 import { call, makeTempRoot, recorder, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
 
 const ok = (url = 'http://a.example/'): { url: string } => ({ url });
+
+/**
+ * Resolves when the hub logs that it took over a bridge another window served; rejects after 10 s.
+ * The deadline also keeps the event loop alive: the hub's watch and interval do not.
+ */
+function takeoverNotice(rec: ReturnType<typeof recorder>): { promise: Promise<void> } {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  const deadline = setTimeout(
+    () => reject(new Error(`no takeover within 10 s; the hub logged: ${JSON.stringify(rec.events.filter((e) => 'message' in e))}`)),
+    10_000,
+  );
+  void promise.then(
+    () => clearTimeout(deadline),
+    () => undefined,
+  );
+  const log = rec.log!;
+  rec.log = (event) => {
+    log(event);
+    if ('message' in event && /is gone; this window serves it now/.test(event.message)) resolve();
+  };
+  return { promise };
+}
 
 describe('bridge server: transports, files and the gate', () => {
   let rig: Rig;
@@ -342,6 +369,79 @@ describe('bridge hub lifecycle', () => {
       assert.ok(rig.recorded.urls.includes('http://reuse.example/'));
     } finally {
       await rig.cleanup();
+    }
+  });
+
+  it('takes over when the window it reused shuts down, so the shims reach this window (a reload)', async () => {
+    const rig = await startRig();
+    try {
+      const second = recorder();
+      const served = takeoverNotice(second);
+      // A long interval: the run dir's change (the leaving window unlinks its socket) is what acts.
+      const hub2 = new BridgeHub({
+        home: rig.home,
+        tmpRoot: rig.tmpRoot,
+        port: 0,
+        ...second,
+        takeover: { intervalMs: 600_000, jitterMs: 0 },
+      });
+      rig.extraHubs.push(hub2);
+      assert.equal((await hub2.ensureWorkspace(rig.registration)).reused, true);
+      await rig.hub.dispose();
+      await served.promise;
+      assert.equal(readFileSync(join(rig.bridge.stateDir, 'port'), 'utf8').trim(), String(hub2.port));
+      assert.equal((await call(unixTarget(rig), '/open', { token: rig.token, body: ok('http://after.example/') })).status, 204);
+      assert.equal((await call({ port: hub2.port! }, '/open', { token: rig.token, body: ok('http://tcp.example/') })).status, 204);
+      assert.deepEqual(second.urls, ['http://after.example/', 'http://tcp.example/']);
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
+  it('takes over from a window that was killed and left its socket behind', async () => {
+    const root = makeTempRoot();
+    const home = join(root, 'home');
+    const tmpRoot = join(root, 't');
+    for (const dir of [home, tmpRoot, join(root, 'ws')]) mkdirSync(dir, { recursive: true });
+    const registration = {
+      key: `tbbtest-${root.slice(-6)}`,
+      workspaceFolder: join(root, 'ws'),
+      mountsRoots: [],
+      proximoEnabled: true,
+      defaultAgentHome: home,
+      defaultCodexHome: home,
+    };
+    // The serving window is another process, killed with SIGKILL: no dispose, its socket stays.
+    const hubModule = join(__dirname, '../../extension/src/bridge/hub.js');
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { BridgeHub } = require(${JSON.stringify(hubModule)});
+         new BridgeHub({ home: ${JSON.stringify(home)}, tmpRoot: ${JSON.stringify(tmpRoot)}, port: 0 })
+           .ensureWorkspace(${JSON.stringify(registration)}).then((b) => console.log(b.socketPath));`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = once(child, 'exit');
+    const second = recorder();
+    const served = takeoverNotice(second);
+    const hub2 = new BridgeHub({ home, tmpRoot, port: 0, ...second, takeover: { intervalMs: 50, jitterMs: 0 } });
+    try {
+      const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+      const socketPath = line.toString().trim();
+      assert.equal((await hub2.ensureWorkspace(registration)).reused, true);
+      child.kill('SIGKILL');
+      await exited;
+      assert.ok(lstatSync(socketPath).isSocket(), 'the killed window left its socket');
+      await served.promise;
+      const token = readFileSync(join(workspaceStateDir(home, registration.key), 'token'), 'utf8').trim();
+      assert.equal((await call({ socketPath }, '/open', { token, body: ok('http://killed.example/') })).status, 204);
+      assert.deepEqual(second.urls, ['http://killed.example/']);
+    } finally {
+      child.kill('SIGKILL');
+      await hub2.dispose();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 

@@ -10,10 +10,10 @@
  * workspace's state dir, so a container cannot act as another workspace over TCP.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PORT_COUNT, BRIDGE_PROBE } from '../contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PORT_COUNT, BRIDGE_PROBE, BRIDGE_TAKEOVER } from '../contract/constants';
 import { REFUSAL_LOG } from './refusals';
 import { BRIDGE_SWEEP } from './sweep';
 import type { BridgeMount } from '../contract/types';
@@ -33,6 +33,7 @@ import {
   ensureToken,
   removePortFile,
   workspaceStateDir,
+  type RunDirChoice,
   writePortFile,
 } from './state';
 
@@ -71,6 +72,8 @@ export interface BridgeHubOptions extends EditorActions {
   refusalLog?: RefusalLogOptions;
   /** Bounds of the liveness probe of an existing socket; default BRIDGE_PROBE. */
   probeLimits?: ProbeLimits;
+  /** How a window that reuses another's bridge watches for it to go; default BRIDGE_TAKEOVER. */
+  takeover?: { intervalMs: number; jitterMs: number };
   /** Bounds of the sweep of stale sockets at start (sweep.ts); default BRIDGE_SWEEP. */
   sweepLimits?: SweepLimits;
   /**
@@ -141,6 +144,8 @@ interface WorkspaceEntry {
   /** The inode we bound at socketPath: dispose unlinks only that one. */
   socketIno?: number;
   stateDir?: string;
+  /** While another window serves this workspace: ends the watch that takes over when it goes. */
+  stopTakeover?: () => void;
 }
 
 /**
@@ -314,6 +319,8 @@ export class BridgeHub {
           `A bridge is already serving ${stateDir} on ${choice.socketPath} (another VS Code window); ` +
           `workspace ${registration.key} uses it instead of starting a second one.`,
       });
+      entry.stateDir = stateDir;
+      this.watchForTakeover(entry, choice, key, token);
       return { stateDir, runDir: choice.runDir, socketPath: choice.socketPath, port: readPortFile(stateDir), reused: true };
     }
     if (found.kind === 'foreign') {
@@ -324,7 +331,79 @@ export class BridgeHub {
           `writable from the container, so it is not trusted. The bridge for ${registration.key} replaces it.`,
       });
     }
+    return this.serveOwn(entry, choice, stateDir, key, token);
+  }
 
+  /**
+   * While another window serves this workspace, watches that it still does: at once when
+   * something changes in the run dir (a window that shuts down unlinks its socket first), and every
+   * `intervalMs` for one that was killed and left its socket behind. When the probe no longer
+   * finds one of ours there, this window binds its own, so the shims of a container whose serving
+   * window went away (a reload, a closed second window) reach this one (issue 31's CI flake).
+   */
+  private watchForTakeover(entry: WorkspaceEntry, choice: RunDirChoice, key: Buffer, token: string): void {
+    const limits = this.options.takeover ?? BRIDGE_TAKEOVER;
+    const probeLimits = this.options.probeLimits ?? BRIDGE_PROBE;
+    let checking = false;
+    let stopped = false;
+    let failures = 0;
+    const gone = async (): Promise<boolean> => (await probeBridge(choice.socketPath, key, probeLimits)).kind !== 'ours';
+    const check = async (): Promise<void> => {
+      if (checking || stopped || this.disposed) return;
+      checking = true;
+      try {
+        if (!(await gone())) return;
+        // Two windows that reused the same bridge both see it go: a random pause, then a second
+        // look, lets the first one that binds win instead of both replacing each other's socket.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * limits.jitterMs));
+        if (stopped || this.disposed || !(await gone())) return;
+        await this.serveOwn(entry, choice, entry.stateDir!, key, token);
+        stop();
+        this.log({
+          kind: 'info',
+          message: `The window that served the bridge for ${entry.registration.key} is gone; this window serves it now.`,
+        });
+      } catch (error) {
+        if (failures++ === 0) {
+          this.log({
+            kind: 'warn',
+            message: `Could not take over the bridge for ${entry.registration.key} (${(error as Error).message}); trying again.`,
+          });
+        }
+      } finally {
+        checking = false;
+      }
+    };
+    const timer = setInterval(() => void check(), limits.intervalMs);
+    timer.unref();
+    let watcher: FSWatcher | undefined;
+    try {
+      // The run dir is writable from the container, so its events only ever trigger a probe,
+      // one at a time; what the probe finds decides.
+      watcher = watch(choice.runDir, { persistent: false }, () => void check());
+      watcher.on('error', () => watcher?.close());
+    } catch {
+      // No watch (a full inotify table): the interval alone.
+    }
+    const stop = (): void => {
+      stopped = true;
+      clearInterval(timer);
+      watcher?.close();
+      entry.stopTakeover = undefined;
+    };
+    entry.stopTakeover = stop;
+  }
+
+  /** Binds this window's own socket for the workspace (and the shared TCP listener), and writes its port. */
+  private async serveOwn(
+    entry: WorkspaceEntry,
+    choice: RunDirChoice,
+    stateDir: string,
+    key: Buffer,
+    token: string,
+  ): Promise<WorkspaceBridge> {
+    const registration = entry.registration;
+    const platform = this.options.platform ?? process.platform;
     const rates = this.options.rateLimits ?? RATE_LIMITS;
     const now = this.options.now ?? Date.now;
     const binding: WorkspaceBinding = {
@@ -355,6 +434,12 @@ export class BridgeHub {
     } catch (error) {
       await closeServer(server);
       throw new Error(`The bridge could not listen on ${choice.socketPath}: ${(error as Error).message}`, { cause: error });
+    }
+    if (this.disposed) {
+      // A takeover that bound while the window shut down: nothing of it may stay behind.
+      await closeServer(server);
+      unlinkOwnSocket(choice.socketPath, socketIno);
+      throw new Error('The bridge has been shut down (the extension is deactivating).');
     }
     entry.socketIno = socketIno;
     entry.server = server;
@@ -451,6 +536,7 @@ export class BridgeHub {
     stopSound();
     const entries = [...this.workspaces.values()];
     this.workspaces.clear();
+    for (const entry of entries) entry.stopTakeover?.();
     for (const entry of entries) this.releaseFiles(entry);
     await Promise.all(entries.map((e) => e.ready.catch(() => undefined)));
     await Promise.all(

@@ -405,6 +405,16 @@ export const HOST_PROCESS_OUTPUT_BYTES = 1024 * 1024;
  * header (an HMAC, keyed by a secret the container cannot read, of the socket path and the
  * challenge it was sent) counts as one of our bridges.
  */
+/**
+ * A window that reuses another window's bridge for a workspace probes it every `intervalMs` (and
+ * whenever its run dir changes), and serves the workspace itself once it is gone; `jitterMs`
+ * bounds the random pause before it binds, so two such windows do not both replace the socket.
+ */
+export const BRIDGE_TAKEOVER = {
+  intervalMs: 2_000,
+  jitterMs: 250,
+} as const;
+
 export const BRIDGE_PROBE = {
   totalMs: 1_000,
   maxHeaderBytes: 4096,
