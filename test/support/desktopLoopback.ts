@@ -8,6 +8,7 @@
  */
 import type Docker from 'dockerode';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { bridgePortCandidates } from '../../extension/src/bridge/hub';
 import { execIn } from './exec';
 
 export interface DesktopLoopback {
@@ -25,33 +26,48 @@ export async function hostDockerInternal(container: Docker.Container): Promise<s
 }
 
 /**
- * Relays `port` from host.docker.internal's address (as the container sees it) to 127.0.0.1.
- * An address that is not this host's (rootless Podman's slirp4netns gateway already forwards to
- * the host's loopback) needs no relay.
+ * Relays `port` from host.docker.internal's address (as the container sees it) to 127.0.0.1, and
+ * every other port the bridge may take (bridgePortCandidates: a reloaded window binds the next one
+ * while the window before it still holds the first), as Docker Desktop forwards any port. An
+ * address that is not this host's (rootless Podman's slirp4netns gateway already forwards to the
+ * host's loopback) needs no relay. A candidate another relay already listens on is left to it.
  */
 export async function desktopLoopback(container: Docker.Container, port: number): Promise<DesktopLoopback> {
   const ip = await hostDockerInternal(container);
   const sockets = new Set<Socket>();
-  const server: Server = createServer((inbound) => {
-    const outbound = connect(port, '127.0.0.1');
-    for (const s of [inbound, outbound]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => (s === inbound ? outbound : inbound).destroy());
+  const servers: Server[] = [];
+  const relayTo = (target: number): Server =>
+    createServer((inbound) => {
+      const outbound = connect(target, '127.0.0.1');
+      for (const s of [inbound, outbound]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => (s === inbound ? outbound : inbound).destroy());
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+  const listen = (server: Server, target: number): Promise<'listening' | 'not-here' | 'taken'> =>
+    new Promise((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) =>
+        err.code === 'EADDRNOTAVAIL' ? resolve('not-here') : err.code === 'EADDRINUSE' && target !== port ? resolve('taken') : reject(err),
+      );
+      server.listen(target, ip, () => resolve('listening'));
+    });
+  const first = relayTo(port);
+  const listened = (await listen(first, port)) === 'listening';
+  if (listened) {
+    servers.push(first);
+    for (const candidate of bridgePortCandidates()) {
+      if (candidate === port) continue;
+      const server = relayTo(candidate);
+      if ((await listen(server, candidate)) === 'listening') servers.push(server);
     }
-    inbound.pipe(outbound).pipe(inbound);
-  });
-  const listened = await new Promise<boolean>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRNOTAVAIL' ? resolve(false) : reject(err)));
-    server.listen(port, ip, () => resolve(true));
-  });
+  }
   return {
     address: listened ? `${ip}:${port}` : undefined,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        if (!listened) return resolve();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    },
   };
 }
