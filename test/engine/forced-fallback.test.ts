@@ -114,7 +114,12 @@ describe('forced fallbacks: the bridge over TCP through host.docker.internal, se
     shell.dispose();
     first.dispose();
     const reloaded = windowBackend();
+    // The views honour the setting too: no socket, so nothing listed until this window has its exec.
+    const heldShells = async (): Promise<number | undefined> =>
+      (await reloaded.snapshot()).containers.find((c) => c.id === record.containerId)?.shells?.length;
+    assert.equal(await heldShells(), undefined, 'the views do not reach the holder through its socket under sessions: exec');
     const again = await reloaded.reattachShell(record);
+    assert.equal(await heldShells(), 1, 'the views list the held shell through the window’s exec');
     const after = output(again);
     again.stream.write('code README.md; echo "again exit $?"\r');
     const [, code] = await after.waitFor(/again exit (\d+)/);

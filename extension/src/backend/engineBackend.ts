@@ -100,7 +100,10 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
   const sessions = new HeldSessions({ connector, bridges, settings, log, dockerApis, egress });
   const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis, egress });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
-  const views = new Views(names, deps.host, connector, egress);
+  const views = new Views(names, deps.host, connector, egress, {
+    execTransport: (id) => sessions.execTransport(id),
+    socketAllowed: () => settings.transports().sessions !== 'exec',
+  });
   const transports = transportFactsFor({
     docker: async () => (await connector.engine()).docker,
     holderPath: (id) => sessions.holderPath(id),

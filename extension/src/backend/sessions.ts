@@ -95,6 +95,12 @@ export class HeldSessions {
     return { containerSocket: holder.containerSocket, user: holder.user };
   }
 
+  /** The exec this window reaches the container's holder by, if that is how it does (the views list its shells through it). */
+  execTransport(containerId: string): HolderTransport | undefined {
+    const transport = this.transports.get(containerId);
+    return transport?.kind === 'exec' ? transport : undefined;
+  }
+
   /**
    * How this window reaches the container's holder, for the Doctor: `socket` (the run dir's socket
    * from this host) or `exec`, and why; undefined when no shell of this window reached it yet.

@@ -9,7 +9,7 @@ import type { HostFacts, ObjectNames } from '../contract/types';
 import { dockerChildrenByOwner, leftBehindOf } from '../engine/dockerChildren';
 import { listOwnedContainers, listToolboxContainers } from '../engine/lifecycle';
 import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../engine/peerState';
-import { holderAddress, listHeldSessions, proveHolder, socketTransport } from '../engine/sessions';
+import { holderAddress, listHeldSessions, proveHolder, socketTransport, type HolderTransport } from '../engine/sessions';
 import { missingSocketVolume, peerRunOf } from '../plan/drift';
 import { peerReach } from '../plan/peerReach';
 import { hostReach, protectedPathsOf } from '../plan/posture';
@@ -37,6 +37,11 @@ export class Views {
     private readonly connector: EngineConnector,
     /** Each container's egress policy and counters (backend/egress.ts). */
     private readonly egress?: Pick<EgressPolicies, 'summary' | 'ports'>,
+    /** How this window reaches containers' holders (backend/sessions.ts): its exec, and the sessions setting. */
+    private readonly holders?: {
+      execTransport(containerId: string): HolderTransport | undefined;
+      socketAllowed(): boolean;
+    },
   ) {}
 
   async snapshot(): Promise<Snapshot> {
@@ -101,18 +106,23 @@ export class Views {
 
   /**
    * The shells a running container's holder keeps, when its socket is reachable from this host
-   * (the run dir is mounted and the engine is local). Never starts a holder, never execs: a
-   * refresh stays one list and one inspect per container, plus one local connection each.
+   * (the run dir is mounted and the engine is local), or through the exec this window already
+   * reaches that holder by (toolbox.transport.sessions `exec`, or a socket that does not answer
+   * from here; docs/decisions/0058). Never starts a holder, never opens a socket the setting
+   * forbids: a refresh stays one list and one inspect per container, plus one local connection
+   * (or one short exec) each.
    */
   private async withHeldShells(summary: ContainerSummary, detail: ListedContainer['detail']): Promise<ContainerSummary> {
     if (summary.state !== 'running') return summary;
     const runDir = (detail.Mounts ?? []).find((m) => m.Destination === CONTAINER.bridgeRunDir)?.Source;
     if (!runDir) return summary;
     const holder = holderAddress(runDir, detail.Config?.User ?? '');
+    const viaExec = this.holders?.execTransport(summary.id);
+    if (!viaExec && this.holders?.socketAllowed() === false) return summary;
     try {
-      const transport = socketTransport(holder.hostSocket!);
+      const transport = viaExec ?? socketTransport(holder.hostSocket!);
       // Another container's holder in a shared run dir lists none of this one's shells (docs/decisions/0043).
-      if ((await proveHolder(transport, summary.id)).kind === 'other') return summary;
+      if (!viaExec && (await proveHolder(transport, summary.id)).kind === 'other') return summary;
       const listed = await listHeldSessions(transport);
       const shells = listed
         .filter((s) => !s.ended)
