@@ -92,10 +92,26 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     }
   };
 
-  const runCommand = async (title: string) => {
-    await page.keyboard.press('F1');
+  /**
+   * The command palette's input. F1 opens it, unless the focused widget keeps the key (a Settings
+   * editor's control, seen in CI): then the title bar's command center opens it.
+   */
+  const openPalette = async () => {
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
+    await page.keyboard.press('F1');
+    const shown = await input
+      .waitFor({ state: 'visible', timeout: 5_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (!shown) {
+      await page.locator('.command-center .command-center-center').first().click();
+      await input.waitFor({ state: 'visible' });
+    }
+    return input;
+  };
+
+  const runCommand = async (title: string) => {
+    const input = await openPalette();
     await input.fill(`>${title}`);
     const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
     const row = page
@@ -107,9 +123,7 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
   };
 
   const paletteLabels = async (query: string, shotName?: string): Promise<string[]> => {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
+    const input = await openPalette();
     await input.fill(`>${query}`);
     const labels = page.locator('.quick-input-list .monaco-list-row .label-name');
     await labels.nth(1).waitFor();
