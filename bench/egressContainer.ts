@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ShellSession } from '../extension/src/backend/api';
+import { EGRESS } from '../extension/src/contract/constants';
 import { objectNames } from '../extension/src/contract/objects';
 import { testBackend } from '../test/support/backend';
 import { docker, removeNamespaceObjects } from '../test/support/docker';
@@ -78,6 +79,13 @@ export async function benchEgressContainer(): Promise<ResultRow[]> {
       if (path.startsWith('/bytes/') && Number(size) !== BYTES) throw new Error(`curl in ${session.name} got ${size} bytes`);
       return Number(seconds) * 1000;
     };
+    // An exec needs no entrypoint: the first curl waits until the forwarder listens (as a held shell does).
+    const listening = await execIn(docker().getContainer(policedSession.id), [
+      'sh',
+      '-c',
+      `for i in $(seq 150); do grep -q -F ':${EGRESS.proxyPort.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A' /proc/net/tcp && exit 0; sleep 0.02; done; exit 1`,
+    ]);
+    if (listening.code !== 0) throw new Error(`the egress forwarder in ${policedSession.name} does not listen after 3 s`);
     const down = { open: [] as number[], policed: [] as number[] };
     await curl(openSession, `/bytes/${BYTES}`, 'time_total');
     await curl(policedSession, `/bytes/${BYTES}`, 'time_total');

@@ -139,8 +139,10 @@ start_egress_forwarder() {
   fi
 }
 
-# The command must not reach for the proxy before the forwarder listens: the kernel's table of
-# listening sockets says when it does (a probe connection would reach the host's proxy).
+# Neither the holder's shells nor the command may reach for the proxy before the forwarder
+# listens (an agent started with its container connects at once): the shells wait for the
+# account marker, removed after this. The kernel's table of listening sockets says when it
+# listens (a probe connection would reach the host's proxy).
 wait_egress_forwarder() {
   [ -n "${TOOLBOX_EGRESS_SOCKET:-}" ] && [ -f "$EGRESS_FORWARDER" ] || return 0
   local hex i
@@ -229,13 +231,14 @@ run_startup_scripts() {
 step session-holder start_session_holder
 step egress-forwarder start_egress_forwarder
 step account ensure_account
+# Under a policy a shell's first connection needs the forwarder: it listens before shells start.
+step egress-ready wait_egress_forwarder
 # The account step has run (whatever its outcome): the holder's shells may start.
 rm -f "$ACCOUNT_PENDING" 2>/dev/null
 step init.d run_init_d
 step proximo-ca trust_proximo_ca
 step git-credentials configure_git_credentials
 step startup-scripts run_startup_scripts
-step egress-ready wait_egress_forwarder
 
 if [ "$#" -eq 0 ]; then set -- sleep infinity; fi
 exec "$@"

@@ -64,6 +64,10 @@ export function forwarderMismatches(files: ForwarderFiles): string[] {
   if (!entrypoint.includes(`--supervise --port "$EGRESS_PORT" --socket "$${ENV.egressSocket}"`))
     out.push(`entrypoint.sh: does not start the forwarder supervised on $${ENV.egressSocket}`);
   if (!/^step egress-forwarder start_egress_forwarder$/m.test(entrypoint)) out.push('entrypoint.sh: has no egress-forwarder step');
+  const ready = entrypoint.search(/^step egress-ready wait_egress_forwarder$/m);
+  const shellsMayStart = entrypoint.search(/^rm -f "\$ACCOUNT_PENDING"/m);
+  if (ready < 0 || shellsMayStart < 0 || ready > shellsMayStart)
+    out.push("entrypoint.sh: the holder's shells may start before the forwarder listens");
 
   // ssh (git over SSH): every host through --connect, only while the socket variable is set.
   const directives = sshConfig.split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
@@ -115,6 +119,12 @@ describe('egress forwarder contract (images/runtime/toolbox-egress, its install 
     { file: 'dockerfile', from: '/usr/local/lib/toolbox/toolbox-egress \\', to: '\\', expect: /not made 0755/ },
     { file: 'entrypoint', from: 'EGRESS_PORT=3128', to: 'EGRESS_PORT=3129', expect: /EGRESS_PORT is 3129/ },
     { file: 'entrypoint', from: 'step egress-forwarder ', to: 'step egress ', expect: /no egress-forwarder step/ },
+    {
+      file: 'entrypoint',
+      from: 'step egress-ready wait_egress_forwarder\n',
+      to: '',
+      expect: /shells may start before the forwarder listens/,
+    },
     { file: 'sshConfig', from: ':+1} = x1', to: '} != x', expect: /does not match on TOOLBOX_EGRESS_SOCKET/ },
     { file: 'sshConfig', from: '--connect %h %p', to: '--connect %h 22', expect: /its ProxyCommand is not/ },
     {
