@@ -319,8 +319,7 @@ export class BridgeHub {
           `A bridge is already serving ${stateDir} on ${choice.socketPath} (another VS Code window); ` +
           `workspace ${registration.key} uses it instead of starting a second one.`,
       });
-      entry.stateDir = stateDir;
-      this.watchForTakeover(entry, choice, key, token);
+      this.watchForTakeover(entry, choice, stateDir, key, token);
       return { stateDir, runDir: choice.runDir, socketPath: choice.socketPath, port: readPortFile(stateDir), reused: true };
     }
     if (found.kind === 'foreign') {
@@ -339,9 +338,9 @@ export class BridgeHub {
    * something changes in the run dir (a window that shuts down unlinks its socket first), and every
    * `intervalMs` for one that was killed and left its socket behind. When the probe no longer
    * finds one of ours there, this window binds its own, so the shims of a container whose serving
-   * window went away (a reload, a closed second window) reach this one (issue 31's CI flake).
+   * window went away (a reload, a closed second window) reach this one.
    */
-  private watchForTakeover(entry: WorkspaceEntry, choice: RunDirChoice, key: Buffer, token: string): void {
+  private watchForTakeover(entry: WorkspaceEntry, choice: RunDirChoice, stateDir: string, key: Buffer, token: string): void {
     const limits = this.options.takeover ?? BRIDGE_TAKEOVER;
     const probeLimits = this.options.probeLimits ?? BRIDGE_PROBE;
     let checking = false;
@@ -357,7 +356,7 @@ export class BridgeHub {
         // look, lets the first one that binds win instead of both replacing each other's socket.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * limits.jitterMs));
         if (stopped || this.disposed || !(await gone())) return;
-        await this.serveOwn(entry, choice, entry.stateDir!, key, token);
+        await this.serveOwn(entry, choice, stateDir, key, token);
         stop();
         this.log({
           kind: 'info',

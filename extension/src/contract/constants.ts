@@ -405,6 +405,15 @@ export const HOST_PROCESS_OUTPUT_BYTES = 1024 * 1024;
  * header (an HMAC, keyed by a secret the container cannot read, of the socket path and the
  * challenge it was sent) counts as one of our bridges.
  */
+export const BRIDGE_PROBE = {
+  totalMs: 1_000,
+  maxHeaderBytes: 4096,
+  challengeHeader: 'x-toolbox-challenge',
+  proofHeader: 'x-toolbox-proof',
+  /** The host-only secret, in the run dirs' parent (never mounted into a container). */
+  keyFile: 'hub.key',
+} as const;
+
 /**
  * A window that reuses another window's bridge for a workspace probes it every `intervalMs` (and
  * whenever its run dir changes), and serves the workspace itself once it is gone; `jitterMs`
@@ -413,15 +422,6 @@ export const HOST_PROCESS_OUTPUT_BYTES = 1024 * 1024;
 export const BRIDGE_TAKEOVER = {
   intervalMs: 2_000,
   jitterMs: 250,
-} as const;
-
-export const BRIDGE_PROBE = {
-  totalMs: 1_000,
-  maxHeaderBytes: 4096,
-  challengeHeader: 'x-toolbox-challenge',
-  proofHeader: 'x-toolbox-proof',
-  /** The host-only secret, in the run dirs' parent (never mounted into a container). */
-  keyFile: 'hub.key',
 } as const;
 
 /** The media type every bridge POST must declare (the shims send it; browsers' simple requests cannot). */
