@@ -51,6 +51,13 @@ export interface Workbench {
    * clicks again, up to four times; `shown` (a modal) blocks a second click once it is up.
    */
   clickRowAction(row: Page, label: string, shown: Page): Promise<void>;
+  /**
+   * The first row of view `view` whose text has `target`, under the top-level row whose text has
+   * `under`, opening that row and, beneath it, the rows whose text has `open` on the way. It walks
+   * the tree with the keyboard (the list scrolls to the focused row), so it finds rows below the
+   * fold of a short view and never clicks a row that a redraw moved; fails after 120 rows.
+   */
+  revealRow(view: string, under: string, target: string, open: string): Promise<Page>;
   /** The Workspaces view's description (the engine it talks to), once it names one; screenshot `shotName`. */
   engineDescription(shotName: string): Promise<string>;
   /** Reloads the window and selects the folder's terminal (a held session: it comes back by itself). */
@@ -200,6 +207,43 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     }
   };
 
+  const revealRow = async (view: string, under: string, target: string, open: string): Promise<Page> => {
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: view }) });
+    const focused = pane.locator('.monaco-list-row.focused').first();
+    let seen: string[] = [];
+    // The row may not be there yet (an engine event still to come): walk again, for 30 s.
+    for (const end = Date.now() + 30_000; Date.now() < end;) {
+      await pane.locator('.monaco-list-row').first().click();
+      await page.keyboard.press('Home');
+      let inside = false;
+      seen = [];
+      for (let step = 0; step < 120; step++) {
+        await focused.waitFor({ timeout: 5_000 });
+        const text = (await focused.innerText()).replace(/\s+/g, ' ');
+        const top = (await focused.getAttribute('aria-level')) === '1';
+        if (top) inside = text.includes(under);
+        if (inside && text.includes(target)) return focused;
+        seen.push(text);
+        const closed = (await focused.getAttribute('aria-expanded')) === 'false';
+        if (closed && inside && (top || text.includes(open))) {
+          await page.keyboard.press('ArrowRight');
+          await pane.locator('.monaco-list-row.focused[aria-expanded="true"]').first().waitFor({ timeout: 5_000 });
+          continue;
+        }
+        const before = await focused.getAttribute('data-index');
+        await page.keyboard.press('ArrowDown');
+        let moved = false;
+        for (let wait = 0; wait < 10 && !moved; wait++) {
+          moved = (await focused.getAttribute('data-index').catch(() => before)) !== before;
+          if (!moved) await page.waitForTimeout(100);
+        }
+        if (!moved) break; // the last row
+      }
+      await page.waitForTimeout(1_000);
+    }
+    throw new Error(`no row "${target}" under "${under}" in ${view}; rows walked: ${seen.join(' | ').slice(0, 1500)}`);
+  };
+
   const engineDescription = async (shotName: string) => {
     const header = page.locator('.pane-header', { hasText: 'Workspaces' });
     const description = header.locator('.description', { hasText: /^Docker \d/ });
@@ -243,6 +287,7 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     openToolboxView,
     hoverUntilShown,
     clickRowAction,
+    revealRow,
     engineDescription,
     reloadToTerminal,
     close: () => browser.close(),

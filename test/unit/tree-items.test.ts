@@ -38,7 +38,7 @@ import {
 import type { HostReach } from '../../extension/src/plan/posture';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { peerNodes, proximoNodes, workspacesNodes } from '../../extension/src/ui/tree/render';
+import { peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/tree/render';
 
 const names = objectNames();
 const anchorId = 'a1b2c3d4e5f6';
@@ -702,5 +702,43 @@ describe('the Stop Container confirmation', () => {
     assert.match(text?.detail ?? '', /These shells end/);
     assert.equal(text?.stopLabel, 'Stop Container');
     assert.match(stopContainerConfirmation('toolbox-app-1234abcd', ['Toolbox: app'])?.message ?? '', /A shell is attached/);
+  });
+});
+
+describe('redraw key (ui/tree/provider.ts redraws only when it changes)', () => {
+  const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 1_000 };
+  const shell = { id: 's1', pid: 3, command: 'zsh', started: 0, attached: 1 };
+  const snap = (containers: ContainerSummary[]) => ({
+    containers,
+    anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
+    volume: { name: 'toolbox-cc-socks', exists: false },
+    members: [],
+    sessions: [],
+  });
+  const key = (containers: ContainerSummary[]) =>
+    treeKey(workspacesNodes({ ...base, snapshot: snap(containers) }, ['/src/app'], '/home/u', [], 5_000));
+
+  it('is the same for two renders of the same engine state, so a burst of engine events redraws nothing', () => {
+    const a = key([container({ shells: [shell] })]);
+    assert.equal(typeof a, 'string');
+    assert.equal(key([container({ shells: [shell] })]), a);
+  });
+
+  it('changes with what a row shows and with what its commands act on', () => {
+    const a = key([container({ shells: [shell] })]);
+    assert.notEqual(key([container({ shells: [{ ...shell, attached: 0 }] })]), a, 'a shell that was detached');
+    assert.notEqual(key([container({ shells: [shell], state: 'exited' })]), a, 'a container that stopped');
+    assert.notEqual(
+      key([container({ shells: [shell], id: 'f'.repeat(64) })]),
+      a,
+      'the same name recreated: Stop and Attach must act on the new one',
+    );
+    assert.notEqual(key([container({ shells: [{ ...shell, pid: 4 }] })]), a, 'a held shell replaced under the same id');
+  });
+
+  it('gives no key (always redraw) for a node that does not serialise', () => {
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    assert.equal(treeKey([{ id: 'x', label: 'x', commandArgs: [loop] }]), undefined);
   });
 });

@@ -2,17 +2,23 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import type { ToolboxState } from '../refresh';
-import type { TreeNode } from './render';
+import { treeKey, type TreeNode } from './render';
 
 export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private roots: TreeNode[] = [];
+  private shown: string | undefined;
 
   constructor(private readonly render: (state: ToolboxState) => TreeNode[]) {}
 
+  /** Renders `state`; redraws the view only when a node changed (render.ts treeKey says why). */
   update(state: ToolboxState): void {
-    this.roots = this.render(state);
+    const roots = this.render(state);
+    const key = treeKey(roots);
+    if (key !== undefined && key === this.shown) return;
+    this.roots = roots;
+    this.shown = key;
     this.emitter.fire(undefined);
   }
 

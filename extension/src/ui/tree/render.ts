@@ -419,3 +419,21 @@ export function proximoNodes(state: ToolboxState, folders: readonly string[]): T
   for (const c of shells) nodes.push({ id: `proximo:${c.name}`, ...proximoWorkspaceItem(c) });
   return nodes;
 }
+
+/**
+ * A key that is the same for two renders only when every node carries the same data, in the same
+ * order: what the tree provider compares before it tells VS Code to redraw. A redraw with nothing
+ * changed is not free: VS Code drops the commands of the rows it replaced, so a click that lands
+ * during a burst of engine events on a row that looks the same fails with "Actual command not
+ * found", and the row under the pointer can move. undefined (always redraw) when a node holds
+ * something that does not serialise.
+ */
+export function treeKey(nodes: readonly TreeNode[]): string | undefined {
+  try {
+    return JSON.stringify(nodes, (_key, value: unknown) =>
+      value instanceof Map ? { map: [...value.entries()] } : value instanceof Set ? { set: [...value] } : value,
+    );
+  } catch {
+    return undefined;
+  }
+}
