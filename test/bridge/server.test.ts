@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { BridgeHub } from '../../extension/src/bridge/hub';
 import { TOKEN_BYTES } from '../../extension/src/contract/constants';
 import { workspaceStateDir } from '../../extension/src/bridge/state';
-import { RATE_LIMITS } from '../../extension/src/bridge/hub';
+import { RATE_LIMITS, takeoverLock } from '../../extension/src/bridge/hub';
 import { call, makeTempRoot, recorder, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
 
 const ok = (url = 'http://a.example/'): { url: string } => ({ url });
@@ -442,6 +442,69 @@ describe('bridge hub lifecycle', () => {
       child.kill('SIGKILL');
       await hub2.dispose();
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('lets one of two windows that reused the same bridge take it over; the other keeps watching and takes over when that one goes', async () => {
+    const rig = await startRig();
+    try {
+      const notices: string[] = [];
+      const hubs = ['second', 'third'].map((name) => {
+        const rec = recorder();
+        const log = rec.log!;
+        rec.log = (event) => {
+          log(event);
+          if ('message' in event && /is gone; this window serves it now/.test(event.message)) notices.push(name);
+        };
+        // No pause before the lock: the two meet there every time.
+        const hub = new BridgeHub({ home: rig.home, tmpRoot: rig.tmpRoot, port: 0, ...rec, takeover: { intervalMs: 50, jitterMs: 0 } });
+        rig.extraHubs.push(hub);
+        return { name, rec, hub };
+      });
+      for (const h of hubs) assert.equal((await h.hub.ensureWorkspace(rig.registration)).reused, true);
+      await rig.hub.dispose();
+      const until = async (what: string, done: () => boolean): Promise<void> => {
+        for (const end = Date.now() + 10_000; !done(); await new Promise((r) => setTimeout(r, 20))) {
+          if (Date.now() > end) throw new Error(`${what} within 10 s (notices: ${JSON.stringify(notices)})`);
+        }
+      };
+      await until('no takeover', () => notices.length > 0);
+      const winner = hubs.find((h) => h.name === notices[0])!;
+      const loser = hubs.find((h) => h !== winner)!;
+      // The other window's next look finds the winner's bridge (its probe reaches it) and stays a reuser.
+      const probed = () => winner.rec.events.some((e) => e.kind === 'request' && e.route === '/healthz');
+      await until('the other window never probed the new bridge', probed);
+      assert.deepEqual(notices, [winner.name], 'only one window took over');
+      assert.equal(loser.hub.port, undefined, 'the other window binds nothing');
+      assert.equal(readFileSync(join(rig.bridge.stateDir, 'port'), 'utf8').trim(), String(winner.hub.port));
+      assert.equal((await call(unixTarget(rig), '/open', { token: rig.token, body: ok('http://winner.example/') })).status, 204);
+      assert.deepEqual(winner.rec.urls, ['http://winner.example/']);
+      // When the winner goes too, the one still watching takes over.
+      await winner.hub.dispose();
+      await until('the second takeover', () => notices.length === 2);
+      assert.deepEqual(notices, [winner.name, loser.name]);
+      assert.equal((await call(unixTarget(rig), '/open', { token: rig.token, body: ok('http://loser.example/') })).status, 204);
+      assert.deepEqual(loser.rec.urls, ['http://loser.example/']);
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
+  it('takeover lock: one holder at a time, free once released, and a stale one (a killed window) is taken', () => {
+    const dir = makeTempRoot();
+    try {
+      const release = takeoverLock(dir, 10_000);
+      assert.ok(release, 'the first window takes it');
+      assert.equal(takeoverLock(dir, 10_000), undefined, 'a second window does not while it is held');
+      release();
+      const again = takeoverLock(dir, 10_000);
+      assert.ok(again, 'free once released');
+      assert.ok(
+        takeoverLock(dir, 10_000, () => Date.now() + 10_001),
+        'held longer than the stale limit: taken',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -10,7 +10,7 @@
  * workspace's state dir, so a container cannot act as another workspace over TCP.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PORT_COUNT, BRIDGE_PROBE, BRIDGE_TAKEOVER } from '../contract/constants';
@@ -73,7 +73,7 @@ export interface BridgeHubOptions extends EditorActions {
   /** Bounds of the liveness probe of an existing socket; default BRIDGE_PROBE. */
   probeLimits?: ProbeLimits;
   /** How a window that reuses another's bridge watches for it to go; default BRIDGE_TAKEOVER. */
-  takeover?: { intervalMs: number; jitterMs: number };
+  takeover?: { intervalMs: number; jitterMs: number; lockStaleMs?: number };
   /** Bounds of the sweep of stale sockets at start (sweep.ts); default BRIDGE_SWEEP. */
   sweepLimits?: SweepLimits;
   /**
@@ -352,11 +352,18 @@ export class BridgeHub {
       checking = true;
       try {
         if (!(await gone())) return;
-        // Two windows that reused the same bridge both see it go: a random pause, then a second
-        // look, lets the first one that binds win instead of both replacing each other's socket.
+        // Two windows that reused the same bridge both see it go. They take the state dir's lock
+        // in turn (a random pause first, so they seldom meet there), and each looks again once it
+        // holds it: the first binds, the second finds its bridge and keeps watching that one.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * limits.jitterMs));
-        if (stopped || this.disposed || !(await gone())) return;
-        await this.serveOwn(entry, choice, stateDir, key, token);
+        const release = takeoverLock(stateDir, limits.lockStaleMs ?? BRIDGE_TAKEOVER.lockStaleMs);
+        if (release === undefined) return; // another window is taking over: the next look sees it
+        try {
+          if (stopped || this.disposed || !(await gone())) return;
+          await this.serveOwn(entry, choice, stateDir, key, token);
+        } finally {
+          release();
+        }
         stop();
         this.log({
           kind: 'info',
@@ -553,4 +560,30 @@ export class BridgeHub {
     this.credentials.flushRefusals();
     this.refusals.flush();
   }
+}
+
+/**
+ * Takes the workspace's takeover lock (a directory in its state dir, which no container can
+ * write): the release, or undefined while another window holds it. A lock older than `staleMs` is
+ * one a window killed mid-takeover left, and is taken over.
+ */
+export function takeoverLock(stateDir: string, staleMs: number, now: () => number = Date.now): (() => void) | undefined {
+  const path = join(stateDir, BRIDGE_FILES.takeoverLock);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      mkdirSync(path, { mode: 0o700 });
+      return () => rmSync(path, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      let age: number;
+      try {
+        age = now() - statSync(path).mtimeMs;
+      } catch {
+        continue; // released between the two calls: try again
+      }
+      if (age < staleMs) return undefined;
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
+  return undefined;
 }

@@ -82,6 +82,8 @@ export const BRIDGE_FILES = {
   log: 'log',
   runDir: 'run',
   socket: 'bridge.sock',
+  /** A directory in the state dir, made while a window takes a workspace's bridge over (bridge/hub.ts). */
+  takeoverLock: 'takeover.lock',
 } as const;
 
 /**
@@ -417,11 +419,13 @@ export const BRIDGE_PROBE = {
 /**
  * A window that reuses another window's bridge for a workspace probes it every `intervalMs` (and
  * whenever its run dir changes), and serves the workspace itself once it is gone; `jitterMs`
- * bounds the random pause before it binds, so two such windows do not both replace the socket.
+ * bounds the random pause before it binds. Two such windows take BRIDGE_FILES.takeoverLock in
+ * turn, so only one binds; a lock older than `lockStaleMs` is one a killed window left.
  */
 export const BRIDGE_TAKEOVER = {
   intervalMs: 2_000,
   jitterMs: 250,
+  lockStaleMs: 10_000,
 } as const;
 
 /** The media type every bridge POST must declare (the shims send it; browsers' simple requests cannot). */
