@@ -45,6 +45,15 @@ const anchorId = 'a1b2c3d4e5f6';
 
 const container = containerSummary;
 
+/** An engine snapshot with these containers, no anchor, no socket volume and no peer sessions. */
+const snap = (containers: ContainerSummary[]) => ({
+  containers,
+  anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
+  volume: { name: 'toolbox-cc-socks', exists: false },
+  members: [],
+  sessions: [],
+});
+
 describe('container tree items', () => {
   it('encode state, peer and drift in the contextValue so menus can match on them', () => {
     const c = container();
@@ -517,13 +526,6 @@ describe('"Can reach on this host" under each container', () => {
   };
   const aws: HostReach = { kind: 'host-path', source: `${HOME}/.aws`, target: '/home/toolbox/.aws', readonly: false };
   const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 0 };
-  const snap = (containers: ContainerSummary[]) => ({
-    containers,
-    anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-    volume: { name: 'toolbox-cc-socks', exists: false },
-    members: [],
-    sessions: [],
-  });
 
   it('are a collapsed group under the container, after its held shells, listing each item in order', () => {
     const c = container({ reach: [socket, ssh, gh, aws] });
@@ -708,13 +710,6 @@ describe('the Stop Container confirmation', () => {
 describe('redraw key (ui/tree/provider.ts redraws only when it changes)', () => {
   const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 1_000 };
   const shell = { id: 's1', pid: 3, command: 'zsh', started: 0, attached: 1 };
-  const snap = (containers: ContainerSummary[]) => ({
-    containers,
-    anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-    volume: { name: 'toolbox-cc-socks', exists: false },
-    members: [],
-    sessions: [],
-  });
   const key = (containers: ContainerSummary[]) =>
     treeKey(workspacesNodes({ ...base, snapshot: snap(containers) }, ['/src/app'], '/home/u', [], 5_000));
 
