@@ -213,7 +213,8 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     let seen: string[] = [];
     // The row may not be there yet (an engine event still to come): walk again, for 30 s.
     for (const end = Date.now() + 30_000; Date.now() < end;) {
-      await pane.locator('.monaco-list-row').first().click();
+      // Focus the tree itself: a click on a row could land on the sticky header over it, or run its command.
+      await pane.locator('.monaco-list').first().focus();
       await page.keyboard.press('Home');
       let inside = false;
       seen = [];
