@@ -146,11 +146,17 @@ describe('the runtime image in VS Code', { skip: uiTestsSkip }, () => {
         // Later lines may have scrolled it out of view (the Output view renders visible lines only): filter for it.
         const filter = wb.page.locator('.part.panel input[placeholder="Filter"]').first();
         await filter.waitFor({ timeout: 15_000 });
-        await filter.fill('Pulled the runtime image');
-        await wb.page
-          .locator('.view-line', { hasText: /Pulled\sthe\sruntime\simage\sfrom\s127\.0\.0\.1:\d+/ })
-          .first()
-          .waitFor({ timeout: 30_000 });
+        // The Output view can switch to the channel after the filter was typed, and clear it: type it again.
+        const pulledLine = wb.page.locator('.view-line', { hasText: /Pulled\sthe\sruntime\simage\sfrom\s127\.0\.0\.1:\d+/ }).first();
+        for (let attempt = 1; ; attempt++) {
+          await filter.fill('Pulled the runtime image');
+          const shown = await pulledLine.waitFor({ timeout: 5_000 }).then(
+            () => true,
+            () => false,
+          );
+          if (shown) break;
+          if (attempt >= 6) throw new Error('the log never showed "Pulled the runtime image from 127.0.0.1:…" under the filter');
+        }
         await wb.shot('pulled-log');
       })(),
   );

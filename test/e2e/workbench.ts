@@ -209,13 +209,27 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
 
   const revealRow = async (view: string, under: string, target: string, open: string): Promise<Page> => {
     const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: view }) });
+    const list = pane.locator('.monaco-list').first();
     const focused = pane.locator('.monaco-list-row.focused').first();
+    // A key goes to the tree only while it has the keyboard: a terminal or a notification can take it.
+    const press = async (key: string): Promise<void> => {
+      // A string: this file is compiled without the DOM's types.
+      if (!(await list.evaluate('el => el.contains(document.activeElement)'))) await list.focus();
+      await page.keyboard.press(key);
+    };
+    const changed = async (read: () => Promise<string | null>, before: string | null): Promise<boolean> => {
+      for (let wait = 0; wait < 20; wait++) {
+        if ((await read().catch(() => before)) !== before) return true;
+        await page.waitForTimeout(100);
+      }
+      return false;
+    };
     let seen: string[] = [];
     // The row may not be there yet (an engine event still to come): walk again, for 30 s.
     for (const end = Date.now() + 30_000; Date.now() < end;) {
       // Focus the tree itself: a click on a row could land on the sticky header over it, or run its command.
-      await pane.locator('.monaco-list').first().focus();
-      await page.keyboard.press('Home');
+      await list.focus();
+      await press('Home');
       let inside = false;
       seen = [];
       for (let step = 0; step < 120; step++) {
@@ -225,20 +239,16 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
         if (top) inside = text.includes(under);
         if (inside && text.includes(target)) return focused;
         seen.push(text);
-        const closed = (await focused.getAttribute('aria-expanded')) === 'false';
-        if (closed && inside && (top || text.includes(open))) {
-          await page.keyboard.press('ArrowRight');
-          await pane.locator('.monaco-list-row.focused[aria-expanded="true"]').first().waitFor({ timeout: 5_000 });
+        const expanded = () => focused.getAttribute('aria-expanded');
+        if ((await expanded()) === 'false' && inside && (top || text.includes(open))) {
+          await press('ArrowRight');
+          await changed(expanded, 'false'); // not yet: the next step looks at the same row again
           continue;
         }
-        const before = await focused.getAttribute('data-index');
-        await page.keyboard.press('ArrowDown');
-        let moved = false;
-        for (let wait = 0; wait < 10 && !moved; wait++) {
-          moved = (await focused.getAttribute('data-index').catch(() => before)) !== before;
-          if (!moved) await page.waitForTimeout(100);
-        }
-        if (!moved) break; // the last row
+        const index = () => focused.getAttribute('data-index');
+        const before = await index();
+        await press('ArrowDown');
+        if (!(await changed(index, before))) break; // the last row
       }
       await page.waitForTimeout(1_000);
     }
