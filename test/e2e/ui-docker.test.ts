@@ -92,9 +92,16 @@ describe('Docker in the container, scoped to it (issue 27)', { skip: uiTestsSkip
       await container.waitFor({ state: 'detached', timeout: LONG });
 
       const docker = await engine();
-      const left = await docker.listContainers({ all: true, filters: { name: [`${child}-web`] } });
+      // The row goes with the parent; its children are removed right after it (engine/lifecycle.ts
+      // stopContainer), so they may still be on their way out: at most 30 s.
+      let left: unknown[];
+      let nets: unknown[];
+      for (const end = Date.now() + 30_000; ; await page.waitForTimeout(250)) {
+        left = await docker.listContainers({ all: true, filters: { name: [`${child}-web`] } });
+        nets = await docker.listNetworks({ filters: { name: [`${child}-net`] } });
+        if ((left.length === 0 && nets.length === 0) || Date.now() > end) break;
+      }
       assert.deepEqual(left, [], 'the child container went with its parent');
-      const nets = await docker.listNetworks({ filters: { name: [`${child}-net`] } });
       assert.deepEqual(nets, [], 'its network too');
       const vol = await docker.getVolume(`${child}-data`).inspect();
       assert.equal(vol.Name, `${child}-data`, 'its named volume is kept');
