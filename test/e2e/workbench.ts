@@ -211,7 +211,8 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: view }) });
     const list = pane.locator('.monaco-list').first();
     const focused = pane.locator('.monaco-list-row.focused').first();
-    // A key goes to the tree only while it has the keyboard: a terminal or a notification can take it.
+    // A key goes to the tree only while it has the keyboard: a terminal or a notification can take
+    // it. The list itself takes it back: a click on a row could land on the sticky header over it.
     const press = async (key: string): Promise<void> => {
       // A string: this file is compiled without the DOM's types.
       if (!(await list.evaluate('el => el.contains(document.activeElement)'))) await list.focus();
@@ -227,8 +228,6 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     let seen: string[] = [];
     // The row may not be there yet (an engine event still to come): walk again, for 30 s.
     for (const end = Date.now() + 30_000; Date.now() < end;) {
-      // Focus the tree itself: a click on a row could land on the sticky header over it, or run its command.
-      await list.focus();
       await press('Home');
       let inside = false;
       seen = [];
