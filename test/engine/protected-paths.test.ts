@@ -44,8 +44,22 @@ const EXISTING_FILES: Record<string, string> = {
   '.claude/commands/review.md': 'review\n',
 };
 
-/** Protected paths it does not have: each gets a placeholder. */
-const MISSING = ['.mcp.json', '.idea', '.devcontainer', '.claude/settings.local.json', '.claude/agents', '.git/worktrees', '.worktrees'];
+/** Protected paths it does not have: each gets a placeholder, made as what is named here. */
+const MISSING_AS: Record<string, 'dir' | 'file' | 'commondir'> = {
+  '.mcp.json': 'dir',
+  '.idea': 'dir',
+  '.devcontainer': 'dir',
+  '.claude/settings.local.json': 'dir',
+  '.claude/agents': 'dir',
+  '.git/worktrees': 'dir',
+  '.git/commondir': 'commondir',
+  '.git/modules': 'dir',
+  '.git/objects/info/alternates': 'file',
+  '.worktrees': 'dir',
+};
+const MISSING = Object.keys(MISSING_AS);
+/** How snapshot() shows each placeholder (it does not walk into .git/objects). */
+const PLACEHOLDER_SEEN: Record<string, string> = { dir: 'dir', file: '""', commondir: JSON.stringify(PLACEHOLDER.commonDirText) };
 
 /** The host's view of every protected path: contents of files, names in directories. */
 function snapshot(folder: string): string {
@@ -122,15 +136,26 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
     assert.equal(snapshot(folder), before_with_placeholders(), 'the host files are unchanged');
   };
   /** The snapshot as it is while the container runs: the placeholders added, nothing else. */
-  const before_with_placeholders = () => [...before_.split('\n'), ...MISSING.map((rel) => `/${rel} dir`)].sort().join('\n');
+  const before_with_placeholders = () =>
+    [
+      ...before_.split('\n'),
+      ...MISSING.filter((rel) => !rel.startsWith('.git/objects/')).map((rel) => `/${rel} ${PLACEHOLDER_SEEN[MISSING_AS[rel]!]}`),
+    ]
+      .sort()
+      .join('\n');
 
   it('made the placeholders as the user, empty, with the placeholder time; the rest of the folder is untouched', () => {
     for (const rel of MISSING) {
       const st = lstatSync(join(folder, rel));
-      assert.ok(st.isDirectory(), rel);
       assert.equal(st.uid, USER.uid, `${rel} is the user's`);
       assert.equal(st.mtimeMs, PLACEHOLDER.mtimeSeconds * 1000, rel);
-      assert.deepEqual(readdirSync(join(folder, rel)), [], rel);
+      if (MISSING_AS[rel] === 'dir') {
+        assert.ok(st.isDirectory(), rel);
+        assert.deepEqual(readdirSync(join(folder, rel)), [], rel);
+      } else {
+        assert.ok(st.isFile(), rel);
+        assert.equal(readFileSync(join(folder, rel), 'utf8'), MISSING_AS[rel] === 'commondir' ? '.\n' : '', rel);
+      }
     }
     assert.equal(snapshot(folder), before_with_placeholders());
   });
@@ -166,6 +191,71 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
       'mkdir .worktrees/evil',
       'rmdir .mcp.json',
     ]);
+  });
+
+  it('refuses every way to point host git at another repository: commondir, alternates, modules, the object store moved aside (issue 38, item 1)', async () => {
+    await eachFails([
+      'printf "x\\n" > .git/commondir',
+      'rm -f .git/commondir',
+      'mv .git/commondir commondir-old; r=$?; rm -f commondir-old; exit $r',
+      'printf "/tmp/elsewhere/objects\\n" > .git/objects/info/alternates',
+      'rm -f .git/objects/info/alternates',
+      'mkdir .git/modules/evil',
+      'mv .git/modules .git/modules-old',
+      'mv .git/objects .git/objects-old',
+      'mv .git/objects/info .git/objects/info-old',
+      'rm -rf .git/objects/info',
+    ]);
+    assert.equal(
+      readFileSync(join(folder, '.git', 'objects', 'info', 'alternates'), 'utf8'),
+      '',
+      'alternates is still the empty placeholder',
+    );
+  });
+
+  it('host git never runs a program the container names through .git/commondir, and still works on the folder (issue 38, item 1)', async () => {
+    const marker = join(dir, 'COMMONDIR-RAN');
+    // The review's attack: a config of the container's making in .git, then commondir pointed at it.
+    const plant = `mkdir -p .git/x && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${marker}"\\n' > .git/x/config && cp -r .git/objects .git/refs .git/HEAD .git/x/ 2>/dev/null; printf 'x\\n' > .git/commondir`;
+    const hostGit = (cwd: string, ...args: string[]) =>
+      execFileSync('git', ['-c', 'safe.directory=*', ...args], {
+        cwd,
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+        encoding: 'utf8',
+      });
+    const r = await attack(plant);
+    assert.notEqual(r.code, 0, r.out);
+    assert.match(r.out, /Read-only file system|Device or resource busy/);
+    hostGit(folder, 'status', '--porcelain');
+    assert.equal(existsSync(marker), false, 'host git ran the program the container named');
+    assert.equal(
+      hostGit(folder, 'rev-parse', '--git-common-dir').trim(),
+      join(folder, '.git'),
+      'host git follows the placeholder to the same repository',
+    );
+    await attack('rm -rf .git/x');
+
+    // The same attack in a container of the same folder made without the protection works:
+    // this test would see it.
+    const plainDir = mkdtempSync(join(tmpdir(), `${ns.names.prefix}-plain-`));
+    try {
+      const plainFolder = join(plainDir, 'proj');
+      execFileSync('git', ['init', '-q', '-b', 'main', plainFolder]);
+      chownTree(plainDir, USER);
+      const plain = await openFolder(ns, plainFolder, { image, user: USER, protectedPaths: false });
+      const plainMarker = join(plainDir, 'COMMONDIR-RAN');
+      const ran = await execIn(plain.container, ['sh', '-c', plant.replaceAll(marker, plainMarker)], { workdir: plainFolder });
+      assert.equal(ran.code, 0, `${ran.stdout}${ran.stderr}`);
+      try {
+        hostGit(plainFolder, 'status', '--porcelain');
+      } catch {
+        // git may still fail after running the program; the marker is what counts.
+      }
+      assert.equal(existsSync(plainMarker), true, 'without the protection, host git runs what the container named');
+      await stopContainer(plain.ctx, plain.result.name);
+    } finally {
+      rmSync(plainDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses removing, renaming and replacing: rm -rf, mv, ln -s, hard links', async () => {
@@ -259,7 +349,10 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
     ]);
     for (const rel of MISSING) {
       const st = lstatSync(join(folder, rel));
-      assert.ok(st.isDirectory() && st.uid === USER.uid, `${rel} is the user's placeholder while the next container runs`);
+      assert.ok(
+        st.isDirectory() === (MISSING_AS[rel] === 'dir') && st.uid === USER.uid,
+        `${rel} is the user's placeholder while the next container runs`,
+      );
     }
     await stopContainer(first.ctx, opened2.name);
     for (const rel of MISSING) assert.equal(existsSync(join(folder, rel)), false, `${rel} was left behind`);

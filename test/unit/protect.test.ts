@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { HostFacts, HostPathFact } from '../../extension/src/contract/types';
-import { planProtections, PROTECTED_MOUNT } from '../../extension/src/plan/protect';
+import { isPlaceholderText, placeholderText, planProtections, PROTECTED_MOUNT } from '../../extension/src/plan/protect';
 import { driftAgainstPlan, missingProtections, openDriftNotice, replacedProtections } from '../../extension/src/plan/drift';
 import { planSession } from '../../extension/src/plan/session';
 import type { SessionRequest } from '../../extension/src/plan/types';
@@ -40,6 +40,8 @@ const REPO: Tree = {
   [`${WS}/.git/config`]: 'file',
   [`${WS}/.git/hooks`]: 'dir',
   [`${WS}/.git/info`]: 'dir',
+  [`${WS}/.git/objects`]: 'dir',
+  [`${WS}/.git/objects/info`]: 'dir',
   [`${WS}/.vscode`]: 'dir',
 };
 
@@ -74,11 +76,15 @@ describe('protected paths: the plan', () => {
 
   it('pins .git read-write (a mount point cannot be renamed aside) and makes placeholders only for what is missing', () => {
     const plan = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts(REPO) });
-    assert.deepEqual(pins(plan), ['/workspace/.git', `${WS}/.git`]);
-    assert.deepEqual(
-      plan.mounts.filter((m) => !m.readonly).map((m) => m.name),
-      [PROTECTED_MOUNT.pin, PROTECTED_MOUNT.pin],
-    );
+    assert.deepEqual(pins(plan), [
+      '/workspace/.git',
+      `${WS}/.git`,
+      '/workspace/.git/objects',
+      `${WS}/.git/objects`,
+      '/workspace/.git/objects/info',
+      `${WS}/.git/objects/info`,
+    ]);
+    assert.ok(plan.mounts.filter((m) => !m.readonly).every((m) => m.name === PROTECTED_MOUNT.pin));
     assert.deepEqual(plan.placeholders, [
       { path: `${WS}/.envrc`, kind: 'dir' },
       { path: `${WS}/.mcp.json`, kind: 'dir' },
@@ -87,8 +93,71 @@ describe('protected paths: the plan', () => {
       { path: `${WS}/.devcontainer`, kind: 'dir' },
       { path: `${WS}/.claude`, kind: 'dir' },
       { path: `${WS}/.git/worktrees`, kind: 'dir' },
+      { path: `${WS}/.git/commondir`, kind: 'commondir' },
+      { path: `${WS}/.git/modules`, kind: 'dir' },
+      { path: `${WS}/.git/objects/info/alternates`, kind: 'file' },
       { path: `${WS}/.worktrees`, kind: 'dir' },
     ]);
+  });
+
+  it('binds read-only every file git follows from .git to another repository: commondir, alternates, modules (issue 38, item 1)', () => {
+    const plan = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts(REPO) });
+    for (const rel of ['.git/commondir', '.git/modules', '.git/objects/info/alternates', '.git/info', '.git/worktrees']) {
+      for (const t of MIRROR_TARGETS) assert.ok(ro(plan).includes(`${t}/${rel}`), `${t}/${rel}: ${ro(plan).join(' ')}`);
+    }
+    // Existing ones are bound as they are (the host's own), never replaced by a placeholder.
+    const existing = planProtections({
+      workspace: WS,
+      targets: ['/workspace'],
+      facts: facts({
+        ...REPO,
+        [`${WS}/.git/commondir`]: 'file',
+        [`${WS}/.git/modules`]: 'dir',
+        [`${WS}/.git/objects/info/alternates`]: 'file',
+      }),
+    });
+    for (const rel of ['commondir', 'modules', 'objects/info/alternates']) assert.ok(ro(existing).includes(`/workspace/.git/${rel}`), rel);
+    assert.deepEqual(
+      existing.placeholders.filter((p) => /\/(commondir|modules|alternates)$/.test(p.path)),
+      [],
+      JSON.stringify(existing.placeholders),
+    );
+    // Missing objects/info: read-only as a whole (no alternates can be made below it); missing objects likewise.
+    const noInfo = planProtections({
+      workspace: WS,
+      targets: ['/workspace'],
+      facts: facts({ ...REPO, [`${WS}/.git/objects/info`]: 'missing' }),
+    });
+    assert.ok(ro(noInfo).includes('/workspace/.git/objects/info') && pins(noInfo).includes('/workspace/.git/objects'));
+    assert.ok(!noInfo.mounts.some((m) => m.target.endsWith('/alternates')));
+    const noObjects = planProtections({
+      workspace: WS,
+      targets: ['/workspace'],
+      facts: facts({ ...REPO, [`${WS}/.git/objects`]: 'missing' }),
+    });
+    assert.ok(ro(noObjects).includes('/workspace/.git/objects') && !noObjects.mounts.some((m) => m.target.includes('/objects/')));
+    // A link where git keeps its object store refuses the open, as any protected path.
+    for (const rel of ['objects', 'objects/info', 'objects/info/alternates', 'commondir', 'modules']) {
+      assert.throws(
+        () => planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({ ...REPO, [`${WS}/.git/${rel}`]: 'symlink' }) }),
+        new RegExp(`\\.git/${rel.replace(/\//g, '\\/')} is a symbolic link`),
+        rel,
+      );
+    }
+  });
+
+  it('a commondir placeholder names its own directory, every other placeholder file is empty; only those count as ours', () => {
+    assert.equal(placeholderText('commondir'), '.\n');
+    assert.equal(placeholderText('file'), '');
+    assert.ok(isPlaceholderText('commondir', '.\n') && isPlaceholderText('config', '') && isPlaceholderText('commondir', ''));
+    for (const [name, text] of [
+      ['commondir', '..\n'],
+      ['commondir', '.'],
+      ['config', '.\n'],
+      ['alternates', '/elsewhere/objects\n'],
+    ] as const) {
+      assert.equal(isPlaceholderText(name, text), false, `${name} ${JSON.stringify(text)}`);
+    }
   });
 
   it('a missing git config is an empty file (git reads a directory there as an error); a missing .git one read-only directory', () => {
@@ -100,6 +169,9 @@ describe('protected paths: the plan', () => {
         { path: `${WS}/.git/hooks`, kind: 'dir' },
         { path: `${WS}/.git/info`, kind: 'dir' },
         { path: `${WS}/.git/worktrees`, kind: 'dir' },
+        { path: `${WS}/.git/commondir`, kind: 'commondir' },
+        { path: `${WS}/.git/modules`, kind: 'dir' },
+        { path: `${WS}/.git/objects`, kind: 'dir' },
       ],
     );
     const notARepo = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({}) });
@@ -171,6 +243,11 @@ describe('protected paths: the plan', () => {
       [`${root}/.git/hooks`]: 'dir',
       [`${root}/.git/info`]: 'dir',
       [`${root}/.git/worktrees`]: 'dir',
+      [`${root}/.git/commondir`]: 'file',
+      [`${root}/.git/modules`]: 'dir',
+      [`${root}/.git/objects`]: 'dir',
+      [`${root}/.git/objects/info`]: 'dir',
+      [`${root}/.git/objects/info/alternates`]: 'file',
       [own]: 'dir',
       [`${own}/commondir`]: 'file',
       [`${own}/gitdir`]: 'file',
@@ -182,8 +259,14 @@ describe('protected paths: the plan', () => {
       facts: facts(tree, { [`${wt}/.git`]: `gitdir: ${own}\n` }),
     });
     assert.ok(ro(plan).includes('/workspace/.git') && ro(plan).includes(`${wt}/.git`));
-    for (const rel of ['config', 'hooks', 'info', 'worktrees']) assert.ok(ro(plan).includes(`${root}/.git/${rel}`), rel);
-    assert.deepEqual(pins(plan), [own], 'only its own gitdir is writable under worktrees/');
+    for (const rel of ['config', 'hooks', 'info', 'worktrees', 'commondir', 'modules', 'objects/info/alternates']) {
+      assert.ok(ro(plan).includes(`${root}/.git/${rel}`), rel);
+    }
+    assert.deepEqual(
+      pins(plan),
+      [`${root}/.git/objects`, `${root}/.git/objects/info`, own],
+      'only its own gitdir is writable under worktrees/ (and the object store is pinned)',
+    );
     for (const name of ['config.worktree', 'commondir', 'gitdir']) assert.ok(ro(plan).includes(`${own}/${name}`), name);
     assert.deepEqual(
       plan.placeholders.filter((p) => p.path.startsWith(`${root}/.git`)),
@@ -199,7 +282,7 @@ describe('protected paths: the plan', () => {
       worktreeRoot: root,
       facts: facts(tree, { [`${wt}/.git`]: 'gitdir: /elsewhere/.git/worktrees/x\n' }),
     });
-    assert.deepEqual(pins(elsewhere), []);
+    assert.deepEqual(pins(elsewhere), [`${root}/.git/objects`, `${root}/.git/objects/info`]);
   });
 
   it('relative gitdir pointers resolve against the worktree folder', () => {

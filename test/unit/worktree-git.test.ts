@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PLACEHOLDER } from '../../extension/src/contract/constants';
 import { runGit, type GitRunner } from '../../extension/src/host/git';
 import {
   addWorktree,
@@ -193,6 +194,28 @@ describe('agent worktrees with host git (real repo, bare origin)', () => {
 
   it('finds the repository root from inside a worktree', async () => {
     assert.equal(await repositoryRoot(join(rig.repo, '.worktrees', 'tbx-feature-login'), { git }), rig.repo);
+  });
+
+  it("reads a protected folder's .git: a commondir naming itself and an empty alternates (placeholders) are the same repository", async () => {
+    const commondir = join(rig.repo, '.git', 'commondir');
+    const alternates = join(rig.repo, '.git', 'objects', 'info', 'alternates');
+    writeFileSync(commondir, PLACEHOLDER.commonDirText);
+    writeFileSync(alternates, '');
+    try {
+      assert.equal(await repositoryRoot(rig.repo, { git }), rig.repo);
+      assert.ok((await listWorktrees(rig.repo, { git })).some((w) => w.branch === 'feature/login'));
+      // Host git itself follows the placeholder to the same directory.
+      assert.equal(rig.git(rig.repo, 'rev-parse', '--git-common-dir'), join(rig.repo, '.git'));
+      // Anything else there still names another store, and is refused.
+      writeFileSync(commondir, '../elsewhere\n');
+      await refused(repositoryRoot(rig.repo, { git }), 'not-a-repo', /has a commondir file/);
+      writeFileSync(commondir, PLACEHOLDER.commonDirText);
+      writeFileSync(alternates, '/elsewhere/.git/objects\n');
+      await refused(listWorktrees(rig.repo, { git }), 'repo-config-unsafe', /alternates makes git read objects from other repositories/);
+    } finally {
+      rmSync(commondir, { force: true });
+      rmSync(alternates, { force: true });
+    }
   });
 
   it('lists toolbox worktrees with base, ahead/behind and dirty, and not the others', async () => {

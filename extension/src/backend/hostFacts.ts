@@ -4,8 +4,10 @@
  */
 import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
+import { basename } from 'node:path';
 import { HOST, PLACEHOLDER } from '../contract/constants';
 import type { HostFacts, HostPathFact } from '../contract/types';
+import { isPlaceholderText } from '../plan/protect';
 
 export function readHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts {
   const info = safeUserInfo();
@@ -45,10 +47,14 @@ function lstatFact(path: string): HostPathFact {
   }
 }
 
-/** Empty, with the placeholder's modification time: what engine/placeholders.ts isPlaceholder checks, synchronously. */
+/** As made, with the placeholder's modification time: what engine/placeholders.ts isPlaceholder checks, synchronously. */
 function isPlaceholderStat(st: import('node:fs').BigIntStats, path: string): boolean {
   if (st.mtimeMs !== BigInt(PLACEHOLDER.mtimeSeconds * 1000)) return false;
-  if (st.isFile()) return st.size === 0n;
+  if (st.isFile()) {
+    if (st.size > BigInt(PLACEHOLDER.commonDirText.length)) return false;
+    const text = st.size === 0n ? '' : readSmall(path);
+    return text !== undefined && isPlaceholderText(basename(path), text);
+  }
   return st.isDirectory() && readDir(path).length === 0;
 }
 

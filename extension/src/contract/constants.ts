@@ -610,6 +610,13 @@ export const LABELS = {
 export const PLACEHOLDER = {
   /** 2005-03-18T01:58:31Z: no program or archive sets it by chance, and any change to the entry moves it. */
   mtimeSeconds: 1_111_111_111,
+  /**
+   * What a `commondir` placeholder in a git directory says: "the common directory is this one".
+   * Git follows it to the same directory (an empty one is a fatal error), so host git and the
+   * container's git work as without it, and the container cannot write one that points elsewhere
+   * (docs/decisions/0059-git-indirections-read-only.md).
+   */
+  commonDirText: '.\n',
 } as const;
 
 /** Repository of the runtime image this extension builds; the tag is a hash of its build context. */

@@ -2,16 +2,17 @@
  * Placeholders for the protected paths that do not exist (plan/protect.ts plans them): made as
  * the container's user before the container is created, because an engine that has to make a
  * bind's mount point itself makes it as root (Docker, rootful Podman) or as a subordinate id
- * (rootless Podman), a file the user may not be able to remove. Each is empty and carries
- * PLACEHOLDER's modification time, which is how a later sweep knows it as ours; the sweep removes
+ * (rootless Podman), a file the user may not be able to remove. Each is empty (a `commondir`
+ * names its own directory) and carries PLACEHOLDER's modification time, which is how a later sweep knows it as ours; the sweep removes
  * one once no container mounts it and it is still empty and untouched
  * (docs/decisions/0042-protected-paths-read-only.md).
  */
 import type Docker from 'dockerode';
-import { lchown, lstat, lutimes, mkdir, open, readdir, rmdir, unlink } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { lchown, lstat, lutimes, mkdir, open, readdir, readFile, rmdir, unlink } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { basename } from 'node:path';
 import { PLACEHOLDER } from '../contract/constants';
-import type { PlannedPlaceholder } from '../plan/protect';
+import { isPlaceholderText, placeholderText, type PlannedPlaceholder } from '../plan/protect';
 import type { EngineContext } from './context';
 import { clause, engineMessage } from './errors';
 
@@ -43,7 +44,15 @@ export async function makePlaceholders(list: readonly PlannedPlaceholder[], owne
 async function makeOne(p: PlannedPlaceholder, owner: Owner | undefined): Promise<boolean> {
   try {
     if (p.kind === 'dir') await mkdir(p.path, { mode: 0o755 });
-    else await (await open(p.path, 'wx', 0o644)).close();
+    else {
+      const file = await open(p.path, 'wx', 0o644);
+      try {
+        const text = placeholderText(p.kind);
+        if (text !== '') await file.writeFile(text);
+      } finally {
+        await file.close();
+      }
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     if ((await lstat(p.path)).isSymbolicLink()) {
@@ -61,7 +70,7 @@ async function makeOne(p: PlannedPlaceholder, owner: Owner | undefined): Promise
   return true;
 }
 
-/** Ours and untouched: empty, with PLACEHOLDER's time, and the owner's when one is given. */
+/** Ours and untouched: as made (empty, or a commondir naming its own directory), with PLACEHOLDER's time, and the owner's when one is given. */
 export async function isPlaceholder(path: string, owner?: Owner): Promise<boolean> {
   let st: Stats;
   try {
@@ -71,7 +80,12 @@ export async function isPlaceholder(path: string, owner?: Owner): Promise<boolea
   }
   if (st.mtimeMs !== PLACEHOLDER.mtimeSeconds * 1000) return false;
   if (owner !== undefined && st.uid !== owner.uid) return false;
-  if (st.isFile()) return st.size === 0;
+  if (st.isFile()) {
+    if (st.size === 0) return true;
+    if (st.size > PLACEHOLDER.commonDirText.length) return false;
+    const text = await readFile(path, { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW }).catch(() => undefined);
+    return text !== undefined && isPlaceholderText(basename(path), text);
+  }
   if (!st.isDirectory()) return false;
   return (await readdir(path).catch(() => ['?'])).length === 0;
 }

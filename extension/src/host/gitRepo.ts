@@ -11,7 +11,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdtemp, open, readdir, realpath, rm, symlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { WORKTREE } from '../contract/constants';
+import { PLACEHOLDER, WORKTREE } from '../contract/constants';
 import { ToolboxError, type WorktreeErrorCode } from '../contract/errors';
 import {
   checkGitConfig,
@@ -142,7 +142,9 @@ export async function findRepository(folder: string): Promise<Repository> {
     const info = await lstatOrNone(dotGit);
     if (info?.isSymbolicLink()) throw unsafe(dotGit, 'a symbolic link');
     if (info?.isDirectory()) {
-      if (await lstatOrNone(join(dotGit, 'commondir'))) {
+      // A protected folder's .git has a read-only commondir naming itself (plan/protect.ts): the same repository.
+      const commondir = join(dotGit, 'commondir');
+      if ((await lstatOrNone(commondir)) && (await readRealFile(commondir, SMALL_FILE_LIMIT)) !== PLACEHOLDER.commonDirText) {
         throw new WorktreeError(
           'not-a-repo',
           `${dotGit} names another repository (it has a commondir file), which agent worktrees do not support.`,
@@ -274,8 +276,9 @@ export async function checkRepositoryConfig(repo: Repository): Promise<CheckedCo
       key === '' ? undefined : key.slice(0, 200),
     );
   }
+  // An empty one names no other store (a protected folder's placeholder, plan/protect.ts).
   const alternates = join(repo.common, 'objects', 'info', 'alternates');
-  if ((await lstatOrNone(alternates)) !== undefined) {
+  if ((await lstatOrNone(alternates)) !== undefined && (await readRealFile(alternates, SMALL_FILE_LIMIT)) !== '') {
     throw new WorktreeError(
       'repo-config-unsafe',
       `${alternates} makes git read objects from other repositories. The container can write it, so host git does not run on this repository until it is gone: remove it (git repack -a -d first keeps the objects), then refresh.`,

@@ -9,24 +9,44 @@
  *
  * Three kinds of mount, all binds of a host path at the same place the folder puts it:
  *   read-only   the protected path itself (an existing file or directory, or its placeholder);
- *   pin         a directory on the way to protected paths (`.git`, `.claude`), bound read-write
+ *   pin         a directory on the way to protected paths (`.git`, `.claude`, `.git/objects`), bound read-write
  *               onto itself: a mount point cannot be renamed, so the container cannot move it
  *               aside and put a directory of its own making in its place;
  *   own gitdir  a worktree container's own `<root>/.git/worktrees/<name>`, read-write inside the
  *               read-only `worktrees` (git writes HEAD, the index and logs there), with its
  *               pointers and config read-only again.
  */
+import { PLACEHOLDER } from '../contract/constants';
 import type { HostFacts, HostPathFact } from '../contract/types';
 import { cleanPath } from './naming';
 import type { PlannedMount } from './types';
 
 export type ProtectedKind = 'file' | 'dir';
 
-/** What a placeholder is made as: git reads a missing config file as empty, a working-tree file is a directory (git ignores an empty one). */
+/**
+ * What a placeholder is made as: git reads a missing config file as empty, a working-tree file is
+ * a directory (git ignores an empty one), and a git directory's `commondir` names that directory
+ * itself (PLACEHOLDER.commonDirText: git dies on an empty one).
+ */
+export type PlaceholderKind = ProtectedKind | 'commondir';
+
 export interface PlannedPlaceholder {
   path: string;
-  kind: ProtectedKind;
+  kind: PlaceholderKind;
 }
+
+/** What a placeholder file holds when it is made (engine/placeholders.ts) and while it is still ours (the sweep, backend/hostFacts.ts). */
+export function placeholderText(kind: 'file' | 'commondir'): string {
+  return kind === 'commondir' ? PLACEHOLDER.commonDirText : '';
+}
+
+/** Whether a file named `name` holding `text` (with the placeholder's time) is one of ours, untouched. */
+export function isPlaceholderText(name: string, text: string): boolean {
+  return text === '' || (name === GITDIR_COMMONDIR && text === PLACEHOLDER.commonDirText);
+}
+
+/** The file in a git directory that points host git at another one (git's setup.c get_common_dir_noenv). */
+const GITDIR_COMMONDIR = 'commondir';
 
 /** The value of LABELS.protectedPaths on a protected container. */
 export const PROTECTED_PATHS_LABEL_VALUE = 'read-only';
@@ -59,14 +79,32 @@ export const PROTECTED_IN_CLAUDE = {
   dirs: ['commands', 'agents'],
 } as const;
 
-/** In a git directory: the folder's `.git`, or the main repository's in a worktree container. */
-export const PROTECTED_IN_GITDIR: ReadonlyArray<{ name: string; kind: ProtectedKind }> = [
+/**
+ * In a git directory: the folder's `.git`, or the main repository's in a worktree container. Every
+ * file git follows from there to another config, hooks or object store is read-only, and so is
+ * what it runs (docs/decisions/0059-git-indirections-read-only.md): the rest of the directory
+ * (HEAD, the index, refs, logs, objects, lock files) stays writable, because git writes it in
+ * normal use.
+ */
+export const PROTECTED_IN_GITDIR: ReadonlyArray<{ name: string; kind: PlaceholderKind }> = [
   { name: 'config', kind: 'file' },
   { name: 'hooks', kind: 'dir' },
+  // Attributes (drivers by name), excludes, sparse-checkout and grafts.
   { name: 'info', kind: 'dir' },
   // Every worktree's gitdir: its commondir, gitdir and config.worktree point host git elsewhere.
   { name: 'worktrees', kind: 'dir' },
+  // "The repository is over there": its config, hooks and objects would be the ones git obeys.
+  { name: GITDIR_COMMONDIR, kind: 'commondir' },
+  // Submodules' git directories, each with a config and hooks of its own.
+  { name: 'modules', kind: 'dir' },
 ];
+
+/**
+ * The object store's way to another one: `objects/info/alternates` (read-only, an empty file when
+ * missing, which git reads as none). `objects` and `objects/info` are pinned so that neither can
+ * be moved aside or replaced with a link to another store.
+ */
+export const GITDIR_OBJECTS = { dir: 'objects', info: 'objects/info', alternates: 'objects/info/alternates' } as const;
 
 /** In a worktree container's own gitdir, which stays writable around them. */
 export const PROTECTED_IN_OWN_GITDIR: readonly string[] = ['config.worktree', 'commondir', 'gitdir'];
@@ -164,6 +202,7 @@ function protectMainGitDir(out: ProtectionPlan, input: ProtectionInput, lstat: (
 
 function protectGitDir(dir: Place): void {
   for (const p of PROTECTED_IN_GITDIR) dir.protect(p.name, p.kind);
+  if (dir.pinOrProtect(GITDIR_OBJECTS.dir) && dir.pinOrProtect(GITDIR_OBJECTS.info)) dir.protect(GITDIR_OBJECTS.alternates, 'file');
 }
 
 /** A host directory `root`, seen in the container at each of `targets`: its mounts and placeholders go into `out`. */
@@ -224,8 +263,23 @@ class Place {
     if (fact.kind !== 'missing') this.bind(rel, true, fact);
   }
 
+  /**
+   * A directory that must stay where it is: pinned (read-write onto itself) when it is one; when
+   * it is missing (or no directory), protected read-only as a whole instead. Answers whether it
+   * was pinned, so that what is inside it can be protected too.
+   */
+  pinOrProtect(rel: string): boolean {
+    const fact = this.fact(rel);
+    if (fact.kind === 'dir') {
+      this.bind(rel, false, fact);
+      return true;
+    }
+    this.protect(rel, 'dir');
+    return false;
+  }
+
   /** A protected path: read-only when it exists, a read-only placeholder made as `missingAs` when it does not. */
-  protect(rel: string, missingAs: ProtectedKind): void {
+  protect(rel: string, missingAs: PlaceholderKind): void {
     const fact = this.fact(rel);
     if (fact.kind === 'missing') this.out.placeholders.push({ path: join(this.root, rel), kind: missingAs });
     this.bind(rel, true, fact);
