@@ -29,6 +29,7 @@ export function standInSettings(
     dockerEndpoint: () => 'scoped',
     egress: () => ({}),
     transports: () => ({ bridge: 'auto', sessions: 'auto' }),
+    vscodeGitOpeners: () => [],
     ...over,
   };
 }

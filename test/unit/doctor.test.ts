@@ -55,6 +55,7 @@ function folderFacts(over: Partial<FolderFacts> = {}): FolderFacts {
     protection: { enabled: true, planned: ['.vscode', '.git/config', '.envrc'] },
     dockerEndpoint: { setting: 'scoped', forwardable: true },
     egressMode: 'open',
+    vscodeGit: [],
     containers: [container()],
     ...over,
   };
@@ -130,6 +131,7 @@ describe('doctorChecks', () => {
         `image:${REF}`,
         `proximo:${folder}`,
         `protected:${NAME}`,
+        `protected.vscode-git:${folder}`,
         `docker:${NAME}`,
         `egress:${folder}`,
         `egress.container:${NAME}`,
@@ -161,6 +163,7 @@ describe('doctorChecks', () => {
       only({ protection: { enabled: false, planned: [] } }),
       withContainer({ protection: { labelled: false, count: 0, missing: [], replaced: [] } }),
       withContainer({ protection: { labelled: true, count: 2, missing: ['.vscode'], replaced: ['.git/config'] } }),
+      only({ vscodeGit: [{ setting: 'git.detectSubmodules', value: 'true', source: 'folder' }] }),
       withContainer({ docker: { kind: 'raw-socket' } }),
       withContainer({ docker: { kind: 'endpoint', served: false } }),
       only({ containers: [], dockerEndpoint: { setting: 'raw-socket', forwardable: true } }),
@@ -487,6 +490,37 @@ describe('doctorChecks', () => {
       );
     });
 
+    it("passes VS Code's git opening only the folder's own repository; warns naming each setting that opens others, and where it is set", () => {
+      const ok = check(doctorChecks(facts()), `protected.vscode-git:${folder}`);
+      assert.equal(ok.status, 'pass');
+      assert.match(ok.detail, /git\.autoRepositoryDetection and git\.detectSubmodules are off/);
+      const on = check(
+        doctorChecks(
+          only({
+            vscodeGit: [
+              { setting: 'git.autoRepositoryDetection', value: '"subFolders"', source: 'user' },
+              { setting: 'git.detectSubmodules', value: 'true', source: 'folder' },
+            ],
+          }),
+        ),
+        `protected.vscode-git:${folder}`,
+      );
+      assert.equal(on.status, 'warn');
+      assert.equal(
+        on.detail,
+        `VS Code's git opens repositories it finds inside the folder on its own (git.autoRepositoryDetection is "subFolders" in your User settings; git.detectSubmodules is true in the folder's .vscode/settings.json): one an agent makes in the container runs, on this host and without a click, the programs its config names.`,
+      );
+      assert.equal(
+        on.fix,
+        "Remove git.autoRepositoryDetection and git.detectSubmodules from your User settings and the folder's .vscode/settings.json (Toolbox turns both off by default), or set them to false.",
+      );
+      // Not read (a stand-in without settings): no row.
+      assert.equal(
+        doctorChecks(only({ vscodeGit: undefined })).some((c) => c.id.startsWith('protected.vscode-git')),
+        false,
+      );
+    });
+
     it('lists what the plan binds when there is no container yet', () => {
       const c = check(doctorChecks(only({ containers: [] })), `protected:${folder}`);
       assert.equal(c.status, 'info');
@@ -605,7 +639,7 @@ describe('the report', () => {
       'Engine: Docker 20.10.24, API 1.41',
       'Folders: ~/proj',
       'Run at: 2025-01-02T03:04:05.000Z',
-      'Doctor: 11 passed, 1 warning, 0 failed.',
+      'Doctor: 12 passed, 1 warning, 0 failed.',
     ]);
     for (const heading of [
       'Engine',
@@ -649,6 +683,8 @@ describe('the report', () => {
       `What to do: ${c.fix}`,
     );
     assert.ok(lines.includes('[PASS] Engine reachable'));
+    // Under Protected paths, after the container's own row.
+    assert.ok(lines.indexOf(`[PASS] VS Code's git in ~/proj`) > lines.indexOf('Protected paths'), text);
     assert.ok(text.endsWith('\n'));
   });
 

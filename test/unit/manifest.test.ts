@@ -10,7 +10,7 @@ import { EXTENSION_VERSION, SECCOMP_PROFILES } from '../../extension/src/contrac
 import { WALKTHROUGH_ID } from '../../extension/src/contract/manifest';
 import { CONTEXT_KEYS } from '../../extension/src/contract/manifest';
 import { COMMAND_LABELS } from '../../extension/src/contract/manifest';
-import { SETTINGS } from '../../extension/src/contract/manifest';
+import { SETTINGS, VSCODE_GIT_DETECTION } from '../../extension/src/contract/manifest';
 
 const root = join(__dirname, '../../..');
 interface Step {
@@ -24,6 +24,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   version: string;
   capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
   contributes: {
+    configurationDefaults: Record<string, unknown>;
     configuration: { properties: Record<string, { scope?: string }> };
     views: Record<string, Array<{ id: string; name: string }>>;
     walkthroughs: Array<{ id: string; title: string; steps: Step[] }>;
@@ -34,6 +35,10 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 describe('package.json', () => {
   it('has the version the containers are told (EXTENSION_VERSION, TOOLBOX_VSCODE_VERSION)', () => {
     assert.equal(pkg.version, EXTENSION_VERSION);
+  });
+
+  it("turns VS Code's own detection of repositories inside a folder off by default (docs/decisions/0059)", () => {
+    for (const setting of Object.values(VSCODE_GIT_DETECTION)) assert.equal(pkg.contributes.configurationDefaults[setting], false, setting);
   });
 
   it('applies toolbox.dockerHost from User settings in a remote window too (scope window, docs/decisions/0015)', () => {

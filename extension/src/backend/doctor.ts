@@ -67,7 +67,7 @@ import type { TransportFacts } from './transportFacts';
 export interface DoctorDeps {
   names: ObjectNames;
   host: () => HostFacts;
-  settings: Pick<BackendSettings, 'dockerEndpoint' | 'pullRuntimeImage'>;
+  settings: Pick<BackendSettings, 'dockerEndpoint' | 'pullRuntimeImage' | 'vscodeGitOpeners'>;
   connector: Pick<EngineConnector, 'connected' | 'locateOrLocal'>;
   config: Pick<FolderConfig, 'peerSetting'>;
   shells: Pick<ShellOpener, 'prepare'>;
@@ -303,6 +303,7 @@ export class Doctor {
             hosts: request.proximo?.hosts.length ?? 0,
           },
           protection: { enabled: request.protectedPaths === true, planned },
+          vscodeGit: this.deps.settings.vscodeGitOpeners(folder),
           egressMode,
         },
       };

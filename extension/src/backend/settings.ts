@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { SECCOMP_PROFILES, type DOCKER_ENDPOINT_MODES } from '../contract/constants';
 
 export type DockerEndpointMode = (typeof DOCKER_ENDPOINT_MODES)[number];
-import { SETTINGS, type BRIDGE_TRANSPORTS, type SESSIONS_TRANSPORTS } from '../contract/manifest';
+import { SETTINGS, VSCODE_GIT_DETECTION, type BRIDGE_TRANSPORTS, type SESSIONS_TRANSPORTS } from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
 import { folderTurnOff, settingWithTurnOff, type FolderTurnOff } from '../plan/posture';
@@ -15,6 +15,7 @@ import { folderProfile, settingWithProfile, type ProfileChoice } from '../plan/p
 import type { EgressMode } from '../plan/egress';
 import { folderEgress, isEgressMode, strictestMode, type FolderEgress } from '../plan/egressPolicy';
 import type { SeccompSetting } from './api';
+import type { VscodeGitOpener } from '../plan/doctor';
 
 /**
  * A folder's .vscode/settings.json is in the folder its container can write, so a setting that
@@ -74,6 +75,12 @@ export interface BackendSettings {
    * (docs/decisions/0058-forced-fallback-transports.md).
    */
   transports(): ForcedTransports;
+  /**
+   * VS Code's own git settings (VSCODE_GIT_DETECTION) that make it open, on its own, repositories
+   * inside the folder, with where each value comes from; [] when it opens only the folder's own
+   * (docs/decisions/0059-git-indirections-read-only.md).
+   */
+  vscodeGitOpeners(folder: string): VscodeGitOpener[];
 }
 
 export interface ForcedTransports {
@@ -154,6 +161,17 @@ export function vscodeSettings(): BackendSettings {
       const bridge = section().inspect<string>(key(SETTINGS.bridgeTransport))?.globalValue;
       const sessions = section().inspect<string>(key(SETTINGS.sessionsTransport))?.globalValue;
       return { bridge: bridge === 'tcp' ? 'tcp' : 'auto', sessions: sessions === 'exec' ? 'exec' : 'auto' };
+    },
+    vscodeGitOpeners: (folder) => {
+      // VS Code's git does not run at all in Restricted Mode.
+      if (!trusted()) return [];
+      const git = vscode.workspace.getConfiguration(undefined, vscode.Uri.file(folder));
+      return Object.values(VSCODE_GIT_DETECTION).flatMap((setting): VscodeGitOpener[] => {
+        const value = git.get<unknown>(setting);
+        if (value === false) return [];
+        const scope = explicitSettingScope(git.inspect<unknown>(setting), true);
+        return [{ setting, value: JSON.stringify(value) ?? 'unset', source: folderScope(scope) ?? 'default' }];
+      });
     },
   };
 }

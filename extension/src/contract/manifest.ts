@@ -40,6 +40,18 @@ export const COMMAND_LABELS = {
 export const PROPOSAL_SCHEME = 'toolbox-proposal';
 
 /**
+ * VS Code's own git settings that make it open, on its own, repositories it finds inside a folder
+ * (a subfolder scan, an editor's file, a submodule). package.json turns both off by default
+ * (`configurationDefaults`): a repository an agent makes in the container would be opened by
+ * VS Code's git, which runs on the host the programs its config names
+ * (docs/decisions/0059-git-indirections-read-only.md); the Doctor names any value that turns one back on.
+ */
+export const VSCODE_GIT_DETECTION = {
+  autoRepositoryDetection: 'git.autoRepositoryDetection',
+  detectSubmodules: 'git.detectSubmodules',
+} as const;
+
+/**
  * Names shared by package.json (settings, `when` clauses, walkthrough completion events) and the
  * code; test/unit/manifest.test.ts holds package.json to them.
  */

@@ -7,7 +7,7 @@
  * proximo, the protected paths (docs/decisions/0042), the Docker endpoint (0047) and egress (0056).
  */
 import { MIN_API_VERSION } from '../contract/constants';
-import { COMMAND_LABELS, SETTINGS } from '../contract/manifest';
+import { COMMAND_LABELS, SETTINGS, VSCODE_GIT_DETECTION } from '../contract/manifest';
 import type { EgressMode } from './egress';
 import { tildePath } from './posture';
 
@@ -125,6 +125,16 @@ export interface ContainerFacts {
   egress: { enforced: boolean; served?: boolean };
 }
 
+/** Where a VS Code setting's value comes from, as VS Code layers them. */
+export type VscodeSettingSource = 'folder' | 'workspace' | 'user' | 'default';
+
+/** A VS Code git setting (VSCODE_GIT_DETECTION) whose value makes VS Code's git open repositories inside the folder on its own. */
+export interface VscodeGitOpener {
+  setting: string;
+  value: string;
+  source: VscodeSettingSource;
+}
+
 export interface FolderFacts {
   folder: string;
   /** Why the folder's configuration could not be read or planned; the checks that need it say so. */
@@ -137,6 +147,8 @@ export interface FolderFacts {
   protection?: { enabled: boolean; planned: string[] };
   dockerEndpoint?: { setting: 'scoped' | 'raw-socket'; forwardable: boolean };
   egressMode?: EgressMode;
+  /** The VS Code git settings that open repositories inside the folder ([]: none does); undefined when not read. */
+  vscodeGit?: VscodeGitOpener[];
   containers: Read<ContainerFacts[]>;
 }
 
@@ -650,6 +662,46 @@ function protectedChecks(f: FolderFacts, home: string): DoctorCheck[] {
   );
 }
 
+const SOURCE_WORDS: Record<VscodeSettingSource, string> = {
+  folder: "the folder's .vscode/settings.json",
+  workspace: 'the workspace settings',
+  user: 'your User settings',
+  default: "VS Code's default",
+};
+
+/**
+ * VS Code's git and repositories inside the folder: one an agent makes in the container (a
+ * `git init`, a clone, a submodule) has a config of the container's writing, and VS Code's git
+ * runs the programs it names on the host as soon as it opens it (docs/decisions/0059).
+ */
+function vscodeGitChecks(f: FolderFacts, home: string): DoctorCheck[] {
+  if (f.vscodeGit === undefined) return [];
+  const id = `protected.vscode-git:${f.folder}`;
+  const title = `VS Code's git in ${shown(f.folder, home)}`;
+  const names = `${VSCODE_GIT_DETECTION.autoRepositoryDetection} and ${VSCODE_GIT_DETECTION.detectSubmodules}`;
+  if (f.vscodeGit.length === 0) {
+    return [
+      {
+        id,
+        status: 'pass',
+        title,
+        detail: `VS Code's git opens only the folder's own repository, never one it finds inside it (${names} are off).`,
+      },
+    ];
+  }
+  const set = f.vscodeGit.map((o) => `${o.setting} is ${oneLine(o.value, 40)} in ${SOURCE_WORDS[o.source]}`).join('; ');
+  const sources = [...new Set(f.vscodeGit.map((o) => SOURCE_WORDS[o.source]))].join(' and ');
+  return [
+    {
+      id,
+      status: 'warn',
+      title,
+      detail: `VS Code's git opens repositories it finds inside the folder on its own (${set}): one an agent makes in the container runs, on this host and without a click, the programs its config names.`,
+      fix: `Remove ${f.vscodeGit.map((o) => o.setting).join(' and ')} from ${sources} (Toolbox turns both off by default), or set them to false.`,
+    },
+  ];
+}
+
 function dockerChecks(f: FolderFacts, home: string): DoctorCheck[] {
   if (f.dockerEndpoint === undefined) return [];
   const setting = f.dockerEndpoint.setting;
@@ -812,6 +864,7 @@ export function doctorChecks(facts: DoctorFacts): DoctorCheck[] {
     ...imageChecks(facts),
     ...folders.flatMap((f) => proximoChecks(f, home)),
     ...folders.flatMap((f) => protectedChecks(f, home)),
+    ...folders.flatMap((f) => vscodeGitChecks(f, home)),
     ...folders.flatMap((f) => dockerChecks(f, home)),
     ...folders.flatMap((f) => egressChecks(f, home)),
   ];
