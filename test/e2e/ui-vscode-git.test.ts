@@ -15,9 +15,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { folder, LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
 
+const settingsFile = join(process.env.E2E_USER_DATA ?? '', 'User', 'settings.json');
+const originalSettings = process.env.E2E_USER_DATA ? readFileSync(settingsFile, 'utf8') : '{}';
+
 describe("VS Code's git and a container that writes the repository (issue 25, item 1)", { skip: uiTestsSkip }, () => {
   let wb: Workbench;
   const marker = join(folder, 'FSMONITOR-RAN');
+  const commondirMarker = join(folder, 'COMMONDIR-RAN');
+  const nestedMarker = join(folder, 'NESTED-RAN');
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], {
       cwd: folder,
@@ -28,7 +33,7 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
   before(async () => {
     // A repository before the window opens, so VS Code's git extension opens it.
     git('init', '-q', '-b', 'main');
-    writeFileSync(join(folder, '.gitignore'), 'FSMONITOR-RAN\n');
+    writeFileSync(join(folder, '.gitignore'), 'FSMONITOR-RAN\nCOMMONDIR-RAN\nNESTED-RAN\nnested/\n');
     git('add', '.');
     git('commit', '-q', '-m', 'initial');
     wb = await openWorkbench('vscode-git-');
@@ -79,4 +84,90 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
         assert.equal(await wb.page.getByText(/Host git refused/).count(), 0, 'the repository is not refused');
       })(),
   );
+
+  it(
+    '.git/commondir and git’s other ways to another repository are refused in the container; VS Code’s git works on the placeholders (issue 38, item 1)',
+    { timeout: LONG },
+    async () =>
+      wb.scenario('commondir', async () => {
+        // The review's attack: a config of the container's making inside .git (the directory is
+        // writable, git keeps its lock files there), then commondir pointed at it; VS Code's git
+        // ran it 2 s after on the main of that day.
+        const planted = await wb.ask(
+          `mkdir -p .git/x && printf '[core]\\n\\tfsmonitor = "touch ${commondirMarker}"\\n' > .git/x/config; echo "PLANTED=$?"`,
+          /PLANTED=(\d+)/,
+        );
+        assert.equal(planted, '0', 'the .git directory itself stays writable');
+        const attacks: Array<[string, string]> = [
+          ['commondir', `printf 'x\\n' > .git/commondir`],
+          ['commondir-rm', 'rm -f .git/commondir'],
+          ['alternates', `printf '/tmp/objects\\n' > .git/objects/info/alternates`],
+          ['objects-aside', 'mv .git/objects/info .git/objects/info-old'],
+          ['modules', 'mkdir .git/modules/x'],
+        ];
+        for (const [name, command] of attacks) {
+          const rc = await wb.ask(`${command} 2>/dev/null; echo "ATTACK_${name}=$?"`, new RegExp(`ATTACK_${name}=(\\d+)`));
+          assert.notEqual(rc, '0', `${name} was refused in the container`);
+        }
+        assert.equal(readFileSync(join(folder, '.git', 'commondir'), 'utf8'), '.\n', 'the placeholder names .git itself');
+
+        // VS Code's git runs its status on the folder with the placeholders in place, and lists a new change.
+        await wb.ask('echo changed > from-agent-2.txt; echo "WROTE2=$?"', /WROTE2=(\d+)/);
+        await wb.runCommand('Source Control: Focus on Changes View');
+        await wb.runCommand('Git: Refresh');
+        await wb.page.locator('.scm-view .monaco-list-row').filter({ hasText: 'from-agent-2.txt' }).first().waitFor({ timeout: 60_000 });
+        await wb.shot('commondir-refused');
+        assert.equal(existsSync(commondirMarker), false, 'VS Code’s git never ran the program named in .git/x/config');
+        await wb.ask('rm -rf .git/x; echo "CLEANED=$?"', /CLEANED=(\d+)/);
+      })(),
+  );
+
+  it(
+    'a repository the agent makes inside the folder is never opened by VS Code’s git: not after a reload, not from an editor (Toolbox’s defaults)',
+    { timeout: LONG },
+    async () =>
+      wb.scenario('nested', async () => {
+        const made = await wb.ask(
+          `git init -q nested && git -C nested config core.fsmonitor "touch ${nestedMarker}" && echo hi > nested/a.txt; echo "NESTED=$?"`,
+          /NESTED=(\d+)/,
+        );
+        assert.equal(made, '0', 'a new repository can be made in the folder');
+        // The agent opens one of its files in the editor (the bridge's `code`), then the window reloads.
+        await wb.ask('code nested/a.txt; echo "OPENED=$?"', /OPENED=(\d+)/);
+        await wb.page.locator('.tab', { hasText: 'a.txt' }).first().waitFor({ timeout: 30_000 });
+        await wb.reloadToTerminal();
+        await wb.page.locator('.tab', { hasText: 'a.txt' }).first().waitFor({ timeout: 60_000 });
+        const scan = await gitScanCompleted();
+        await wb.shot('nested-not-opened');
+        assert.match(scan, /scan completed - repositories \(1\),/, `VS Code's git opened only the folder's own repository: ${scan}`);
+        assert.equal(existsSync(nestedMarker), false, 'VS Code’s git never ran the nested repository’s fsmonitor');
+
+        // What the defaults stop: with automatic detection turned back on by the user, the same
+        // reload runs the container's program on the host (so this test would see it).
+        writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(originalSettings), 'git.autoRepositoryDetection': true }));
+        try {
+          await wb.reloadToTerminal();
+          await waitForFile(nestedMarker, 90_000);
+        } finally {
+          writeFileSync(settingsFile, originalSettings);
+        }
+        await wb.ask('rm -rf nested; echo "CLEANED=$?"', /CLEANED=(\d+)/);
+        await wb.reloadToTerminal();
+      })(),
+  );
+
+  /** The Git output's line that ends VS Code's git initial scan after a (re)load, once it is there. */
+  async function gitScanCompleted(): Promise<string> {
+    await wb.runCommand('Git: Show Git Output');
+    return wb.outputLines('Initial repository scan completed', /Initial\srepository\sscan\scompleted/);
+  }
 });
+
+/** Waits for `path` to exist: the state the attack leaves, polled (a marker file has no event to wait on). */
+async function waitForFile(path: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

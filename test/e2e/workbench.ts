@@ -62,6 +62,13 @@ export interface Workbench {
   engineDescription(shotName: string): Promise<string>;
   /** Reloads the window and selects the folder's terminal (a held session: it comes back by itself). */
   reloadToTerminal(): Promise<void>;
+  /**
+   * The shown Output channel filtered for `filter`, once a line matching `line` is there; answers
+   * the filtered text, wrapped lines joined, white space as plain spaces. The Output view renders
+   * visible lines only (later lines can scroll one out) and can clear the filter when it switches to
+   * the channel, so the filter is typed again until the line shows (six times at most).
+   */
+  outputLines(filter: string, line: RegExp): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -272,6 +279,26 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     await page.locator('.terminal-wrapper.active .xterm-rows').filter({ visible: true }).first().waitFor({ timeout: 60_000 });
   };
 
+  const outputLines = async (filterText: string, line: RegExp) => {
+    const filter = page.locator('.part.panel input[placeholder="Filter"]').first();
+    await filter.waitFor({ timeout: 15_000 });
+    const shownLine = page.locator('.part.panel .view-line', { hasText: line }).first();
+    for (let attempt = 1; ; attempt++) {
+      await filter.fill(filterText);
+      const shown = await shownLine.waitFor({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (shown) break;
+      if (attempt >= 6) throw new Error(`the Output view never showed ${String(line)} under the filter "${filterText}"`);
+    }
+    // A long line wraps over several view lines, which Monaco may keep in any DOM order: by their top.
+    const text = (await page.evaluate(
+      `[...document.querySelectorAll('.part.panel .view-lines .view-line')].sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top)).map((l) => l.textContent).join('')`,
+    )) as string;
+    return text.replace(/\s+/g, ' ');
+  };
+
   const extensionPath = options.fromSource === false ? undefined : process.env.E2E_EXT_PATH!;
   await page.goto(workbenchUrl(options.base ?? base!, folder, extensionPath), { waitUntil: 'domcontentloaded' });
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
@@ -300,6 +327,7 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     revealRow,
     engineDescription,
     reloadToTerminal,
+    outputLines,
     close: () => browser.close(),
   };
 }
