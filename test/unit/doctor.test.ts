@@ -493,7 +493,10 @@ describe('doctorChecks', () => {
     it("passes VS Code's git opening only the folder's own repository; warns naming each setting that opens others, and where it is set", () => {
       const ok = check(doctorChecks(facts()), `protected.vscode-git:${folder}`);
       assert.equal(ok.status, 'pass');
-      assert.match(ok.detail, /git\.autoRepositoryDetection and git\.detectSubmodules are off/);
+      assert.equal(
+        ok.detail,
+        "VS Code's git keeps to the folder's own repository and never runs git inside another one in it (git.autoRepositoryDetection false, git.detectSubmodules false, git.ignoreSubmodules true).",
+      );
       const on = check(
         doctorChecks(
           only({
@@ -508,11 +511,11 @@ describe('doctorChecks', () => {
       assert.equal(on.status, 'warn');
       assert.equal(
         on.detail,
-        `VS Code's git opens repositories it finds inside the folder on its own (git.autoRepositoryDetection is "subFolders" in your User settings; git.detectSubmodules is true in the folder's .vscode/settings.json): one an agent makes in the container runs, on this host and without a click, the programs its config names.`,
+        `VS Code's git runs git inside other repositories in the folder on its own (git.autoRepositoryDetection is "subFolders" in your User settings; git.detectSubmodules is true in the folder's .vscode/settings.json): one an agent makes in the container runs, on this host and without a click, the programs its config names.`,
       );
       assert.equal(
         on.fix,
-        "Remove git.autoRepositoryDetection and git.detectSubmodules from your User settings and the folder's .vscode/settings.json (Toolbox turns both off by default), or set them to false.",
+        "Remove git.autoRepositoryDetection and git.detectSubmodules from your User settings and the folder's .vscode/settings.json (Toolbox's defaults keep VS Code's git to the folder's own repository).",
       );
       // Not read (a stand-in without settings): no row.
       assert.equal(

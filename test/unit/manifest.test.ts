@@ -10,7 +10,7 @@ import { EXTENSION_VERSION, SECCOMP_PROFILES } from '../../extension/src/contrac
 import { WALKTHROUGH_ID } from '../../extension/src/contract/manifest';
 import { CONTEXT_KEYS } from '../../extension/src/contract/manifest';
 import { COMMAND_LABELS } from '../../extension/src/contract/manifest';
-import { SETTINGS, VSCODE_GIT_DETECTION } from '../../extension/src/contract/manifest';
+import { SETTINGS, VSCODE_GIT_DEFAULTS } from '../../extension/src/contract/manifest';
 
 const root = join(__dirname, '../../..');
 interface Step {
@@ -37,8 +37,10 @@ describe('package.json', () => {
     assert.equal(pkg.version, EXTENSION_VERSION);
   });
 
-  it("turns VS Code's own detection of repositories inside a folder off by default (docs/decisions/0059)", () => {
-    for (const setting of Object.values(VSCODE_GIT_DETECTION)) assert.equal(pkg.contributes.configurationDefaults[setting], false, setting);
+  it("keeps VS Code's git to the folder's own repository by default (docs/decisions/0059)", () => {
+    for (const [setting, value] of Object.entries(VSCODE_GIT_DEFAULTS)) {
+      assert.equal(pkg.contributes.configurationDefaults[setting], value, setting);
+    }
   });
 
   it('applies toolbox.dockerHost from User settings in a remote window too (scope window, docs/decisions/0015)', () => {

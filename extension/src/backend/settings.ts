@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { SECCOMP_PROFILES, type DOCKER_ENDPOINT_MODES } from '../contract/constants';
 
 export type DockerEndpointMode = (typeof DOCKER_ENDPOINT_MODES)[number];
-import { SETTINGS, VSCODE_GIT_DETECTION, type BRIDGE_TRANSPORTS, type SESSIONS_TRANSPORTS } from '../contract/manifest';
+import { SETTINGS, VSCODE_GIT_DEFAULTS, type BRIDGE_TRANSPORTS, type SESSIONS_TRANSPORTS } from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
 import { folderTurnOff, settingWithTurnOff, type FolderTurnOff } from '../plan/posture';
@@ -76,9 +76,9 @@ export interface BackendSettings {
    */
   transports(): ForcedTransports;
   /**
-   * VS Code's own git settings (VSCODE_GIT_DETECTION) that make it open, on its own, repositories
-   * inside the folder, with where each value comes from; [] when it opens only the folder's own
-   * (docs/decisions/0059-git-indirections-read-only.md).
+   * VS Code's own git settings whose value differs from VSCODE_GIT_DEFAULTS, so that its git runs
+   * git inside other repositories in the folder on its own, with where each value comes from; []
+   * when it keeps to the folder's own (docs/decisions/0059-git-indirections-read-only.md).
    */
   vscodeGitOpeners(folder: string): VscodeGitOpener[];
 }
@@ -166,9 +166,9 @@ export function vscodeSettings(): BackendSettings {
       // VS Code's git does not run at all in Restricted Mode.
       if (!trusted()) return [];
       const git = vscode.workspace.getConfiguration(undefined, vscode.Uri.file(folder));
-      return Object.values(VSCODE_GIT_DETECTION).flatMap((setting): VscodeGitOpener[] => {
+      return Object.entries(VSCODE_GIT_DEFAULTS).flatMap(([setting, safe]): VscodeGitOpener[] => {
         const value = git.get<unknown>(setting);
-        if (value === false) return [];
+        if (value === safe) return [];
         const scope = explicitSettingScope(git.inspect<unknown>(setting), true);
         return [{ setting, value: JSON.stringify(value) ?? 'unset', source: folderScope(scope) ?? 'default' }];
       });

@@ -40,15 +40,18 @@ export const COMMAND_LABELS = {
 export const PROPOSAL_SCHEME = 'toolbox-proposal';
 
 /**
- * VS Code's own git settings that make it open, on its own, repositories it finds inside a folder
- * (a subfolder scan, an editor's file, a submodule). package.json turns both off by default
- * (`configurationDefaults`): a repository an agent makes in the container would be opened by
- * VS Code's git, which runs on the host the programs its config names
- * (docs/decisions/0059-git-indirections-read-only.md); the Doctor names any value that turns one back on.
+ * VS Code's own git settings, with the values package.json gives them by default
+ * (`configurationDefaults`), under which VS Code's git never runs git inside a repository it finds
+ * in the folder: no subfolder scan, no repository for an editor's file, no submodules opened, and
+ * a status that does not enter submodules (git status runs a second git in every populated
+ * submodule the index lists, and the container writes the index). A repository an agent makes
+ * there has a config of its writing, whose programs that git would run on the host
+ * (docs/decisions/0059-git-indirections-read-only.md); the Doctor names any value that differs.
  */
-export const VSCODE_GIT_DETECTION = {
-  autoRepositoryDetection: 'git.autoRepositoryDetection',
-  detectSubmodules: 'git.detectSubmodules',
+export const VSCODE_GIT_DEFAULTS = {
+  'git.autoRepositoryDetection': false,
+  'git.detectSubmodules': false,
+  'git.ignoreSubmodules': true,
 } as const;
 
 /**

@@ -7,7 +7,7 @@
  * proximo, the protected paths (docs/decisions/0042), the Docker endpoint (0047) and egress (0056).
  */
 import { MIN_API_VERSION } from '../contract/constants';
-import { COMMAND_LABELS, SETTINGS, VSCODE_GIT_DETECTION } from '../contract/manifest';
+import { COMMAND_LABELS, SETTINGS, VSCODE_GIT_DEFAULTS } from '../contract/manifest';
 import type { EgressMode } from './egress';
 import { tildePath } from './posture';
 
@@ -128,7 +128,7 @@ export interface ContainerFacts {
 /** Where a VS Code setting's value comes from, as VS Code layers them. */
 export type VscodeSettingSource = 'folder' | 'workspace' | 'user' | 'default';
 
-/** A VS Code git setting (VSCODE_GIT_DETECTION) whose value makes VS Code's git open repositories inside the folder on its own. */
+/** A VS Code git setting whose value differs from VSCODE_GIT_DEFAULTS: VS Code's git then runs git inside other repositories in the folder on its own. */
 export interface VscodeGitOpener {
   setting: string;
   value: string;
@@ -147,7 +147,7 @@ export interface FolderFacts {
   protection?: { enabled: boolean; planned: string[] };
   dockerEndpoint?: { setting: 'scoped' | 'raw-socket'; forwardable: boolean };
   egressMode?: EgressMode;
-  /** The VS Code git settings that open repositories inside the folder ([]: none does); undefined when not read. */
+  /** The VS Code git settings that let it enter other repositories inside the folder ([]: none does); undefined when not read. */
   vscodeGit?: VscodeGitOpener[];
   containers: Read<ContainerFacts[]>;
 }
@@ -671,21 +671,24 @@ const SOURCE_WORDS: Record<VscodeSettingSource, string> = {
 
 /**
  * VS Code's git and repositories inside the folder: one an agent makes in the container (a
- * `git init`, a clone, a submodule) has a config of the container's writing, and VS Code's git
- * runs the programs it names on the host as soon as it opens it (docs/decisions/0059).
+ * `git init`, a clone, a submodule it stages) has a config of the container's writing, and
+ * VS Code's git runs the programs it names on the host as soon as it runs git there
+ * (docs/decisions/0059).
  */
 function vscodeGitChecks(f: FolderFacts, home: string): DoctorCheck[] {
   if (f.vscodeGit === undefined) return [];
   const id = `protected.vscode-git:${f.folder}`;
   const title = `VS Code's git in ${shown(f.folder, home)}`;
-  const names = `${VSCODE_GIT_DETECTION.autoRepositoryDetection} and ${VSCODE_GIT_DETECTION.detectSubmodules}`;
   if (f.vscodeGit.length === 0) {
+    const defaults = Object.entries(VSCODE_GIT_DEFAULTS)
+      .map(([setting, value]) => `${setting} ${String(value)}`)
+      .join(', ');
     return [
       {
         id,
         status: 'pass',
         title,
-        detail: `VS Code's git opens only the folder's own repository, never one it finds inside it (${names} are off).`,
+        detail: `VS Code's git keeps to the folder's own repository and never runs git inside another one in it (${defaults}).`,
       },
     ];
   }
@@ -696,8 +699,8 @@ function vscodeGitChecks(f: FolderFacts, home: string): DoctorCheck[] {
       id,
       status: 'warn',
       title,
-      detail: `VS Code's git opens repositories it finds inside the folder on its own (${set}): one an agent makes in the container runs, on this host and without a click, the programs its config names.`,
-      fix: `Remove ${f.vscodeGit.map((o) => o.setting).join(' and ')} from ${sources} (Toolbox turns both off by default), or set them to false.`,
+      detail: `VS Code's git runs git inside other repositories in the folder on its own (${set}): one an agent makes in the container runs, on this host and without a click, the programs its config names.`,
+      fix: `Remove ${f.vscodeGit.map((o) => o.setting).join(' and ')} from ${sources} (Toolbox's defaults keep VS Code's git to the folder's own repository).`,
     },
   ];
 }
