@@ -6,12 +6,16 @@
  * `core.hooksPath`, attributes, moving `.git` aside) and is refused by the protected paths
  * (docs/decisions/0042-protected-paths-read-only.md); it then changes a file, VS Code's git
  * extension runs `git status` on the folder (the Source Control view lists the change), and the
- * marker program never ran on the host. Screenshots land in test-output/e2e/ (vscode-git-NN-*.png).
+ * marker program never ran on the host. Issue 38, item 1: the same for git's ways from `.git` to
+ * another repository (`commondir`, alternates, `modules`; decision 0059), and for a repository the
+ * agent makes inside the folder, opened in an editor, reloaded, staged as a submodule: VS Code's git
+ * never runs git in it under Toolbox's defaults, and does once the user turns each back on.
+ * Screenshots land in test-output/e2e/ (vscode-git-NN-*.png).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { folder, LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
 
@@ -21,8 +25,10 @@ const originalSettings = process.env.E2E_USER_DATA ? readFileSync(settingsFile, 
 describe("VS Code's git and a container that writes the repository (issue 25, item 1)", { skip: uiTestsSkip }, () => {
   let wb: Workbench;
   const marker = join(folder, 'FSMONITOR-RAN');
-  const commondirMarker = join(folder, 'COMMONDIR-RAN');
-  const nestedMarker = join(folder, 'NESTED-RAN');
+  // Beside the folder, not in it: the container's own git may run what it planted too (its commit
+  // in the nested repository does), and it cannot write here, so only a host git makes these.
+  const commondirMarker = join(dirname(folder), `${basename(folder)}-COMMONDIR-RAN`);
+  const nestedMarker = join(dirname(folder), `${basename(folder)}-NESTED-RAN`);
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], {
       cwd: folder,
@@ -33,7 +39,7 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
   before(async () => {
     // A repository before the window opens, so VS Code's git extension opens it.
     git('init', '-q', '-b', 'main');
-    writeFileSync(join(folder, '.gitignore'), 'FSMONITOR-RAN\nCOMMONDIR-RAN\nNESTED-RAN\nnested/\n');
+    writeFileSync(join(folder, '.gitignore'), 'FSMONITOR-RAN\nnested/\n');
     git('add', '.');
     git('commit', '-q', '-m', 'initial');
     wb = await openWorkbench('vscode-git-');
@@ -123,7 +129,7 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
   );
 
   it(
-    'a repository the agent makes inside the folder is never opened by VS Code’s git: not after a reload, not from an editor (Toolbox’s defaults)',
+    'a repository the agent makes inside the folder is never entered by VS Code’s git: not after a reload, not from an editor, not as a submodule it stages (Toolbox’s defaults)',
     { timeout: LONG },
     async () =>
       wb.scenario('nested', async () => {
@@ -138,28 +144,61 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
         await wb.reloadToTerminal();
         await wb.page.locator('.tab', { hasText: 'a.txt' }).first().waitFor({ timeout: 60_000 });
         const scan = await gitScanCompleted();
-        await wb.shot('nested-not-opened');
         assert.match(scan, /scan completed - repositories \(1\),/, `VS Code's git opened only the folder's own repository: ${scan}`);
         assert.equal(existsSync(nestedMarker), false, 'VS Code’s git never ran the nested repository’s fsmonitor');
 
-        // What the defaults stop: with automatic detection turned back on by the user, the same
-        // reload runs the container's program on the host (so this test would see it).
-        writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(originalSettings), 'git.autoRepositoryDetection': true }));
-        try {
+        // The agent stages it in the folder's own index as a submodule (no .gitmodules needed):
+        // git status there runs a second git inside every populated submodule the index lists.
+        const staged = await wb.ask(
+          'git -C nested -c user.name=a -c user.email=a@b commit -q --allow-empty -m x && ' +
+            'git update-index --add --cacheinfo 160000,$(git -C nested rev-parse HEAD),nested; echo "STAGED=$?"',
+          /STAGED=(\d+)/,
+        );
+        assert.equal(staged, '0', 'the index is the agent’s to write');
+        await wb.ask('echo changed > from-agent-3.txt; echo "WROTE3=$?"', /WROTE3=(\d+)/);
+        await wb.runCommand('Source Control: Focus on Changes View');
+        await wb.runCommand('Git: Refresh');
+        await wb.page.locator('.scm-view .monaco-list-row').filter({ hasText: 'from-agent-3.txt' }).first().waitFor({ timeout: 60_000 });
+        assert.equal(existsSync(nestedMarker), false, 'VS Code’s git status did not enter the staged submodule');
+
+        // What the defaults stop, each turned back on by the user in turn (so this test would see
+        // the attack; the window reads a settings.json written behind its back when it reloads):
+        // a status that enters submodules runs the agent's program …
+        await withUserSettings({ 'git.ignoreSubmodules': false }, async () => {
           await wb.reloadToTerminal();
           await waitForFile(nestedMarker, 90_000);
-        } finally {
-          writeFileSync(settingsFile, originalSettings);
-        }
+        });
+        rmSync(nestedMarker);
+        await wb.ask('git rm -q --cached nested; echo "UNSTAGED=$?"', /UNSTAGED=(\d+)/);
+        // … and automatic detection opens the repository on the next reload.
+        await withUserSettings({ 'git.autoRepositoryDetection': true }, async () => {
+          await wb.reloadToTerminal();
+          await waitForFile(nestedMarker, 90_000);
+        });
         await wb.ask('rm -rf nested; echo "CLEANED=$?"', /CLEANED=(\d+)/);
         await wb.reloadToTerminal();
       })(),
   );
 
+  /** Runs `body` with `settings` added to the User settings, which are then as they were (for the window, from its next reload). */
+  async function withUserSettings(settings: Record<string, unknown>, body: () => Promise<void>): Promise<void> {
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(originalSettings), ...settings }));
+    try {
+      await body();
+    } finally {
+      writeFileSync(settingsFile, originalSettings);
+    }
+  }
+
   /** The Git output's line that ends VS Code's git initial scan after a (re)load, once it is there. */
   async function gitScanCompleted(): Promise<string> {
     await wb.runCommand('Git: Show Git Output');
-    return wb.outputLines('Initial repository scan completed', /Initial\srepository\sscan\scompleted/);
+    const line = await wb.outputLines('Initial repository scan completed', /Initial\srepository\sscan\scompleted/);
+    await wb.shot('nested-not-opened');
+    // Back to the Toolbox terminal, which the Output view replaced in the panel.
+    await wb.runCommand('Terminal: Focus Terminal');
+    await wb.page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first().waitFor({ timeout: 30_000 });
+    return line;
   }
 });
 
