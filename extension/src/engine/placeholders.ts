@@ -3,9 +3,9 @@
  * the container's user before the container is created, because an engine that has to make a
  * bind's mount point itself makes it as root (Docker, rootful Podman) or as a subordinate id
  * (rootless Podman), a file the user may not be able to remove. Each is empty (a `commondir`
- * names its own directory) and carries PLACEHOLDER's modification time, which is how a later sweep knows it as ours; the sweep removes
- * one once no container mounts it and it is still empty and untouched
- * (docs/decisions/0042-protected-paths-read-only.md).
+ * names its own directory) and carries PLACEHOLDER's modification time, which is how a later
+ * sweep knows it as ours; the sweep removes one once no container mounts it and it is still as
+ * made and untouched (docs/decisions/0042-protected-paths-read-only.md, 0059).
  */
 import type Docker from 'dockerode';
 import { lchown, lstat, lutimes, mkdir, open, readdir, readFile, rmdir, unlink } from 'node:fs/promises';

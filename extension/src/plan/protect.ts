@@ -9,9 +9,9 @@
  *
  * Three kinds of mount, all binds of a host path at the same place the folder puts it:
  *   read-only   the protected path itself (an existing file or directory, or its placeholder);
- *   pin         a directory on the way to protected paths (`.git`, `.claude`, `.git/objects`), bound read-write
- *               onto itself: a mount point cannot be renamed, so the container cannot move it
- *               aside and put a directory of its own making in its place;
+ *   pin         a directory on the way to protected paths (`.git`, `.claude`, `.git/objects`),
+ *               bound read-write onto itself: a mount point cannot be renamed, so the container
+ *               cannot move it aside and put a directory of its own making in its place;
  *   own gitdir  a worktree container's own `<root>/.git/worktrees/<name>`, read-write inside the
  *               read-only `worktrees` (git writes HEAD, the index and logs there), with its
  *               pointers and config read-only again.
