@@ -274,13 +274,15 @@ class Place {
       this.bind(rel, false, fact);
       return true;
     }
-    this.protect(rel, 'dir');
+    this.protect(rel, 'dir', fact);
     return false;
   }
 
-  /** A protected path: read-only when it exists, a read-only placeholder made as `missingAs` when it does not. */
-  protect(rel: string, missingAs: PlaceholderKind): void {
-    const fact = this.fact(rel);
+  /**
+   * A protected path: read-only when it exists, a read-only placeholder made as `missingAs` when it
+   * does not (`fact`: what is there, when the caller has already looked).
+   */
+  protect(rel: string, missingAs: PlaceholderKind, fact = this.fact(rel)): void {
     if (fact.kind === 'missing') this.out.placeholders.push({ path: join(this.root, rel), kind: missingAs });
     this.bind(rel, true, fact);
   }
