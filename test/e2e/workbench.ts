@@ -164,19 +164,38 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     }
   };
 
+  /** Whether the keyboard is in the active terminal (xterm.js takes keys through its textarea). */
+  const terminalHasFocus = async (): Promise<boolean> =>
+    (await page.evaluate(
+      `!!document.activeElement?.classList.contains('xterm-helper-textarea') && !!document.activeElement.closest('.terminal-wrapper.active')`,
+    )) as boolean;
+
   const ask = async (command: string, pattern: RegExp): Promise<string> => {
-    // Top left: notification toasts (bottom right) must not take the click.
-    await page
-      .locator('.terminal-wrapper.active .xterm')
-      .filter({ visible: true })
-      .first()
-      .click({ position: { x: 12, y: 8 } });
+    const terminal = page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first();
     // zsh's prompt ends in `%` or `#`: wait for it so the line editor is up before typing.
     for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end;) {
       await page.waitForTimeout(200);
     }
-    await page.waitForTimeout(500); // let the click settle focus in the terminal
-    await page.keyboard.type(command);
+    // The shell echoes what it is typed: its first characters on screen say the keys arrived.
+    const echo = command.slice(0, 12);
+    for (let attempt = 1; ; attempt++) {
+      // Top left: notification toasts (bottom right) must not take the click. After a reload the
+      // workbench can move the keyboard elsewhere as it restores its parts: type once it is here.
+      await terminal.click({ position: { x: 12, y: 8 } });
+      for (const end = Date.now() + 10_000; !(await terminalHasFocus()) && Date.now() < end;) {
+        await page.waitForTimeout(100);
+        await terminal.click({ position: { x: 12, y: 8 } });
+      }
+      const before = (await terminalText()).split(echo).length;
+      await page.keyboard.type(command);
+      let echoed = false;
+      for (const end = Date.now() + 10_000; !echoed && Date.now() < end;) {
+        echoed = (await terminalText()).split(echo).length > before;
+        if (!echoed) await page.waitForTimeout(200);
+      }
+      // Keys the workbench dropped (focus taken between the check and the typing): type again.
+      if (echoed || attempt >= 3) break;
+    }
     await page.keyboard.press('Enter');
     return waitForTerminal(pattern);
   };
