@@ -289,9 +289,9 @@ describe(
     it('refuses docker build, with or without --network none', async () => {
       const BUILD = /does not let the Docker daemon build images for it.*FROM.*Build the image on the host/;
       const env = { DOCKER_BUILDKIT: '0' };
-      refusedByPolicy(await inside(['build', '-t', `${prefix}-built`, '/workspace/ctx'], env), BUILD, 'docker build');
+      refusedByPolicy(await inside(['build', '-t', `localhost/${owner}/built`, '/workspace/ctx'], env), BUILD, 'docker build');
       refusedByPolicy(
-        await inside(['build', '--network', 'none', '-t', `${prefix}-built`, '/workspace/ctx'], env),
+        await inside(['build', '--network', 'none', '-t', `localhost/${owner}/built`, '/workspace/ctx'], env),
         BUILD,
         'docker build --network none',
       );

@@ -28,6 +28,7 @@ import { caseVariant, prng, Rng } from '../support/fuzz';
 const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
 const BASE_IMAGE = 'debian:bookworm-slim';
 const OWN = LABELS.dockerOwner;
+const IMAGE_OWN = LABELS.dockerImageOwner;
 const HOST_CLI = '/usr/bin/docker';
 const SEED = Number(process.env.DOCKER_ENDPOINT_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -170,7 +171,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
           .catch(() => undefined),
       ),
     );
-    const images = await d.listImages({ filters: { label: [`${OWN}=${owner}`] } }).catch(() => []);
+    const images = await d.listImages({ filters: { label: [`${IMAGE_OWN}=${owner}`] } }).catch(() => []);
     for (const image of images)
       await d
         .getImage(image.Id)
@@ -331,13 +332,14 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       works(await inside(['volume', 'rm', name('vol')]), 'volume rm of its own');
     });
 
-    it('docker build with the classic builder; the image carries the owner label', async () => {
+    it('docker build with the classic builder, under its own image names; the image carries the image label', async () => {
       await shell(`mkdir -p /workspace/ctx && printf 'FROM ${BASE_IMAGE}\\nRUN echo built > /built\\n' > /workspace/ctx/Dockerfile`);
-      const tag = name('built:1');
+      const tag = `localhost/${owner}/built:1`;
       const built = await inside(['build', '-t', tag, '/workspace/ctx'], { DOCKER_BUILDKIT: '0' });
       works(built, 'docker build (classic)');
       const image = await d.getImage(tag).inspect();
-      assert.equal(image.Config.Labels?.[OWN], owner, 'the build was labelled');
+      assert.equal(image.Config.Labels?.[IMAGE_OWN], owner, 'the build was labelled');
+      assert.equal(image.Config.Labels?.[OWN], undefined, 'not with the owner label, which containers made from it would inherit');
       assert.equal(works(await inside(['run', '--rm', tag, 'cat', '/built']), 'run the built image'), 'built\n');
     });
 
@@ -346,14 +348,14 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
         // Podman 4.3 serves no /session (the CLI on its own socket fails "unable to upgrade to h2c, received 404").
         return t.skip('Podman has no BuildKit: its compat API answers /session 404 and builds with Buildah (the classic build above)');
       }
-      const tag = name('bk:1');
+      const tag = `localhost/${owner}/bk:1`;
       const built = await inside(['build', '-t', tag, '/workspace/ctx'], { DOCKER_BUILDKIT: '1' });
       if (built.code !== 0 && /buildx component is missing|BuildKit is enabled but/.test(built.stderr)) {
         return t.skip(`the CLI in the container has no BuildKit client: ${built.stderr.trim().slice(0, 120)}`);
       }
       works(built, 'docker build (BuildKit)');
       // Built through /build (version=2), the labels the policy added reach BuildKit too; a build over /grpc (buildx) would carry none.
-      assert.equal((await d.getImage(tag).inspect()).Config.Labels?.[OWN], owner);
+      assert.equal((await d.getImage(tag).inspect()).Config.Labels?.[IMAGE_OWN], owner);
       t.diagnostic('BuildKit (the CLI’s built-in client: /session, then /build?version=2&remote=client-session) built and labelled it');
       await d
         .getImage(tag)

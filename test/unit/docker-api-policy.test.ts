@@ -36,6 +36,10 @@ const WS = '/home/u/proj';
 const SOCK = '/run/user/1000/toolbox/endpoints/proj.sock';
 const OWNER = 'toolbox-proj-1a2b3c4d';
 const OWN = LABELS.dockerOwner;
+const IMAGE_OWN = LABELS.dockerImageOwner;
+/** SCOPE's image names (routes.ts imageNamespace). */
+const NS = `localhost/${OWNER}/`;
+const NSQ = encodeURIComponent(NS);
 const SCOPE: EndpointScope = {
   owner: OWNER,
   workspace: WS,
@@ -61,6 +65,9 @@ const OBJECTS: Record<ObjectKind, { own: string[]; other: string[] }> = {
 function ownership(kind: ObjectKind, ref: string): Ownership {
   return OBJECTS[kind].own.includes(ref) ? 'own' : OBJECTS[kind].other.includes(ref) ? 'other' : 'missing';
 }
+
+/** An image that carries the owner label of SCOPE (a Dockerfile's LABEL, or an image from before it was refused). */
+const CARRIES_OWNER = 'owner-labelled:1';
 
 /** Host paths that are links or missing; every other path exists as itself. */
 const HOST: Record<string, string | undefined> = {
@@ -113,7 +120,7 @@ function send(req: Req, scope: EndpointScope = SCOPE): Outcome {
   const lookups = bodyLookups(parsed, scope);
   if (isRefusal(lookups)) return lookups;
   const realpaths = new Map(lookups.bindSources.map((s) => [s, realpath(s)] as const));
-  const checked = checkBody(parsed, scope, { owner: ownership, realpaths });
+  const checked = checkBody(parsed, scope, { owner: ownership, realpaths, imageCarriesOwner: (ref) => ref === CARRIES_OWNER });
   if (isRefusal(checked)) return checked;
   return {
     kind: 'forward',
@@ -366,7 +373,7 @@ const RULE_CASES: Record<RuleId, Req & { scope?: EndpointScope }> = {
   'update-restart': { method: 'POST', target: '/containers/web-1/update', body: { RestartPolicy: { Name: 'always' } } },
   checkpoint: { method: 'POST', target: '/containers/web-1/start?checkpoint=c1&checkpoint-dir=/var/lib' },
   'build-remote': { method: 'POST', target: '/build?remote=https://example.com/ctx.tar', headers: { 'content-type': 'application/x-tar' } },
-  'build-network': { method: 'POST', target: '/build?networkmode=host&t=proj-web', headers: { 'content-type': 'application/x-tar' } },
+  'build-network': { method: 'POST', target: `/build?networkmode=host&t=${NSQ}proj-web`, headers: { 'content-type': 'application/x-tar' } },
   'build-option': {
     method: 'POST',
     target: '/build?outputs=%5B%7B%22Type%22%3A%22local%22%7D%5D',
@@ -374,6 +381,8 @@ const RULE_CASES: Record<RuleId, Req & { scope?: EndpointScope }> = {
   },
   'image-import': { method: 'POST', target: '/images/create?fromSrc=http%3A%2F%2F169.254.169.254%2F&repo=x' },
   'runtime-image': { method: 'POST', target: '/images/alpine/tag?repo=toolbox-vscode/runtime&tag=0123abcd' },
+  'image-name': { method: 'POST', target: '/images/alpine/tag?repo=debian&tag=bookworm-slim' },
+  'owner-image': create({ Image: CARRIES_OWNER }),
   'reserved-name': {
     method: 'POST',
     target: '/containers/create?name=toolbox-peer-anchor',
@@ -523,7 +532,25 @@ describe('docker endpoint policy: refusals in more detail', () => {
       'not-owned',
     ],
     ['export of another’s container', { method: 'GET', target: '/containers/victim/export' }, 'not-owned'],
-    ['commit of another’s container', { method: 'POST', target: '/commit?container=victim&repo=mine' }, 'not-owned'],
+    ['commit of another’s container', { method: 'POST', target: `/commit?container=victim&repo=${NSQ}mine` }, 'not-owned'],
+    ['commit onto a name the host uses', { method: 'POST', target: '/commit?container=web-1&repo=debian&tag=bookworm-slim' }, 'image-name'],
+    ['build tagged with a name the host uses', { method: 'POST', target: '/build?t=node%3A20' }, 'image-name'],
+    [
+      'tag onto Docker Hub’s library',
+      { method: 'POST', target: '/images/alpine/tag?repo=docker.io%2Flibrary%2Fnode&tag=20' },
+      'image-name',
+    ],
+    ['tag onto the namespace itself, no name', { method: 'POST', target: `/images/alpine/tag?repo=localhost%2F${OWNER}` }, 'image-name'],
+    [
+      'tag onto a longer owner’s namespace',
+      { method: 'POST', target: `/images/alpine/tag?repo=localhost%2F${OWNER}x%2Fapp` },
+      'image-name',
+    ],
+    [
+      'tag onto another registry’s same path',
+      { method: 'POST', target: `/images/alpine/tag?repo=localhost%3A5000%2F${OWNER}%2Fapp` },
+      'image-name',
+    ],
     ['update of another’s container', { method: 'POST', target: '/containers/victim/update', body: { Memory: 1 } }, 'not-owned'],
     [
       'update with devices',
@@ -689,7 +716,8 @@ describe('docker endpoint policy: what passes and how it is rewritten', () => {
     passes(send({ method: 'POST', target: '/images/create?fromImage=postgres&tag=16', headers: { 'x-registry-auth': 'e30=' } }));
     passes(send({ method: 'GET', target: '/v1.41/images/registry.example.com:5000/team/app:1.2/json' }));
     passes(send({ method: 'GET', target: '/images/postgres:16/history' }));
-    passes(send({ method: 'POST', target: '/images/postgres:16/tag?repo=mine&tag=v1' }));
+    passes(send({ method: 'POST', target: `/images/postgres:16/tag?repo=${NSQ}mine&tag=v1` }));
+    refused(send({ method: 'POST', target: '/images/postgres:16/tag?repo=mine&tag=v1' }), 'image-name');
     passes(send({ method: 'POST', target: '/images/proj-web/push?tag=latest' }));
     const rm = passes(send({ method: 'DELETE', target: '/images/proj-web:latest?force=1' }));
     assert.deepEqual(rm.c.owned.images, ['proj-web:latest']);
@@ -1037,10 +1065,11 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
   it('the docker CLI’s classic build (20.10): every parameter, ulimits as null', () => {
     const target =
       '/v1.41/build?buildargs=%7B%7D&cachefrom=%5B%5D&cgroupparent=&cpuperiod=0&cpuquota=0&cpusetcpus=&cpusetmems=&cpushares=0' +
-      '&dockerfile=Dockerfile&labels=%7B%7D&memory=0&memswap=0&networkmode=default&rm=1&shmsize=0&t=proj-web%3A1&target=&ulimits=null&version=1';
+      `&dockerfile=Dockerfile&labels=%7B%7D&memory=0&memswap=0&networkmode=default&rm=1&shmsize=0&t=${NSQ}proj-web%3A1&target=&ulimits=null&version=1`;
     const f = passes(send({ method: 'POST', target, headers: { 'content-type': 'application/x-tar', 'transfer-encoding': 'chunked' } }));
     assert.equal(f.c.query.get('ulimits')?.[0], 'null');
-    assert.deepEqual(JSON.parse(f.c.query.get('labels')![0]), { [OWN]: OWNER });
+    // The image label, not the owner label: containers made from the image would inherit that one.
+    assert.deepEqual(JSON.parse(f.c.query.get('labels')![0]), { [IMAGE_OWN]: OWNER });
     for (const bad of ['ulimits=%5B1%5D', 'cachefrom=%7B%7D', 'buildargs=%5B%5D', 'ulimits=nul'])
       refused(send({ method: 'POST', target: `/v1.41/build?${bad}` }), 'query', bad);
   });
@@ -1049,14 +1078,14 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     const target =
       '/v1.41/build?buildargs=%7B%7D&buildid=8768a3ae&cachefrom=%5B%5D&cgroupparent=&cpuperiod=0&cpuquota=0&cpusetcpus=&cpusetmems=' +
       '&cpushares=0&dockerfile=&labels=%7B%7D&memory=0&memswap=0&networkmode=default&remote=client-session&rm=1' +
-      '&session=2wbvgf8g6s665p13s5qd0k13m&shmsize=0&t=proj-web%3A1&target=&ulimits=null&version=2';
+      `&session=2wbvgf8g6s665p13s5qd0k13m&shmsize=0&t=${NSQ}proj-web%3A1&target=&ulimits=null&version=2`;
     const f = passes(send({ method: 'POST', target, headers: { 'content-type': 'application/x-tar', 'content-length': '0' } }));
     assert.deepEqual(f.c.query.get('remote'), ['client-session']);
     for (const remote of ['client-session2', 'Client-Session', 'https://x/client-session', 'client-session%00'])
       assert.ok(isRefusal(send({ method: 'POST', target: `/v1.41/build?remote=${remote}` })), remote);
   });
 
-  it('BuildKit: /session and /grpc over h2c, /build with the owner label, cancel', () => {
+  it('BuildKit: /session and /grpc over h2c, /build with the image label, cancel', () => {
     const session = passes(
       send({
         method: 'POST',
@@ -1082,24 +1111,26 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     const build = passes(
       send({
         method: 'POST',
-        target: `/v1.47/build?version=2&session=u1&buildid=b1&t=proj-web&t=proj-web%3Adev&dockerfile=Dockerfile&networkmode=default&labels=${encodeURIComponent('{"a":"b"}')}&buildargs=${encodeURIComponent('{"X":"1"}')}`,
+        target: `/v1.47/build?version=2&session=u1&buildid=b1&t=${NSQ}proj-web&t=${NSQ}proj-web%3Adev&dockerfile=Dockerfile&networkmode=default&labels=${encodeURIComponent('{"a":"b"}')}&buildargs=${encodeURIComponent('{"X":"1"}')}`,
         headers: { 'content-type': 'application/x-tar', 'transfer-encoding': 'chunked', 'x-registry-config': 'e30=' },
       }),
     );
     const q = new URLSearchParams(build.c.target.split('?')[1]);
-    assert.deepEqual(q.getAll('t'), ['proj-web', 'proj-web:dev']);
-    assert.deepEqual(JSON.parse(q.get('labels')!), { a: 'b', [OWN]: OWNER });
+    assert.deepEqual(q.getAll('t'), [`${NS}proj-web`, `${NS}proj-web:dev`]);
+    assert.deepEqual(JSON.parse(q.get('labels')!), { a: 'b', [IMAGE_OWN]: OWNER });
     assert.equal(build.c.headers['content-type'], 'application/x-tar');
     assert.equal(build.c.headers['x-registry-config'], 'e30=');
-    passes(send({ method: 'POST', target: '/v1.47/build?t=unlabelled' }));
+    passes(send({ method: 'POST', target: `/v1.47/build?t=${NSQ}unlabelled` }));
     passes(send({ method: 'POST', target: '/v1.47/build/cancel?id=b1' }));
   });
 
   it('commit: its own container only, the image labelled', () => {
-    const f = passes(send({ method: 'POST', target: '/commit?container=web-1&repo=snap&tag=1', body: { Labels: { k: 'v' } } }));
-    assert.deepEqual(f.body!.Labels, { k: 'v', [OWN]: OWNER });
-    const empty = passes(send({ method: 'POST', target: '/commit?container=web-1&repo=snap' }));
-    assert.deepEqual(empty.body!.Labels, { [OWN]: OWNER });
+    const f = passes(send({ method: 'POST', target: `/commit?container=web-1&repo=${NSQ}snap&tag=1`, body: { Labels: { k: 'v' } } }));
+    // The committed container's owner label is not carried into the image (it is set empty there).
+    assert.deepEqual(f.body!.Labels, { k: 'v', [OWN]: '', [IMAGE_OWN]: OWNER });
+    const empty = passes(send({ method: 'POST', target: `/commit?container=web-1&repo=${NSQ}snap` }));
+    assert.deepEqual(empty.body!.Labels, { [OWN]: '', [IMAGE_OWN]: OWNER });
+    refused(send({ method: 'POST', target: '/commit?container=web-1', body: { Labels: { [IMAGE_OWN]: 'x' } } }), 'owner-label');
   });
 });
 

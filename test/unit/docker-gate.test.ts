@@ -87,7 +87,7 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
   });
 
   it('forwards the policy’s target and headers, upgrade for a hijack', async () => {
-    const { g } = gate({ 'GET /containers/web/json': { status: 200, body: { Config: { Labels: own } } } });
+    const { g } = gate({ 'GET /containers/web/json': { status: 200, body: { Id: 'web0id', Config: { Labels: own } } } });
     const list = forward(await g.head(head('GET', '/v1.41/containers/json?all=1', { 'user-agent': 'Docker-Client/x', host: 'docker' })));
     assert.match(list.target, /^\/v1\.41\/containers\/json\?all=1&filters=/);
     assert.deepEqual(list.headers, { 'user-agent': 'Docker-Client/x' });
@@ -98,10 +98,10 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
 
   it('answers another’s and a missing object alike (404); an exec is its container’s', async () => {
     const { g, seen } = gate({
-      'GET /containers/web/json': { status: 200, body: { Config: { Labels: own } } },
-      'GET /containers/victim/json': { status: 200, body: { Config: { Labels: { [LABELS.dockerOwner]: 'someone' } } } },
-      'GET /exec/e1/json': { status: 200, body: { ContainerID: 'web' } },
-      'GET /exec/e2/json': { status: 200, body: { ContainerID: 'victim' } },
+      'GET /containers/web/json': { status: 200, body: { Id: 'web0id', Config: { Labels: own } } },
+      'GET /containers/victim/json': { status: 200, body: { Id: 'victim0id', Config: { Labels: { [LABELS.dockerOwner]: 'someone' } } } },
+      'GET /exec/e1/json': { status: 200, body: { ID: 'e1', ContainerID: 'web' } },
+      'GET /exec/e2/json': { status: 200, body: { ID: 'e2', ContainerID: 'victim' } },
     });
     forward(await g.head(head('POST', '/v1.41/containers/web/stop')));
     const other = refusal(await g.head(head('POST', '/v1.41/containers/victim/stop')), 'not-owned', 404);
@@ -113,11 +113,11 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
   });
 
   it('reads dockerode’s options body on a stop and forwards nothing of it, not even its Content-Type', async () => {
-    const { g } = gate({ 'GET /containers/web/json': { status: 200, body: { Config: { Labels: own } } } });
+    const { g } = gate({ 'GET /containers/web/json': { status: 200, body: { Id: 'web0id', Config: { Labels: own } } } });
     const f = forward(
       await g.head(head('POST', '/v1.41/containers/web/stop?t=0', { 'content-type': 'application/json', 'content-length': '7' })),
     );
-    assert.equal(f.target, '/v1.41/containers/web/stop?t=0');
+    assert.equal(f.target, '/v1.41/containers/web0id/stop?t=0', 'forwarded by the id the check resolved');
     assert.equal(f.headers?.['content-type'], undefined);
     const out = await f.body!.check(json({ t: 0 }));
     assert.deepEqual(out, { kind: 'forward', body: Buffer.alloc(0) });
@@ -176,7 +176,7 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
       {
         'GET /containers/web/json': {
           status: 200,
-          body: { Config: { Labels: own }, Mounts: [{ Type: 'bind', Source: `${WS}/data`, Destination: '/d', RW: true }] },
+          body: { Id: 'web0id', Config: { Labels: own }, Mounts: [{ Type: 'bind', Source: `${WS}/data`, Destination: '/d', RW: true }] },
         },
       },
       { realpath: async () => now },
@@ -212,10 +212,10 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
     const scope: EndpointScope = { ...SCOPE, egress: { mode: 'allowlist', registryAllowed: () => false } };
     const { g, seen, logged } = gate(
       {
-        'GET /networks/sealed': { status: 200, body: { Name: 'sealed', Internal: true, Labels: own } },
-        'GET /networks/open': { status: 200, body: { Name: 'open', Internal: false, Labels: own } },
-        'GET /networks/theirs': { status: 200, body: { Name: 'theirs', Internal: true, Labels: {} } },
-        'GET /containers/web/json': { status: 200, body: { Config: { Labels: own } } },
+        'GET /networks/sealed': { status: 200, body: { Id: 'sealed0id', Name: 'sealed', Internal: true, Labels: own } },
+        'GET /networks/open': { status: 200, body: { Id: 'open0id', Name: 'open', Internal: false, Labels: own } },
+        'GET /networks/theirs': { status: 200, body: { Id: 'theirs0id', Name: 'theirs', Internal: true, Labels: {} } },
+        'GET /containers/web/json': { status: 200, body: { Id: 'web0id', Config: { Labels: own } } },
       },
       { scope },
     );
@@ -271,5 +271,74 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
     ) as Record<string, unknown>;
     assert.deepEqual([out.DockerRootDir, out.Containers, out.Name], ['', 0, 'h']);
     assert.deepEqual(f.response!.rewrite(500, json({ message: 'x' })), json({ message: 'x' }));
+  });
+  it('forwards every object by the id its check resolved: the path, a commit’s container, and the containers a body names', async () => {
+    const { g, seen } = gate({
+      'GET /containers/3f/json': { status: 200, body: { Id: 'aaaa3f', Image: 'sha256:img', Config: { Labels: own } } },
+      'GET /images/sha256:img/json': { status: 200, body: { Id: 'sha256:img', Config: { Labels: {} } } },
+      'GET /exec/e1/json': { status: 200, body: { ID: 'e1full', ContainerID: 'aaaa3f' } },
+      'GET /containers/aaaa3f/json': { status: 200, body: { Id: 'aaaa3f', Config: { Labels: own } } },
+      'GET /networks/net': { status: 200, body: { Id: 'net0id', Labels: own } },
+    });
+    assert.equal(
+      forward(await g.head(head('POST', '/v1.41/containers/3f/kill?signal=KILL'))).target,
+      '/v1.41/containers/aaaa3f/kill?signal=KILL',
+    );
+    assert.equal(forward(await g.head(head('POST', '/v1.41/exec/e1/start'))).target, '/v1.41/exec/e1full/start');
+    assert.equal(
+      forward(await g.head(head('POST', '/v1.41/commit?container=3f&repo=localhost/toolbox-proj-1a2b3c4d/snap'))).target,
+      '/v1.41/commit?container=aaaa3f&repo=localhost%2Ftoolbox-proj-1a2b3c4d%2Fsnap',
+    );
+    assert.equal(
+      forward(await g.head(head('POST', '/v1.41/networks/net/disconnect', CREATE_HEADERS))).target,
+      '/v1.41/networks/net0id/disconnect',
+    );
+    const connect = forward(await g.head(head('POST', '/v1.41/networks/net/connect', CREATE_HEADERS)));
+    const body = await connect.body!.check(json({ Container: '3f', EndpointConfig: { Links: ['3f'] } }));
+    assert.deepEqual(JSON.parse((body as { body: Buffer }).body.toString()), {
+      Container: 'aaaa3f',
+      EndpointConfig: { Links: ['aaaa3f:3f'] },
+    });
+    const create = forward(await g.head(head('POST', '/v1.41/containers/create', CREATE_HEADERS)));
+    const made = await create.body!.check(
+      json({ Image: 'a', HostConfig: { NetworkMode: 'container:3f', PidMode: 'container:3f', Links: ['/3f:db'] } }),
+    );
+    const sent = JSON.parse((made as { body: Buffer }).body.toString()) as { HostConfig: Record<string, unknown> };
+    assert.equal(sent.HostConfig.NetworkMode, 'container:aaaa3f');
+    assert.equal(sent.HostConfig.PidMode, 'container:aaaa3f');
+    assert.deepEqual(sent.HostConfig.Links, ['aaaa3f:db']);
+    assert.ok(seen.includes('GET /images/sha256:img/json'), 'the container’s image was looked at');
+  });
+
+  it('takes no container for its own whose owner label came from its image, nor makes one from such an image', async () => {
+    const { g } = gate({
+      // The host ran this from an image the workspace built: the engine copied the image's labels.
+      'GET /containers/hosts/json': { status: 200, body: { Id: 'bbbb', Image: 'sha256:built', Config: { Labels: own } } },
+      'GET /images/sha256:built/json': { status: 200, body: { Id: 'sha256:built', Config: { Labels: own } } },
+      'GET /images/built:1/json': { status: 200, body: { Id: 'sha256:built', RepoTags: ['built:1'], Config: { Labels: own } } },
+    });
+    refusal(await g.head(head('POST', '/v1.41/containers/hosts/exec', CREATE_HEADERS)), 'not-owned', 404);
+    const create = forward(await g.head(head('POST', '/v1.41/containers/create', CREATE_HEADERS)));
+    refusal(await create.body!.check(json({ Image: 'built:1' })), 'owner-image', 403);
+  });
+
+  it('removes an image by a name in its namespace, or by id only when every name it has is there', async () => {
+    const img = (tags: string[], labels: Record<string, string>) => ({
+      status: 200,
+      body: { Id: 'sha256:i', RepoTags: tags, Config: { Labels: labels } },
+    });
+    const mine = { [LABELS.dockerImageOwner]: OWNER };
+    const { g } = gate({
+      'GET /images/localhost/toolbox-proj-1a2b3c4d/app:1/json': img(['localhost/toolbox-proj-1a2b3c4d/app:1', 'debian:12'], {}),
+      'GET /images/sha256:mine/json': img(['localhost/toolbox-proj-1a2b3c4d/app:1'], mine),
+      'GET /images/sha256:dangling/json': img([], mine),
+      'GET /images/sha256:shared/json': img(['localhost/toolbox-proj-1a2b3c4d/app:1', 'debian:12'], mine),
+      'GET /images/debian:12/json': img(['debian:12'], mine),
+    });
+    forward(await g.head(head('DELETE', '/v1.41/images/localhost/toolbox-proj-1a2b3c4d/app:1')));
+    forward(await g.head(head('DELETE', '/v1.41/images/sha256:mine')));
+    forward(await g.head(head('DELETE', '/v1.41/images/sha256:dangling')));
+    refusal(await g.head(head('DELETE', '/v1.41/images/sha256:shared?force=1')), 'not-owned', 404);
+    refusal(await g.head(head('DELETE', '/v1.41/images/debian:12')), 'not-owned', 404);
   });
 });

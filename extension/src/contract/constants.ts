@@ -580,13 +580,20 @@ export const LABELS = {
   protectedIdentities: 'dev.toolbox.protected-identities',
   /**
    * On every object a workspace container creates through its Docker endpoint (containers,
-   * volumes, networks, the images it builds or commits): the workspace container's name. Through
+   * volumes, networks; set empty on the images it commits): the workspace container's name. Through
    * the endpoint a container reaches only the objects that carry its own name here, so the label is
    * the whole of what makes an object its own: the policy adds it, refuses a client that sets it,
    * and lists come back filtered by it (plan/dockerApi.ts,
    * docs/decisions/0047-docker-endpoint-policy.md). The workspace container itself never has it.
    */
   dockerOwner: 'dev.toolbox.docker-owner',
+  /**
+   * On the images a workspace container builds or commits through its Docker endpoint: its name.
+   * Not the owner label, which the engine copies from an image into every container made from it:
+   * a container proves its owner only by a label its image does not carry (plan/dockerApi/routes.ts
+   * containerOwnership).
+   */
+  dockerImageOwner: 'dev.toolbox.docker-owner.image',
   /**
    * `enforced` (EGRESS.enforcedLabel) on a container created under an egress policy (`ask` or
    * `allowlist`): it has no network but its loopback and reaches out through the host's proxy.

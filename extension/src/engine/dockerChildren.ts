@@ -32,16 +32,30 @@ interface Found {
   volumes: string[];
 }
 
+/**
+ * The ids of the images that carry an owner label: the engine copies it into every container made
+ * from them, so a container whose image has one may be the host's (plan/dockerApi/routes.ts
+ * containerOwnership), and is neither listed nor removed as a child.
+ */
+async function labelledImages(ctx: EngineContext): Promise<Set<string>> {
+  const images = await ctx.docker.listImages({ filters: JSON.stringify({ label: [LABELS.dockerOwner] }) });
+  return new Set(images.filter((i) => (i.Labels?.[LABELS.dockerOwner] ?? '') !== '').map((i) => i.Id));
+}
+
 async function children(ctx: EngineContext, owner: string): Promise<Found> {
   const filters = ownerFilter(owner);
-  const [containers, networks, volumes] = await Promise.all([
+  const [containers, networks, volumes, inherited] = await Promise.all([
     ctx.docker.listContainers({ all: true, filters }),
     ctx.docker.listNetworks({ filters }),
     ctx.docker.listVolumes({ filters }),
+    labelledImages(ctx),
   ]);
   const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
   return {
-    containers: containers.map((c) => ({ id: c.Id, name: bareName(c.Names?.[0] ?? c.Id.slice(0, 12)) })).sort(byName),
+    containers: containers
+      .filter((c) => !inherited.has(c.ImageID))
+      .map((c) => ({ id: c.Id, name: bareName(c.Names?.[0] ?? c.Id.slice(0, 12)) }))
+      .sort(byName),
     networks: networks.map((n) => ({ id: n.Id, name: n.Name })).sort(byName),
     volumes: (volumes.Volumes ?? []).map((v) => v.Name).sort(),
   };
@@ -103,10 +117,11 @@ export async function removeDockerChildren(ctx: EngineContext, owner: string): P
  */
 export async function dockerChildrenByOwner(ctx: EngineContext): Promise<Map<string, DockerChildrenSummary>> {
   const filters = JSON.stringify({ label: [LABELS.dockerOwner] });
-  const [containers, networks, volumes] = await Promise.all([
+  const [containers, networks, volumes, inherited] = await Promise.all([
     ctx.docker.listContainers({ all: true, filters }),
     ctx.docker.listNetworks({ filters }),
     ctx.docker.listVolumes({ filters }),
+    labelledImages(ctx),
   ]);
   const out = new Map<string, DockerChildrenSummary>();
   const of = (owner: string | undefined) => {
@@ -116,6 +131,7 @@ export async function dockerChildrenByOwner(ctx: EngineContext): Promise<Map<str
     return entry;
   };
   for (const c of containers) {
+    if (inherited.has(c.ImageID)) continue;
     of(c.Labels?.[LABELS.dockerOwner])?.containers.push({
       name: bareName(c.Names?.[0] ?? c.Id.slice(0, 12)),
       image: c.Image ?? '',

@@ -19,6 +19,9 @@ import {
   checkOwned,
   checkStartBinds,
   classify,
+  containerOwnership,
+  forwardTarget,
+  imageOwnership,
   type Classified,
   DROPPED_BODY,
   type EndpointScope,
@@ -82,6 +85,13 @@ async function defaultRealpath(path: string): Promise<string | undefined> {
 /** What one inspect told: whose the object is, and for a container its mounts (the start re-check). */
 interface Looked {
   ownership: Ownership;
+  /**
+   * The id to forward in place of the client's reference (a container's, network's or exec's id;
+   * a volume's name): what the engine resolved the reference to when its owner was checked.
+   */
+  id?: string;
+  /** An image's: whether it carries the caller's owner label (no container is made from it). */
+  carriesOwner?: boolean;
   mounts?: InspectedMount[];
   /** A network's Internal, as the engine's inspect says (an egress policy's networks must be). */
   internal?: boolean;
@@ -143,12 +153,25 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
   // The policy's path grammars leave nothing to escape in a name but an image reference's `/`, which the Engine API takes as is.
   const at = (ref: string): string => encodeURIComponent(ref).replace(/%2F/g, '/').replace(/%3A/g, ':').replace(/%40/g, '@');
 
+  const idOf = (v: unknown): string | undefined => (typeof v === 'string' && /^[A-Za-z0-9:]{1,128}$/.test(v) ? v : undefined);
+
   async function lookContainer(ref: string): Promise<Looked> {
-    const info = await dial<{ Config?: { Labels?: Labels }; Mounts?: InspectedMount[] }>(`inspect the container ${ref}`, {
-      path: `/containers/${at(ref)}/json`,
-    });
+    const info = await dial<{ Id?: unknown; Image?: unknown; Config?: { Labels?: Labels }; Mounts?: InspectedMount[] }>(
+      `inspect the container ${ref}`,
+      { path: `/containers/${at(ref)}/json` },
+    );
     if (info === undefined) return { ownership: 'missing' };
-    return { ownership: owned(info.Config?.Labels), mounts: info.Mounts ?? [] };
+    const id = idOf(info.Id);
+    // Without its id the container cannot be forwarded as what was checked.
+    if (id === undefined || !isOwned(info.Config?.Labels ?? undefined, scope)) return { ownership: 'other' };
+    // The owner label proves the owner only when the image did not bring it (routes.ts containerOwnership).
+    const image = idOf(info.Image);
+    const imageLabels =
+      image === undefined
+        ? undefined
+        : (await dial<{ Config?: { Labels?: Labels } }>(`inspect the image of the container ${ref}`, { path: `/images/${at(image)}/json` }))
+            ?.Config?.Labels;
+    return { ownership: containerOwnership(info.Config?.Labels, imageLabels, scope), id, mounts: info.Mounts ?? [] };
   }
 
   async function look(kind: ObjectKind, ref: string): Promise<Looked> {
@@ -156,23 +179,36 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
       case 'container':
         return lookContainer(ref);
       case 'volume': {
+        // A volume has a name only: the name is what was checked.
         const info = await dial<{ Labels?: Labels }>(`inspect the volume ${ref}`, { path: `/volumes/${at(ref)}` });
         return { ownership: info === undefined ? 'missing' : owned(info.Labels) };
       }
       case 'network': {
-        const info = await dial<{ Labels?: Labels; Internal?: unknown }>(`inspect the network ${ref}`, { path: `/networks/${at(ref)}` });
-        return info === undefined ? { ownership: 'missing' } : { ownership: owned(info.Labels), internal: info.Internal === true };
+        const info = await dial<{ Id?: unknown; Labels?: Labels; Internal?: unknown }>(`inspect the network ${ref}`, {
+          path: `/networks/${at(ref)}`,
+        });
+        if (info === undefined) return { ownership: 'missing' };
+        const id = idOf(info.Id);
+        return { ownership: id === undefined ? 'other' : owned(info.Labels), id, internal: info.Internal === true };
       }
       case 'image': {
-        const info = await dial<{ Config?: { Labels?: Labels } }>(`inspect the image ${ref}`, { path: `/images/${at(ref)}/json` });
-        return { ownership: info === undefined ? 'missing' : owned(info.Config?.Labels) };
+        const info = await dial<{ Id?: unknown; RepoTags?: unknown; Config?: { Labels?: Labels } }>(`inspect the image ${ref}`, {
+          path: `/images/${at(ref)}/json`,
+        });
+        const labels = info?.Config?.Labels;
+        const repoTags = Array.isArray(info?.RepoTags) ? info.RepoTags.filter((t): t is string => typeof t === 'string') : [];
+        return {
+          ownership: imageOwnership(ref, info === undefined ? undefined : { labels, repoTags }, scope),
+          carriesOwner: isOwned(labels ?? undefined, scope),
+        };
       }
       case 'exec': {
         // An exec is the caller's when the container it runs in is.
-        const info = await dial<{ ContainerID?: unknown }>(`inspect the exec ${ref}`, { path: `/exec/${at(ref)}/json` });
+        const info = await dial<{ ID?: unknown; ContainerID?: unknown }>(`inspect the exec ${ref}`, { path: `/exec/${at(ref)}/json` });
         const container = info?.ContainerID;
         if (typeof container !== 'string' || container === '') return { ownership: 'missing' };
-        return { ownership: (await lookContainer(container)).ownership };
+        const id = idOf(info?.ID);
+        return { ownership: id === undefined ? 'other' : (await lookContainer(container)).ownership, id };
       }
     }
   }
@@ -196,6 +232,11 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     (kind: ObjectKind, ref: string): Ownership =>
       // Anything not looked up is not proven the caller's.
       known.get(`${kind}\n${ref}`)?.ownership ?? 'other';
+
+  const idsOf =
+    (known: ReadonlyMap<string, Looked>) =>
+    (kind: ObjectKind, ref: string): string | undefined =>
+      known.get(`${kind}\n${ref}`)?.id;
 
   const internalOf =
     (known: ReadonlyMap<string, Looked>) =>
@@ -252,7 +293,13 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     const lookups = bodyLookups(parsed, scope);
     if (isRefusal(lookups)) return refuse(lookups);
     const [known, real] = await Promise.all([lookAll(lookups.objects), realpaths(lookups.bindSources)]);
-    const checked = checkBody(parsed, scope, { owner: ownerOf(known), internal: internalOf(known), realpaths: real });
+    const checked = checkBody(parsed, scope, {
+      owner: ownerOf(known),
+      internal: internalOf(known),
+      realpaths: real,
+      id: idsOf(known),
+      imageCarriesOwner: (ref) => known.get(`image\n${ref}`)?.carriesOwner === true,
+    });
     if (isRefusal(checked)) return refuse(checked);
     for (const volume of checked.volumesToCreate) {
       const taken = await createVolume(volume.name, volume.body);
@@ -288,7 +335,8 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
       }
     }
 
-    const forward: GateForward = { kind: 'forward', target: c.target, upgrade: c.hijack, headers: { ...c.headers } };
+    // Forwarded by the ids just checked: a name could lead to another object by the time the engine reads it.
+    const forward: GateForward = { kind: 'forward', target: forwardTarget(c, idsOf(known)), upgrade: c.hijack, headers: { ...c.headers } };
     if (c.body.kind === 'json') {
       // What goes out is the policy's JSON, never empty, whatever the client sent (or did not);
       // nothing for a body Docker does not read (stop, restart, kill: dockerode repeats its query there).

@@ -53,6 +53,7 @@ export type {
 } from './dockerApi/routes';
 export { ENDPOINT_LIMITS, OPT_OUT, type Refusal, type RefusalStatus, type RuleId } from './dockerApi/wire';
 export { DROPPED_BODY } from './dockerApi/bodies';
+export { containerOwnership, forwardTarget, imageOwnership, imageNamespace, type InspectedImage } from './dockerApi/routes';
 
 /** What each rule refuses, in a line: the ids a Refusal carries. */
 export const RULES: Record<RuleId, string> = {
@@ -116,6 +117,8 @@ export const RULES: Record<RuleId, string> = {
   'build-option': 'Build security options and outputs.',
   'image-import': 'Image import (fromSrc).',
   'runtime-image': 'A pull, tag, build or commit that names Toolbox’s own runtime image repository.',
+  'image-name': 'A tag, build or commit onto a name outside the workspace’s own (localhost/<workspace container>/…).',
+  'owner-image': 'A container made from an image that carries the workspace’s owner label (it could not be told from one the host made).',
   'reserved-name':
     'A container, volume or network named in Toolbox’s own namespace (its workspace containers, the peer anchor, the socket volume).',
   egress:
@@ -220,6 +223,10 @@ export interface Facts {
   internal?(network: string): boolean | undefined;
   /** Each of bodyLookups' bindSources → its realpath on the host, or undefined when it does not exist. */
   realpaths: ReadonlyMap<string, string | undefined>;
+  /** The id the engine answered for an object owner said is the caller's (forwarded in its place). */
+  id?(kind: ObjectKind, ref: string): string | undefined;
+  /** Whether an image (a create's) carries the caller's owner label, from the engine's inspect. */
+  imageCarriesOwner?(ref: string): boolean;
 }
 
 export interface CheckedBody {
@@ -236,6 +243,8 @@ export function checkBody(parsed: ParsedBody, scope: EndpointScope, facts: Facts
       owner: (kind, ref) => facts.owner(kind, ref),
       internal: (network) => facts.internal?.(network) === true,
       realpath: (source) => facts.realpaths.get(source),
+      id: (kind, ref) => facts.id?.(kind, ref),
+      imageCarriesOwner: (ref) => facts.imageCarriesOwner?.(ref) === true,
     });
     return {
       body: DROPPED_BODY.has(parsed.route) ? Buffer.alloc(0) : Buffer.from(JSON.stringify(judged.value), 'utf8'),

@@ -17,6 +17,7 @@ import {
   type Ownership,
   type ProtectedPath,
   type RouteId,
+  imageOwnerLabel,
   noRefs,
   type ObjectRefs,
   ownerLabel,
@@ -32,6 +33,13 @@ export interface FactSource {
   internal(network: string): boolean;
   /** The host realpath of a bind source; undefined when it does not exist or cannot be resolved. */
   realpath(source: string): string | undefined;
+  /**
+   * The id the engine answered for an object `owner` said is the caller's: the body names it so
+   * when it is forwarded, since a name can lead to another object by the time the engine reads it.
+   */
+  id?(kind: ObjectKind, ref: string): string | undefined;
+  /** Whether an image carries the caller's owner label (a container made from it would inherit it). */
+  imageCarriesOwner?(ref: string): boolean;
 }
 
 const nul = <T extends z.ZodType>(t: T) => t.nullable().optional();
@@ -274,9 +282,13 @@ export function hasBodySchema(route: RouteId): route is BodyRoute {
   return Object.hasOwn(SCHEMAS, route);
 }
 
-/** Reads and shapes a body; an empty optional body is `{}`. */
+/**
+ * Reads and shapes a body; an empty optional body is `{}`, and so is `null`, Go's JSON for no
+ * value (the docker CLI's `docker commit` sends it).
+ */
 export function readBody(route: BodyRoute, bytes: Uint8Array, optional: boolean): Record<string, unknown> {
-  const json: Json = optional && bytes.length === 0 ? {} : readJson(bytes);
+  const read: Json = optional && bytes.length === 0 ? {} : readJson(bytes);
+  const json: Json = optional && read === null ? {} : read;
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw malformed('json', 'The body is not a JSON object.');
   const result = SCHEMAS[route].safeParse(json);
   if (!result.success) throw shapeRefusal(result.error);
@@ -351,7 +363,8 @@ class Judge {
     readonly facts: FactSource,
   ) {}
 
-  own(kind: ObjectKind, ref: string, where: string): void {
+  /** Refuses an object that is not the caller's; answers the id to forward in place of `ref`. */
+  own(kind: ObjectKind, ref: string, where: string): string {
     if (ref === '') throw malformed('field-type', `${where} names an empty ${kind}.`);
     if (this.facts.owner(kind, ref) !== 'own') {
       // 403, not the 404 a path's object gets: the docker CLI reads a 404 on create as a missing
@@ -362,6 +375,21 @@ class Judge {
         `${where} names the ${kind} ${ref}, which is not one this workspace's container created through this endpoint (or does not exist).`,
       );
     }
+    return this.facts.id?.(kind, ref) ?? ref;
+  }
+
+  /**
+   * A `container:<ref>` mode, a link's `<ref>[:alias]` or a VolumesFrom `<ref>[:mode]`, with the
+   * container forwarded by its id (a link keeps the name it gave as its alias).
+   */
+  ownContainerIn(value: string, prefix: string, where: string, link = false): string {
+    const rest = value.slice(prefix.length);
+    const colon = rest.indexOf(':');
+    const ref = (colon < 0 ? rest : rest.slice(0, colon)).replace(/^\//, '');
+    const id = this.own('container', ref, where);
+    // A link without an alias is known by the name it gave.
+    if (link && colon < 0) return `${id}:${ref}`;
+    return `${prefix}${id}${colon < 0 ? '' : rest.slice(colon)}`;
   }
 
   /**
@@ -472,21 +500,27 @@ export function judgeBody(route: BodyRoute, value: Record<string, unknown>, scop
       out = judgeNetworkCreate(value, j);
       break;
     case 'network-connect': {
-      j.own('container', (value.Container as string | null | undefined) ?? '', 'The connect');
+      const container = j.own('container', (value.Container as string | null | undefined) ?? '', 'The connect');
       const endpoint = value.EndpointConfig as Endpoint | null | undefined;
-      judgeEndpoint(endpoint, j, 'The connect');
       if (scope.egress && endpoint?.NetworkID) j.refuseNetwork(endpoint.NetworkID, 'The connect’s EndpointConfig.NetworkID');
+      out = { ...value, Container: container, EndpointConfig: judgeEndpoint(endpoint, j, 'The connect') };
       break;
     }
     case 'network-disconnect':
-      j.own('container', (value.Container as string | null | undefined) ?? '', 'The disconnect');
+      out = { ...value, Container: j.own('container', (value.Container as string | null | undefined) ?? '', 'The disconnect') };
       break;
     case 'volume-create':
       out = judgeVolumeCreate(value, j);
       break;
-    case 'commit':
-      out = { ...value, Labels: j.labels(value.Labels as Record<string, string> | null | undefined, 'The commit') };
+    case 'commit': {
+      // The image is the caller's by its image label. The owner label is set empty: the engine
+      // would otherwise copy the committed container's into the image, and from the image into
+      // every container made from it, the host's too.
+      const labels = value.Labels as Record<string, string> | null | undefined;
+      checkNoOwnerLabel(Object.keys(labels ?? {}), scope, 'The commit');
+      out = { ...value, Labels: { ...(labels ?? {}), [ownerLabel(scope)]: '', [imageOwnerLabel(scope)]: scope.owner } };
       break;
+    }
     case 'auth':
       // The daemon logs in at the registry itself (a login is a request to it, with the credentials).
       if (scope.egress) {
@@ -505,6 +539,12 @@ export function judgeBody(route: BodyRoute, value: Record<string, unknown>, scop
 
 function judgeCreate(v: Create, j: Judge): Create {
   const labels = j.labels(v.Labels, 'The container');
+  if (v.Image && j.facts.imageCarriesOwner?.(v.Image)) {
+    throw forbidden(
+      'owner-image',
+      `The image ${v.Image} carries the label ${ownerLabel(j.scope)}=${j.scope.owner}, which the engine would copy into the container: a container made from it, by anyone, would look like this workspace's own, so none is made from it here. Build it again without that label.`,
+    );
+  }
   const hc: HostConfig = { ...(v.HostConfig ?? {}) };
   checkHostConfig(hc, j);
   checkResources(hc, j, 'HostConfig');
@@ -536,12 +576,14 @@ function judgeCreate(v: Create, j: Judge): Create {
     );
   }
 
+  const endpoints: Record<string, Endpoint | null | undefined> = {};
   for (const [name, settings] of Object.entries(v.NetworkingConfig?.EndpointsConfig ?? {})) {
     network(name, j, `NetworkingConfig.EndpointsConfig`);
-    judgeEndpoint(settings, j, `NetworkingConfig.EndpointsConfig.${name}`);
+    endpoints[name] = judgeEndpoint(settings, j, `NetworkingConfig.EndpointsConfig.${name}`);
   }
   if (j.scope.egress) egressNetworks(hc, v.NetworkingConfig?.EndpointsConfig ?? {}, j);
   const out: Create = { ...v, Labels: labels, HostConfig: hc };
+  if (v.NetworkingConfig?.EndpointsConfig) out.NetworkingConfig = { ...v.NetworkingConfig, EndpointsConfig: endpoints };
   delete out.name;
   delete out.platform;
   return out;
@@ -637,22 +679,22 @@ function checkHostConfig(hc: HostConfig, j: Judge): void {
   if (badOption !== undefined)
     throw forbidden('log-driver', `The log option ${badOption} is not offered for the ${log || 'default'} log driver.`);
 
-  namespace(hc.PidMode, 'PidMode', 'pid-mode', ['', 'private'], true, j);
-  namespace(hc.IpcMode, 'IpcMode', 'ipc-mode', ['', 'none', 'private', 'shareable'], true, j);
+  hc.PidMode = namespace(hc.PidMode, 'PidMode', 'pid-mode', ['', 'private'], true, j);
+  hc.IpcMode = namespace(hc.IpcMode, 'IpcMode', 'ipc-mode', ['', 'none', 'private', 'shareable'], true, j);
   namespace(hc.UTSMode, 'UTSMode', 'uts-mode', [''], false, j);
   namespace(hc.UsernsMode, 'UsernsMode', 'userns-mode', [''], false, j);
   namespace(hc.CgroupnsMode, 'CgroupnsMode', 'cgroupns-mode', ['', 'private'], false, j);
-  namespace(hc.Cgroup, 'Cgroup', 'cgroupns-mode', [''], true, j);
+  hc.Cgroup = namespace(hc.Cgroup, 'Cgroup', 'cgroupns-mode', [''], true, j);
   const nm = hc.NetworkMode ?? '';
   if (!['', 'default', 'bridge', 'none'].includes(nm)) {
-    if (nm.startsWith('container:')) j.own('container', nm.slice('container:'.length), 'HostConfig.NetworkMode');
+    if (nm.startsWith('container:')) hc.NetworkMode = j.ownContainerIn(nm, 'container:', 'HostConfig.NetworkMode');
     else network(nm, j, 'HostConfig.NetworkMode');
   }
-  for (const link of hc.Links ?? []) j.own('container', link.split(':')[0].replace(/^\//, ''), 'HostConfig.Links');
-  for (const from of hc.VolumesFrom ?? []) j.own('container', from.split(':')[0], 'HostConfig.VolumesFrom');
+  if (hc.Links) hc.Links = hc.Links.map((link) => j.ownContainerIn(link, '', 'HostConfig.Links', true));
+  if (hc.VolumesFrom) hc.VolumesFrom = hc.VolumesFrom.map((from) => j.ownContainerIn(from, '', 'HostConfig.VolumesFrom'));
 }
 
-/** A namespace mode: `host` is refused, `container:<name>` must name the container's own. */
+/** A namespace mode: `host` is refused, `container:<name>` must name the container's own (forwarded by its id). */
 function namespace(
   value: string | null | undefined,
   field: string,
@@ -660,15 +702,12 @@ function namespace(
   allowed: readonly string[],
   containerMode: boolean,
   j: Judge,
-): void {
+): string | null | undefined {
   const v = value ?? '';
-  if (allowed.includes(v)) return;
+  if (allowed.includes(v)) return value;
   if (foldKey(v) === 'host')
     throw forbidden(rule, `HostConfig.${field} host shares a namespace of this host with the container; it is not offered.`);
-  if (containerMode && v.startsWith('container:')) {
-    j.own('container', v.slice('container:'.length), `HostConfig.${field}`);
-    return;
-  }
+  if (containerMode && v.startsWith('container:')) return j.ownContainerIn(v, 'container:', `HostConfig.${field}`);
   throw malformed('field-type', `HostConfig.${field} ${v} is not a mode Docker takes.`);
 }
 
@@ -683,17 +722,19 @@ function network(name: string, j: Judge, where: string): void {
   j.own('network', name, where);
 }
 
-function judgeEndpoint(e: Endpoint | null | undefined, j: Judge, where: string): void {
-  if (!e) return;
+function judgeEndpoint(e: Endpoint | null | undefined, j: Judge, where: string): Endpoint | null | undefined {
+  if (!e) return e;
+  const out: Endpoint = { ...e };
   // Docker joins the network an endpoint's NetworkID names in preference to the map key or the
   // path (getNetworkID in the daemon's container_operations.go), so it must be the container's own too.
-  if (e.NetworkID) j.own('network', e.NetworkID, `${where}.NetworkID`);
-  for (const link of e.Links ?? []) j.own('container', link.split(':')[0].replace(/^\//, ''), `${where}.Links`);
+  if (e.NetworkID) out.NetworkID = j.own('network', e.NetworkID, `${where}.NetworkID`);
+  if (e.Links) out.Links = e.Links.map((link) => j.ownContainerIn(link, '', `${where}.Links`, true));
   nonEmpty(
     e.DriverOpts,
     'network-options',
     `${where}.DriverOpts: network driver options are not offered (some set kernel parameters on the host's side of the link).`,
   );
+  return out;
 }
 
 function checkResources(r: Record<string, unknown>, _j: Judge, where: string): void {
@@ -866,6 +907,10 @@ export function lookupsOf(
       return 'own';
     },
     internal: () => true,
+    imageCarriesOwner: (ref) => {
+      add(objects.images, ref);
+      return false;
+    },
     realpath: (source) => {
       add(bindSources, source);
       return scope.workspace;

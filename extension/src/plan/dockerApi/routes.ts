@@ -99,6 +99,72 @@ export function ownerLabel(scope: EndpointScope): string {
   return scope.ownLabel ?? LABELS.dockerOwner;
 }
 
+/** The label on the images the caller builds or commits (never the owner label, which a container would inherit). */
+export function imageOwnerLabel(scope: EndpointScope): string {
+  return scope.ownLabel === undefined ? LABELS.dockerImageOwner : `${scope.ownLabel}.image`;
+}
+
+/**
+ * The repository prefix of the image names the caller may make (a tag, a build's `t`, a commit's
+ * `repo`): `localhost/<owner>/`. A name outside it is the host's or another workspace's: an image
+ * tagged `node:20` or `debian:bookworm-slim` would be what the host runs next under that name.
+ * Undefined when the owner's name is no repository path component (then no name is the caller's).
+ */
+export function imageNamespace(scope: EndpointScope): string | undefined {
+  const owner = scope.owner.toLowerCase();
+  return /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/.test(owner) ? `localhost/${owner}/` : undefined;
+}
+
+/** Whether an image reference names a repository inside the caller's namespace. */
+export function inImageNamespace(ref: string, scope: EndpointScope): boolean {
+  const ns = imageNamespace(scope);
+  return ns !== undefined && `${repositoryOf(ref)}/`.startsWith(ns) && repositoryOf(ref).length > ns.length;
+}
+
+export function checkImageName(ref: string, scope: EndpointScope, where: string): void {
+  if (inImageNamespace(ref, scope)) return;
+  const ns = imageNamespace(scope);
+  throw forbidden(
+    'image-name',
+    ns === undefined
+      ? `${where} names ${ref}: this workspace has no image names of its own (its container's name is no repository name), so it may build and commit only untagged images.`
+      : `${where} names ${ref}, outside this workspace's image names: an image under a name the host or another workspace uses would be run in place of theirs. Name it ${ns}<name>[:tag].`,
+  );
+}
+
+/**
+ * Whose a container is, from its labels and its image's: its owner label names the caller and
+ * did not come from its image. The engine copies an image's labels into every container made
+ * from it, so an owner label that the image carries proves nothing: the host could have made that
+ * container from an image the caller built (docs/decisions/0047-docker-endpoint-policy.md).
+ */
+export function containerOwnership(
+  labels: Readonly<Record<string, string>> | null | undefined,
+  imageLabels: Readonly<Record<string, string>> | null | undefined,
+  scope: EndpointScope,
+): Ownership {
+  const key = ownerLabel(scope);
+  return labels?.[key] === scope.owner && imageLabels?.[key] !== scope.owner ? 'own' : 'other';
+}
+
+/** What an image inspect tells for an image's ownership. */
+export interface InspectedImage {
+  labels: Readonly<Record<string, string>> | null | undefined;
+  repoTags: readonly string[];
+}
+
+/**
+ * Whose an image the caller names is (to remove it): a name in its namespace is its own; an image
+ * named otherwise (an id) is its own when it carries the caller's image label and every name it
+ * has is in the namespace, so no image the host or another workspace names is removed through it.
+ */
+export function imageOwnership(ref: string, image: InspectedImage | undefined, scope: EndpointScope): Ownership {
+  if (image === undefined) return 'missing';
+  if (inImageNamespace(ref, scope)) return 'own';
+  const labelled = image.labels?.[imageOwnerLabel(scope)] === scope.owner;
+  return labelled && image.repoTags.every((t) => t === '<none>:<none>' || inImageNamespace(t, scope)) ? 'own' : 'other';
+}
+
 export type RouteId =
   | 'ping'
   | 'version'
@@ -191,6 +257,43 @@ export interface Classified {
   internalNetworks: string[];
   /** The egress policy's mode, when the scope has one (for the sentence of a refusal checkOwned makes). */
   egressMode?: EndpointEgress['mode'];
+  /**
+   * The target in parts, for forwardTarget: the objects the path and the query name are forwarded
+   * as the ids the ownership check resolved, never as the client's names.
+   */
+  parts: TargetParts;
+}
+
+/** A target's version prefix, path segments (with the object each names) and checked query. */
+export interface TargetParts {
+  version: string | undefined;
+  segments: readonly string[];
+  /** Path segments that name an object: the index and its kind. */
+  objects: ReadonlyArray<{ index: number; kind: ObjectKind }>;
+  /** Query parameters that name an object (a commit's container). */
+  queryObjects: ReadonlyArray<{ name: string; kind: ObjectKind }>;
+}
+
+function targetOf(parts: TargetParts, query: ReadonlyMap<string, readonly string[]>): string {
+  const q = [...query].flatMap(([k, vs]) => vs.map((v) => `${escapeQuery(k)}=${escapeQuery(v)}`)).join('&');
+  return `${parts.version !== undefined ? `/${parts.version}` : ''}/${parts.segments.join('/')}${q ? `?${q}` : ''}`;
+}
+
+/**
+ * The target to forward once the ownership check resolved each object the path and query name to
+ * its id (`idOf`; undefined leaves the client's reference): the engine resolves a name as a full
+ * id, then an exact name, then a unique id prefix, so a name forwarded after its check could
+ * lead to another object by then (the object it named removed in between).
+ */
+export function forwardTarget(c: Classified, idOf: (kind: ObjectKind, ref: string) => string | undefined): string {
+  const segments = [...c.parts.segments];
+  for (const { index, kind } of c.parts.objects) segments[index] = idOf(kind, segments[index]) ?? segments[index];
+  const query = new Map(c.query);
+  for (const { name, kind } of c.parts.queryObjects) {
+    const ref = query.get(name)?.[0];
+    if (ref !== undefined) query.set(name, [idOf(kind, ref.replace(/^\//, '')) ?? ref]);
+  }
+  return targetOf({ ...c.parts, segments }, query);
 }
 
 interface Ctx {
@@ -272,6 +375,14 @@ const imageRef = (what: string) =>
     return v;
   });
 
+/** An image name the caller makes (tag, build, commit): a reference inside its namespace. */
+const ownImageName = (what: string) =>
+  single((name, v, ctx) => {
+    const ref = imageRef(what)(name, [v], ctx)[0];
+    checkImageName(ref, ctx.scope, what);
+    return ref;
+  });
+
 /** A JSON parameter, read strictly. */
 function parseJsonParam(name: string, v: string): Json {
   try {
@@ -310,7 +421,13 @@ const ulimits = jsonParam(
  * it further. Accepts both forms Docker reads (`{"label":{"a=b":true}}` and `{"label":["a=b"]}`)
  * and forwards the first.
  */
-const ownerFilters: ParamCheck = (name, values, ctx) => {
+const ownerFilters: ParamCheck = (name, values, ctx) => withLabelFilter(name, values, `${ownerLabel(ctx.scope)}=${ctx.scope.owner}`);
+
+/** An image prune's filters: the images the caller built or committed carry its image label. */
+const imageOwnerFilters: ParamCheck = (name, values, ctx) =>
+  withLabelFilter(name, values, `${imageOwnerLabel(ctx.scope)}=${ctx.scope.owner}`);
+
+function withLabelFilter(name: string, values: readonly string[], label: string): string[] {
   if (values.length > 1) throw malformed('query', 'The query gives filters more than once.');
   const merged: Record<string, Record<string, boolean>> = {};
   if (values.length === 1 && values[0] !== '') {
@@ -323,23 +440,26 @@ const ownerFilters: ParamCheck = (name, values, ctx) => {
       merged[key] = Object.fromEntries((terms as string[]).map((t) => [t, true]));
     }
   }
-  merged.label = { ...(merged.label ?? {}), [`${ownerLabel(ctx.scope)}=${ctx.scope.owner}`]: true };
+  merged.label = { ...(merged.label ?? {}), [label]: true };
   return [JSON.stringify(merged)];
-};
+}
 
-/** /build's labels, with the owner label added (the built image is the container's own); a client that sets it is refused. */
+/**
+ * /build's labels, with the image label added (the built image is the caller's own); a client
+ * that sets it, or the owner label (which containers made from the image would inherit), is refused.
+ */
 const buildLabels: ParamCheck = (name, values, ctx) => {
   if (values.length > 1) throw malformed('query', 'The query gives labels more than once.');
   const parsed = values.length === 1 && values[0] !== '' ? parseJsonParam(name, values[0]) : {};
   if (!isRecord(parsed) || !Object.values(parsed).every((v) => typeof v === 'string'))
     throw malformed('query', 'The labels parameter is not a JSON object of strings.');
   checkNoOwnerLabel(Object.keys(parsed), ctx.scope, 'The build labels');
-  return [JSON.stringify({ ...parsed, [ownerLabel(ctx.scope)]: ctx.scope.owner })];
+  return [JSON.stringify({ ...parsed, [imageOwnerLabel(ctx.scope)]: ctx.scope.owner })];
 };
 
 export function checkNoOwnerLabel(keys: readonly string[], scope: EndpointScope, where: string): void {
-  const own = foldKey(ownerLabel(scope));
-  if (keys.some((k) => foldKey(k) === own)) {
+  const own = [foldKey(ownerLabel(scope)), foldKey(imageOwnerLabel(scope))];
+  if (keys.some((k) => own.includes(foldKey(k)))) {
     throw forbidden(
       'owner-label',
       `${where} set the label ${ownerLabel(scope)}, which only the endpoint sets (it says which workspace an object is). Leave it out.`,
@@ -515,7 +635,7 @@ const ROUTES: readonly RouteSpec[] = [
     },
     forward: REGISTRY_AUTH,
   },
-  { id: 'image-prune', methods: ['POST'], path: '/images/prune', query: filtered },
+  { id: 'image-prune', methods: ['POST'], path: '/images/prune', query: { filters: imageOwnerFilters } },
   {
     id: 'image-search',
     methods: ['GET'],
@@ -529,7 +649,7 @@ const ROUTES: readonly RouteSpec[] = [
     id: 'image-tag',
     methods: ['POST'],
     path: '/images/{image*}/tag',
-    query: { repo: imageRef('The tag'), tag: matching(/^[A-Za-z0-9_.-]{0,128}$/, 'a tag') },
+    query: { repo: ownImageName('The tag'), tag: matching(/^[A-Za-z0-9_.-]{0,128}$/, 'a tag') },
   },
   {
     id: 'image-push',
@@ -547,7 +667,7 @@ const ROUTES: readonly RouteSpec[] = [
     path: '/build',
     query: {
       dockerfile: text,
-      t: multi((name, v, ctx) => imageRef('The build tag')(name, [v], ctx)[0]),
+      t: multi((name, v, ctx) => ownImageName('The build tag')(name, [v], ctx)[0]),
       extrahosts: multi((_, v) => v),
       // `client-session` is no URL: BuildKit reads the context from the caller's own /session.
       remote: single((_, v) => {
@@ -605,7 +725,7 @@ const ROUTES: readonly RouteSpec[] = [
     path: '/commit',
     query: {
       container: containerName,
-      repo: imageRef('The commit'),
+      repo: ownImageName('The commit'),
       tag: matching(/^[A-Za-z0-9_.-]{0,128}$/, 'a tag'),
       comment: text,
       author: text,
@@ -717,10 +837,13 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
   }
   const spec = chosen.r;
   const owned = noRefs();
+  const objects: Array<{ index: number; kind: ObjectKind }> = [];
   for (const [name, value] of chosen.params!) {
     const p = PARAMS[name];
     if (!p.re.test(value)) throw malformed('target', `"${value}" is not a ${name} name or id.`);
     if (name !== 'image' || spec.ownImage) owned[p.kind].push(value);
+    // An image's path spans segments, and its name is kept (a removal by name untags it only).
+    if (name !== 'image') objects.push({ index: spec.path.slice(1).split('/').indexOf(`{${name}}`), kind: name as ObjectKind });
   }
 
   const ctx: Ctx = { scope };
@@ -735,9 +858,19 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     const container = kept.get('container')?.[0];
     if (container === undefined) throw malformed('query', 'A commit names its container (container=).');
     owned.containers.push(container.replace(/^\//, ''));
+    // The image labels, as the last Dockerfile instructions: Podman's commit reads no labels from
+    // the body (bodies.ts sets them there too, for Docker). The owner label is set empty, or the
+    // image would carry the committed container's into every container made from it. One label an
+    // instruction, unquoted: Podman 4.3 reads `LABEL a="" b="c"` as a single label a.
+    kept.set('changes', [...(kept.get('changes') ?? []), `LABEL ${ownerLabel(scope)}=`, `LABEL ${imageOwnerLabel(scope)}=${scope.owner}`]);
   }
   const internalNetworks = scope.egress ? egressHead(spec.id, chosen.params!, kept, scope.egress) : [];
-  const query = [...kept].flatMap(([k, vs]) => vs.map((v) => `${escapeQuery(k)}=${escapeQuery(v)}`)).join('&');
+  const parts: TargetParts = {
+    version: target.version,
+    segments: target.segments,
+    objects,
+    queryObjects: spec.id === 'commit' ? [{ name: 'container', kind: 'container' }] : [],
+  };
 
   const body = bodyPlan(spec);
   const headers = checkHeaders(headerValues(head.headers), spec, body, method);
@@ -745,7 +878,7 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     kind: 'forward',
     route: spec.id,
     method,
-    target: `${target.version !== undefined ? `/${target.version}` : ''}${path}${query ? `?${query}` : ''}`,
+    target: targetOf(parts, kept),
     headers,
     body,
     hijack: spec.hijack === true,
@@ -755,6 +888,7 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     query: kept,
     internalNetworks,
     ...(scope.egress ? { egressMode: scope.egress.mode } : {}),
+    parts,
   };
 }
 

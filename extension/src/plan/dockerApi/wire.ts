@@ -67,6 +67,8 @@ export type RuleId =
   | 'build-option'
   | 'image-import'
   | 'runtime-image'
+  | 'image-name'
+  | 'owner-image'
   | 'reserved-name'
   | 'egress';
 
