@@ -16,16 +16,19 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { connect as tlsConnect } from 'node:tls';
 import type { EgressChoice, EgressPrompter, EgressQuestion } from '../../extension/src/backend/api/egress';
 import { EgressPolicies, type EgressDeps } from '../../extension/src/backend/egress';
 import type { EgressConfig } from '../../extension/src/config/model';
 import { EGRESS, EGRESS_LIMITS, LABELS } from '../../extension/src/contract/constants';
-import type { EgressMode } from '../../extension/src/plan/egress';
+import type { EgressLogEntry, EgressMode } from '../../extension/src/plan/egress';
 import type { FolderEgress } from '../../extension/src/plan/egressPolicy';
 import { standInSettings } from '../support/settings';
 
 const ENGINE = 'unix:///var/run/docker.sock';
 const ENFORCED = { [LABELS.egress]: EGRESS.enforcedLabel };
+/** A public-looking address the name resolves to; `dial` takes it to the loopback echo origin. */
+const FAKE_PUBLIC = '93.184.216.34';
 
 let root: string;
 let echo: Server;
@@ -69,6 +72,8 @@ interface Rig {
   container: string;
   socketPath: string;
   warnings: string[];
+  /** What the policies wrote to the log at info level (each refusal, in words). */
+  infos: string[];
 }
 
 const rigs: EgressPolicies[] = [];
@@ -80,6 +85,7 @@ async function startRig(
     state?: SettingsState;
     prompter?: ScriptedPrompter;
     limits?: NonNullable<EgressDeps['proxy']>['limits'];
+    proxy?: Omit<NonNullable<EgressDeps['proxy']>, 'limits'>;
   } = {},
 ): Promise<Rig> {
   const tmpRoot = mkdtempSync(join(root, 'r-'));
@@ -87,19 +93,29 @@ async function startRig(
   const prompter = options.prompter ?? new ScriptedPrompter();
   const folder = join(tmpRoot, 'proj');
   const warnings: string[] = [];
+  const infos: string[] = [];
   const policies = new EgressPolicies({
     // protectedPaths off: no git remotes are read (the folder has none anyway).
     settings: standInSettings({ egress: () => ({ ...state }), protectedPaths: () => false }),
-    log: { info: () => undefined, warn: (line: string) => void warnings.push(line) },
+    log: { info: (line: string) => void infos.push(line), warn: (line: string) => void warnings.push(line) },
     configFor: async () => options.config,
     prompter,
     host: { tmpRoot },
-    proxy: { hostAddresses: () => ['127.0.0.1', '::1'], ...(options.limits ? { limits: options.limits } : {}) },
+    proxy: { hostAddresses: () => ['127.0.0.1', '::1'], ...options.proxy, ...(options.limits ? { limits: options.limits } : {}) },
   });
   rigs.push(policies);
   const container = `tbeb-c${++serial}`;
   await policies.serve(ENGINE, container, folder, undefined);
-  return { policies, state, prompter, folder, container, socketPath: join(policies.dir(ENGINE, container), EGRESS.socket), warnings };
+  return {
+    policies,
+    state,
+    prompter,
+    folder,
+    container,
+    socketPath: join(policies.dir(ENGINE, container), EGRESS.socket),
+    warnings,
+    infos,
+  };
 }
 
 interface Pending {
@@ -248,6 +264,48 @@ describe('egress policies (backend/egress.ts) through a real proxy socket', () =
       served: true,
       allowed: 1,
       denied: 2,
+      asking: 0,
+    });
+  });
+
+  it('a connection let through and then cut by the proxy (a ClientHello naming no host) is counted and logged as a refusal', async () => {
+    const rig = await startRig({
+      config: { mode: 'allowlist', defaults: false, allow: [`origin.test:${echoPort}`] },
+      // A public-looking address for the name, dialled on loopback (a name resolving to loopback is refused).
+      proxy: {
+        lookup: async () => [FAKE_PUBLIC],
+        dial: (address, port) => connect({ host: address === FAKE_PUBLIC ? '127.0.0.1' : address, port, allowHalfOpen: true }),
+      },
+    });
+    const cut = startConnect(rig.socketPath, `origin.test:${echoPort}`);
+    assert.equal((await cut.answer).status, 200);
+    // Given no name, Node's TLS client sends no server_name extension.
+    const secure = tlsConnect({ socket: cut.socket, rejectUnauthorized: false });
+    const outcome = await new Promise<string>((resolve) => {
+      secure.once('secureConnect', () => resolve('connected'));
+      secure.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+      secure.once('close', () => resolve('closed'));
+    });
+    assert.notEqual(outcome, 'connected');
+    await until(() => rig.policies.egressLog(rig.container).every((e) => e.endedAt !== undefined), 'the entry ended');
+    const log = rig.policies.egressLog(rig.container);
+    assert.deepEqual(
+      log.map((e) => [e.host, e.port, e.verdict, e.bytesUp]),
+      [['origin.test', echoPort, 'denied', 0]],
+    );
+    const reason = (log[0] as EgressLogEntry).reason;
+    assert.match(reason, /^Toolbox egress policy \(allowlist\) refused origin\.test:\d+: its TLS ClientHello names no host \(SNI\)\./);
+    assert.deepEqual(
+      rig.infos.filter((line) => line.startsWith('Egress of ')),
+      [`Egress of ${rig.container}: ${reason}`],
+      'logged as every refusal is',
+    );
+    assert.deepEqual(rig.policies.summary(ENGINE, rig.container, ENFORCED), {
+      mode: 'allowlist',
+      enforced: true,
+      served: true,
+      allowed: 0,
+      denied: 1,
       asking: 0,
     });
   });

@@ -336,6 +336,77 @@ describe('egress proxy', () => {
     assert.equal(tlsBytes, bytes);
   });
 
+  /** TLS over a CONNECT already answered: 'connected', or how the handshake ended. */
+  function handshake(socket: Socket, servername?: string): Promise<{ outcome: string; secure: ReturnType<typeof tlsConnect> }> {
+    const secure = tlsConnect({ socket, rejectUnauthorized: false, ...(servername !== undefined ? { servername } : {}) });
+    return new Promise((resolve) => {
+      secure.once('secureConnect', () => resolve({ outcome: 'connected', secure }));
+      secure.once('error', (e: NodeJS.ErrnoException) => resolve({ outcome: e.code ?? e.message, secure }));
+      secure.once('close', () => resolve({ outcome: 'closed', secure }));
+    });
+  }
+
+  it('lets TLS to a name through when its ClientHello names that name (SNI)', async () => {
+    const rig = await startRig({ mode: 'allowlist', rules: rules(`origin.test:${tlsPort}`) }, { names: { 'origin.test': [FAKE_PUBLIC] } });
+    const { socket, head } = await connectThrough(rig.socketPath, `origin.test:${tlsPort}`);
+    assert.equal(head, 'HTTP/1.1 200 Connection Established');
+    const { outcome, secure } = await handshake(socket, 'Origin.Test');
+    assert.equal(outcome, 'connected');
+    secure.write('ping');
+    assert.equal(await new Promise<string>((resolve) => secure.once('data', (c: Buffer) => resolve(c.toString()))), 'echo:ping');
+    secure.end();
+    const entry = await rig.nextEnd();
+    assert.equal(entry.verdict, 'allowed');
+    assert.equal(entry.address, FAKE_PUBLIC);
+  });
+
+  it('cuts a CONNECT to a name whose TLS ClientHello names no host (no SNI) and logs it denied', async () => {
+    const rig = await startRig({ mode: 'allowlist', rules: rules(`origin.test:${tlsPort}`) }, { names: { 'origin.test': [FAKE_PUBLIC] } });
+    const handshakes = tlsHandshakes;
+    const bytes = tlsBytes;
+    const { socket, head } = await connectThrough(rig.socketPath, `origin.test:${tlsPort}`);
+    assert.equal(head, 'HTTP/1.1 200 Connection Established', 'the name itself is allowed');
+    // Node sends no server_name extension when it is given no name (as for an IP address).
+    const { outcome } = await handshake(socket);
+    assert.notEqual(outcome, 'connected');
+    const entry = await rig.nextEnd();
+    assert.equal(entry.verdict, 'denied');
+    assert.equal(
+      entry.reason,
+      deniedMessage('allowlist', { host: 'origin.test', port: tlsPort }, 'its TLS ClientHello names no host (SNI)', { fixable: false }),
+    );
+    assert.equal(entry.bytesUp, 0, 'not a byte of the ClientHello reached the origin');
+    assert.equal(tlsHandshakes, handshakes);
+    assert.equal(tlsBytes, bytes);
+    assert.equal(rig.connections[0], entry, 'the entry reported at the verdict is the one that ends denied');
+  });
+
+  it('cuts a CONNECT to a name whose first bytes are neither TLS nor SSH (plain HTTP naming another Host)', async () => {
+    const rig = await startRig({ mode: 'allowlist', rules: rules(`origin.test:${httpPort}`) }, { names: { 'origin.test': [FAKE_PUBLIC] } });
+    const requests = seen.length;
+    const { socket, rest } = await connectThrough(rig.socketPath, `origin.test:${httpPort}`);
+    socket.write('GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n');
+    assert.equal((await readAll(socket, rest)).length, 0, 'no answer came back');
+    const entry = await rig.nextEnd();
+    assert.equal(entry.verdict, 'denied');
+    assert.match(entry.reason, /refused origin\.test:\d+: its first bytes are neither a TLS ClientHello naming it \(SNI\) nor SSH\./);
+    assert.equal(entry.bytesUp, 0);
+    assert.equal(seen.length, requests, 'the origin saw no request');
+  });
+
+  it('forwards SSH over a CONNECT to a name (git over SSH)', async () => {
+    const rig = await startRig({ mode: 'allowlist', rules: rules(`git.test:${rawPort}`) }, { names: { 'git.test': [FAKE_PUBLIC] } });
+    const { socket, rest } = await connectThrough(rig.socketPath, `git.test:${rawPort}`);
+    socket.removeAllListeners('close');
+    socket.write('SSH-');
+    const answer = readAll(socket, rest);
+    socket.write('2.0-client\r\n');
+    assert.equal((await answer).toString(), 'SSH-2.0-origin\r\n');
+    const entry = await rig.nextEnd();
+    assert.equal(entry.verdict, 'allowed');
+    assert.equal(entry.bytesUp, 'SSH-2.0-client\r\n'.length);
+  });
+
   it('answers 431 to a head over the byte or header limits', async () => {
     const rig = await startRig({ mode: 'allowlist', rules: [] });
     const huge = split(await exchange(rig.socketPath, `GET http://a.test/ HTTP/1.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));

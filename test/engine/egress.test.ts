@@ -115,12 +115,22 @@ describe('egress policy: allowlist from a real container (real engine)', () => {
     const plain = await root(`curl -sS --noproxy '' --max-time 20 http://${allowed}${path}`);
     assert.equal(plain.code, 0, plain.out);
     assert.match(plain.out, origin ? /hello from tbx/ : /hello from the host loopback/);
-    const tunnel = await root(`curl -sS --noproxy '' --proxytunnel --max-time 20 http://${allowed}${path}`);
+    // Plain HTTP in a tunnel goes to an IP rule; to a name a tunnel carries only TLS naming it or SSH.
+    const literal = origin ? `${origin.address}:${origin.port}` : allowed;
+    const tunnel = await root(`curl -sS --noproxy '' --proxytunnel --max-time 20 http://${literal}${path}`);
     assert.equal(tunnel.code, 0, tunnel.out);
     const log = backend.egressLog(session.name);
     const last = log.filter((e) => e.verdict === 'allowed').at(-1);
     assert.ok(last, JSON.stringify(log));
     assert.ok(last.bytesDown > 0, 'the log counts the bytes');
+    if (origin) {
+      const named = await root(`curl -sS --noproxy '' --proxytunnel --max-time 20 http://${allowed}${path}`);
+      assert.notEqual(named.code, 0, named.out);
+      const cut = backend.egressLog(session.name).at(-1);
+      assert.equal(cut?.host, 'allowed.test', JSON.stringify(cut));
+      assert.equal(cut.verdict, 'denied');
+      assert.match(cut.reason, /its first bytes are neither a TLS ClientHello naming it \(SNI\) nor SSH/);
+    }
   });
 
   it('refuses any other host with the policy’s message, and logs it', async () => {

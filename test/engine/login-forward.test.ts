@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -26,6 +26,19 @@ import { freePort } from '../support/ports';
 import { screen } from '../support/screen';
 
 const FIXTURE = join(repoRoot(), 'test', 'fixtures', 'login-callback-server.py');
+const OPEN_CONFIRM_MS = 3_000;
+
+/** A TCP connection from the host to 127.0.0.1:<port>: 'connected', or the error's code. */
+function tryConnect(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve('connected');
+    });
+    s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+  });
+}
 
 /** One GET from the host to 127.0.0.1:<port><path>: status, Location and body (or the error's code). */
 function get(port: number, path: string): Promise<{ status: number; location?: string; body: string } | { error: string }> {
@@ -50,6 +63,8 @@ describe('login callbacks forwarded into a real container (issue 29)', () => {
   let backend: TestBackend;
   const events: LoginForwardEvent[] = [];
   const opened: string[] = [];
+  /** What the stand-in for VS Code's openExternal does with a URL; a case may leave its question unanswered. */
+  let openExternal = (url: string): Promise<boolean> | void => void opened.push(url);
   let shell: StartedShell;
   let run: (command: string, until?: RegExp) => Promise<string>;
   let container = '';
@@ -72,8 +87,10 @@ describe('login callbacks forwarded into a real container (issue 29)', () => {
     mkdirSync(folder);
     copyFileSync(FIXTURE, join(folder, 'login-server.py'));
     backend = testBackend(names, home, {
-      editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: (url) => void opened.push(url) },
+      editor: { openInEditor: () => undefined, openUntitled: () => undefined, openExternal: (url) => openExternal(url) },
       onLoginForward: (event) => void events.push(event),
+      // Short, so a question left unanswered ends within the test (VS Code's is OPEN_LIMITS_MS.confirm).
+      openConfirmMs: OPEN_CONFIRM_MS,
     });
     const prepared = await backend.prepareShell({ folder });
     container = prepared.container;
@@ -137,6 +154,41 @@ describe('login callbacks forwarded into a real container (issue 29)', () => {
     assert.equal(closed.kind === 'closed' && closed.end, 'answered');
     assert.deepEqual(backend.loginForwards(), []);
     assert.deepEqual(await get(port, '/success'), { error: 'ECONNREFUSED' });
+  });
+
+  it("closes the forward once VS Code's question goes unanswered: the port refuses connections right after", async () => {
+    const port = await freePort();
+    let asked!: () => void;
+    const question = new Promise<void>((resolve) => (asked = resolve));
+    openExternal = (url) => {
+      opened.push(url);
+      asked();
+      return new Promise<boolean>(() => undefined);
+    };
+    try {
+      const redirect = encodeURIComponent(`http://localhost:${port}/auth/callback`);
+      const url = `https://auth.openai.com/oauth/authorize?response_type=code&client_id=app_test&redirect_uri=${redirect}&state=q`;
+      const ran = run(`xdg-open '${url}'; echo "OPEN3_EXIT=$?"`, /OPEN3_EXIT=(\d+)/);
+      await question;
+      // While VS Code asks, the port is forwarded.
+      assert.deepEqual(
+        backend.loginForwards().map((f) => [f.port, f.container, f.origin]),
+        [[port, container, 'url']],
+      );
+      assert.equal(await tryConnect(port), 'connected');
+      const text = await ran;
+      assert.match(text, /Nobody answered VS Code's question about opening the URL within 3 s/);
+      assert.match(text, /OPEN3_EXIT=0/);
+      // The question ended unanswered: the forward is gone at once, not at the end of its 10 minutes.
+      assert.equal(await tryConnect(port), 'ECONNREFUSED');
+      assert.deepEqual(backend.loginForwards(), []);
+      const closed = await waitForEvent((e) => e.kind === 'closed' && e.forward.port === port);
+      assert.equal(closed.kind === 'closed' && closed.end, 'stopped');
+    } finally {
+      openExternal = (url) => void opened.push(url);
+      // A forward left up would hold the port for the next cases.
+      await backend.stopLoginForward(port);
+    }
   });
 
   it('Forward a Login Port… for a login that only prints its URL; nothing listening yet closes the connection', async () => {

@@ -34,8 +34,8 @@ export interface EgressDeps {
   prompter?: EgressPrompter;
   /** Tests: where the sockets' directories go (default: XDG_RUNTIME_DIR, else /tmp). */
   host?: { xdgRuntimeDir?: string; tmpRoot?: string };
-  /** Tests: the proxy's name lookup, the host's addresses and its bounds. */
-  proxy?: Partial<Pick<EgressProxyOptions, 'lookup' | 'hostAddresses' | 'limits'>>;
+  /** Tests: the proxy's name lookup, the host's addresses, how it dials and its bounds. */
+  proxy?: Partial<Pick<EgressProxyOptions, 'lookup' | 'hostAddresses' | 'dial' | 'limits'>>;
 }
 
 /** One container's proxy as this window serves it. */
@@ -48,6 +48,8 @@ interface Served {
   proxy: Promise<{ close(): Promise<void> }>;
   allowed: number;
   denied: number;
+  /** Entries counted allowed whose connection is still open: one the proxy cuts after (the SNI check) ends denied. */
+  open: Set<EgressLogEntry>;
   /** By `host:port`: the question waiting, and how many connections wait on it. */
   questions: Map<string, Question>;
 }
@@ -138,6 +140,7 @@ export class EgressPolicies {
       proxy: Promise.resolve({ close: async () => undefined }),
       allowed: 0,
       denied: 0,
+      open: new Set(),
       questions: new Map(),
     };
     served.proxy = (async () => {
@@ -149,7 +152,7 @@ export class EgressPolicies {
         decide: (dest, _via, signal) => this.decide(served, dest, signal),
         mode: () => this.policy(served).mode,
         onConnection: (entry) => this.record(served, entry),
-        onEnd: () => this.changed(name),
+        onEnd: (entry) => this.ended(served, entry),
         ...(this.deps.proxy ?? {}),
       });
     })();
@@ -386,13 +389,27 @@ export class EgressPolicies {
   }
 
   private record(served: Served, entry: EgressLogEntry): void {
-    if (entry.verdict === 'allowed') served.allowed++;
-    else served.denied++;
+    if (entry.verdict === 'allowed') {
+      served.allowed++;
+      served.open.add(entry);
+    } else {
+      served.denied++;
+    }
     const log = this.logs.get(served.container) ?? [];
     log.push(entry);
     if (log.length > EGRESS_LIMITS.logEntries) log.splice(0, log.length - EGRESS_LIMITS.logEntries);
     this.logs.set(served.container, log);
     if (entry.verdict === 'denied') this.deps.log.info(`Egress of ${served.container}: ${entry.reason}`);
+    this.changed(served.container);
+  }
+
+  /** A connection let through and then cut by the proxy (its first bytes: a ClientHello without the host's name) is a refusal too. */
+  private ended(served: Served, entry: EgressLogEntry): void {
+    if (served.open.delete(entry) && entry.verdict === 'denied') {
+      served.allowed--;
+      served.denied++;
+      this.deps.log.info(`Egress of ${served.container}: ${entry.reason}`);
+    }
     this.changed(served.container);
   }
 

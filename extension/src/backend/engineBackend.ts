@@ -142,6 +142,8 @@ export interface CreateEngineBackendOptions extends Omit<EngineBackendDeps, 'bri
   editor: EditorActions;
   /** Git credential consent: the prompt and where grants persist (ui/credentialConsent.ts). */
   credentialConsent?: CredentialConsentOptions;
+  /** How long the bridge's /open waits for the user's answer; default OPEN_LIMITS_MS.confirm (tests shorten it). */
+  openConfirmMs?: number;
 }
 
 /**
@@ -150,7 +152,7 @@ export interface CreateEngineBackendOptions extends Omit<EngineBackendDeps, 'bri
  */
 export function createEngineBackend(options: CreateEngineBackendOptions): LoadedBackend {
   let hub: BridgeHub | undefined;
-  const { editor, credentialConsent, ...deps } = options;
+  const { editor, credentialConsent, openConfirmMs, ...deps } = options;
   const backend = engineBackend({
     ...deps,
     bridgeFor: (registration, logins) =>
@@ -169,6 +171,7 @@ export function createEngineBackend(options: CreateEngineBackendOptions): Loaded
         // The bridge's /open forwards a login callback the URL names before the browser opens (issue 29).
         forwardLoginCallback: (container, port) => logins.forwardForUrl(container, port),
         credentialConsent,
+        openConfirmMs,
       })).ensureWorkspace(registration),
   });
   return {

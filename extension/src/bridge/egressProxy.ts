@@ -8,10 +8,12 @@
  *
  * One socket speaks three client protocols, told apart by the first byte: HTTP CONNECT (what
  * HTTPS_PROXY clients send), plain HTTP in absolute form (HTTP_PROXY for http:// URLs), SOCKS5
- * (ALL_PROXY=socks5h://). After CONNECT and SOCKS5 the client's first bytes are looked at: a TLS
- * ClientHello must not name another host than the one decided (SNI), so an allowed address on a
- * shared front (a CDN) cannot be used to reach another name behind it. Then the two sockets are
- * spliced with back-pressure (pipe) and the bytes counted for the log.
+ * (ALL_PROXY=socks5h://). After CONNECT and SOCKS5 the client's first bytes are looked at, so an
+ * allowed name on a shared front (a CDN) cannot be used to reach another name behind it: to a
+ * name they must be a TLS ClientHello naming that name (SNI) or an SSH identification (git over
+ * SSH, where no other name can be asked for); to an IP literal a ClientHello may name no host but
+ * never another, and any other protocol passes. Then the two sockets are spliced with
+ * back-pressure (pipe) and the bytes counted for the log.
  *
  * Raw sockets rather than node:http: CONNECT, absolute-form requests and SOCKS5 share the
  * socket, and the only HTTP this file parses is one request head (bridge/egressWire.ts), bounded
@@ -46,6 +48,7 @@ import {
   parseRequestHead,
   parseSocksGreeting,
   parseSocksRequest,
+  sshIdentification,
   socksReply,
   splitAuthority,
   SOCKS,
@@ -382,10 +385,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   /**
    * Splices an opened connection: the destination's bytes flow to the client at once; the
    * client's first bytes are looked at first. A TLS ClientHello (first byte 0x16) must arrive
-   * whole within helloMs and name no other host than `dest`; anything else is forwarded as it is.
-   * The entry ends when both sockets have closed.
+   * whole within helloMs and name no other host than `dest`; to a name (`literal` false) it must
+   * name it, and anything but a ClientHello must be an SSH identification (helloMs too). To an IP
+   * literal anything else is forwarded as it is. The entry ends when both sockets have closed.
    */
-  function splice(client: Socket, opened: Extract<Opened, { kind: 'open' }>, dest: EgressDestination): void {
+  function splice(client: Socket, opened: Extract<Opened, { kind: 'open' }>, dest: EgressDestination, literal: boolean): void {
     const { upstream, entry } = opened;
     downstream(client, upstream, entry);
     const forward = (first: Buffer): void => {
@@ -404,17 +408,29 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       client.destroy();
       upstream.destroy();
     };
+    const deadline = (): number => performance.now() + limits.helloMs;
+    const late = (what: string): string => `${what} did not arrive within ${Math.round(limits.helloMs / 1000)} s`;
     const inspect = (first: Buffer): void => {
       if (first[0] !== 0x16) {
-        forward(first);
+        if (literal) return forward(first);
+        // Plain HTTP here could name any host behind the address in its Host header, request by request.
+        void readUntil(client, first, sshIdentification, deadline()).then((read) => {
+          if (read === 'closed') return void client.destroy();
+          if (read === 'timeout') return cut(late('the SSH identification'));
+          if (!read.value) return cut('its first bytes are neither a TLS ClientHello naming it (SNI) nor SSH');
+          forward(read.buf);
+        });
         return;
       }
-      void readUntil(client, first, (b) => parseClientHello(b, limits.helloBytes), performance.now() + limits.helloMs).then((read) => {
+      void readUntil(client, first, (b) => parseClientHello(b, limits.helloBytes), deadline()).then((read) => {
         if (read === 'closed') return void client.destroy();
-        if (read === 'timeout') return cut(`the TLS ClientHello did not arrive within ${Math.round(limits.helloMs / 1000)} s`);
+        if (read === 'timeout') return cut(late('the TLS ClientHello'));
         if (read.value === 'invalid') return cut('the TLS ClientHello could not be read');
         const sni = read.value.sni;
-        if (sni !== undefined) {
+        if (sni === undefined) {
+          // Without SNI the front picks the host (its default, or a later Host header): only an IP literal may omit it.
+          if (!literal) return cut('its TLS ClientHello names no host (SNI)');
+        } else {
           const named = normalizeDestinationHost(sni);
           if ('error' in named) return cut('TLS names a host that is not a valid name (SNI)');
           // Both normalised: case and a trailing dot are ignored; an IP-literal CONNECT admits only its own literal.
@@ -463,7 +479,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (opened.kind === 'denied') return endWith(client, textResponse(403, opened.message, DENIED_HEADER));
     if (opened.kind === 'failed') return endWith(client, textResponse(502, opened.message));
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    splice(client, opened, d.dest);
+    splice(client, opened, d.dest, d.literal);
   }
 
   async function servePlain(client: Socket, head: RequestHead, rest: Buffer): Promise<void> {
@@ -575,7 +591,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (opened.kind === 'denied') return endWith(client, socksReply(SOCKS.reply.notAllowed));
     if (opened.kind === 'failed') return endWith(client, socksReply(socksCode(opened.code)));
     client.write(socksReply(SOCKS.reply.ok));
-    splice(client, opened, d.dest);
+    splice(client, opened, d.dest, d.literal);
   }
 
   async function serve(client: Socket): Promise<void> {

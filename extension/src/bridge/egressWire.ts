@@ -1,8 +1,8 @@
 /**
  * The bytes the egress proxy (bridge/egressProxy.ts) reads from a container, parsed without I/O:
  * an HTTP/1.x request head (CONNECT or an absolute-form request), a SOCKS5 greeting and request
- * (RFC 1928), a TLS ClientHello's server name (RFC 8446 4.1.2, RFC 6066 3), and the end of a
- * chunked body. Each parser takes what has arrived so far and says `incomplete` until it can
+ * (RFC 1928), a TLS ClientHello's server name (RFC 8446 4.1.2, RFC 6066 3), the start of an SSH
+ * identification (RFC 4253 4.2), and the end of a chunked body. Each parser takes what has arrived so far and says `incomplete` until it can
  * answer; none reads past its limits, and none throws on hostile bytes.
  */
 import { rawResponse } from '../plan/rawResponse';
@@ -244,6 +244,20 @@ function helloServerName(body: Buffer): { sni?: string } | 'invalid' {
   }
   if (p !== extEnd) return 'invalid';
   return sni === undefined ? {} : { sni };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SSH identification
+
+const SSH_IDS = ['SSH-2.0-', 'SSH-1.99-'].map((id) => Buffer.from(id, 'latin1'));
+
+/** Whether `buf` starts as a client's SSH identification string does (`SSH-2.0-`, `SSH-1.99-`); `incomplete` while it may. */
+export function sshIdentification(buf: Buffer): boolean | 'incomplete' {
+  for (const id of SSH_IDS) {
+    const n = Math.min(buf.length, id.length);
+    if (buf.subarray(0, n).equals(id.subarray(0, n))) return n === id.length ? true : 'incomplete';
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------

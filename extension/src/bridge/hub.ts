@@ -83,6 +83,8 @@ export interface BridgeHubOptions extends EditorActions {
   credentialConsent?: CredentialConsentOptions;
   /** /open's login callbacks (issue 29); absent: none are forwarded. */
   forwardLoginCallback?: LoginCallbackForwarder;
+  /** How long /open waits for the user's answer; default OPEN_LIMITS_MS.confirm (tests shorten it). */
+  openConfirmMs?: number;
 }
 
 export interface CredentialConsentOptions {
@@ -246,6 +248,7 @@ export class BridgeHub {
       askApproval: options.askApproval,
       agentEvent: options.agentEvent,
       forwardLoginCallback: options.forwardLoginCallback,
+      openConfirmMs: options.openConfirmMs,
       proximoFallbackDirs: options.proximoFallbackDirs,
     };
   }

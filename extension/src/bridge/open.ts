@@ -11,7 +11,8 @@
  * A URL whose redirect names a callback on the container's loopback (`codex login`'s
  * `redirect_uri=http://localhost:1455/auth/callback`, plan/loginCallback.ts) first gets that port
  * forwarded from the host's 127.0.0.1 into the container (issue 29,
- * docs/decisions/0053-login-callbacks-forwarded-per-login.md); the user's Cancel takes it back.
+ * docs/decisions/0053-login-callbacks-forwarded-per-login.md); the user's Cancel takes it back,
+ * and so does no answer in time (an Open given later forwards it again).
  */
 import { z } from 'zod';
 import { BODY_LIMITS, LOGIN_FORWARD, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../contract/constants';
@@ -71,15 +72,27 @@ export const openRoute: Route = {
             LOGIN_FORWARD.startMs,
             'Forwarding the login callback',
           ).catch(() => undefined);
+    const confirmMs = deps.openConfirmMs ?? RUN_LIMITS_MS.open;
+    let answer: Promise<boolean | void> | undefined;
     let opened;
     try {
       // The route's run limit covers the forward too: what is left of it is the user's to answer.
-      const left = Math.max(1_000, RUN_LIMITS_MS.open - (Date.now() - started));
-      opened = await withDeadline(deps.openExternal(checked.href), left, 'Opening the URL');
+      const left = Math.max(Math.min(1_000, confirmMs), confirmMs - (Date.now() - started));
+      answer = Promise.resolve(deps.openExternal(checked.href));
+      opened = await withDeadline(answer, left, 'Opening the URL');
     } catch (error) {
       if (error instanceof DeadlineError) {
+        let unforwarded = '';
+        if (forwarded !== undefined && callback !== undefined) {
+          // Nobody answered: the forward made for this login goes now, not at the end of its lifetime.
+          await forwarded.release();
+          // VS Code's question stays up by itself: an Open given later forwards the port again.
+          const forward = deps.forwardLoginCallback;
+          void answer?.then((late) => (late === false ? undefined : forward?.(workspace.key, callback.port))).catch(() => undefined);
+          unforwarded = ` The forward of its login callback's port ${callback.port} is taken back; answering Open in VS Code, or Forward a Login Port…, forwards it again.`;
+        }
         return failed(
-          `Nobody answered VS Code's question about opening the URL within ${RUN_LIMITS_MS.open / 1000} s, so it was not opened from here.`,
+          `Nobody answered VS Code's question about opening the URL within ${Math.round(confirmMs / 1000)} s, so it was not opened from here.${unforwarded}`,
         );
       }
       return failed(`The host could not open the URL: ${(error as Error).message}`);

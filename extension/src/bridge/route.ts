@@ -193,6 +193,8 @@ export interface RouteDeps extends EditorActions {
   credentials: CredentialGate;
   /** Absent: /open forwards nothing (the URL still opens). */
   forwardLoginCallback?: LoginCallbackForwarder;
+  /** How long /open waits for the user's answer; default OPEN_LIMITS_MS.confirm (tests shorten it). */
+  openConfirmMs?: number;
   /** The host home (default proximo lookup dirs, cwd of host commands). */
   home: string;
   /** Environment host commands inherit (PATH, HOME, git config). */
