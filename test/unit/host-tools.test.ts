@@ -1,8 +1,8 @@
 /**
  * Host tools that run files of the folder (issue 38, item 5; docs/decisions/0060): the table of
  * known extensions (plan/hostTools.ts), what the posture says from a fake list of enabled
- * extensions and the window's trust, and the adapter that reads VS Code (backend/settings.ts
- * hostTools).
+ * extensions and the window's trust, the row under "Can reach on this host" (ui/tree/render.ts)
+ * and the adapter that reads VS Code (backend/settings.ts hostTools).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,11 +13,15 @@ import {
   hostToolsOffer,
   hostToolsPosture,
   hostToolsSummary,
+  MANAGE_TRUST_COMMAND,
   restrictedModeSupport,
   runningOnTheirOwn,
   type HostToolsFacts,
   type InstalledExtension,
 } from '../../extension/src/plan/hostTools';
+import { workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
+import type { ContainerSummary } from '../../extension/src/ui/model';
+import { containerSummary } from '../support/summary';
 import { installVscodeLite, vscodeLite } from '../support/vscodeLite';
 
 const ESLINT: InstalledExtension = { id: 'dbaeumer.vscode-eslint', restricted: 'off' };
@@ -173,6 +177,76 @@ describe('the posture: which run the folder’s files, and what Restricted Mode 
     );
     assert.match(hostToolsChoice(p)!, /^Your choice: turn security\.workspace\.trust\.enabled on in your User settings/);
     assert.equal(hostToolsOffer(p), 'trust-setting');
+  });
+});
+
+describe('the Extensions on this host row under "Can reach on this host"', () => {
+  const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 0 };
+  const snap = (containers: ContainerSummary[]) => ({
+    containers,
+    anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
+    volume: { name: 'toolbox-cc-socks', exists: false },
+    members: [],
+    sessions: [],
+  });
+  const group = (hostTools: HostToolsFacts | undefined, folders = ['/src/app']): TreeNode => {
+    const [node] = workspacesNodes({ ...base, snapshot: snap([containerSummary({ reach: [] })]) }, folders, '/home/u', [], 0, {
+      ...(hostTools !== undefined ? { hostTools } : {}),
+    });
+    const reach = (node!.id === 'otherContainers' ? node!.children![0]! : node!).children!.find(
+      (n) => n.label === 'Can reach on this host',
+    );
+    assert.ok(reach);
+    return reach;
+  };
+
+  it('follows the protected paths: the count, one row per extension, and Manage Workspace Trust, which opens VS Code’s editor', () => {
+    const g = group(facts([ESLINT, PYTHON, NPM]));
+    assert.deepEqual(
+      g.children!.map((n) => n.label),
+      ['Protected paths', 'Extensions on this host'],
+    );
+    const row = g.children![1]!;
+    assert.equal(row.description, "2 run this folder's files · trusted");
+    assert.equal(row.icon?.color, undefined, 'calm: the user’s choice, not a warning');
+    assert.equal(row.contextValue, 'hostTools.trusted');
+    assert.match(row.tooltip!, /ESLint runs the folder's ESLint/);
+    assert.match(row.tooltip!, /\n\nYour choice: while an agent works/);
+    assert.deepEqual(
+      row.children!.map((n) => [n.label, n.description, n.command]),
+      [
+        ['ESLint', 'off in Restricted Mode', undefined],
+        ['Python', 'limited in Restricted Mode, as it declares', undefined],
+        ['Manage Workspace Trust', 'choose Restricted Mode while an agent works', MANAGE_TRUST_COMMAND],
+      ],
+    );
+    assert.deepEqual(row.children![2]!.commandArgs, []);
+    assert.match(row.children![0]!.tooltip!, /^ESLint \(dbaeumer\.vscode-eslint\) runs /);
+  });
+
+  it('in Restricted Mode says none runs them, with nothing to click; with Workspace Trust off offers its setting', () => {
+    const restricted = group(facts([PRETTIER], { trusted: false })).children![1]!;
+    assert.deepEqual(
+      [restricted.description, restricted.icon?.id, restricted.children],
+      ["Restricted Mode: none runs this folder's files", 'workspace-untrusted', undefined],
+    );
+    const off = group(facts([ESLINT], { trustEnabled: false })).children![1]!;
+    const action = off.children!.at(-1)!;
+    assert.deepEqual(
+      [action.label, action.command, action.commandArgs],
+      ['Open Setting', 'workbench.action.openSettings', ['security.workspace.trust.enabled']],
+    );
+  });
+
+  it("is shown only under this window's containers, and only when the window's extensions were read", () => {
+    assert.deepEqual(
+      group(facts([ESLINT]), ['/elsewhere']).children!.map((n) => n.label),
+      ['Protected paths'],
+    );
+    assert.deepEqual(
+      group(undefined).children!.map((n) => n.label),
+      ['Protected paths'],
+    );
   });
 });
 
