@@ -18,6 +18,7 @@ import { lazyBackend } from './ui/lazyBackend';
 import { windowFolders } from './ui/folders';
 import { readHostFacts } from './backend/hostFacts';
 import { vscodeSettings } from './backend/settings';
+import { TRUST_ENABLED_SETTING } from './plan/hostTools';
 import { RefreshManager } from './ui/refresh';
 import { SessionStore } from './ui/sessionStore';
 import { ShellLauncher, type OpenedShell } from './ui/shells';
@@ -158,6 +159,10 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   const sessions = new SessionStore(context.workspaceState);
   const pendingConfig = new PendingConfigPrompt(backend, log);
   const home = readHostFacts(process.env).home;
+  const settings = vscodeSettings();
+  // The window's trust and the extensions it runs, for the Extensions on this host row (docs/decisions/0060):
+  // read again when an extension comes or goes, trust is granted or Workspace Trust is turned on or off.
+  let hostTools = settings.hostTools();
   const unknownKeys = new UnknownKeyNotice(context.workspaceState, home);
   const shells = new ShellLauncher(backend, sessions, log, pendingConfig, unknownKeys);
   const refresh = new RefreshManager(backend, windowFolders, log, home);
@@ -220,6 +225,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
           approvals: inbox.pending(),
           timeline,
           egressLog: (container) => backend.egressLog(container),
+          hostTools,
         }),
       ),
     ],
@@ -233,6 +239,10 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     () => shells.agentTerminals().length > 0,
     () => workspacesView.update(refresh.state),
   );
+  const hostToolsChanged = () => {
+    hostTools = settings.hostTools();
+    workspacesView.update(refresh.state);
+  };
   const agentsChanged = () => {
     workspacesView.update(refresh.state);
     agentBar.update(shells.agentTerminals());
@@ -342,7 +352,9 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     shells.onDidChangeAgent(() => agentsChanged()),
     vscode.window.onDidCloseTerminal(() => agentsChanged()),
     clock,
+    vscode.extensions.onDidChange(() => hostToolsChanged()),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(TRUST_ENABLED_SETTING)) hostToolsChanged();
       if (e.affectsConfiguration('toolbox.dockerHost')) backend.resetConnection();
       if (e.affectsConfiguration('toolbox')) {
         refresh.refreshSoon();
@@ -352,6 +364,8 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
     vscode.workspace.onDidChangeWorkspaceFolders(() => refresh.refreshSoon()),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       for (const view of treeViews) view.description = undefined;
+      // VS Code then starts the extensions that needed trust, which onDidChange reports too.
+      hostToolsChanged();
       refresh.refreshSoon();
     }),
     vscode.window.registerTerminalProfileProvider('toolbox.shell', {
@@ -386,7 +400,7 @@ export function activate(context: vscode.ExtensionContext): ToolboxTestApi {
   context.subscriptions.push({ dispose: () => clearTimeout(peerCheck) });
 
   // Held shells of this window come back without a command (the backend loads only when there are any).
-  if (sessions.forFolders(windowFolders()).length > 0 && vscodeSettings().persistSessions()) void reattachSessions(shells, refresh, log);
+  if (sessions.forFolders(windowFolders()).length > 0 && settings.persistSessions()) void reattachSessions(shells, refresh, log);
 
   return {
     get shells() {

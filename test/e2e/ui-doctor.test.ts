@@ -78,6 +78,9 @@ describe('Toolbox: Run Doctor and Copy Report (issue 31, item 3)', { skip: uiTes
       assert.match(report, new RegExp(`^\\[PASS\\] Socket volume ${prefix}-cc-socks$`, 'm'));
       assert.match(report, /^\[PASS\] Runtime image$\n +toolbox-vscode-test\/runtime:[0-9a-f]{12}, present/m);
       assert.match(report, new RegExp(`^\\[PASS\\] Protected paths in ${container}$`, 'm'));
+      // code-server has no extension that runs the folder's files on its own; its built-in npm waits for a click (docs/decisions/0060).
+      assert.match(report, /^\[PASS\] Extensions on this host that run the folder's files$/m);
+      assert.match(report.replace(/\n {2,}/g, ' '), /Only when you ask: npm \(built in\) runs the folder's package\.json scripts/);
       assert.match(
         report,
         new RegExp(

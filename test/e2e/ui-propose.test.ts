@@ -70,16 +70,23 @@ describe('a proposed change to a protected file in VS Code (issue 25, item 4)', 
     })(),
   );
 
-  it('lists the protected paths, read-only, under "Can reach on this host" (issue 25, item 8)', { timeout: 120_000 }, async () =>
-    wb.scenario('posture', async () => {
-      await wb.openToolboxView();
-      await page.locator('.monaco-list-row', { hasText: 'Can reach on this host' }).first().click();
-      const row = page.locator('.monaco-list-row', { hasText: 'Protected paths' }).first();
-      await row.waitFor({ timeout: 30_000 });
-      assert.match((await row.innerText()) as string, /read-only in this container/);
-      await row.hover();
-      await page.waitForTimeout(1500);
-      await wb.shot('posture-row');
-    })(),
+  it(
+    'lists the protected paths, read-only, and the extensions that run the folder\'s files under "Can reach on this host" (issue 25, item 8; issue 38, item 5)',
+    { timeout: 120_000 },
+    async () =>
+      wb.scenario('posture', async () => {
+        await wb.openToolboxView();
+        await page.locator('.monaco-list-row', { hasText: 'Can reach on this host' }).first().click();
+        const row = page.locator('.monaco-list-row', { hasText: 'Protected paths' }).first();
+        await row.waitFor({ timeout: 30_000 });
+        assert.match((await row.innerText()) as string, /read-only in this container/);
+        // Then what no protection covers (docs/decisions/0060): code-server has no extension that runs the folder's files on its own.
+        const tools = page.locator('.monaco-list-row', { hasText: 'Extensions on this host' }).first();
+        await tools.waitFor({ timeout: 30_000 });
+        assert.match((await tools.innerText()) as string, /none known runs this folder's files on its own/);
+        await row.hover();
+        await page.waitForTimeout(1500);
+        await wb.shot('posture-row');
+      })(),
   );
 });

@@ -30,6 +30,7 @@ export function standInSettings(
     egress: () => ({}),
     transports: () => ({ bridge: 'auto', sessions: 'auto' }),
     vscodeGitOpeners: () => [],
+    hostTools: () => ({ trusted: true, trustEnabled: true, extensions: [] }),
     ...over,
   };
 }

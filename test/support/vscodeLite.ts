@@ -49,6 +49,8 @@ export const vscodeLite = {
     workspaceFolders: [],
     getConfiguration: () => ({ get: <T>(_k: string, d?: T) => d, inspect: () => undefined }),
   },
+  /** The extensions this window runs (backend/settings.ts hostTools): none. */
+  extensions: { all: [] as Array<{ id: string; packageJSON: unknown }> },
   window: { createOutputChannel: () => channel },
   env: { openExternal: async () => true },
   commands: { executeCommand: async () => undefined },

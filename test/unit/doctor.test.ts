@@ -98,6 +98,7 @@ function facts(over: Partial<DoctorFacts> = {}): DoctorFacts {
     peerObjects: PEER,
     images: [IMAGE],
     folders: [folderFacts()],
+    hostTools: { trusted: true, trustEnabled: true, extensions: [{ id: 'vscode.npm', restricted: 'limited' }] },
     ...over,
   };
 }
@@ -112,7 +113,7 @@ const only = (f: Partial<FolderFacts>) => facts({ folders: [folderFacts(f)] });
 const withContainer = (c: Partial<ContainerFacts>, f: Partial<FolderFacts> = {}) => only({ ...f, containers: [container(c)] });
 
 describe('doctorChecks', () => {
-  it('passes everything on a healthy setup, in the order engine, transports, peer, image, proximo, protected, docker, egress', () => {
+  it('passes everything on a healthy setup, in the order engine, transports, peer, image, proximo, protected, host extensions, docker, egress', () => {
     const checks = doctorChecks(facts());
     assert.deepEqual(
       checks.filter((c) => c.status === 'warn' || c.status === 'fail'),
@@ -132,6 +133,7 @@ describe('doctorChecks', () => {
         `proximo:${folder}`,
         `protected:${NAME}`,
         `protected.vscode-git:${folder}`,
+        'host-tools',
         `docker:${NAME}`,
         `egress:${folder}`,
         `egress.container:${NAME}`,
@@ -531,6 +533,67 @@ describe('doctorChecks', () => {
     });
   });
 
+  describe("6b. the extensions on this host that run the folder's files (docs/decisions/0060)", () => {
+    const ESLINT = { id: 'dbaeumer.vscode-eslint', restricted: 'off' as const };
+
+    it('passes when none Toolbox knows runs them on its own, naming those that wait for the user', () => {
+      const c = check(doctorChecks(facts()), 'host-tools');
+      assert.equal(c.status, 'pass');
+      assert.match(c.detail, /no installed extension Toolbox knows runs its files on its own\. Only when you ask: npm \(built in\) runs/);
+      assert.equal(c.fix, undefined);
+      assert.equal(c.offer, undefined);
+    });
+
+    it('names the ones a trusted window runs, calmly: information, Restricted Mode as the choice, and the button that opens Workspace Trust', () => {
+      const f = facts({ hostTools: { trusted: true, trustEnabled: true, extensions: [ESLINT] } });
+      const checks = doctorChecks(f);
+      const c = check(checks, 'host-tools');
+      assert.equal(c.status, 'info');
+      assert.equal(c.title, "Extensions on this host that run the folder's files");
+      assert.match(
+        c.detail,
+        /^This window trusts the folder, so 1 installed extension runs files of the folder on this host, files an agent in the container can write: ESLint runs /,
+      );
+      assert.match(c.fix!, /^Your choice: .*Restricted Mode \(Workspaces: Manage Workspace Trust, then Don't Trust\)/);
+      assert.equal(c.offer, 'workspace-trust');
+      assert.deepEqual(
+        doctorCounts(checks),
+        doctorCounts(doctorChecks(facts({ hostTools: undefined }))),
+        'it counts as neither a pass, a warning nor a failure',
+      );
+      const text = renderDoctorReport(f, checks, 'now');
+      const at = text.indexOf("[INFO] Extensions on this host that run the folder's files");
+      assert.ok(
+        at > text.indexOf('\nHost extensions\n') && text.indexOf('\nHost extensions\n') > text.indexOf('\nProtected paths\n'),
+        text,
+      );
+      assert.match(text.slice(at), /^ {7}What to do: Your choice: /m);
+    });
+
+    it('passes in Restricted Mode, and is left out when the window was not read or has no folder', () => {
+      const restricted = check(
+        doctorChecks(
+          facts({
+            hostTools: { trusted: false, trustEnabled: true, extensions: [{ id: 'esbenp.prettier-vscode', restricted: 'limited' }] },
+          }),
+        ),
+        'host-tools',
+      );
+      assert.equal(restricted.status, 'pass');
+      assert.match(restricted.detail, /^This window is in Restricted Mode: .* Limited now: Prettier\./);
+      assert.equal(
+        doctorChecks(facts({ hostTools: undefined })).some((c) => c.id === 'host-tools'),
+        false,
+      );
+      assert.equal(
+        doctorChecks(facts({ folders: [], hostTools: { trusted: true, trustEnabled: true, extensions: [ESLINT] } })).some(
+          (c) => c.id === 'host-tools',
+        ),
+        false,
+      );
+    });
+  });
+
   describe('7. the Docker endpoint', () => {
     it('passes its own endpoint and no Docker at all, fails the host socket', () => {
       assert.equal(
@@ -642,7 +705,7 @@ describe('the report', () => {
       'Engine: Docker 20.10.24, API 1.41',
       'Folders: ~/proj',
       'Run at: 2025-01-02T03:04:05.000Z',
-      'Doctor: 12 passed, 1 warning, 0 failed.',
+      'Doctor: 13 passed, 1 warning, 0 failed.',
     ]);
     for (const heading of [
       'Engine',
@@ -651,6 +714,7 @@ describe('the report', () => {
       'Runtime image',
       'proximo',
       'Protected paths',
+      'Host extensions',
       'Docker endpoint',
       'Egress',
     ]) {

@@ -67,7 +67,7 @@ import type { TransportFacts } from './transportFacts';
 export interface DoctorDeps {
   names: ObjectNames;
   host: () => HostFacts;
-  settings: Pick<BackendSettings, 'dockerEndpoint' | 'pullRuntimeImage' | 'vscodeGitOpeners'>;
+  settings: Pick<BackendSettings, 'dockerEndpoint' | 'pullRuntimeImage' | 'vscodeGitOpeners' | 'hostTools'>;
   connector: Pick<EngineConnector, 'connected' | 'locateOrLocal'>;
   config: Pick<FolderConfig, 'peerSetting'>;
   shells: Pick<ShellOpener, 'prepare'>;
@@ -201,6 +201,7 @@ export class Doctor {
       gid: host.gid,
       names: { anchor: this.deps.names.anchor, socketVolume: this.deps.names.socketVolume },
       engine: engine.facts,
+      hostTools: this.deps.settings.hostTools(),
     };
     const connection = engine.connection;
     if (connection === undefined) {

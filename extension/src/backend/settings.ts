@@ -1,7 +1,8 @@
 /**
- * The one adapter over VS Code's configuration and workspace trust. Every setting the backend
- * reads goes through here, under its name in SETTINGS (contract/manifest.ts); the services get
- * it handed in, so a test can give them a plain object instead.
+ * The one adapter over VS Code's configuration and workspace trust, and the extensions running
+ * beside Toolbox. Every setting the backend reads goes through here, under its name in SETTINGS
+ * (contract/manifest.ts); the services get it handed in, so a test can give them a plain object
+ * instead.
  */
 import * as vscode from 'vscode';
 import { SECCOMP_PROFILES, type DOCKER_ENDPOINT_MODES } from '../contract/constants';
@@ -16,6 +17,7 @@ import type { EgressMode } from '../plan/egress';
 import { folderEgress, isEgressMode, strictestMode, type FolderEgress } from '../plan/egressPolicy';
 import type { SeccompSetting } from './api';
 import type { VscodeGitOpener } from '../plan/doctor';
+import { restrictedModeSupport, TRUST_ENABLED_SETTING, type HostToolsFacts } from '../plan/hostTools';
 
 /**
  * A folder's .vscode/settings.json is in the folder its container can write, so a setting that
@@ -81,6 +83,12 @@ export interface BackendSettings {
    * when it keeps to the folder's own (docs/decisions/0059-git-indirections-read-only.md).
    */
   vscodeGitOpeners(folder: string): VscodeGitOpener[];
+  /**
+   * The window's trust (Restricted Mode or not, and whether Workspace Trust is on at all) and the
+   * extensions VS Code runs in it, for naming those that run the folder's files
+   * (docs/decisions/0060-host-tools-run-workspace-files.md).
+   */
+  hostTools(): HostToolsFacts;
 }
 
 export interface ForcedTransports {
@@ -172,6 +180,15 @@ export function vscodeSettings(): BackendSettings {
         const scope = explicitSettingScope(git.inspect<unknown>(setting), true);
         return [{ setting, value: JSON.stringify(value) ?? 'unset', source: folderScope(scope) ?? 'default' }];
       });
+    },
+    hostTools: () => {
+      const dot = TRUST_ENABLED_SETTING.lastIndexOf('.');
+      const trustEnabled = vscode.workspace
+        .getConfiguration(TRUST_ENABLED_SETTING.slice(0, dot))
+        .get<boolean>(TRUST_ENABLED_SETTING.slice(dot + 1), true);
+      // vscode.extensions.all lists the extensions this window runs: in Restricted Mode, not those VS Code turned off.
+      const extensions = vscode.extensions.all.map((e) => ({ id: e.id, restricted: restrictedModeSupport(e.packageJSON) }));
+      return { trusted: trusted(), trustEnabled: trustEnabled !== false, extensions };
     },
   };
 }

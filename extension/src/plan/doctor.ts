@@ -4,22 +4,37 @@
  * lines, each pass, warn, fail or info with what to do, and into the plain-text report the
  * command shows. Pure: no I/O, no clock (the caller gives the time). The checks, in order: the
  * engine, the transports of each container, peer messaging's shared objects, the runtime image,
- * proximo, the protected paths (docs/decisions/0042), the Docker endpoint (0047) and egress (0056).
+ * proximo, the protected paths (docs/decisions/0042), the extensions on this host that run the
+ * folder's files (0060), the Docker endpoint (0047) and egress (0056).
  */
 import { MIN_API_VERSION } from '../contract/constants';
 import { COMMAND_LABELS, SETTINGS, VSCODE_GIT_DEFAULTS } from '../contract/manifest';
 import type { EgressMode } from './egress';
+import {
+  hostToolsChoice,
+  hostToolsDetail,
+  hostToolsOffer,
+  hostToolsPosture,
+  runningOnTheirOwn,
+  type HostToolsFacts,
+  type HostToolsOffer,
+} from './hostTools';
 import { tildePath } from './posture';
 
 export type DoctorStatus = 'pass' | 'warn' | 'fail' | 'info';
 
-/** One line of the report. `fix`, for warn and fail: a command to run, a setting to change or a shell command. */
+/**
+ * One line of the report. `fix`, for warn and fail: a command to run, a setting to change or a
+ * shell command; for info, a choice the user may make. `offer`: an action the notification
+ * offers as a button (ui/commands/runDoctor.ts).
+ */
 export interface DoctorCheck {
   id: string;
   status: DoctorStatus;
   title: string;
   detail: string;
   fix?: string;
+  offer?: HostToolsOffer;
 }
 
 /** A fact the doctor could not read: its probe timed out (a slow engine), failed, or needed the engine. */
@@ -163,6 +178,8 @@ export interface DoctorFacts {
   peerObjects: Read<PeerObjectFacts>;
   images: Read<ImageFacts[]>;
   folders: FolderFacts[];
+  /** The window's trust and its enabled extensions (plan/hostTools.ts); undefined when not read. */
+  hostTools?: HostToolsFacts;
 }
 
 /** A fix that is one command: its palette label. */
@@ -705,6 +722,28 @@ function vscodeGitChecks(f: FolderFacts, home: string): DoctorCheck[] {
   ];
 }
 
+/**
+ * The extensions on this host that run files of the window's folders, which their containers can
+ * write (docs/decisions/0060): named, with Restricted Mode as the user's choice. Info, never a
+ * warning: trusting the folder is the user's call, and the list is Toolbox's, not VS Code's.
+ */
+function hostToolsChecks(facts: HostToolsFacts | undefined, folders: number): DoctorCheck[] {
+  if (facts === undefined || folders === 0) return [];
+  const p = hostToolsPosture(facts);
+  const choice = hostToolsChoice(p);
+  const offer = hostToolsOffer(p);
+  return [
+    {
+      id: 'host-tools',
+      status: runningOnTheirOwn(p).length === 0 ? 'pass' : 'info',
+      title: "Extensions on this host that run the folder's files",
+      detail: hostToolsDetail(p),
+      ...(choice !== undefined ? { fix: choice } : {}),
+      ...(offer !== undefined ? { offer } : {}),
+    },
+  ];
+}
+
 function dockerChecks(f: FolderFacts, home: string): DoctorCheck[] {
   if (f.dockerEndpoint === undefined) return [];
   const setting = f.dockerEndpoint.setting;
@@ -868,6 +907,7 @@ export function doctorChecks(facts: DoctorFacts): DoctorCheck[] {
     ...folders.flatMap((f) => proximoChecks(f, home)),
     ...folders.flatMap((f) => protectedChecks(f, home)),
     ...folders.flatMap((f) => vscodeGitChecks(f, home)),
+    ...hostToolsChecks(facts.hostTools, folders.length),
     ...folders.flatMap((f) => dockerChecks(f, home)),
     ...folders.flatMap((f) => egressChecks(f, home)),
   ];
@@ -902,6 +942,7 @@ const SECTIONS: ReadonlyArray<[string, string]> = [
   ['image', 'Runtime image'],
   ['proximo', 'proximo'],
   ['protected', 'Protected paths'],
+  ['host-tools', 'Host extensions'],
   ['docker', 'Docker endpoint'],
   ['egress', 'Egress'],
 ];

@@ -5,6 +5,17 @@
  */
 import type { DockerChildrenSummary } from '../../engine/dockerChildren';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
+import {
+  hostToolsChoice,
+  hostToolsDetail,
+  hostToolsSummary,
+  MANAGE_TRUST_COMMAND,
+  restrictedWords,
+  TRUST_ENABLED_SETTING,
+  type FoundHostTool,
+  type HostToolsOffer,
+  type HostToolsPosture,
+} from '../../plan/hostTools';
 import { PROPOSABLE_PATHS } from '../../plan/proposals';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import type { AgentState, AgentStatus } from '../agentState';
@@ -538,6 +549,60 @@ export function protectionItem(on: boolean, paths: readonly string[] = PROPOSABL
         },
     'message',
   );
+}
+
+/** The label of the row under "Can reach on this host" that names the host's extensions that run the folder's files. */
+export const HOST_TOOLS_ROW_LABEL = 'Extensions on this host';
+
+/**
+ * The extensions on this host that run the folder's files, which the container can write
+ * (docs/decisions/0060, plan/hostTools.ts): how many run them on their own, and whether the
+ * window is in Restricted Mode. Calm: trusting the folder is the user's choice, not a fault.
+ */
+export function hostToolsItem(p: HostToolsPosture): ItemProps {
+  const choice = hostToolsChoice(p);
+  return plainItem({
+    label: HOST_TOOLS_ROW_LABEL,
+    description: hostToolsSummary(p),
+    icon: { id: p.state === 'restricted' ? 'workspace-untrusted' : 'extensions' },
+    contextValue: `hostTools.${p.state}`,
+    tooltip: [hostToolsDetail(p), ...(choice !== undefined ? [choice] : [])].join('\n\n'),
+  });
+}
+
+/** One extension that runs the folder's files on its own: what it runs, and what Restricted Mode does with it. */
+export function hostToolItem(t: FoundHostTool): ItemProps {
+  return plainItem({
+    label: t.name,
+    description: restrictedWords(t),
+    icon: { id: 'extensions' },
+    contextValue: 'hostTool',
+    tooltip: `${t.name} (${t.id}) runs ${t.runs}. An agent in the container can write those files; the extension runs them on this host, as you.`,
+  });
+}
+
+/** The row under it that opens the Workspace Trust editor (or the setting that turns Workspace Trust on): a click runs `command`. */
+export function hostToolsActionItem(offer: HostToolsOffer): ItemProps & { command: string; commandArgs: unknown[] } {
+  return offer === 'workspace-trust'
+    ? {
+        label: 'Manage Workspace Trust',
+        description: 'choose Restricted Mode while an agent works',
+        icon: { id: 'workspace-untrusted' },
+        contextValue: 'action',
+        tooltip:
+          "Opens VS Code's Workspace Trust editor. Don't Trust puts the window in Restricted Mode: the extensions above stop running the folder's files; so do tasks, debugging and VS Code's git, and Toolbox ignores the project's .toolbox.yaml. Trust it again when the agent is done.",
+        command: MANAGE_TRUST_COMMAND,
+        commandArgs: [],
+      }
+    : {
+        label: 'Open Setting',
+        description: TRUST_ENABLED_SETTING,
+        icon: { id: 'settings-gear' },
+        contextValue: 'action',
+        tooltip: `Opens the ${TRUST_ENABLED_SETTING} setting: with Workspace Trust on, you can open the folder in Restricted Mode while an agent works.`,
+        command: 'workbench.action.openSettings',
+        commandArgs: [TRUST_ENABLED_SETTING],
+      };
 }
 
 /**

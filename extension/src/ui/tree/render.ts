@@ -35,6 +35,9 @@ import {
   EGRESS_LOG_ROWS,
   leftBehindGroupItem,
   protectionItem,
+  hostToolItem,
+  hostToolsActionItem,
+  hostToolsItem,
   reachItem,
   socketVolumeItem,
   PROXIMO_ONE_LINE,
@@ -47,6 +50,7 @@ import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
 import type { AgentTimeline } from '../agentTimeline';
 import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
 import type { HostReach } from '../../plan/posture';
+import { hostToolsOffer, hostToolsPosture, runningOnTheirOwn, type HostToolsFacts, type HostToolsPosture } from '../../plan/hostTools';
 import type { PublishedPort } from '../../plan/publish';
 import { plainItem } from '../plainText';
 
@@ -97,6 +101,8 @@ export interface WorkspacesExtras {
   timeline?: Pick<AgentTimeline, 'summary' | 'forSession'>;
   /** A container's connection log in this window, oldest first (EgressService.egressLog): its latest under its network row. */
   egressLog?: (container: string) => readonly EgressLogEntry[];
+  /** The window's trust and its extensions (backend/settings.ts hostTools): a row under each of this window's containers' reach. */
+  hostTools?: HostToolsFacts;
 }
 
 /** The command the network row's "earlier connections" row runs, and its context menu offers (ui/commands/showEgressLog.ts). */
@@ -213,6 +219,7 @@ export function workspacesNodes(
     return { ...withTimeline(node, summary, timeline.forSession(container, sessionId)), timeline: { container, sessionId } };
   };
   const drifted = new Map(state.findings.map((f) => [f.container.id, f]));
+  const hostTools = extras.hostTools === undefined ? undefined : hostToolsPosture(extras.hostTools);
   const nodes = sortForWorkspacesView(snap.containers, folders).map((c) => {
     const finding = drifted.get(c.id);
     const folder = folderOf(c, folders);
@@ -263,7 +270,7 @@ export function workspacesNodes(
     if (c.dockerChildren !== undefined) children.push(dockerChildrenNode(c, c.dockerChildren));
     // Its network (issue 30), next to what it can reach on this host: the mode, then its latest connections.
     if (c.egress !== undefined) children.push(egressNode(c, c.egress, extras.egressLog?.(c.name) ?? []));
-    if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder));
+    if (c.reach !== undefined) children.push(reachGroupNode(c, c.reach, home, folder, hostTools));
     return {
       id: `container:${c.name}`,
       label: containerLabel(c),
@@ -334,7 +341,13 @@ function dockerChildrenNode(c: ContainerSummary, d: DockerChildrenSummary): Tree
   return { id: `children:${c.name}`, ...dockerChildrenGroupItem(d), container: c, children: items };
 }
 
-function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: string, folder: string | undefined): TreeNode {
+function reachGroupNode(
+  c: ContainerSummary,
+  reach: readonly HostReach[],
+  home: string,
+  folder: string | undefined,
+  hostTools: HostToolsPosture | undefined,
+): TreeNode {
   const items = reach.map((r): TreeNode => ({
     id: `reach:${c.name}:${r.kind}:${r.target}`,
     ...reachItem(r, home, folder !== undefined),
@@ -344,12 +357,31 @@ function reachGroupNode(c: ContainerSummary, reach: readonly HostReach[], home: 
   }));
   // The protection first: the folder's own files the container cannot change (docs/decisions/0042);
   // a container has it when its mounts hold the read-only binds (plan/posture.ts protectedPathsOf).
-  items.unshift({
-    id: `protection:${c.name}`,
-    ...protectionItem(c.protectedPaths !== undefined),
-    container: c,
-  });
+  // Then, for a container of this window's folders, the window's extensions that run the folder's
+  // files, which no protection covers (docs/decisions/0060).
+  const tools: TreeNode[] = folder !== undefined && hostTools !== undefined ? [hostToolsNode(c, hostTools)] : [];
+  items.unshift(
+    {
+      id: `protection:${c.name}`,
+      ...protectionItem(c.protectedPaths !== undefined),
+      container: c,
+    },
+    ...tools,
+  );
   return { id: `reach:${c.name}`, ...reachGroupItem(reach), container: c, children: items, collapsed: true };
+}
+
+/**
+ * The extensions on this host that run the folder's files: one row each for those that run them
+ * on their own now, then the action that lets the user choose Restricted Mode (plan/hostTools.ts).
+ */
+function hostToolsNode(c: ContainerSummary, p: HostToolsPosture): TreeNode {
+  const offer = hostToolsOffer(p);
+  const children: TreeNode[] = [
+    ...runningOnTheirOwn(p).map((t): TreeNode => ({ id: `hostTool:${c.name}:${t.id}`, ...hostToolItem(t), container: c })),
+    ...(offer !== undefined ? [{ id: `hostTools.action:${c.name}`, ...hostToolsActionItem(offer), container: c }] : []),
+  ];
+  return { id: `hostTools:${c.name}`, ...hostToolsItem(p), container: c, ...(children.length > 0 ? { children } : {}) };
 }
 
 /**
