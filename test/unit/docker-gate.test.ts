@@ -287,7 +287,8 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
     assert.equal(forward(await g.head(head('POST', '/v1.41/exec/e1/start'))).target, '/v1.41/exec/e1full/start');
     assert.equal(
       forward(await g.head(head('POST', '/v1.41/commit?container=3f&repo=localhost/toolbox-proj-1a2b3c4d/snap'))).target,
-      '/v1.41/commit?container=aaaa3f&repo=localhost%2Ftoolbox-proj-1a2b3c4d%2Fsnap',
+      '/v1.41/commit?container=aaaa3f&repo=localhost%2Ftoolbox-proj-1a2b3c4d%2Fsnap' +
+        `&changes=LABEL+${LABELS.dockerOwner}%3D&changes=LABEL+${LABELS.dockerImageOwner}%3D${OWNER}`,
     );
     assert.equal(
       forward(await g.head(head('POST', '/v1.41/networks/net/disconnect', CREATE_HEADERS))).target,

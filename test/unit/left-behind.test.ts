@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type Docker from 'dockerode';
+import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
@@ -37,7 +38,18 @@ function engine(existing: readonly string[]) {
       remove: async () => void calls.push(`remove ${name}`),
     }),
     getNetwork: (id: string) => ({ remove: async () => void calls.push(`remove network ${id}`) }),
-    listContainers: async () => (calls.push('listContainers'), [{ Id: 'c1', Names: ['/app-db-1'] }]),
+    listContainers: async () => (
+      calls.push('listContainers'),
+      // c2 carries the owner label because its image does: the host made it (dockerChildren.ts labelledImages).
+      [
+        { Id: 'c1', Names: ['/app-db-1'], ImageID: 'sha256:plain' },
+        { Id: 'c2', Names: ['/hosts-own'], ImageID: 'sha256:labelled' },
+      ]
+    ),
+    listImages: async () => (
+      calls.push('listImages'),
+      [{ Id: 'sha256:labelled', Labels: { [LABELS.dockerOwner]: 'toolbox-app-1234abcd' } }]
+    ),
     listNetworks: async () => (calls.push('listNetworks'), [{ Id: 'n1', Name: 'app_default' }]),
     listVolumes: async () => (calls.push('listVolumes'), { Volumes: [{ Name: 'app_data' }] }),
   };
@@ -162,6 +174,7 @@ describe('children left behind by a container something else removed', () => {
     const removed = await removeLeftBehind(ctx, owner);
     assert.deepEqual(removed, { containers: ['app-db-1'], networks: ['app_default'], volumes: ['app_data'] });
     assert.ok(calls.includes('remove c1') && calls.includes('remove network n1'), calls.join(', '));
+    assert.ok(!calls.includes('remove c2'), 'a container whose owner label came from its image is not removed');
     assert.ok(!calls.some((c) => c.includes('app_data') && c.startsWith('remove')));
   });
 });

@@ -459,6 +459,9 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
  */
 const NOT_BUILDERS: Record<string, string> = {
   'items.stateWord': 'a word for the description, cleaned by containerDescription',
+  'items.hostToolsItem': 'words and counts from plan/hostTools.ts (extensions installed on this host, never the container)',
+  'items.hostToolItem': 'a row of plan/hostTools.ts HOST_TOOLS (its name, id and words), matched to an installed extension',
+  'items.hostToolsActionItem': 'a fixed action row',
   'items.containerIcon': 'an icon id',
   'items.containerContextValue': 'a context value (not shown)',
   'items.startedText': 'a date',
