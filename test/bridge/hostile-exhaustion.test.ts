@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { BridgeEvent } from '../../extension/src/bridge/server';
+import type { BridgeEvent } from '../../extension/src/bridge/log';
 import { call, installFakeProximo, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;

@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { BridgeHub, type BridgeHubOptions, type WorkspaceBridge, type WorkspaceRegistration } from '../../extension/src/bridge/hub';
-import type { BridgeEvent } from '../../extension/src/bridge/server';
+import type { BridgeEvent } from '../../extension/src/bridge/log';
 
 export const FAKE_PROXIMO_SOURCE = resolve(__dirname, '../../../test/fixtures/fake-proximo');
 

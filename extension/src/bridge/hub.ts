@@ -22,7 +22,8 @@ import { TokenBucket } from './gate';
 import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
 import { aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
 import type { BucketRates, EditorActions, LoginCallbackForwarder, RouteDeps, WorkspaceBinding } from './route';
-import { createBridgeServer, type BridgeLog, type ListenerScope } from './server';
+import type { BridgeLog } from './log';
+import { createBridgeServer, type ListenerScope } from './server';
 import { stopSound } from './sound';
 import { sweepStaleSockets, type SweepLimits } from './sweep';
 import {

@@ -1,4 +1,24 @@
-import type { BridgeEvent } from './server';
+/**
+ * The bridge's log: its events (one per request, and the server's own notes) and how each is
+ * written as a line. No other bridge module is imported here, so every one may import it.
+ */
+
+export type Transport = 'unix' | 'tcp';
+
+export interface RequestLogEntry {
+  kind: 'request';
+  transport: Transport;
+  route: string;
+  status: number;
+  durationMs: number;
+  /** The workspace key, once the token identified it. */
+  workspace?: string;
+  /** The refusal or failure reason; never set for /credential. */
+  detail?: string;
+}
+
+export type BridgeEvent = RequestLogEntry | { kind: 'info' | 'warn'; message: string };
+export type BridgeLog = (event: BridgeEvent) => void;
 
 /**
  * Untrusted text (a path, URL or route a container sent) made safe for one log line: control

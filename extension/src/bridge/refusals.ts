@@ -6,7 +6,7 @@
  * logged as one line when the interval ends.
  */
 import { ROUTES } from '../contract/constants';
-import type { BridgeEvent, BridgeLog, RequestLogEntry } from './server';
+import type { BridgeEvent, BridgeLog, RequestLogEntry } from './log';
 
 /**
  * Refused requests are logged one by one only for the first of each kind (route, status,

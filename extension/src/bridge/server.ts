@@ -17,6 +17,7 @@ import { openRoute } from './open';
 import { proposeRoute } from './propose';
 import { proximoRoute } from './proximo';
 import { soundRoute } from './sound';
+import type { BridgeLog, Transport } from './log';
 import type { Route, RouteDeps, RouteResult, WorkspaceBinding } from './route';
 
 /**
@@ -54,23 +55,6 @@ const CONCURRENCY_BY_PATH = new Map<string, number>([
 ]);
 /** The route name logged for a connection refused before any request was read. */
 export const CONNECTION_ROUTE = '(connection)';
-
-export type Transport = 'unix' | 'tcp';
-
-export interface RequestLogEntry {
-  kind: 'request';
-  transport: Transport;
-  route: string;
-  status: number;
-  durationMs: number;
-  /** The workspace key, once the token identified it. */
-  workspace?: string;
-  /** The refusal or failure reason; never set for /credential. */
-  detail?: string;
-}
-
-export type BridgeEvent = RequestLogEntry | { kind: 'info' | 'warn'; message: string };
-export type BridgeLog = (event: BridgeEvent) => void;
 
 /** What one listener serves: which tokens it accepts and which port its Host header must name. */
 export interface ListenerScope {

@@ -16,7 +16,7 @@
 import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { EndpointEvent, EndpointGate, EndpointLimits, EndpointStats, EndpointUpstream } from './dockerEndpoint';
+import type { EndpointUpstream, HijackContext } from './dockerEndpointTypes';
 import { askBody, askGate } from './dockerEndpointForward';
 import {
   bodyFraming,
@@ -32,24 +32,6 @@ import {
 } from './dockerEndpointWire';
 
 /** The endpoint's stats (engine/dockerEndpoint.ts) but `open`, which the server counts itself. */
-export type EndpointCounters = Omit<EndpointStats, 'open'>;
-
-/** What the hijack path needs of its endpoint. */
-export interface HijackContext {
-  gate: EndpointGate;
-  upstream: EndpointUpstream;
-  limits: EndpointLimits;
-  log(event: EndpointEvent): void;
-  /** Client connections, counted against the cap. */
-  sockets: Set<Socket>;
-  /** Connections to the engine that hijacks opened; ended with the endpoint. */
-  upstreams: Set<Socket>;
-  closing: boolean;
-  counters: EndpointCounters;
-  /** Writes a last response and closes the socket, without resetting it while the client still writes. */
-  endSocket(socket: Socket, response: Buffer): void;
-}
-
 /**
  * The bytes a socket sends before the splice, bounded. `take` waits for a number of them; `stop`
  * hands back what came and leaves the socket paused for a pipe.
