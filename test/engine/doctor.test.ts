@@ -2,7 +2,7 @@
  * Run Doctor on the real engine (issue 31, item 3): a window's backend opens a container of its
  * own (the test's name prefix, a temporary home) and the doctor gathers the real facts about the
  * engine, that container, the peer anchor and socket volume it made, and the runtime image, each
- * line judged by plan/doctor.ts. A second backend points at a socket that never answers: the
+ * line judged by plan/doctor/. A second backend points at a socket that never answers: the
  * doctor ends with a warning line in bounded time, never a hang. Prints the report (the first
  * test's) so a run shows what the user reads.
  */

@@ -1,5 +1,5 @@
 /**
- * Run Doctor's checks (plan/doctor.ts): each check's pass, warn, fail and info branches from
+ * Run Doctor's checks (plan/doctor/): each check's pass, warn, fail and info branches from
  * hand-made facts, the report's order and shape, and that outside text stays on its own line.
  */
 import assert from 'node:assert/strict';

@@ -191,10 +191,10 @@ export interface EgressService {
   onDidChangeEgress(listener: (container: string) => void): { dispose(): void };
 }
 
-/** Run Doctor and Copy Report (backend/doctor.ts, issue 31): the engine and the folders' containers checked, read-only. */
+/** Run Doctor and Copy Report (backend/doctor/, issue 31): the engine and the folders' containers checked, read-only. */
 export interface DoctorService {
   /**
-   * Every check of plan/doctor.ts over the facts gathered now, each probe bounded in time
+   * Every check of plan/doctor/ over the facts gathered now, each probe bounded in time
    * (DOCTOR_LIMITS): the lines, their counts, the report and its redacted copy. Never rejects for
    * an engine that is down or slow: that is a line of the report.
    */

@@ -1,5 +1,5 @@
 /**
- * How one container's transports run, for Run Doctor (backend/doctor.ts): how its shims reach the
+ * How one container's transports run, for Run Doctor (backend/doctor/): how its shims reach the
  * bridge (measured by a probe in the container, engine/bridgePath.ts) and how this window reaches
  * its session holder (the transport a shell of this window used, else what would be used), each
  * with why (docs/decisions/0058-forced-fallback-transports.md).
@@ -21,7 +21,7 @@ export interface TransportFactsDeps {
   holderPath: (containerId: string) => TransportFacts['sessions'] | undefined;
   /** toolbox.transport.sessions (User settings). */
   sessionsTransport: () => 'auto' | 'exec';
-  /** A unix socket something listens on (backend/doctor.ts socketAnswers). */
+  /** A unix socket something listens on (backend/doctor/ socketAnswers). */
   socketAnswers: (path: string) => Promise<boolean>;
 }
 

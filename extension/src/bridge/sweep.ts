@@ -39,7 +39,7 @@ export interface SweepLimits {
 /**
  * How a connect to the unix socket `path` went within `ms`: `connected`, `refused` (a socket file
  * nobody listens on), or `other` (no such file, not a socket, no answer in time). Also the
- * Doctor's "is this socket served" (backend/doctor.ts socketAnswers).
+ * Doctor's "is this socket served" (backend/doctor/ socketAnswers).
  */
 export function connectOutcome(path: string, ms: number): Promise<'connected' | 'refused' | 'other'> {
   return new Promise((resolve) => {

@@ -447,12 +447,12 @@ export const EXTENSION_VERSION = '0.1.0';
 /**
  * The oldest Docker Engine API the extension speaks (docs/decisions/0034-engine-api-floor.md):
  * Docker 20.10 and Podman 4.3's compat API both report 1.41. engine/client.ts refuses an older
- * engine at connect; Run Doctor (plan/doctor.ts) reports the engine's API against it.
+ * engine at connect; Run Doctor (plan/doctor/) reports the engine's API against it.
  */
 export const MIN_API_VERSION = '1.41';
 
 /**
- * Bounds of Run Doctor's probes (backend/doctor.ts), in ms: a probe that takes longer is a
+ * Bounds of Run Doctor's probes (backend/doctor/), in ms: a probe that takes longer is a
  * warning line saying so, never a wait. `connectMs` covers an ssh:// engine's own 10 s connect;
  * `planMs` a folder's plan, which may ask the host's proximo for its routes (10 s at most);
  * `socketMs` a connect to a socket this window should be serving.

@@ -22,7 +22,7 @@ export const COMMAND_LABELS = {
   /** The same checks, redacted (plan/redact.ts), onto the clipboard for an issue. */
   copyDoctorReport: { command: 'toolbox.copyDoctorReport', label: 'Toolbox: Copy Report' },
   showLog: { command: 'toolbox.showLog', label: 'Toolbox: Show Log' },
-  // What the doctor's lines tell the user to run (plan/doctor.ts).
+  // What the doctor's lines tell the user to run (plan/doctor/).
   openShell: { command: 'toolbox.openShell', label: 'Toolbox: Open Toolbox Shell' },
   stopContainer: { command: 'toolbox.stopContainer', label: 'Toolbox: Stop Container…' },
   stopAll: { command: 'toolbox.stopAll', label: 'Toolbox: Stop Every Container…' },

@@ -1,4 +1,4 @@
-/** Run Doctor and Copy Report as the UI calls them (backend/doctor.ts, plan/doctor.ts). */
+/** Run Doctor and Copy Report as the UI calls them (backend/doctor/, plan/doctor/). */
 import type { DoctorCheck, DoctorCounts } from '../../plan/doctor';
 
 export type { DoctorCheck, DoctorCounts, DoctorStatus } from '../../plan/doctor';
