@@ -228,8 +228,13 @@ async function sweepPlaceholders(ctx: EngineContext, candidates: readonly string
       if (inUse.has(path) || claimed.has(path) || !(await isPlaceholder(path, owner))) continue;
       // Without the file, host git reads a `.gitmodules` from the index, else from HEAD, which the
       // container stages and commits: the placeholder stays while either has one (or git cannot say).
-      if (basename(path) === GITMODULES.name && (await gitmodulesBehindWorkTree(dirname(path))) !== false) {
-        ctx.log?.(`Kept ${path}: the repository's index or HEAD has a .gitmodules, which host git would read without it.`);
+      const behind = basename(path) === GITMODULES.name ? await gitmodulesBehindWorkTree(dirname(path)) : false;
+      if (behind !== false) {
+        ctx.log?.(
+          behind
+            ? `Kept ${path}: the repository's index or HEAD has a .gitmodules, which host git would read without it.`
+            : `Kept ${path}: host git could not say whether the repository's index or HEAD has a .gitmodules, which it would read without it.`,
+        );
         continue;
       }
       if (claimed.has(path)) continue;
