@@ -6,7 +6,8 @@
  * `core.hooksPath`, attributes, moving `.git` aside) and is refused by the protected paths
  * (docs/decisions/0042-protected-paths-read-only.md); it then changes a file, VS Code's git
  * extension runs `git status` on the folder (the Source Control view lists the change), and the
- * marker program never ran on the host. Issue 38, item 1: the same for git's ways from `.git` to
+ * marker program never ran on the host, and the `.gitmodules` placeholder it could not write is
+ * not listed (issue 38, item 8). Issue 38, item 1: the same for git's ways from `.git` to
  * another repository (`commondir`, alternates, `modules`; decision 0059), and for a repository the
  * agent makes inside the folder, opened in an editor, reloaded, staged as a submodule: VS Code's git
  * never runs git in it under Toolbox's defaults, and does once the user turns each back on.
@@ -64,6 +65,8 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
           ['hook', `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout`],
           ['info', `echo '* filter=x' > .git/info/attributes`],
           ['move-aside', 'mv .git .git-old'],
+          // Issue 38, item 8: the repository has no .gitmodules; its placeholder keeps one from being made.
+          ['gitmodules', `printf '[submodule "x"]\\n\\tpath = x\\n\\turl = /tmp/x\\n' > .gitmodules`],
         ];
         for (const [name, command] of attacks) {
           const rc = await wb.ask(`${command} 2>/dev/null; echo "ATTACK_${name}=$?"`, new RegExp(`ATTACK_${name}=(\\d+)`));
@@ -83,6 +86,15 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
         // a directory placeholder for .gitmodules once failed VS Code's status with EISDIR).
         assert.equal(existsSync(marker), false, 'no program named by the container ran on the host');
         assert.match(git('status', '--porcelain'), /\?\? from-agent\.txt/);
+        // That same status ran with the .gitmodules placeholder, an empty file, in the folder: VS Code
+        // read it and still shows the repository and its change, and lists no .gitmodules (the line in
+        // .git/info/exclude keeps it out; issue 38, item 8).
+        assert.equal(readFileSync(join(folder, '.gitmodules'), 'utf8'), '', 'the placeholder is there, empty');
+        assert.equal(
+          await wb.page.locator('.scm-view .monaco-list-row').filter({ hasText: '.gitmodules' }).count(),
+          0,
+          'Source Control lists no .gitmodules',
+        );
         // VS Code's git wrote its own key (branch.main.vscode-merge-base) into the config: the
         // Worktrees view still reads the repository (host git's allowlist, plan/gitConfig.ts).
         await wb.openToolboxView();

@@ -8,7 +8,7 @@
  * (scripts/test-podman.sh).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chownSync,
   existsSync,
@@ -35,6 +35,22 @@ import { chownTree, openFolder, owners, planFolder, type OpenedFolder } from '..
 
 const USER = testUser(4321, 4322);
 
+/**
+ * The sweep asks host git whether a repository's index or HEAD has a `.gitmodules`
+ * (host/git.ts gitmodulesBehindWorkTree). The folders here are the container user's; a test that
+ * runs as root tells git to trust them, as the user's own git does for their folders. Answers
+ * how to undo it.
+ */
+function trustTheUsersRepositories(): () => void {
+  if (process.getuid!() !== 0 || process.env.GIT_CONFIG_COUNT !== undefined) return () => undefined;
+  Object.assign(process.env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' });
+  return () => {
+    delete process.env.GIT_CONFIG_COUNT;
+    delete process.env.GIT_CONFIG_KEY_0;
+    delete process.env.GIT_CONFIG_VALUE_0;
+  };
+}
+
 /** Protected paths the folder has before the container starts, with their contents. */
 const EXISTING_FILES: Record<string, string> = {
   '.envrc': 'export A=1\n',
@@ -46,6 +62,7 @@ const EXISTING_FILES: Record<string, string> = {
 
 /** Protected paths it does not have: each gets a placeholder, made as what is named here. */
 const MISSING_AS: Record<string, 'dir' | 'file' | 'commondir'> = {
+  '.gitmodules': 'file',
   '.mcp.json': 'dir',
   '.idea': 'dir',
   '.devcontainer': 'dir',
@@ -86,8 +103,11 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
   let opened: OpenedFolder;
   let before_: string;
   let entriesBefore: string[];
+  let excludeBefore: string;
+  let untrust: () => void;
 
   before(async () => {
+    untrust = trustTheUsersRepositories();
     image = await ensureTestRuntimeImage();
     ns = testNamespace();
     dir = mkdtempSync(join(tmpdir(), `${ns.names.prefix}-ro-`));
@@ -102,10 +122,12 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
     chownTree(dir, USER);
     entriesBefore = [...owners(folder).keys()].sort();
     before_ = snapshot(folder);
+    excludeBefore = readFileSync(join(folder, '.git', 'info', 'exclude'), 'utf8');
     opened = await openFolder(ns, folder, { image, user: USER });
   });
 
   after(async () => {
+    untrust?.();
     await ns?.cleanup();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -135,10 +157,15 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
     }
     assert.equal(snapshot(folder), before_with_placeholders(), 'the host files are unchanged');
   };
-  /** The snapshot as it is while the container runs: the placeholders added, nothing else. */
+  /**
+   * The snapshot as it is while the container runs: the placeholders added, and the line that
+   * keeps `.gitmodules` out of git status appended to `.git/info/exclude`; nothing else.
+   */
   const before_with_placeholders = () =>
     [
-      ...before_.split('\n'),
+      ...before_
+        .split('\n')
+        .map((l) => (l.startsWith('/.git/info/exclude ') ? `/.git/info/exclude ${JSON.stringify(`${excludeBefore}/.gitmodules\n`)}` : l)),
       ...MISSING.filter((rel) => !rel.startsWith('.git/objects/')).map((rel) => `/${rel} ${PLACEHOLDER_SEEN[MISSING_AS[rel]!]}`),
     ]
       .sort()
@@ -158,6 +185,8 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
       }
     }
     assert.equal(snapshot(folder), before_with_placeholders());
+    // The .gitmodules placeholder's line in the repository's excludes, once, after git's template.
+    assert.equal(readFileSync(join(folder, '.git', 'info', 'exclude'), 'utf8'), `${excludeBefore}/.gitmodules\n`);
   });
 
   it('refuses writing an existing protected file', async () => {
@@ -182,6 +211,7 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
 
   it('refuses creating each missing protected path', async () => {
     await eachFails([
+      'printf "[submodule \\"x\\"]\\n\\tpath = x\\n\\turl = /tmp/evil\\n" > .gitmodules',
       'printf "{\\"mcpServers\\":{}}" > .mcp.json',
       'mkdir .idea/x',
       'printf "{}" > .devcontainer/devcontainer.json',
@@ -372,6 +402,243 @@ describe('protected paths: attacks from inside a real container (issue 25, item 
       rmSync(join(folder, '.mcp.json'));
     }
     for (const rel of MISSING) assert.equal(existsSync(join(folder, rel)), false, `${rel} was left behind`);
+  });
+});
+
+describe('.gitmodules in a repository without one (issue 38, item 8)', () => {
+  let image: string;
+  let ns: TestNamespace;
+  let dir: string;
+  let home: string;
+  let untrust: () => void;
+
+  before(async () => {
+    untrust = trustTheUsersRepositories();
+    image = await ensureTestRuntimeImage();
+    ns = testNamespace();
+    dir = mkdtempSync(join(tmpdir(), `${ns.names.prefix}-gm-`));
+    home = join(dir, 'home');
+    mkdirSync(home);
+    chownTree(dir, USER);
+  });
+
+  after(async () => {
+    untrust?.();
+    await ns?.cleanup();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * Host git as the folder's user would type it (as that user when the test runs as root), with
+   * the local file transport allowed, so that a clone of what the container names could happen.
+   */
+  const hostGit = (cwd: string, ...args: string[]) =>
+    spawnSync(
+      'git',
+      [
+        '-c',
+        'user.name=Host',
+        '-c',
+        'user.email=host@example.com',
+        '-c',
+        'protocol.file.allow=always',
+        '-c',
+        'init.defaultBranch=main',
+        ...args,
+      ],
+      {
+        cwd,
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: home },
+        encoding: 'utf8',
+        ...(process.getuid!() === 0 ? { uid: USER.uid, gid: USER.gid } : {}),
+      },
+    );
+  const ok = (cwd: string, ...args: string[]) => {
+    const r = hostGit(cwd, ...args);
+    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    return r.stdout;
+  };
+  /** A repository with one commit and no .gitmodules, cloned from an origin beside it. */
+  const repo = (name: string) => {
+    const origin = join(dir, `${name}-origin`);
+    const folder = join(dir, name);
+    mkdirSync(origin);
+    writeFileSync(join(origin, 'README.md'), 'hello\n');
+    chownTree(origin, USER);
+    ok(origin, 'init', '-q');
+    ok(origin, 'add', '.');
+    ok(origin, 'commit', '-q', '-m', 'initial');
+    ok(dir, 'clone', '-q', origin, folder);
+    return { origin, folder };
+  };
+  const inContainer = async (opened: OpenedFolder, folder: string, script: string, user?: string) => {
+    const r = await execIn(opened.container, ['sh', '-c', script], { workdir: folder, ...(user ? { user } : {}) });
+    return { code: r.code, out: `${r.stdout}${r.stderr}` };
+  };
+  // The agent's repository to clone, staged as a gitlink at x (the index is the container's to
+  // write), then named in .gitmodules: a host `git submodule update --init` would clone and check
+  // it out (git has had bugs that run hooks on that step: CVE-2025-48384).
+  const STAGE =
+    'git init -q evil && git -C evil -c user.name=a -c user.email=a@b commit -q --allow-empty -m evil && ' +
+    'git update-index --add --cacheinfo 160000,$(git -C evil rev-parse HEAD),x';
+  /** The agent's .gitmodules: x is its repository, by the path the container and the host share. */
+  const gitmodulesOf = (folder: string) => `[submodule "x"]\\n\\tpath = x\\n\\turl = ${folder}/evil\\n`;
+  const WRITE = (folder: string) => `printf '${gitmodulesOf(folder)}' > .gitmodules`;
+
+  it('the container cannot create, write or replace .gitmodules; host git sees no submodule and no .gitmodules, and clones nothing the agent names', async () => {
+    const { folder } = repo('attacked');
+    const opened = await openFolder(ns, folder, { image, user: USER });
+    const staged = await inContainer(opened, folder, STAGE);
+    assert.equal(staged.code, 0, `the agent stages a gitlink: ${staged.out}`);
+    for (const [who, user] of [
+      ['the container user', undefined],
+      ['root', '0'],
+    ] as const) {
+      for (const line of [
+        WRITE(folder),
+        'printf x >> .gitmodules',
+        'rm -f .gitmodules',
+        'mv .gitmodules gm-old; r=$?; rm -f gm-old; exit $r',
+        'ln -sf /tmp/evil .gitmodules',
+        `git -c safe.directory='*' config -f .gitmodules submodule.x.url ${folder}/evil`,
+      ]) {
+        const r = await inContainer(opened, folder, line, user);
+        assert.notEqual(r.code, 0, `${who}: \`${line}\` succeeded: ${r.out}`);
+        assert.match(r.out, /Read-only file system|Device or resource busy|could not (lock|write|commit) config file/, `${who}: ${line}`);
+      }
+    }
+    const placeholder = lstatSync(join(folder, '.gitmodules'));
+    assert.ok(placeholder.isFile() && placeholder.size === 0 && placeholder.uid === USER.uid, 'the placeholder: an empty file, the user’s');
+    assert.match(readFileSync(join(folder, '.git', 'info', 'exclude'), 'utf8'), /\n\/\.gitmodules\n$/);
+
+    // Host git: no submodule, no .gitmodules in the status, nothing cloned, nothing registered.
+    const status = ok(folder, 'status', '--porcelain', '--untracked-files=all');
+    assert.doesNotMatch(status, /\.gitmodules/, status);
+    assert.match(ok(folder, 'status', '--porcelain', '--ignored'), /^!! \.gitmodules$/m, 'ignored through .git/info/exclude');
+    const update = hostGit(folder, 'submodule', 'update', '--init');
+    assert.notEqual(update.status, 0, `update --init found a url: ${update.stdout}${update.stderr}`);
+    assert.match(update.stderr, /No url found for submodule path 'x' in \.gitmodules/);
+    assert.equal(existsSync(join(folder, 'x', '.git')), false, 'nothing was cloned into x');
+    assert.equal(hostGit(folder, 'config', '--get', 'submodule.x.url').stdout, '', 'nothing was registered in .git/config');
+
+    // The agent stages a .gitmodules of its own in the index instead: git reads the working tree's
+    // (the empty placeholder) first, so the host still clones nothing; the staged file shows.
+    const blob = await inContainer(
+      opened,
+      folder,
+      `git update-index --add --cacheinfo 100644,$(printf '${gitmodulesOf(folder)}' | git hash-object -w --stdin),.gitmodules`,
+    );
+    assert.equal(blob.code, 0, blob.out);
+    assert.match(ok(folder, 'status', '--porcelain'), /^AM \.gitmodules$/m, 'a .gitmodules the agent stages is listed');
+    const refusedAgain = () => {
+      assert.notEqual(hostGit(folder, 'submodule', 'update', '--init').status, 0);
+      assert.equal(existsSync(join(folder, 'x', '.git')), false, 'nothing was cloned into x');
+    };
+    refusedAgain();
+    // The container goes, what it staged stays: host git would read it without the placeholder,
+    // so the sweep keeps the placeholder (host/git.ts gitmodulesBehindWorkTree).
+    await stopContainer(opened.ctx, opened.result.name);
+    assert.equal(readFileSync(join(folder, '.gitmodules'), 'utf8'), '', 'kept while the index has a .gitmodules');
+    refusedAgain();
+    // Committed, then unstaged (git then reads HEAD's): kept as well.
+    const next = await openFolder(ns, folder, { image, user: USER, namedShell: 'next' });
+    const committed = await inContainer(
+      next,
+      folder,
+      'git -c user.name=a -c user.email=a@b commit -q -m submodule && git rm -q --cached .gitmodules',
+    );
+    assert.equal(committed.code, 0, committed.out);
+    await stopContainer(next.ctx, next.result.name);
+    assert.equal(readFileSync(join(folder, '.gitmodules'), 'utf8'), '', 'kept while HEAD has a .gitmodules');
+    refusedAgain();
+    // The user drops the agent's commit: nothing has a .gitmodules, and the next sweep removes it.
+    ok(folder, 'reset', '-q', '--hard', 'HEAD~1');
+    const last = await openFolder(ns, folder, { image, user: USER, namedShell: 'last' });
+    await stopContainer(last.ctx, last.result.name);
+    assert.equal(existsSync(join(folder, '.gitmodules')), false, 'the placeholder went with the last container');
+
+    // The same in a container made without the protection: the write works, and host git clones
+    // what the agent named. This test would see it.
+    const plainRepo = repo('plain');
+    const plain = await openFolder(ns, plainRepo.folder, { image, user: USER, protectedPaths: false });
+    const wrote = await inContainer(plain, plainRepo.folder, `${STAGE} && ${WRITE(plainRepo.folder)}`);
+    assert.equal(wrote.code, 0, wrote.out);
+    const followed = hostGit(plainRepo.folder, 'submodule', 'update', '--init');
+    assert.equal(followed.status, 0, `${followed.stdout}${followed.stderr}`);
+    assert.equal(existsSync(join(plainRepo.folder, 'x', '.git')), true, 'without the placeholder, host git cloned the agent’s repository');
+    assert.match(hostGit(plainRepo.folder, 'config', '--get', 'submodule.x.url').stdout, /evil/);
+    await stopContainer(plain.ctx, plain.result.name);
+  });
+
+  it('host git submodule commands work with the placeholder; the host’s own submodule add replaces it, which the next open reports, and the sweep keeps it', async () => {
+    const { origin, folder } = repo('host');
+    const lib = repo('lib').origin;
+    const opened = await openFolder(ns, folder, { image, user: USER });
+    const excludeAfterOpen = readFileSync(join(folder, '.git', 'info', 'exclude'), 'utf8');
+
+    // "No submodules", and nothing to add.
+    for (const args of [
+      ['submodule', 'status'],
+      ['submodule', 'update', '--init', '--recursive'],
+      ['submodule', 'foreach', 'echo in $name'],
+      ['submodule', 'sync'],
+    ]) {
+      assert.equal(ok(folder, ...args), '', args.join(' '));
+    }
+    ok(folder, 'pull', '--recurse-submodules');
+    ok(folder, 'add', '-A');
+    assert.equal(ok(folder, 'status', '--porcelain', '--untracked-files=all'), '', 'git add -A adds nothing, git status lists nothing');
+
+    // Upstream adds a submodule: the pull checks its .gitmodules out over the ignored placeholder.
+    const upstream = repo('upstream');
+    ok(upstream.folder, 'submodule', 'add', '-q', lib, 'lib');
+    ok(upstream.folder, 'commit', '-q', '-m', 'add lib');
+    ok(upstream.folder, 'push', '-q', origin, 'HEAD:refs/heads/with-lib');
+    ok(folder, 'fetch', '-q', 'origin');
+    ok(folder, 'checkout', '-q', '-b', 'with-lib', 'origin/with-lib');
+    ok(folder, 'submodule', 'update', '--init');
+    assert.match(ok(folder, 'submodule', 'status'), /^ [0-9a-f]{40} lib /m);
+    assert.match(ok(folder, 'submodule', 'foreach', 'echo in $name'), /in lib/);
+    ok(folder, 'checkout', '-q', 'main');
+    assert.equal(existsSync(join(folder, '.gitmodules')), false, 'the branch’s .gitmodules went with it');
+    rmSync(join(folder, 'lib'), { recursive: true, force: true });
+    const reopened = await openContainer(opened.ctx, planFolder(ns, folder, { image, user: USER }), { ensureImage: async () => undefined });
+    assert.ok(
+      reopened.drift.find((d) => d.kind === 'protections')?.protections?.includes('.gitmodules'),
+      `the placeholder the checkout replaced and removed is reported: ${JSON.stringify(reopened.drift)}`,
+    );
+    await stopContainer(opened.ctx, opened.result.name);
+
+    // The host user adds a submodule while a container runs: git renames its .gitmodules over the
+    // placeholder, which detaches the container's read-only bind; the next open says so.
+    const second = await openFolder(ns, folder, { image, user: USER, namedShell: 'second' });
+    assert.equal(readFileSync(join(folder, '.git', 'info', 'exclude'), 'utf8'), excludeAfterOpen, 'the line is not written twice');
+    const before = lstatSync(join(folder, '.gitmodules'), { bigint: true });
+    ok(folder, 'submodule', 'add', '-q', lib, 'lib2');
+    const after_ = lstatSync(join(folder, '.gitmodules'), { bigint: true });
+    assert.notEqual(`${after_.ino}@${after_.birthtimeNs}`, `${before.ino}@${before.birthtimeNs}`, 'git replaced the file');
+    assert.match(ok(folder, 'status', '--porcelain'), /^A {2}\.gitmodules$/m, 'submodule add stages its .gitmodules, excluded or not');
+    assert.match(ok(folder, 'submodule', 'status'), /^ [0-9a-f]{40} lib2 /m);
+    const seen = await inContainer(second, folder, 'cat .gitmodules; printf "#" >> .gitmodules && echo WROTE');
+    console.log(
+      `# ${TEST_ENGINE}${TEST_ROOTLESS ? ' rootless' : ''}, the container after the host's submodule add:\n${seen.out.replace(/^/gm, '#   ')}`,
+    );
+    const again = await openContainer(second.ctx, planFolder(ns, folder, { image, user: USER, namedShell: 'second' }), {
+      ensureImage: async () => undefined,
+    });
+    assert.ok(again.drift.find((d) => d.kind === 'protections')?.protections?.includes('.gitmodules'), JSON.stringify(again.drift));
+    assert.ok(
+      again.warnings.some((w) => /\.gitmodules/.test(w) && /replaced or removed/.test(w)),
+      again.warnings.join('\n'),
+    );
+    await stopContainer(second.ctx, second.result.name);
+    assert.match(readFileSync(join(folder, '.gitmodules'), 'utf8'), /\[submodule "lib2"\]/, 'the sweep leaves the user’s .gitmodules');
+
+    // Opened again, the real file is bound read-only as it is.
+    const third = await openFolder(ns, folder, { image, user: USER, namedShell: 'third' });
+    const refused = await inContainer(third, folder, 'printf x >> .gitmodules');
+    assert.notEqual(refused.code, 0, refused.out);
+    await stopContainer(third.ctx, third.result.name);
   });
 });
 

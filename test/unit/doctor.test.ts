@@ -488,7 +488,7 @@ describe('doctorChecks', () => {
       assert.equal(gaps.status, 'warn');
       assert.equal(
         gaps.detail,
-        'not read-only there: .vscode; replaced on the host since it was made (no longer bound): ~/repo/.git/config.',
+        'not read-only there: .vscode; replaced or removed on the host since it was made (no longer bound): ~/repo/.git/config.',
       );
     });
 

@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { HostFacts, HostPathFact } from '../../extension/src/contract/types';
-import { isPlaceholderText, placeholderText, planProtections, PROTECTED_MOUNT } from '../../extension/src/plan/protect';
+import { isPlaceholderText, placeholderText, planProtections, PROTECTED_MOUNT, withIdentities } from '../../extension/src/plan/protect';
 import { driftAgainstPlan, missingProtections, openDriftNotice, replacedProtections } from '../../extension/src/plan/drift';
 import { planSession } from '../../extension/src/plan/session';
 import type { SessionRequest } from '../../extension/src/plan/types';
@@ -66,12 +66,110 @@ describe('protected paths: the plan', () => {
     }
   });
 
-  it('binds an existing .gitmodules read-only and makes no placeholder for a missing one (VS Code’s git reads it as a file)', () => {
+  it('a missing .gitmodules in a repository is an empty placeholder file with its line in .git/info/exclude; an existing one is bound as it is (issue 38, item 8)', () => {
+    const exclude = { file: `${WS}/.git/info/exclude`, line: '/.gitmodules' };
     const without = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts(REPO) });
-    assert.ok(!ro(without).some((t) => t.endsWith('/.gitmodules')), ro(without).join(' '));
-    assert.ok(!(without.placeholders ?? []).some((p) => p.path.endsWith('/.gitmodules')));
+    for (const t of MIRROR_TARGETS) assert.ok(ro(without).includes(`${t}/.gitmodules`), t);
+    assert.deepEqual(
+      without.placeholders.filter((p) => p.path.endsWith('/.gitmodules')),
+      [{ path: `${WS}/.gitmodules`, kind: 'file', exclude }],
+    );
+    // An existing exclude file (the usual case: git init and clone write one) gets the line too.
+    const withExclude = planProtections({
+      workspace: WS,
+      targets: ['/workspace'],
+      facts: facts({ ...REPO, [`${WS}/.git/info/exclude`]: 'file' }),
+    });
+    assert.deepEqual(withExclude.placeholders[0], { path: `${WS}/.gitmodules`, kind: 'file', exclude });
+    // A repository without info/ (the engine makes it): its info/ is planned as a placeholder too.
+    const noInfo = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({ ...REPO, [`${WS}/.git/info`]: 'missing' }) });
+    assert.deepEqual(noInfo.placeholders[0], { path: `${WS}/.gitmodules`, kind: 'file', exclude });
+
     const withFile = planProtections({ workspace: WS, targets: MIRROR_TARGETS, facts: facts({ ...REPO, [`${WS}/.gitmodules`]: 'file' }) });
     for (const t of MIRROR_TARGETS) assert.ok(ro(withFile).includes(`${t}/.gitmodules`), t);
+    assert.ok(!withFile.placeholders.some((p) => p.path.endsWith('/.gitmodules')));
+    assert.throws(
+      () => planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({ ...REPO, [`${WS}/.gitmodules`]: 'symlink' }) }),
+      /\.gitmodules is a symbolic link/,
+    );
+  });
+
+  it('no repository: no .gitmodules placeholder (nothing reads it, and .git is a read-only placeholder); one that exists is still bound', () => {
+    const none = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({}) });
+    assert.ok(!none.mounts.some((m) => m.target.endsWith('/.gitmodules')), ro(none).join(' '));
+    assert.ok(!none.placeholders.some((p) => p.path.endsWith('/.gitmodules') || p.exclude !== undefined));
+    const present = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({ [`${WS}/.gitmodules`]: 'file' }) });
+    assert.ok(ro(present).includes('/workspace/.gitmodules'));
+    // A .git pointer that names nothing (or no pointer at all): no repository git could use either.
+    for (const pointer of [undefined, 'gitdir: /nowhere/.git\n', 'not a pointer\n']) {
+      const broken = planProtections({
+        workspace: WS,
+        targets: ['/workspace'],
+        facts: facts({ [`${WS}/.git`]: 'file' }, pointer !== undefined ? { [`${WS}/.git`]: pointer } : {}),
+      });
+      assert.ok(!broken.placeholders.some((p) => p.path.endsWith('/.gitmodules')), String(pointer));
+    }
+  });
+
+  it('the exclude line goes where host git reads it: the common directory of a worktree, the git directory of a submodule, past a commondir', () => {
+    const gitmodules = (plan: ReturnType<typeof planProtections>) => plan.placeholders.find((p) => p.path === `${WS}/.gitmodules`);
+    // A linked worktree opened as the folder: info/ is shared, in the main .git (git's path.c).
+    const main = '/home/u/main/.git';
+    const worktree = planProtections({
+      workspace: WS,
+      targets: ['/workspace'],
+      facts: facts(
+        {
+          [`${WS}/.git`]: 'file',
+          [main]: 'dir',
+          [`${main}/worktrees/w`]: 'dir',
+          [`${main}/info`]: 'dir',
+          [`${main}/info/exclude`]: 'file',
+        },
+        { [`${WS}/.git`]: `gitdir: ${main}/worktrees/w\n`, [`${main}/worktrees/w/commondir`]: '../..\n' },
+      ),
+    });
+    assert.deepEqual(gitmodules(worktree)?.exclude, { file: `${main}/info/exclude`, line: '/.gitmodules' });
+    // A submodule's checkout: its git directory under the superproject's .git/modules, no commondir.
+    const modules = '/home/u/.git/modules/proj';
+    const submodule = planProtections({
+      workspace: WS,
+      targets: ['/workspace'],
+      facts: facts({ [`${WS}/.git`]: 'file', [modules]: 'dir' }, { [`${WS}/.git`]: 'gitdir: ../.git/modules/proj\n' }),
+    });
+    assert.equal(gitmodules(submodule)?.exclude?.file, `${modules}/info/exclude`);
+    // The folder's own .git with a commondir that names another directory (a placeholder's "." is itself).
+    const elsewhere = planProtections({
+      workspace: WS,
+      targets: ['/workspace'],
+      facts: facts(
+        { ...REPO, [`${WS}/.git/commondir`]: 'file', '/home/u/common': 'dir' },
+        { [`${WS}/.git/commondir`]: '/home/u/common\n' },
+      ),
+    });
+    assert.equal(gitmodules(elsewhere)?.exclude?.file, '/home/u/common/info/exclude');
+    const itself = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts(REPO, { [`${WS}/.git/commondir`]: '.\n' }) });
+    assert.equal(gitmodules(itself)?.exclude?.file, `${WS}/.git/info/exclude`);
+    // An empty commondir is a repository git refuses: no placeholder.
+    const empty = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts(REPO, { [`${WS}/.git/commondir`]: '' }) });
+    assert.equal(gitmodules(empty), undefined);
+  });
+
+  it('refuses an info/exclude or info/ that is a symbolic link or has other names: the engine appends to it as the user', () => {
+    for (const [rel, fact] of [
+      ['.git/info/exclude', 'symlink'],
+      ['.git/info', 'symlink'],
+      ['.git/info/exclude', { kind: 'file', links: 2 }],
+    ] as const) {
+      assert.throws(
+        () => planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({ ...REPO, [`${WS}/${rel}`]: fact }) }),
+        (err: Error) => err.message.startsWith(`${WS}/${rel} `) && /symbolic link|other names/.test(err.message),
+        rel,
+      );
+    }
+    // Something else there (a directory named exclude): git reads no excludes from it, no placeholder is planned.
+    const odd = planProtections({ workspace: WS, targets: ['/workspace'], facts: facts({ ...REPO, [`${WS}/.git/info/exclude`]: 'dir' }) });
+    assert.ok(!odd.placeholders.some((p) => p.path.endsWith('/.gitmodules')));
   });
 
   it('pins .git read-write (a mount point cannot be renamed aside) and makes placeholders only for what is missing', () => {
@@ -86,6 +184,7 @@ describe('protected paths: the plan', () => {
     ]);
     assert.ok(plan.mounts.filter((m) => !m.readonly).every((m) => m.name === PROTECTED_MOUNT.pin));
     assert.deepEqual(plan.placeholders, [
+      { path: `${WS}/.gitmodules`, kind: 'file', exclude: { file: `${WS}/.git/info/exclude`, line: '/.gitmodules' } },
       { path: `${WS}/.envrc`, kind: 'dir' },
       { path: `${WS}/.mcp.json`, kind: 'dir' },
       { path: `${WS}/.toolbox.yaml`, kind: 'dir' },
@@ -256,9 +355,14 @@ describe('protected paths: the plan', () => {
       workspace: wt,
       targets: ['/workspace', wt],
       worktreeRoot: root,
-      facts: facts(tree, { [`${wt}/.git`]: `gitdir: ${own}\n` }),
+      facts: facts(tree, { [`${wt}/.git`]: `gitdir: ${own}\n`, [`${own}/commondir`]: '../..\n' }),
     });
     assert.ok(ro(plan).includes('/workspace/.git') && ro(plan).includes(`${wt}/.git`));
+    // Its .gitmodules placeholder is kept out of git status by the main repository's excludes (info/ is shared).
+    assert.deepEqual(
+      plan.placeholders.find((p) => p.path === `${wt}/.gitmodules`),
+      { path: `${wt}/.gitmodules`, kind: 'file', exclude: { file: `${root}/.git/info/exclude`, line: '/.gitmodules' } },
+    );
     for (const rel of ['config', 'hooks', 'info', 'worktrees', 'commondir', 'modules', 'objects/info/alternates']) {
       assert.ok(ro(plan).includes(`${root}/.git/${rel}`), rel);
     }
@@ -403,7 +507,7 @@ describe('protections drift (plan/drift.ts)', () => {
     );
     assert.match(
       openDriftNotice(drift[0]),
-      /does not have the read-only protection of \.envrc, \.mcp\.json, \.toolbox\.yaml, \.vscode and \d+ more/,
+      /does not have the read-only protection of \.gitmodules, \.envrc, \.mcp\.json, \.toolbox\.yaml and \d+ more/,
     );
     assert.match(openDriftNotice(drift[0]), /stop the container/);
   });
@@ -427,5 +531,34 @@ describe('protections drift (plan/drift.ts)', () => {
       Config: { Labels: made.create.Labels },
     };
     assert.deepEqual(driftAgainstPlan(info, now, names, undefined)[0]?.protections, ['.git/config']);
+  });
+
+  it('a placeholder the container recorded is reported once the host replaces or removes it, and so is a removed file (issue 38, item 8)', () => {
+    // The engine adds the placeholders it made to the record (engine/open.ts); the host facts give
+    // a placeholder its identity while it plans as missing (backend/hostFacts.ts).
+    const gitmodules = `${WS}/.gitmodules`;
+    const made = plan(REPO);
+    const labels = withIdentities(made.create.Labels, { [gitmodules]: '9@1' });
+    assert.equal(JSON.parse(labels[LABELS.protectedIdentities]!)[gitmodules], '9@1');
+    assert.deepEqual(
+      Object.keys(JSON.parse(labels[LABELS.protectedIdentities]!)).sort(),
+      [...Object.keys(JSON.parse(made.create.Labels[LABELS.protectedIdentities]!)), gitmodules].sort(),
+      'added to what the plan recorded',
+    );
+    assert.deepEqual(withIdentities({ a: 'b' }, { [gitmodules]: '9@1' }), { a: 'b' }, 'no record without the protection');
+
+    const still = plan({ ...REPO, [gitmodules]: { kind: 'missing', identity: '9@1' } });
+    assert.deepEqual(replacedProtections(labels, still), [], 'the same placeholder');
+    // A host `git submodule add` renames its .gitmodules over the placeholder.
+    const replaced = plan({ ...REPO, [gitmodules]: { kind: 'file', links: 1, identity: '9@2' } });
+    assert.deepEqual(replacedProtections(labels, replaced), ['.gitmodules']);
+    // A host `git clean -fdX` removes it (it is ignored).
+    const removed = plan(REPO);
+    assert.deepEqual(replacedProtections(labels, removed), ['.gitmodules']);
+    // A real file the host removed detached its bind as well.
+    const withConfig = plan({ ...REPO, [`${WS}/.git/config`]: { kind: 'file', links: 1, identity: '7@100' } });
+    assert.deepEqual(replacedProtections(withConfig.create.Labels, plan({ ...REPO, [`${WS}/.git/config`]: 'missing' })), ['.git/config']);
+    // A recorded path the plan no longer binds is not judged (nothing says where it went).
+    assert.deepEqual(replacedProtections(labels, { ...removed, mounts: removed.mounts.filter((m) => m.source !== gitmodules) }), []);
   });
 });

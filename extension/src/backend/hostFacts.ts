@@ -7,7 +7,7 @@ import { homedir, userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { HOST, PLACEHOLDER } from '../contract/constants';
 import type { HostFacts, HostPathFact } from '../contract/types';
-import { isPlaceholderText } from '../plan/protect';
+import { isPlaceholderText, pathIdentity } from '../plan/protect';
 
 export function readHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts {
   const info = safeUserInfo();
@@ -32,11 +32,12 @@ export function protectedPathFacts(): Required<Pick<HostFacts, 'lstat' | 'readDi
 function lstatFact(path: string): HostPathFact {
   try {
     const st = lstatSync(path, { bigint: true });
-    const identity = `${st.ino}@${st.birthtimeNs}`;
+    const identity = pathIdentity(st);
     if (st.isSymbolicLink()) return { kind: 'symlink' };
     // One of our placeholders (engine/placeholders.ts) plans as missing: the placeholder is made
     // again if a removed container's sweep takes it meanwhile, and nothing is planned inside it.
-    if (isPlaceholderStat(st, path)) return { kind: 'missing' };
+    // Its identity tells drift it is still the one a container recorded (plan/drift.ts).
+    if (isPlaceholderStat(st, path)) return { kind: 'missing', identity };
     if (st.isDirectory()) return { kind: 'dir', identity };
     if (st.isFile()) return { kind: 'file', links: Number(st.nlink), identity };
     return { kind: 'other' };

@@ -574,8 +574,8 @@ export const LABELS = {
   profile: 'dev.toolbox.profile',
   /**
    * Which file each protected path was when the container was made (JSON, host path → inode and
-   * birth time): a path the host has replaced since lost its read-only bind in this container
-   * (plan/drift.ts).
+   * birth time), its placeholders included: a path the host has replaced or removed since lost its
+   * read-only bind in this container (plan/drift.ts).
    */
   protectedIdentities: 'dev.toolbox.protected-identities',
   /**
@@ -610,9 +610,9 @@ export const LABELS = {
 /**
  * A placeholder stands in for a protected path that does not exist yet, so that the container
  * cannot create it (plan/protect.ts makes the list, engine/placeholders.ts the files): an empty
- * directory, or an empty file where git reads a config file, made by the user and given this
- * modification time, which is how toolbox tells its own placeholders from the user's files when
- * it removes them again (docs/decisions/0042-protected-paths-read-only.md).
+ * directory, or an empty file where git reads a file (a config, `.gitmodules`), made by the user
+ * and given this modification time, which is how toolbox tells its own placeholders from the
+ * user's files when it removes them again (docs/decisions/0042-protected-paths-read-only.md).
  */
 export const PLACEHOLDER = {
   /** 2005-03-18T01:58:31Z: no program or archive sets it by chance, and any change to the entry moves it. */

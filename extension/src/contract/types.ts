@@ -36,6 +36,7 @@ export interface HostPathFact {
    * Which file or directory it is: its inode number and birth time. A host program that replaces
    * the entry (git renames a new config over the old) changes it, even when the file system
    * gives the new file the old one's freed inode number, as ext4 does for git's two writes in a row.
+   * A placeholder of ours (kind `missing`, backend/hostFacts.ts) has one too.
    */
   identity?: string;
 }

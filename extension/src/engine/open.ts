@@ -16,6 +16,7 @@ import {
   warningsFor,
   type Drift,
 } from '../plan/drift';
+import { withIdentities } from '../plan/protect';
 import { withImageDigest, withoutPeer } from '../plan/session';
 import type { SessionPlan } from '../plan/types';
 import { createAdapted } from './compat';
@@ -23,7 +24,13 @@ import { inspectAfterConflict, inspectContainer, parseUser, waitUntilGone } from
 import type { EngineContext } from './context';
 import { clause, engineMessage, isConflict, isNotFound, isNotModified, throwIfAborted } from './errors';
 import { ensureAnchor, ensureSocketVolume } from './peer';
-import { claimPlaceholders, makePlaceholders, placeholderCandidates, removeUnusedPlaceholders } from './placeholders';
+import {
+  claimPlaceholders,
+  makePlaceholders,
+  placeholderCandidates,
+  placeholderIdentities,
+  removeUnusedPlaceholders,
+} from './placeholders';
 import { checkPortsFree } from './ports';
 
 export interface OpenContainerOptions {
@@ -110,13 +117,17 @@ async function reattach(
   }
   // The warm path (a running container) is what every shell after the first takes: its checks
   // are independent reads, so they run side by side, and the inspect above is still current.
-  const [volumeFailure, current, anchorId] = await Promise.all([
+  const [volumeFailure, current, anchorId, placeholdersNow] = await Promise.all([
     action === 'connect' && plan.peer ? setUpPeer(ctx, plan, opts, { anchor: false, volume: true }) : undefined,
     action === 'connect' && !info.State.Paused ? info : inspectContainer(docker, info.Id),
     resolveAnchorId(ctx),
+    // What is at each placeholder's path now: a plan made before they were there (an open that
+    // lost the create to another) would take them for removed.
+    placeholderIdentities(plan.placeholders ?? []),
   ]);
   if (volumeFailure) warnings.push(`${PEER_MESSAGE_PREFIX}${volumeFailure}`);
-  const drift = driftAgainstPlan(current ?? info, plan, ctx.names, anchorId);
+  const planNow = { ...plan, create: { ...plan.create, Labels: withIdentities(plan.create.Labels, placeholdersNow) } };
+  const drift = driftAgainstPlan(current ?? info, planNow, ctx.names, anchorId);
   warnings.push(...warningsFor(drift));
   return {
     id: info.Id,
@@ -174,10 +185,14 @@ async function create(
   throwIfAborted(opts.signal);
   const owner = parseUser(plan.create.User);
   let placeholders: string[];
+  let identities: Record<string, string>;
   // Until the container exists (and so lists them as mounted), no sweep takes its placeholders.
   const release = claimPlaceholders((plan.placeholders ?? []).map((p) => p.path));
   try {
     placeholders = await makePlaceholders(plan.placeholders ?? [], owner);
+    // The container records which placeholder it binds, as for every protected path: one the host
+    // replaces or removes meanwhile (a `git submodule add` over `.gitmodules`) is drift.
+    identities = await placeholderIdentities(plan.placeholders ?? []);
   } catch (err) {
     release();
     throw new Error(`Could not protect ${plan.name}'s folder: ${clause(engineMessage(err))}.`, { cause: err });
@@ -186,7 +201,7 @@ async function create(
   const unmake = () => removeUnusedPlaceholders(ctx, placeholders, owner);
 
   const warnings: string[] = [];
-  const planned = { ...plan.create, Env: withImageDigest(plan.create.Env, digest) };
+  const planned = { ...plan.create, Env: withImageDigest(plan.create.Env, digest), Labels: withIdentities(plan.create.Labels, identities) };
   const body = peerFailure ? withoutPeer(planned, ctx.names) : planned;
   if (peerFailure) warnings.push(peerSetupWarning(peerFailure));
 

@@ -4,7 +4,16 @@
  * `RepoGit`, which never lets git read what the container wrote as config
  * (docs/decisions/0039-host-git-on-a-checked-copy-of-the-config.md).
  */
-import { checkRepositoryConfig, localRemotes, shadowCommonDir, type Registration, type Repository } from './gitRepo';
+import { realpath } from 'node:fs/promises';
+import {
+  checkRepositoryConfig,
+  findRepository,
+  localRemotes,
+  shadowCommonDir,
+  toolboxRegistrations,
+  type Registration,
+  type Repository,
+} from './gitRepo';
 import { runHostProcess, type HostProcessResult } from './process';
 
 /** Host git runs bounded: reads are quick, network steps (fetch, push) get longer. */
@@ -180,5 +189,34 @@ export class RepoGit {
   async ok(step: GitStep, place: GitPlace, args: readonly string[]): Promise<string | undefined> {
     const r = await this.run(step, place, args);
     return r.code === 0 ? r.stdout.trim() : undefined;
+  }
+}
+
+/**
+ * Whether host git in the checkout at `folder` would read a `.gitmodules` from its index or its
+ * HEAD, as it does when the working tree has none (git's submodule-config.c: the file, else
+ * `:.gitmodules`, else `HEAD:.gitmodules`). Both are the container's to write (it stages and
+ * commits), so the `.gitmodules` placeholder stays while either has one
+ * (engine/placeholders.ts; docs/decisions/0042-protected-paths-read-only.md). Undefined when it
+ * cannot tell: the folder is no main checkout or toolbox worktree of its own repository, the
+ * config is refused, or git fails.
+ */
+export async function gitmodulesBehindWorkTree(folder: string, runner: GitRunner = runGit): Promise<boolean | undefined> {
+  try {
+    const repo = await findRepository(folder);
+    const git = new RepoGit(repo, runner);
+    const real = await realpath(folder);
+    const registration = real === repo.root ? undefined : (await toolboxRegistrations(repo)).find((r) => r.path === real);
+    if (real !== repo.root && registration === undefined) return undefined;
+    const place = registration === undefined ? git.main : git.at(registration);
+    for (const name of [':.gitmodules', 'HEAD:.gitmodules']) {
+      // --verify -q: 0 when it names an object, 1 when not (an unborn HEAD too), anything else a failure.
+      const r = await git.run('read', place, ['rev-parse', '--verify', '-q', name]);
+      if (r.code === 0) return true;
+      if (r.code !== 1) return undefined;
+    }
+    return false;
+  } catch {
+    return undefined;
   }
 }

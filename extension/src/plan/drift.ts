@@ -8,7 +8,7 @@
 import { CONTAINER, EGRESS, LABELS } from '../contract/constants';
 import { objectNames } from '../contract/objects';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
-import { PROTECTED_MOUNT } from './protect';
+import { identityRecord, PROTECTED_MOUNT } from './protect';
 import type { SessionPlan } from './types';
 
 /** The SecurityOpt entry of an unconfined container, as Docker stores it. */
@@ -209,7 +209,7 @@ export function protectionsDifference(missing: readonly string[]): string {
   const shown = missing.length > 4 ? `${missing.slice(0, 4).join(', ')} and ${missing.length - 4} more` : missing.join(', ');
   return (
     `does not have the read-only protection of ${shown || 'its protected paths'} (toolbox.protectedPaths): it was created ` +
-    'without it, or a program on this host has replaced the file since, which ends its protection in running containers. ' +
+    'without it, or a program on this host has replaced or removed the file since, which ends its protection in running containers. ' +
     'Programs in it can change files that git, your editor and other tools on this host read and run'
   );
 }
@@ -357,31 +357,28 @@ export function missingProtections(mounts: InspectedForDrift['Mounts'], plan: Pi
 }
 
 /**
- * The protected paths the host has replaced since the container was made (another file there
- * now than its LABELS.protectedIdentities records): the kernel detached their read-only binds in
- * the container when that happened, so they are protected no more. Relative to the folder where
- * inside it.
+ * The protected paths the host has replaced or removed since the container was made (another
+ * file there now than its LABELS.protectedIdentities records, or none where the plan binds one):
+ * the kernel detached their read-only binds in the container when that happened, so they are
+ * protected no more. The record has the placeholders too (engine/open.ts adds them; the host
+ * facts give a placeholder its identity while it plans as missing), so a host `git submodule add`
+ * over the `.gitmodules` placeholder, or a `git clean -X` that removes it, is reported. Relative
+ * to the folder where inside it.
  */
 export function replacedProtections(
   labels: Readonly<Record<string, string>> | null | undefined,
-  plan: Pick<SessionPlan, 'create' | 'workspace'>,
+  plan: Pick<SessionPlan, 'create' | 'workspace' | 'mounts'>,
 ): string[] {
   const then = identityRecord(labels?.[LABELS.protectedIdentities]);
   if (Object.keys(then).length === 0) return [];
   const now = identityRecord(plan.create.Labels[LABELS.protectedIdentities]);
+  // Tests hand partial plans.
+  const bound = new Set(
+    (plan.mounts ?? []).filter((m) => m.name === PROTECTED_MOUNT.readonly || m.name === PROTECTED_MOUNT.pin).map((m) => m.source),
+  );
   return Object.keys(then)
-    .filter((p) => now[p] !== undefined && now[p] !== then[p])
+    .filter((p) => (now[p] !== undefined ? now[p] !== then[p] : bound.has(p)))
     .map((p) => relativeTo(plan.workspace, p));
-}
-
-function identityRecord(text: string | undefined): Record<string, string> {
-  try {
-    const parsed: unknown = JSON.parse(text ?? '{}');
-    if (typeof parsed !== 'object' || parsed === null) return {};
-    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  } catch {
-    return {};
-  }
 }
 
 function relativeTo(workspace: string, p: string): string {

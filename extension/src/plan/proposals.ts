@@ -5,7 +5,7 @@
  * (docs/decisions/0044-proposals-for-protected-paths.md)
  */
 import { PROPOSAL_LIMITS } from '../contract/constants';
-import { PROTECTED_IN_CLAUDE, PROTECTED_IN_FOLDER, PROTECTED_IN_FOLDER_WHEN_PRESENT, PROTECTED_IN_GITDIR } from './protect';
+import { GITMODULES, PROTECTED_IN_CLAUDE, PROTECTED_IN_FOLDER, PROTECTED_IN_GITDIR } from './protect';
 
 /** The longest file or folder name, in bytes (NAME_MAX on Linux and macOS). */
 const NAME_MAX_BYTES = 255;
@@ -30,7 +30,7 @@ const PROTECTED_TREES: readonly string[] = [
 
 /** The protected files, relative to the folder. */
 const PROTECTED_FILES: readonly string[] = [
-  ...PROTECTED_IN_FOLDER_WHEN_PRESENT,
+  GITMODULES.name,
   ...PROTECTED_IN_FOLDER.filter((p) => !PROTECTED_TREES.includes(p)),
   ...PROTECTED_IN_GITDIR.filter((p) => p.kind === 'file').map((p) => `.git/${p.name}`),
 ];

@@ -16,7 +16,7 @@
  *               read-only `worktrees` (git writes HEAD, the index and logs there), with its
  *               pointers and config read-only again.
  */
-import { PLACEHOLDER } from '../contract/constants';
+import { LABELS, PLACEHOLDER } from '../contract/constants';
 import type { HostFacts, HostPathFact } from '../contract/types';
 import { cleanPath } from './naming';
 import type { PlannedMount } from './types';
@@ -25,14 +25,26 @@ export type ProtectedKind = 'file' | 'dir';
 
 /**
  * What a placeholder is made as: git reads a missing config file as empty, a working-tree file is
- * a directory (git ignores an empty one), and a git directory's `commondir` names that directory
- * itself (PLACEHOLDER.commonDirText: git dies on an empty one).
+ * a directory (git ignores an empty one) except `.gitmodules` (GITMODULES), and a git directory's
+ * `commondir` names that directory itself (PLACEHOLDER.commonDirText: git dies on an empty one).
  */
 export type PlaceholderKind = ProtectedKind | 'commondir';
 
 export interface PlannedPlaceholder {
   path: string;
   kind: PlaceholderKind;
+  /**
+   * A line for the repository's `info/exclude` (`file`), which the engine appends there, once and
+   * before it makes the placeholder, so that git never lists the placeholder (GITMODULES).
+   */
+  exclude?: PlannedExclude;
+}
+
+export interface PlannedExclude {
+  /** `<common dir>/info/exclude`, where host git reads it (gitExcludeFile). */
+  file: string;
+  /** The pattern, as it is written (without its newline). */
+  line: string;
 }
 
 /** What a placeholder file holds when it is made (engine/placeholders.ts) and while it is still ours (the sweep, backend/hostFacts.ts). */
@@ -48,6 +60,36 @@ export function isPlaceholderText(name: string, text: string): boolean {
 /** The file in a git directory that points host git at another one (git's setup.c get_common_dir_noenv). */
 const GITDIR_COMMONDIR = 'commondir';
 
+/**
+ * Which file or directory a host path is (HostPathFact identity): its inode number and birth time,
+ * as lstat gives them (bigint, nanoseconds).
+ */
+export function pathIdentity(st: { ino: bigint; birthtimeNs: bigint }): string {
+  return `${st.ino}@${st.birthtimeNs}`;
+}
+
+/** The identities a container records (LABELS.protectedIdentities), by host path; {} when unreadable. */
+export function identityRecord(text: string | undefined): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(text ?? '{}');
+    if (typeof parsed !== 'object' || parsed === null) return {};
+    return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A protected container's labels with `made` added to its record of identities: the placeholders
+ * the engine made (or found) just before the create, which the plan saw as missing. Labels
+ * without the record (the protection off) are as they were.
+ */
+export function withIdentities(labels: Readonly<Record<string, string>>, made: Readonly<Record<string, string>>): Record<string, string> {
+  const text = labels[LABELS.protectedIdentities];
+  if (text === undefined || Object.keys(made).length === 0) return { ...labels };
+  return { ...labels, [LABELS.protectedIdentities]: JSON.stringify({ ...identityRecord(text), ...made }) };
+}
+
 /** The value of LABELS.protectedPaths on a protected container. */
 export const PROTECTED_PATHS_LABEL_VALUE = 'read-only';
 
@@ -62,14 +104,16 @@ export const PROTECTED_MOUNT = { readonly: 'protected', pin: 'protected-pin' } a
 export const PROTECTED_IN_FOLDER: readonly string[] = ['.envrc', '.mcp.json', '.toolbox.yaml', '.vscode', '.idea', '.devcontainer'];
 
 /**
- * In the folder, protected only when they exist: VS Code's git extension reads `.gitmodules` as a
- * file on every status, and fails the whole status (EISDIR, seen in code-server) on a directory
- * placeholder; an empty file would show in every `git status` and be committed by `git add -A`.
- * A `.gitmodules` the container creates names no program host git runs: git refuses
- * `update = !command` and helper transports from it, and host git never runs `git submodule`
- * (docs/decisions/0042-protected-paths-read-only.md).
+ * `.gitmodules` in the folder: which submodules host git clones, updates and enters, and from
+ * where. Read-only when it exists. Missing in a folder with a repository, its placeholder is an
+ * empty *file*: git reads it as "no submodules" (and no longer falls back to a `.gitmodules` staged
+ * in the index), VS Code's git extension reads it as a file on every status (a directory failed
+ * that status with EISDIR, seen in code-server), and `excludeLine` in the repository's
+ * `info/exclude` (read-only in the container) keeps it out of `git status` and `git add -A`. A
+ * folder without a repository gets none: no git reads it there, and the container cannot make a
+ * repository (docs/decisions/0042-protected-paths-read-only.md).
  */
-export const PROTECTED_IN_FOLDER_WHEN_PRESENT: readonly string[] = ['.gitmodules'];
+export const GITMODULES = { name: '.gitmodules', excludeLine: '/.gitmodules' } as const;
 
 /** In `.claude` (pinned when it exists; a missing `.claude` is one read-only placeholder). */
 export const PROTECTED_IN_CLAUDE = {
@@ -150,13 +194,16 @@ export function planProtections(input: ProtectionInput): ProtectionPlan {
   const readDir = input.facts.readDir ?? (() => []);
   const out: ProtectionPlan = { mounts: [], placeholders: [], identities: {} };
   const folder = new Place(out, lstat, input.workspace, input.targets);
-  if (input.worktreeRoot !== undefined && folder.fact('.git').kind === 'missing') {
+  const dotGit = folder.fact('.git');
+  if (input.worktreeRoot !== undefined && dotGit.kind === 'missing') {
     out.awaitingCheckout = true;
     protectMainGitDir(out, input, lstat);
     return out;
   }
 
-  for (const rel of PROTECTED_IN_FOLDER_WHEN_PRESENT) folder.protectIfPresent(rel);
+  const exclude = gitExcludeFile(input, dotGit, lstat);
+  if (exclude !== undefined) folder.protect(GITMODULES.name, 'file', undefined, { file: exclude, line: GITMODULES.excludeLine });
+  else folder.protectIfPresent(GITMODULES.name);
   for (const rel of PROTECTED_IN_FOLDER) folder.protect(rel, 'dir');
 
   const claude = folder.fact(PROTECTED_IN_CLAUDE.dir);
@@ -172,7 +219,6 @@ export function planProtections(input: ProtectionInput): ProtectionPlan {
     folder.protect(PROTECTED_IN_CLAUDE.dir, 'dir');
   }
 
-  const dotGit = folder.fact('.git');
   if (dotGit.kind === 'dir') {
     folder.bind('.git', false, dotGit);
     protectGitDir(folder.below('.git'));
@@ -180,7 +226,7 @@ export function planProtections(input: ProtectionInput): ProtectionPlan {
   } else {
     // A worktree's or submodule's pointer file is read-only; a folder without one cannot get a
     // repository of the container's making (its config would be the host git's to obey).
-    folder.protect('.git', 'dir');
+    folder.protect('.git', 'dir', dotGit);
   }
 
   if (input.worktreeRoot !== undefined) protectMainGitDir(out, input, lstat);
@@ -242,19 +288,7 @@ class Place {
 
   /** What is at `rel`; a symbolic link or a file with other names refuses the open. */
   fact(rel: string): HostPathFact {
-    const path = join(this.root, rel);
-    const f = this.lstat(path);
-    if (f.kind === 'symlink') {
-      throw new Error(
-        `${path} is a symbolic link, so it cannot be made read-only in the container: the container could replace the link with a file of its own, which host programs would then read. Replace the link with the file or folder it points to, ${OFF_HINT}.`,
-      );
-    }
-    if (f.kind === 'file' && (f.links ?? 1) > 1) {
-      throw new Error(
-        `${path} has other names (hard links), through which the container could still change it. Replace it with a copy of its own, ${OFF_HINT}.`,
-      );
-    }
-    return f;
+    return checkedFact(this.lstat, join(this.root, rel));
   }
 
   /** A protected path that is bound read-only only when it exists. */
@@ -280,12 +314,57 @@ class Place {
 
   /**
    * A protected path: read-only when it exists, a read-only placeholder made as `missingAs` when it
-   * does not (`fact`: what is there, when the caller has already looked).
+   * does not (`fact`: what is there, when the caller has already looked; `exclude`: the
+   * placeholder's line for git's excludes).
    */
-  protect(rel: string, missingAs: PlaceholderKind, fact = this.fact(rel)): void {
-    if (fact.kind === 'missing') this.out.placeholders.push({ path: join(this.root, rel), kind: missingAs });
+  protect(rel: string, missingAs: PlaceholderKind, fact = this.fact(rel), exclude?: PlannedExclude): void {
+    if (fact.kind === 'missing') {
+      this.out.placeholders.push({ path: join(this.root, rel), kind: missingAs, ...(exclude !== undefined ? { exclude } : {}) });
+    }
     this.bind(rel, true, fact);
   }
+}
+
+/** What is at `path`; a symbolic link or a file with other names refuses the open. */
+function checkedFact(lstat: (path: string) => HostPathFact, path: string): HostPathFact {
+  const f = lstat(path);
+  if (f.kind === 'symlink') {
+    throw new Error(
+      `${path} is a symbolic link, so it cannot be made read-only in the container: the container could replace the link with a file of its own, which host programs would then read. Replace the link with the file or folder it points to, ${OFF_HINT}.`,
+    );
+  }
+  if (f.kind === 'file' && (f.links ?? 1) > 1) {
+    throw new Error(
+      `${path} has other names (hard links), through which the container could still change it. Replace it with a copy of its own, ${OFF_HINT}.`,
+    );
+  }
+  return f;
+}
+
+/**
+ * The file host git reads the folder's excludes from besides `.gitignore`:
+ * `<common dir>/info/exclude` (git's dir.c setup_standard_excludes; path.c keeps `info/` in the
+ * common directory, which every worktree shares). The git directory is the folder's `.git`, or
+ * where a worktree's or submodule's `.git` file points; its `commondir` (the placeholder's `.`
+ * included) leads to the common one. Undefined when the folder has no repository, or names one
+ * that is not there. A link or a file with other names on the way refuses the open, as a
+ * protected path does: the engine appends to that file as the user.
+ */
+function gitExcludeFile(input: ProtectionInput, dotGit: HostPathFact, lstat: (path: string) => HostPathFact): string | undefined {
+  const gitDir = dotGit.kind === 'dir' ? join(input.workspace, '.git') : dotGit.kind === 'file' ? pointedGitDir(input) : undefined;
+  if (gitDir === undefined) return undefined;
+  // As git reads it (setup.c get_common_dir_noenv): the file's text without its line end,
+  // relative to the git directory.
+  const text = input.facts.readSmall?.(join(gitDir, GITDIR_COMMONDIR))?.replace(/[\r\n]+$/, '');
+  if (text === '') return undefined;
+  const common = text === undefined ? gitDir : text.startsWith('/') ? cleanPath(text) : join(gitDir, text);
+  // The folder's own `.git` was looked at already.
+  if ((common !== gitDir || dotGit.kind !== 'dir') && checkedFact(lstat, common).kind !== 'dir') return undefined;
+  const info = checkedFact(lstat, join(common, 'info')).kind;
+  if (info !== 'dir' && info !== 'missing') return undefined;
+  const file = join(common, 'info', 'exclude');
+  const fact = checkedFact(lstat, file).kind;
+  return fact === 'file' || fact === 'missing' ? file : undefined;
 }
 
 /**
@@ -294,14 +373,20 @@ class Place {
  * is not a direct child there.
  */
 function ownGitDir(input: ProtectionInput, gitDir: string): string | undefined {
-  const text = input.facts.readSmall?.(join(input.workspace, '.git'));
-  const m = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? '');
-  if (!m) return undefined;
-  const pointed = m[1].startsWith('/') ? cleanPath(m[1]) : join(input.workspace, m[1]);
+  const pointed = pointedGitDir(input);
+  if (pointed === undefined) return undefined;
   const parent = join(gitDir, 'worktrees');
   if (!pointed.startsWith(`${parent}/`)) return undefined;
   const name = pointed.slice(parent.length + 1);
   return name !== '' && !name.includes('/') ? name : undefined;
+}
+
+/** Where the folder's `.git` file points (its `gitdir:` line, absolute or relative to the folder). */
+function pointedGitDir(input: ProtectionInput): string | undefined {
+  const text = input.facts.readSmall?.(join(input.workspace, '.git'));
+  const m = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? '');
+  if (!m) return undefined;
+  return m[1].startsWith('/') ? cleanPath(m[1]) : join(input.workspace, m[1]);
 }
 
 function join(...parts: string[]): string {

@@ -51,7 +51,7 @@ export function protectedChecks(f: FolderFacts, home: string): DoctorCheck[] {
         const parts = [
           ...(c.protection.missing.length ? [`not read-only there: ${list(c.protection.missing)}`] : []),
           ...(c.protection.replaced.length
-            ? [`replaced on the host since it was made (no longer bound): ${list(c.protection.replaced)}`]
+            ? [`replaced or removed on the host since it was made (no longer bound): ${list(c.protection.replaced)}`]
             : []),
         ];
         return [{ id, status: 'warn', title, detail: `${parts.join('; ')}.`, fix: RECREATE }];
