@@ -207,6 +207,13 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
         [['--cgroup-parent', '/'], 'cgroup-parent', /CgroupParent/],
         [['--log-driver', 'syslog'], 'log-driver', /log driver syslog/],
         [['--runtime', 'runc'], 'runtime', /runtime runc is not offered/],
+        // Real-time scheduling ahead of the host's own processes (issue 38, item 11a).
+        [
+          ['--ulimit', 'rtprio=99'],
+          'realtime',
+          /sets the rtprio ulimit, which lets the container's processes take real-time CPU scheduling/,
+        ],
+        [['--ulimit', 'rttime=-1'], 'realtime', /sets the rttime ulimit/],
       ];
       for (const [args, rule, sentence] of cases) {
         const r = await run(...args);

@@ -498,6 +498,28 @@ describe('docker endpoint policy: refusals in more detail', () => {
       'bind-restart',
     ],
     ['a negative OomScoreAdj', withHost({ OomScoreAdj: -1000 }), 'oom'],
+    ['the rtprio ulimit', withHost({ Ulimits: [{ Name: 'rtprio', Soft: 99, Hard: 99 }] }), 'realtime'],
+    ['the rttime ulimit, upper case', withHost({ Ulimits: [{ Name: 'RTTIME', Soft: -1, Hard: -1 }] }), 'realtime'],
+    [
+      'the rtprio ulimit as Podman names it, after another',
+      withHost({
+        Ulimits: [
+          { Name: 'nofile', Soft: 1024, Hard: 1024 },
+          { Name: 'RLIMIT_RTPRIO', Soft: 1, Hard: 1 },
+        ],
+      }),
+      'realtime',
+    ],
+    [
+      'an update with the rtprio ulimit',
+      { method: 'POST', target: '/containers/web-1/update', body: { Ulimits: [{ Name: 'rtprio', Soft: 99, Hard: 99 }] } },
+      'realtime',
+    ],
+    [
+      'a build with the rtprio ulimit',
+      { method: 'POST', target: `/build?ulimits=${encodeURIComponent('[{"Name":"rtprio","Soft":99,"Hard":99}]')}` },
+      'realtime',
+    ],
     [
       'journald with options',
       withHost({ LogConfig: { Type: 'json-file', Config: { 'syslog-address': 'udp://1.2.3.4:514' } } }),
@@ -1041,6 +1063,7 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     const f = passes(send({ method: 'POST', target, headers: { 'content-type': 'application/x-tar', 'transfer-encoding': 'chunked' } }));
     assert.equal(f.c.query.get('ulimits')?.[0], 'null');
     assert.deepEqual(JSON.parse(f.c.query.get('labels')![0]), { [OWN]: OWNER });
+    passes(send({ method: 'POST', target: `/v1.41/build?ulimits=${encodeURIComponent('[{"Name":"nofile","Soft":1024,"Hard":1024}]')}` }));
     for (const bad of ['ulimits=%5B1%5D', 'cachefrom=%7B%7D', 'buildargs=%5B%5D', 'ulimits=nul'])
       refused(send({ method: 'POST', target: `/v1.41/build?${bad}` }), 'query', bad);
   });

@@ -96,7 +96,7 @@ export const RULES: Record<RuleId, string> = {
   'storage-opt': 'Storage driver options.',
   annotations: 'Runtime annotations.',
   'blkio-devices': 'Block IO settings that name host devices.',
-  realtime: 'Real-time CPU time.',
+  realtime: 'Real-time CPU time: CpuRealtimePeriod, CpuRealtimeRuntime, and the rtprio and rttime ulimits (create, update, build).',
   'container-id-file': 'ContainerIDFile (a path on the host).',
   'volume-driver': 'Volume drivers other than local, in HostConfig, a mount or a volume create.',
   'volume-options': 'Local volumes with driver options (type, o, device: a bind of any host path).',

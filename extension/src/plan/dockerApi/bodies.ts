@@ -22,7 +22,7 @@ import {
   ownerLabel,
   REF_LIST,
 } from './routes';
-import { checkNotReserved, forbidden, foldKey, type Json, malformed, readJson, Refused } from './wire';
+import { checkNotReserved, forbidden, foldKey, isRealtimeUlimit, type Json, malformed, readJson, realtimeUlimit, Refused } from './wire';
 import { checkRegistry, networkRefused, noNetwork, registryOfLogin } from './egress';
 
 /** The facts phase 2 asks for, one at a time. */
@@ -707,6 +707,8 @@ function checkResources(r: Record<string, unknown>, _j: Judge, where: string): v
   }
   if (r.CpuRealtimePeriod || r.CpuRealtimeRuntime)
     throw forbidden('realtime', `Real-time CPU time (${where}.CpuRealtimePeriod, CpuRealtimeRuntime) is not offered.`);
+  const realtime = ((r.Ulimits ?? []) as Array<{ Name?: string | null }>).find((u) => isRealtimeUlimit(u.Name ?? ''));
+  if (realtime !== undefined) throw realtimeUlimit(`${where}.Ulimits`, realtime.Name ?? '');
   if (r.OomKillDisable === true)
     throw forbidden('oom', `${where}.OomKillDisable makes the host kill its own processes instead of this container; it is not offered.`);
 }

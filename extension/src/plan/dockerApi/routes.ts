@@ -11,10 +11,12 @@ import {
   forbidden,
   foldKey,
   headerValues,
+  isRealtimeUlimit,
   malformed,
   mediaType,
   parseTarget,
   readJson,
+  realtimeUlimit,
   Refused,
   checkNotReserved,
   type RawHeaders,
@@ -298,11 +300,21 @@ const stringMap = jsonParam(
   (v) => v === null || (isRecord(v) && Object.values(v).every((s) => s === null || typeof s === 'string')),
   'a JSON object of strings',
 );
-const ulimits = jsonParam(
+const ulimitList = jsonParam(
   (v) =>
     v === null || (Array.isArray(v) && v.every((u) => isRecord(u) && Object.keys(u).every((k) => ['Name', 'Soft', 'Hard'].includes(k)))),
   'a JSON list of ulimits',
 );
+/** A build's ulimits (its RUN steps' containers): real-time ones refused, as in a create. */
+const ulimits: ParamCheck = (name, values, ctx) => {
+  const kept = ulimitList(name, values, ctx);
+  const list = kept.length === 1 ? parseJsonParam(name, kept[0]) : null;
+  for (const u of Array.isArray(list) ? list : []) {
+    const n = isRecord(u) ? u.Name : undefined;
+    if (typeof n === 'string' && isRealtimeUlimit(n)) throw realtimeUlimit('The build’s ulimits', n);
+  }
+  return kept;
+};
 
 /**
  * `filters` with the owner label added, so a list, a prune or the event stream covers only the
