@@ -394,6 +394,50 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
     refusedBy(await inside(['run', '--rm', '-v', `${workspace}/swap:/x`, BASE_IMAGE, 'true']), 'bind-source', /\/etc on the host/, 'link');
   });
 
+  it('a commit’s changes set no label in Toolbox’s namespace, however the key is spelt; ONBUILD is refused (issue 38, item 10)', async () => {
+    const source = name('to-commit');
+    const forged = `${name('forged')}:1`;
+    const kept = name('kept:1');
+    try {
+      works(await inside(['create', '--name', source, BASE_IMAGE, 'true']), 'create');
+      // Docker reads the changes as a Dockerfile: quotes and escapes go before the key is read. Sent
+      // as a hostile client would, with a config ({}), to the endpoint's socket.
+      const another = name('another-ws');
+      for (const change of [
+        `LABEL "dev.toolbox".docker-owner=${another}`,
+        `LABEL dev.toolbox.docker\\-owner=${another}`,
+        `label 'dev.toolbox.docker-owner' ${another}`,
+      ]) {
+        const answer = await send(
+          plan.socketPath,
+          `/v1.41/commit?container=${source}&repo=${name('forged')}&tag=1&changes=${encodeURIComponent(change)}`,
+          {},
+        );
+        assert.equal(answer.status, 403, `${change}: ${answer.message}`);
+        assert.match(answer.message, /sets a label in dev\.toolbox\., Toolbox's own namespace.*\(rule owner-label\)/, change);
+      }
+      refusedBy(
+        await inside(['commit', '-c', 'ONBUILD RUN id', source, forged]),
+        'commit-changes',
+        /is an ONBUILD, which runs its instruction in every build FROM the image/,
+        'ONBUILD',
+      );
+      await assert.rejects(d.getImage(forged).inspect(), 'nothing was committed');
+      // What a developer commits: several changes at once, the image labelled as the workspace's own.
+      works(await inside(['commit', '-c', 'LABEL purpose=kept', '-c', 'ENV MODE=kept', source, kept]), 'commit with two changes');
+      const image = await d.getImage(kept).inspect();
+      assert.equal(image.Config.Labels?.[OWN], owner);
+      assert.equal(image.Config.Labels?.purpose, 'kept');
+      assert.ok(image.Config.Env?.includes('MODE=kept'), JSON.stringify(image.Config.Env));
+    } finally {
+      for (const ref of [forged, kept])
+        await d
+          .getImage(ref)
+          .remove({ force: true })
+          .catch(() => undefined);
+    }
+  });
+
   describe('a hostile-body fuzz on the endpoint socket, from the host (seed ' + SEED + ')', () => {
     it('lets no create reach the engine with a privileged, host-namespace or host-bind container', async (t) => {
       t.diagnostic(`DOCKER_ENDPOINT_FUZZ_SEED=${SEED} replays this run`);

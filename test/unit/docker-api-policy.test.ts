@@ -30,6 +30,7 @@ import {
   scrubInfo,
   startBindSources,
 } from '../../extension/src/plan/dockerApi';
+import { dockerfileWords } from '../../extension/src/plan/dockerApi/changes';
 import { caseVariant, keyVariant, prng, Rng } from '../support/fuzz';
 
 const WS = '/home/u/proj';
@@ -373,6 +374,7 @@ const RULE_CASES: Record<RuleId, Req & { scope?: EndpointScope }> = {
     headers: { 'content-type': 'application/x-tar' },
   },
   'image-import': { method: 'POST', target: '/images/create?fromSrc=http%3A%2F%2F169.254.169.254%2F&repo=x' },
+  'commit-changes': { method: 'POST', target: `/commit?container=web-1&repo=snap&changes=${encodeURIComponent('ONBUILD RUN id')}` },
   'runtime-image': { method: 'POST', target: '/images/alpine/tag?repo=toolbox-vscode/runtime&tag=0123abcd' },
   'reserved-name': {
     method: 'POST',
@@ -1123,6 +1125,84 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     assert.deepEqual(f.body!.Labels, { k: 'v', [OWN]: OWNER });
     const empty = passes(send({ method: 'POST', target: '/commit?container=web-1&repo=snap' }));
     assert.deepEqual(empty.body!.Labels, { [OWN]: OWNER });
+    // The docker CLI (28) sends a commit without a config as the JSON `null`, which Go reads as none.
+    const none = passes(send({ method: 'POST', target: '/commit?container=web-1&repo=snap', body: 'null\n' }));
+    assert.deepEqual(none.body!.Labels, { [OWN]: OWNER });
+    refused(send(create('null')), 'json', 'a create body that is null');
+  });
+});
+
+describe('docker endpoint policy: a commit’s changes, read as Docker’s Dockerfile parser and Podman’s read them (issue 38, item 10)', () => {
+  const commit = (...changes: string[]): Req => ({
+    method: 'POST',
+    target: `/commit?container=web-1&repo=snap&${changes.map((c) => `changes=${encodeURIComponent(c)}`).join('&')}`,
+  });
+
+  it('takes the instructions docker commit --change takes, one per value, every value given', () => {
+    const f = passes(
+      send(
+        commit(
+          'CMD ["sh", "-c", "echo hi"]',
+          'ENTRYPOINT ["/init"]',
+          'ENV A=1 B="two words"',
+          'EXPOSE 8080/tcp',
+          'HEALTHCHECK --interval=5s CMD true',
+          'LABEL a=b c="hello world" org.opencontainers.image.source=https://example.com/x?y=z',
+          'label version 1.0 and more',
+          'STOPSIGNAL SIGTERM',
+          'USER 1000:1000',
+          'VOLUME /data',
+          'WORKDIR /app',
+          '',
+        ),
+      ),
+    );
+    assert.equal(f.c.query.get('changes')?.length, 12);
+    assert.match(f.c.target, /changes=LABEL\+a%3Db\+c%3D%22hello\+world%22/);
+  });
+
+  it('refuses a label in Toolbox’s namespace however the key is spelt: quoted, escaped, folded, after other pairs, in the older form', () => {
+    for (const change of [
+      `LABEL ${OWN}=someone-else`,
+      'LABEL "dev.toolbox".docker-owner=someone-else',
+      "LABEL 'dev.toolbox.docker-owner'=someone-else",
+      'LABEL dev.toolbox.docker\\-owner=someone-else',
+      'LABEL a=b DEV.TOOLBOX.DOCKER-OWNER=someone-else',
+      'label dev.toolbox.docker-owner someone-else',
+      'LABEL dev.toolbox.workspace=/home/victim',
+      // Inside a value by Docker's reading; a reader that splits on every space would take it for a key.
+      'LABEL a="x dev.toolbox.docker-owner=someone-else"',
+    ])
+      refused(send(commit(change)), 'owner-label', change);
+  });
+
+  it('splits words as Docker’s parser does: on spaces outside quotes, quotes and escapes kept', () => {
+    assert.deepEqual(dockerfileWords('a="x y" b=c'), ['a="x y"', 'b=c']);
+    // No escape inside single quotes: the quote after the backslash closes it, the next one opens another.
+    assert.deepEqual(dockerfileWords("a='x \\' y' b"), ["a='x \\'", "y' b"]);
+    assert.deepEqual(dockerfileWords('a=x\\ y  b=""'), ['a=x\\ y', 'b=""']);
+    assert.deepEqual(dockerfileWords('"" x\\'), ['""', 'x']);
+    assert.deepEqual(dockerfileWords('  '), []);
+  });
+
+  it('refuses what would be read otherwise: ONBUILD, directives, continuations, expansions, flags, odd spaces, a RUN', () => {
+    const cases: Array<[string[], RuleId]> = [
+      [['ONBUILD RUN curl http://169.254.169.254/'], 'commit-changes'],
+      [['onbuild LABEL x=y'], 'commit-changes'],
+      [['# escape=`', 'LABEL a=b'], 'commit-changes'],
+      [['LABEL a=b \\', 'x=y'], 'commit-changes'],
+      [['LABEL ${NS}docker-owner=someone-else'], 'commit-changes'],
+      [['LABEL a\\ b=c'], 'commit-changes'],
+      [['LABEL --x a=b'], 'commit-changes'],
+      [['LABEL a=b c'], 'commit-changes'],
+      [['LABEL\u00a0a=b'], 'commit-changes'],
+      [['LABEL a=b\u2028dev=x'], 'commit-changes'],
+      [['LABEL=a=b'], 'commit-changes'],
+      [['LABEL'], 'commit-changes'],
+      [['RUN id'], 'query'],
+      [['FROM scratch'], 'query'],
+    ];
+    for (const [changes, rule] of cases) refused(send(commit(...changes)), rule, changes.join(' | '));
   });
 });
 

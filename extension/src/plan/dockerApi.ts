@@ -115,6 +115,8 @@ export const RULES: Record<RuleId, string> = {
   'build-network': 'A build with a network mode other than default, bridge or none.',
   'build-option': 'Build security options and outputs.',
   'image-import': 'Image import (fromSrc).',
+  'commit-changes':
+    'A commit change that is not one plain instruction: ONBUILD, a comment or parser directive, a line continued into the next, odd white space, a label key quoted, escaped or expanded.',
   'runtime-image': 'A pull, tag, build or commit that names Toolbox’s own runtime image repository.',
   'reserved-name':
     'A container, volume or network named in Toolbox’s own namespace (its workspace containers, the peer anchor, the socket volume).',

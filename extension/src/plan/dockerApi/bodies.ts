@@ -274,9 +274,13 @@ export function hasBodySchema(route: RouteId): route is BodyRoute {
   return Object.hasOwn(SCHEMAS, route);
 }
 
-/** Reads and shapes a body; an empty optional body is `{}`. */
+/**
+ * Reads and shapes a body; an empty optional body is `{}`, and so is `null` in one: Go decodes
+ * `null` into a struct pointer as none, and the docker CLI sends it for a commit without a config.
+ */
 export function readBody(route: BodyRoute, bytes: Uint8Array, optional: boolean): Record<string, unknown> {
-  const json: Json = optional && bytes.length === 0 ? {} : readJson(bytes);
+  const read: Json = optional && bytes.length === 0 ? {} : readJson(bytes);
+  const json: Json = optional && read === null ? {} : read;
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw malformed('json', 'The body is not a JSON object.');
   const result = SCHEMAS[route].safeParse(json);
   if (!result.success) throw shapeRefusal(result.error);

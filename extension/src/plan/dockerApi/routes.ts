@@ -23,6 +23,7 @@ import {
   tokens,
   type Json,
 } from './wire';
+import { checkCommitChange } from './changes';
 import { checkRegistry, type EndpointEgress, refusedRoute, registryOfImage, registryOfSearch } from './egress';
 
 export type { EndpointEgress } from './egress';
@@ -368,11 +369,21 @@ const buildNetwork = single((_, v) => {
 });
 
 const buildVersion = matching(/^[12]?$/, 'builder version 1 or 2');
-const commitChanges = single((_, v, ctx) => {
-  if (v.toLowerCase().includes(ownerLabel(ctx.scope).toLowerCase()))
-    checkNoOwnerLabel([ownerLabel(ctx.scope)], ctx.scope, 'The commit changes');
+/**
+ * /commit's changes, each one plain instruction (plan/dockerApi/changes.ts); Docker reads every
+ * value given (the docker CLI sends one per --change).
+ */
+const commitChanges = multi((_, v, ctx) => {
+  checkCommitChange(v, labelNamespace(ctx.scope));
   return v;
 });
+
+/** Toolbox's label namespace, where the owner label lives: `dev.toolbox.` (the owner label up to its last dot). */
+export function labelNamespace(scope: EndpointScope): string {
+  const own = ownerLabel(scope);
+  const dot = own.lastIndexOf('.');
+  return dot > 0 ? own.slice(0, dot + 1) : own;
+}
 
 type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
 

@@ -66,6 +66,7 @@ export type RuleId =
   | 'build-network'
   | 'build-option'
   | 'image-import'
+  | 'commit-changes'
   | 'runtime-image'
   | 'reserved-name'
   | 'egress';
