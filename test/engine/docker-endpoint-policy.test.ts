@@ -23,6 +23,7 @@ import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/en
 import { policyGate } from '../../extension/src/engine/dockerGate';
 import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
 import { TEST_ENGINE, TEST_LABEL, testNamespace } from '../support/docker';
+import { ensureTestRuntimeImage } from '../support/image';
 import { caseVariant, prng, Rng } from '../support/fuzz';
 
 const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
@@ -348,7 +349,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       assert.equal(works(await inside(['run', '--rm', tag, 'cat', '/built']), 'run the built image'), 'built\n');
     });
 
-    it('docker build with BuildKit (DOCKER_BUILDKIT=1: /session and /grpc pass, the policy cannot read them)', async (t) => {
+    it('docker build with BuildKit through the classic endpoint (DOCKER_BUILDKIT=1, the CLI’s own client: /session and /build?version=2)', async (t) => {
       if (TEST_ENGINE === 'podman') {
         // Podman 4.3 serves no /session (the CLI on its own socket fails "unable to upgrade to h2c, received 404").
         return t.skip('Podman has no BuildKit: its compat API answers /session 404 and builds with Buildah (the classic build above)');
@@ -359,7 +360,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
         return t.skip(`the CLI in the container has no BuildKit client: ${built.stderr.trim().slice(0, 120)}`);
       }
       works(built, 'docker build (BuildKit)');
-      // Built through /build (version=2), the labels the policy added reach BuildKit too; a build over /grpc (buildx) would carry none.
+      // Built through /build (version=2), the labels the policy added reach BuildKit too (buildx's /grpc is refused).
       assert.equal((await d.getImage(tag).inspect()).Config.Labels?.[OWN], owner);
       t.diagnostic('BuildKit (the CLI’s built-in client: /session, then /build?version=2&remote=client-session) built and labelled it');
       await d
@@ -431,6 +432,63 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       assert.ok(image.Config.Env?.includes('MODE=kept'), JSON.stringify(image.Config.Env));
     } finally {
       for (const ref of [forged, kept])
+        await d
+          .getImage(ref)
+          .remove({ force: true })
+          .catch(() => undefined);
+    }
+  });
+
+  it('BuildKit’s own API (/grpc): the image’s docker buildx asking for the host’s network is refused with the sentence; the classic builder builds (issue 38, item 4)', async () => {
+    const image = await ensureTestRuntimeImage();
+    mkdirSync(join(folder, 'bk'), { recursive: true });
+    // Each RUN step's network interfaces: the host's (docker0 among them) with network.host.
+    writeFileSync(join(folder, 'bk', 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN cut -d: -f1 /proc/net/dev | tail -n +3 | tr -d ' ' > /nets\n`);
+    const overGrpc = name('bk-host:1');
+    const classic = name('bk-classic:1');
+    const script = [
+      `docker buildx build --allow network.host --network host --progress=plain -t ${overGrpc} /ctx 2>&1; echo "buildx-rc=$?"`,
+      `DOCKER_BUILDKIT=0 docker build -q -t ${classic} /ctx 2>&1; echo "classic-rc=$?"`,
+    ].join('\n');
+    try {
+      // The runtime image's own CLI and buildx (decision 0049), through the endpoint as a workspace container has it.
+      const r = await host([
+        'run',
+        '--rm',
+        '--name',
+        name('buildx'),
+        '--user',
+        `${user.uid}:${user.gid}`,
+        '-e',
+        'HOME=/tmp',
+        '-e',
+        `DOCKER_HOST=unix://${DOCKER_ENDPOINT.containerSocket}`,
+        '-v',
+        `${plan.dir}:${DOCKER_ENDPOINT.containerDir}:ro`,
+        '-v',
+        `${workspace}/bk:/ctx:ro`,
+        '--entrypoint',
+        'bash',
+        image,
+        '-c',
+        script,
+      ]);
+      const out = r.stdout + r.stderr;
+      assert.match(out, /buildx-rc=[1-9]/, `docker buildx build --network host passed: ${out}`);
+      // buildx shows the refusal (the endpoint answers /grpc in gRPC), not "no BuildKit here".
+      assert.match(
+        out,
+        /PermissionDenied: BuildKit's own API \(\/grpc, which docker buildx and Compose build through\) is not offered: .*network\.host.*Build with the classic builder instead: DOCKER_BUILDKIT=0 docker build …, or DOCKER_BUILDKIT=0 docker compose build\. \(rule buildkit-grpc\)/,
+        out,
+      );
+      assert.doesNotMatch(out, /booting buildkit|moby\/buildkit/, 'buildx did not fall back to a BuildKit container of its own');
+      await assert.rejects(d.getImage(overGrpc).inspect(), 'nothing was built over /grpc');
+      assert.match(out, /classic-rc=0/, out);
+      assert.equal((await d.getImage(classic).inspect()).Config.Labels?.[OWN], owner, 'the classic build is labelled');
+      const nets = works(await host(['run', '--rm', '--network', 'none', classic, 'cat', '/nets']), 'the classic image');
+      assert.doesNotMatch(nets, /docker0|cni-podman0/, `the classic builder's RUN was not on this host's network: ${nets}`);
+    } finally {
+      for (const ref of [overGrpc, classic])
         await d
           .getImage(ref)
           .remove({ force: true })

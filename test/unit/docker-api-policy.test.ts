@@ -374,6 +374,7 @@ const RULE_CASES: Record<RuleId, Req & { scope?: EndpointScope }> = {
     headers: { 'content-type': 'application/x-tar' },
   },
   'image-import': { method: 'POST', target: '/images/create?fromSrc=http%3A%2F%2F169.254.169.254%2F&repo=x' },
+  'buildkit-grpc': { method: 'POST', target: '/v1.47/grpc', headers: { connection: 'Upgrade', upgrade: 'h2c' } },
   'commit-changes': { method: 'POST', target: `/commit?container=web-1&repo=snap&changes=${encodeURIComponent('ONBUILD RUN id')}` },
   'runtime-image': { method: 'POST', target: '/images/alpine/tag?repo=toolbox-vscode/runtime&tag=0123abcd' },
   'reserved-name': {
@@ -618,7 +619,8 @@ describe('docker endpoint policy: refusals in more detail', () => {
       { method: 'POST', target: '/containers/web-1/attach?stream=1', headers: { connection: 'Upgrade', upgrade: 'h2c' } },
       'upgrade',
     ],
-    ['Upgrade without Connection: Upgrade', { method: 'POST', target: '/grpc', headers: { upgrade: 'h2c' } }, 'upgrade'],
+    ['Upgrade without Connection: Upgrade', { method: 'POST', target: '/session', headers: { upgrade: 'h2c' } }, 'upgrade'],
+    ['/grpc without the upgrade headers', { method: 'POST', target: '/grpc' }, 'buildkit-grpc'],
     ['websocket upgrade', { method: 'POST', target: '/session', headers: { connection: 'Upgrade', upgrade: 'websocket' } }, 'upgrade'],
     ['a body on a GET', { method: 'GET', target: '/containers/json', headers: { 'content-length': '5' } }, 'headers'],
   ];
@@ -1081,7 +1083,7 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
       assert.ok(isRefusal(send({ method: 'POST', target: `/v1.41/build?remote=${remote}` })), remote);
   });
 
-  it('BuildKit: /session and /grpc over h2c, /build with the owner label, cancel', () => {
+  it('BuildKit: /session over h2c, /build (version 2) with the owner label, cancel; its own API (/grpc) refused', () => {
     const session = passes(
       send({
         method: 'POST',
@@ -1103,7 +1105,19 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
       '/moby.buildkit.secrets.v1.Secrets/GetSecret',
     ]);
     assert.equal(session.c.headers['x-registry-auth'], undefined);
-    passes(send({ method: 'POST', target: '/v1.47/grpc', headers: { connection: 'Upgrade', upgrade: 'h2c' } }));
+    // buildx's /grpc: the daemon would grant a build there network.host, which nothing here can read (issue 38, item 4).
+    const grpc = refused(
+      send({ method: 'POST', target: '/v1.47/grpc', headers: { connection: 'Upgrade', upgrade: 'h2c' } }),
+      'buildkit-grpc',
+    );
+    assert.match(grpc.message, /network\.host.*Build with the classic builder instead: DOCKER_BUILDKIT=0 docker build/);
+    // Through /build, BuildKit asks for network.host only for networkmode=host, which is refused however it is spelt.
+    for (const mode of ['host', 'HOST', 'Host', 'host%00', '%68ost', 'container:web-1', 'proj_default'])
+      refused(
+        send({ method: 'POST', target: `/v1.47/build?version=2&networkmode=${mode}` }),
+        mode === 'host%00' ? 'query' : 'build-network',
+        mode,
+      );
     const build = passes(
       send({
         method: 'POST',

@@ -147,7 +147,7 @@ describe("Podman's answers in Docker's spelling", () => {
   });
 });
 
-describe('withClassicBuilder: the docker CLI in a container on Podman builds without BuildKit (issue 27)', () => {
+describe('withClassicBuilder: the docker CLI in a container with the scoped endpoint builds without BuildKit’s /grpc (issues 27, 38)', () => {
   const endpoint = 'DOCKER_HOST=unix:///run/toolbox-docker/docker.sock';
   it('adds DOCKER_BUILDKIT=0 to a container that has the scoped Docker endpoint', () => {
     assert.deepEqual(withClassicBuilder({ Env: ['A=1', endpoint] }).Env, ['A=1', endpoint, 'DOCKER_BUILDKIT=0']);

@@ -495,7 +495,7 @@ export const ENV = {
   dockerHost: 'DOCKER_HOST',
   /** Testcontainers reaches the containers it starts at this host (the endpoint refuses inspecting the default bridge). */
   testcontainersHostOverride: 'TESTCONTAINERS_HOST_OVERRIDE',
-  /** `0` on Podman, which has no BuildKit: the docker CLI builds with the classic builder (engine/compat.ts). */
+  /** `0` with the scoped Docker endpoint, which refuses BuildKit's /grpc: the docker CLI builds with the classic builder (engine/compat.ts). */
   dockerBuildkit: 'DOCKER_BUILDKIT',
   /**
    * The held session a process runs in: the holder's id for it (`s<n>`), set by the holder in each

@@ -129,7 +129,8 @@ export function withHostGateway(extraHosts: readonly string[], address: string):
 const PODMAN_DEFAULT_NETWORK = 'podman';
 
 /**
- * A create body as this engine understands it. Unchanged for Docker. On Podman: rootless, the user
+ * A create body as this engine understands it. On every engine, the classic builder for a container
+ * with the scoped Docker endpoint (withClassicBuilder). On Podman besides: rootless, the user
  * namespace of rootlessUsernsMode(); older than 5.3, `host-gateway` replaced by the gateway of the
  * container's network, which is the host as the container sees it (what Podman itself writes for
  * host.containers.internal). Every container a shell or peer messaging uses goes through here (the
@@ -139,8 +140,8 @@ export async function adaptCreateBody<
   T extends { Env?: string[]; HostConfig?: { ExtraHosts?: string[]; NetworkMode?: string; PidMode?: string; UsernsMode?: string } },
 >(docker: Docker, input: T): Promise<T> {
   const id = await engineIdentity(docker);
-  if (id.product !== 'Podman') return input;
   let body = withClassicBuilder(input);
+  if (id.product !== 'Podman') return body;
   if (body.HostConfig?.UsernsMode === undefined && (await podmanRootless(docker))) {
     body = { ...body, HostConfig: { ...body.HostConfig, UsernsMode: rootlessUsernsMode(body.HostConfig?.PidMode) } };
   }
@@ -160,9 +161,10 @@ export async function adaptCreateBody<
 }
 
 /**
- * Podman has no BuildKit behind its compat API (no /grpc), so the docker CLI in a container whose
- * Docker endpoint forwards to Podman builds with the classic builder: DOCKER_BUILDKIT=0, unless
- * the container's environment says otherwise (docs/decisions/0049).
+ * The scoped Docker endpoint refuses BuildKit's own API (/grpc, plan/dockerApi/routes.ts
+ * BUILDKIT_GRPC_REFUSED), and Podman has none behind its compat API, so the docker CLI in a
+ * container with the endpoint builds with the classic builder, whose /build the endpoint reads:
+ * DOCKER_BUILDKIT=0, unless the container's environment says otherwise (docs/decisions/0047, 0049).
  */
 export function withClassicBuilder<T extends { Env?: string[] }>(body: T): T {
   const env = body.Env ?? [];

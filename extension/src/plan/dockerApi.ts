@@ -114,6 +114,8 @@ export const RULES: Record<RuleId, string> = {
   'build-remote': 'A build from a remote context (remote=).',
   'build-network': 'A build with a network mode other than default, bridge or none.',
   'build-option': 'Build security options and outputs.',
+  'buildkit-grpc':
+    'BuildKit’s own API (/grpc: docker buildx, Compose builds), whose requests the policy cannot read and where the daemon grants network.host; the classic /build is offered.',
   'image-import': 'Image import (fromSrc).',
   'commit-changes':
     'A commit change that is not one plain instruction: ONBUILD, a comment or parser directive, a line continued into the next, odd white space, a label key quoted, escaped or expanded.',

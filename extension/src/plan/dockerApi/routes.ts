@@ -369,6 +369,18 @@ const buildNetwork = single((_, v) => {
 });
 
 const buildVersion = matching(/^[12]?$/, 'builder version 1 or 2');
+
+/**
+ * BuildKit's own API (`/grpc`, what docker buildx and Compose build through) is an HTTP/2 stream
+ * the policy does not read, and the daemon grants any build there that asks for it (buildx
+ * `--allow network.host`, `--network host`, `RUN --network=host`) this host's network by default:
+ * its loopback services and abstract sockets. Refused whole; the classic builder's /build is read,
+ * and BuildKit through it (`version=2`, the docker CLI's own client) asks for network.host only for
+ * `networkmode=host`, which buildNetwork refuses. The endpoint answers a refused `/grpc` as a gRPC
+ * error, so buildx prints this sentence (engine/dockerEndpointGrpc.ts).
+ */
+export const BUILDKIT_GRPC_REFUSED =
+  "BuildKit's own API (/grpc, which docker buildx and Compose build through) is not offered: this endpoint cannot read what a build asks for there, and the daemon gives a build that asks for it this host's network (network.host). Build with the classic builder instead: DOCKER_BUILDKIT=0 docker build …, or DOCKER_BUILDKIT=0 docker compose build.";
 /**
  * /commit's changes, each one plain instruction (plan/dockerApi/changes.ts); Docker reads every
  * value given (the docker CLI sends one per --change).
@@ -621,6 +633,7 @@ const ROUTES: readonly RouteSpec[] = [
   },
   { id: 'build-cancel', methods: ['POST'], path: '/build/cancel', query: { id: text } },
   { id: 'session', methods: ['POST'], path: '/session', hijack: true, upgrade: ['h2c'], forward: SESSION_HEADERS },
+  // Named so that its refusal says why (classifyHead refuses it whatever it asks).
   { id: 'grpc', methods: ['POST'], path: '/grpc', hijack: true, upgrade: ['h2c'] },
   {
     id: 'commit',
@@ -760,6 +773,7 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     owned.containers.push(container.replace(/^\//, ''));
   }
   const internalNetworks = scope.egress ? egressHead(spec.id, chosen.params!, kept, scope.egress) : [];
+  if (spec.id === 'grpc') throw forbidden('buildkit-grpc', BUILDKIT_GRPC_REFUSED);
   const query = [...kept].flatMap(([k, vs]) => vs.map((v) => `${escapeQuery(k)}=${escapeQuery(v)}`)).join('&');
 
   const body = bodyPlan(spec);

@@ -65,6 +65,7 @@ export type RuleId =
   | 'build-remote'
   | 'build-network'
   | 'build-option'
+  | 'buildkit-grpc'
   | 'image-import'
   | 'commit-changes'
   | 'runtime-image'
