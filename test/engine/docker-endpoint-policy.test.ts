@@ -20,6 +20,7 @@ import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { DOCKER_ENDPOINT, LABELS } from '../../extension/src/contract/constants';
 import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint';
+import { hostGatewayAddress } from '../../extension/src/engine/compat';
 import { policyGate } from '../../extension/src/engine/dockerGate';
 import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
 import { TEST_ENGINE, TEST_LABEL, testNamespace } from '../support/docker';
@@ -81,6 +82,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
   const hostVolume = name('hostvol');
   const refusals: Array<{ rule?: string; message: string }> = [];
   let endpoint: DockerEndpoint;
+  let gateway: string | undefined;
 
   /** The host's docker CLI against the engine itself (DOCKER_HOST the engine's socket). */
   const host = (args: string[]) => spawnRun(HOST_CLI, args, { HOME: ns.home, DOCKER_HOST: `unix://${ENGINE_SOCKET}` });
@@ -110,12 +112,20 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       .getImage(BASE_IMAGE)
       .inspect()
       .catch(() => assert.fail(`${BASE_IMAGE} must be present locally (tests never pull).`));
+    // Where published ports listen, as the extension finds it (backend/dockerApis.ts).
+    gateway = await hostGatewayAddress(d);
     endpoint = await startDockerEndpoint({
       socketPath: plan.socketPath,
       upstream: { socketPath: ENGINE_SOCKET },
       gate: policyGate({
         docker: d,
-        scope: { owner, workspace, endpointSocket: plan.socketPath, protectedPaths: [] },
+        scope: {
+          owner,
+          workspace,
+          endpointSocket: plan.socketPath,
+          protectedPaths: [],
+          publish: gateway !== undefined ? { hostIp: gateway } : {},
+        },
         log: (e) => refusals.push(e),
       }),
       log: () => undefined,
@@ -437,6 +447,42 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
           .remove({ force: true })
           .catch(() => undefined);
     }
+  });
+
+  it('publishes ports where the workspace container reaches the host, never on every address, below 1024 or on Toolbox’s own (issue 38, item 6)', async (t) => {
+    const own = gateway ?? '127.0.0.1';
+    t.diagnostic(`a port published without an address listens on ${own}`);
+    const published = name('published');
+    works(
+      await inside(['run', '-d', '--name', published, '-p', '8080', '-p', '127.0.0.1::8081', BASE_IMAGE, 'sleep', 'infinity']),
+      'run -p 8080',
+    );
+    const ports = await poll(
+      async () => (await d.getContainer(published).inspect()).NetworkSettings.Ports ?? {},
+      (p) => (p['8080/tcp']?.length ?? 0) > 0 && (p['8081/tcp']?.length ?? 0) > 0,
+    );
+    // The engine's own record of where it listens: no 0.0.0.0 or :: among them.
+    assert.deepEqual(
+      (ports['8080/tcp'] ?? []).map((b) => b.HostIp),
+      [own],
+      JSON.stringify(ports),
+    );
+    assert.deepEqual(
+      (ports['8081/tcp'] ?? []).map((b) => b.HostIp),
+      ['127.0.0.1'],
+    );
+    assert.ok(Number((ports['8080/tcp'] ?? [])[0]?.HostPort) >= 1024, 'a port the engine picked');
+    const cases: Array<[string[], RegExp]> = [
+      [['-p', '0.0.0.0:18080:80'], /asks to listen on 0\.0\.0\.0, every address of this host/],
+      [['-p', '[::]:18081:80'], /asks to listen on ::, every address of this host/],
+      [['-p', '80:80'], /asks for host port 80, below 1024/],
+      [['-p', '127.0.0.1:17654:80'], /asks for host port 17654, where Toolbox’s bridge listens \(17654–17669\)/],
+      [['-p', '127.0.0.1:1455:80'], /where the codex login callback Toolbox forwards listens/],
+      [['-P', '--expose', '80'], /HostConfig\.PublishAllPorts publishes every port the image exposes on every address of this host/],
+    ];
+    for (const [args, sentence] of cases)
+      refusedBy(await inside(['run', '--rm', ...args, BASE_IMAGE, 'true']), 'published-port', sentence, args.join(' '));
+    works(await inside(['rm', '-f', published]), 'rm -f');
   });
 
   it('BuildKit’s own API (/grpc): the image’s docker buildx asking for the host’s network is refused with the sentence; the classic builder builds (issue 38, item 4)', async () => {

@@ -374,6 +374,7 @@ const RULE_CASES: Record<RuleId, Req & { scope?: EndpointScope }> = {
     headers: { 'content-type': 'application/x-tar' },
   },
   'image-import': { method: 'POST', target: '/images/create?fromSrc=http%3A%2F%2F169.254.169.254%2F&repo=x' },
+  'published-port': withHost({ PortBindings: { '80/tcp': [{ HostIp: '0.0.0.0', HostPort: '8080' }] } }),
   'buildkit-grpc': { method: 'POST', target: '/v1.47/grpc', headers: { connection: 'Upgrade', upgrade: 'h2c' } },
   'commit-changes': { method: 'POST', target: `/commit?container=web-1&repo=snap&changes=${encodeURIComponent('ONBUILD RUN id')}` },
   'runtime-image': { method: 'POST', target: '/images/alpine/tag?repo=toolbox-vscode/runtime&tag=0123abcd' },
@@ -1143,6 +1144,56 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     const none = passes(send({ method: 'POST', target: '/commit?container=web-1&repo=snap', body: 'null\n' }));
     assert.deepEqual(none.body!.Labels, { [OWN]: OWNER });
     refused(send(create('null')), 'json', 'a create body that is null');
+  });
+});
+
+describe('docker endpoint policy: published ports (issue 38, item 6)', () => {
+  const GATEWAY = '172.17.0.1';
+  const local: EndpointScope = { ...SCOPE, publish: { hostIp: GATEWAY } };
+  const any: EndpointScope = { ...SCOPE, publish: { hostIp: GATEWAY, anyAddress: true } };
+  const bind = (b: Record<string, unknown>, hc: Record<string, unknown> = {}) => withHost({ PortBindings: { '80/tcp': [b] }, ...hc });
+  const forwarded = (o: Outcome) => (passes(o).body!.HostConfig as { PortBindings: Record<string, unknown[]> }).PortBindings;
+
+  it('publishes a port given no address on the workspace container’s way to the host, else on loopback', () => {
+    assert.deepEqual(forwarded(send(bind({ HostIp: '', HostPort: '8080' }), local)), { '80/tcp': [{ HostIp: GATEWAY, HostPort: '8080' }] });
+    assert.deepEqual(forwarded(send(bind({ HostPort: '' }), local)), { '80/tcp': [{ HostIp: GATEWAY, HostPort: '' }] });
+    assert.deepEqual(forwarded(send(bind({ HostIp: null, HostPort: '0' }))), { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '0' }] });
+    // Compose's `ports: ["8080:8080"]` and Testcontainers' reaper (`{"8080": [{"HostPort": "0"}]}`).
+    assert.deepEqual(forwarded(send(create(COMPOSE_WEB), local)), { '8080/tcp': [{ HostIp: GATEWAY, HostPort: '8080' }] });
+    assert.deepEqual(forwarded(send(create(RYUK), local)), { '8080': [{ HostIp: GATEWAY, HostPort: '0' }] });
+  });
+
+  it('takes loopback and that address as the client names them, and nothing else unless the user allows any', () => {
+    for (const ip of ['127.0.0.1', '127.1.2.3', '::1', GATEWAY])
+      assert.deepEqual(
+        forwarded(send(bind({ HostIp: ip, HostPort: '8080' }), local)),
+        { '80/tcp': [{ HostIp: ip, HostPort: '8080' }] },
+        ip,
+      );
+    for (const ip of ['0.0.0.0', '::', '192.168.1.10', '127.000.000.001', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', ' 127.0.0.1'])
+      refused(send(bind({ HostIp: ip, HostPort: '8080' }), local), 'published-port', ip);
+    const r = refused(send(bind({ HostIp: GATEWAY, HostPort: '8080' })), 'published-port', 'the gateway when the scope does not know it');
+    assert.match(
+      r.message,
+      /Leave the address out \(the port then listens on 127\.0\.0\.1\) or name 127\.0\.0\.1; to publish on every address, set toolbox\.dockerEndpointPorts to any-address in your VS Code User settings/,
+    );
+    refused(send(bind({}, { PublishAllPorts: true }), local), 'published-port', 'PublishAllPorts');
+    passes(send(bind({}, { PublishAllPorts: false }), local));
+  });
+
+  it('with any-address allowed: every address, as Docker would, and PublishAllPorts', () => {
+    assert.deepEqual(forwarded(send(bind({ HostIp: '', HostPort: '8080' }), any)), { '80/tcp': [{ HostIp: '', HostPort: '8080' }] });
+    for (const ip of ['0.0.0.0', '::', '192.168.1.10']) passes(send(bind({ HostIp: ip, HostPort: '8080' }), any), ip);
+    passes(send(bind({}, { PublishAllPorts: true }), any));
+  });
+
+  it('refuses host ports below 1024 and those Toolbox listens on, whatever the address; the engine’s pick is fine', () => {
+    for (const port of ['80', '0080', '1023', '1-65535', '1000-2000', '17654', '17669', '17600-17700', '1455', '8880', '64125'])
+      for (const scope of [local, any]) refused(send(bind({ HostIp: '127.0.0.1', HostPort: port }), scope), 'published-port', port);
+    for (const port of ['', '0', '1024', '8080', '8000-8010', '17653', '17670', '65535'])
+      passes(send(bind({ HostIp: '127.0.0.1', HostPort: port }), local), port);
+    for (const port of ['65536', '8080-80', 'x', '-1', '80 ', '1e3'])
+      refused(send(bind({ HostIp: '127.0.0.1', HostPort: port }), local), 'field-type', port);
   });
 });
 

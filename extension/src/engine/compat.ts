@@ -5,6 +5,7 @@
  */
 import type Docker from 'dockerode';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { DOCKER_ENDPOINT, ENV, HOST_GATEWAY } from '../contract/constants';
 
 export interface EngineIdentity {
@@ -171,6 +172,35 @@ export function withClassicBuilder<T extends { Env?: string[] }>(body: T): T {
   if (!env.includes(`${ENV.dockerHost}=unix://${DOCKER_ENDPOINT.containerSocket}`)) return body;
   if (env.some((e) => e.startsWith(`${ENV.dockerBuildkit}=`))) return body;
   return { ...body, Env: [...env, `${ENV.dockerBuildkit}=0`] };
+}
+
+/**
+ * The address a workspace container reaches this host at as host.docker.internal (ExtraHosts
+ * `host-gateway`; on Podman before 5.3 its network's gateway): the engine's default bridge
+ * network's gateway, when that is an address of this machine, which a listen on it proves. The
+ * scoped Docker endpoint publishes its containers' ports there (plan/dockerApi/ports.ts), so the
+ * workspace container reaches them and other machines do not. Undefined when the engine reports
+ * no gateway or it is no address here (Docker Desktop's bridge lives in its VM, rootless Podman's
+ * in a namespace of its own, where host.docker.internal names another address): ports then listen
+ * on loopback.
+ */
+export async function hostGatewayAddress(docker: Docker): Promise<string | undefined> {
+  let gateway: string | undefined;
+  try {
+    const info = (await docker.getNetwork('bridge').inspect()) as { IPAM?: { Config?: Array<{ Gateway?: unknown }> | null } };
+    gateway = (info.IPAM?.Config ?? [])
+      .map((c) => c.Gateway)
+      .find((g): g is string => typeof g === 'string' && /^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(g));
+  } catch {
+    return undefined;
+  }
+  if (gateway === undefined) return undefined;
+  const address = gateway;
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(undefined));
+    probe.listen({ host: address, port: 0, exclusive: true }, () => probe.close(() => resolve(address)));
+  });
 }
 
 /**

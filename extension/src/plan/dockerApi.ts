@@ -42,6 +42,7 @@ import { CONTAINER } from '../contract/constants';
 export type {
   BodyPlan,
   EndpointEgress,
+  EndpointPublish,
   Classified,
   EndpointScope,
   ObjectKind,
@@ -122,6 +123,8 @@ export const RULES: Record<RuleId, string> = {
   'runtime-image': 'A pull, tag, build or commit that names Toolbox’s own runtime image repository.',
   'reserved-name':
     'A container, volume or network named in Toolbox’s own namespace (its workspace containers, the peer anchor, the socket volume).',
+  'published-port':
+    'A published port on an address other than loopback or the one the workspace container reaches this host at (unless the user allows any), PublishAllPorts, a host port below 1024 or one Toolbox listens on.',
   egress:
     'Under a folder’s egress policy (ask, allowlist): a container with a network of its own (anything but none or a container of its own, internal networks included), a network create, a network connect, a build, a push, and a pull, search or login at a registry the policy does not allow.',
 };

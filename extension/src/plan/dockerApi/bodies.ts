@@ -24,6 +24,7 @@ import {
 } from './routes';
 import { checkNotReserved, forbidden, foldKey, isRealtimeUlimit, type Json, malformed, readJson, realtimeUlimit, Refused } from './wire';
 import { checkRegistry, networkRefused, noNetwork, registryOfLogin } from './egress';
+import { judgePortBindings } from './ports';
 
 /** The facts phase 2 asks for, one at a time. */
 export interface FactSource {
@@ -545,6 +546,8 @@ function judgeCreate(v: Create, j: Judge): Create {
     judgeEndpoint(settings, j, `NetworkingConfig.EndpointsConfig.${name}`);
   }
   if (j.scope.egress) egressNetworks(hc, v.NetworkingConfig?.EndpointsConfig ?? {}, j);
+  const ports = judgePortBindings(hc.PortBindings, hc.PublishAllPorts, j.scope);
+  if (ports !== undefined) hc.PortBindings = ports;
   const out: Create = { ...v, Labels: labels, HostConfig: hc };
   delete out.name;
   delete out.platform;

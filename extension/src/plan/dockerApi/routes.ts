@@ -62,6 +62,23 @@ export interface EndpointScope {
    * (plan/dockerApi/egress.ts). Undefined: `open`, and nothing changes.
    */
   egress?: EndpointEgress;
+  /**
+   * Where a new container may publish ports (plan/dockerApi/ports.ts). Undefined: on loopback only,
+   * and a port published without an address gets 127.0.0.1.
+   */
+  publish?: EndpointPublish;
+}
+
+/** What the adapter knows of where published ports may listen (EndpointScope.publish). */
+export interface EndpointPublish {
+  /**
+   * The address the workspace container reaches this host at (host.docker.internal: the engine's
+   * default bridge gateway, when it is an address of this host): a port published without an
+   * address gets it, and a client may name it. Undefined: 127.0.0.1.
+   */
+  hostIp?: string;
+  /** toolbox.dockerEndpointPorts is any-address: addresses are left as the client gave them, every address when none. */
+  anyAddress?: boolean;
 }
 
 export interface ProtectedPath {

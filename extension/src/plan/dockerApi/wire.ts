@@ -70,6 +70,7 @@ export type RuleId =
   | 'commit-changes'
   | 'runtime-image'
   | 'reserved-name'
+  | 'published-port'
   | 'egress';
 
 export type RefusalStatus = 403 | 400 | 404 | 405 | 413;
