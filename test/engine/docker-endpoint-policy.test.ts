@@ -485,7 +485,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
     works(await inside(['rm', '-f', published]), 'rm -f');
   });
 
-  it('BuildKit’s own API (/grpc): the image’s docker buildx asking for the host’s network is refused with the sentence; the classic builder builds (issue 38, item 4)', async () => {
+  it('BuildKit’s own API (/grpc): the image’s docker buildx asking for the host’s network is refused with the sentence; the classic builder builds (issue 38, item 4)', async (t) => {
     const image = await ensureTestRuntimeImage();
     mkdirSync(join(folder, 'bk'), { recursive: true });
     // Each RUN step's network interfaces: the host's (docker0 among them) with network.host.
@@ -532,7 +532,11 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       assert.match(out, /classic-rc=0/, out);
       assert.equal((await d.getImage(classic).inspect()).Config.Labels?.[OWN], owner, 'the classic build is labelled');
       const nets = works(await host(['run', '--rm', '--network', 'none', classic, 'cat', '/nets']), 'the classic image');
-      assert.doesNotMatch(nets, /docker0|cni-podman0/, `the classic builder's RUN was not on this host's network: ${nets}`);
+      if (TEST_ENGINE === 'podman') {
+        // Podman 4.3's compat /build runs RUN steps in the host's network namespace whatever
+        // networkmode says (docs/decisions/0047, Consequences): what is asserted on Docker does not hold there.
+        t.diagnostic(`Podman: the classic build's RUN saw ${nets.trim().split(/\s+/).join(' ')}`);
+      } else assert.doesNotMatch(nets, /docker0|cni-podman0/, `the classic builder's RUN was not on this host's network: ${nets}`);
     } finally {
       for (const ref of [overGrpc, classic])
         await d
