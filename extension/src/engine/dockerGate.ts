@@ -17,9 +17,11 @@ import {
   bodyLookups,
   checkBody,
   checkOwned,
+  checkReach,
   checkStartBinds,
   classify,
   type Classified,
+  type ContainerNetwork,
   DROPPED_BODY,
   type EndpointScope,
   isOwned,
@@ -85,6 +87,8 @@ interface Looked {
   mounts?: InspectedMount[];
   /** A network's Internal, as the engine's inspect says (an egress policy's networks must be). */
   internal?: boolean;
+  /** A container's HostConfig.NetworkMode (an exec's: its container's), which an egress policy asks about. */
+  networkMode?: string;
 }
 
 type Labels = Record<string, string> | null | undefined;
@@ -144,11 +148,13 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
   const at = (ref: string): string => encodeURIComponent(ref).replace(/%2F/g, '/').replace(/%3A/g, ':').replace(/%40/g, '@');
 
   async function lookContainer(ref: string): Promise<Looked> {
-    const info = await dial<{ Config?: { Labels?: Labels }; Mounts?: InspectedMount[] }>(`inspect the container ${ref}`, {
-      path: `/containers/${at(ref)}/json`,
-    });
+    const info = await dial<{ Config?: { Labels?: Labels }; Mounts?: InspectedMount[]; HostConfig?: { NetworkMode?: unknown } }>(
+      `inspect the container ${ref}`,
+      { path: `/containers/${at(ref)}/json` },
+    );
     if (info === undefined) return { ownership: 'missing' };
-    return { ownership: owned(info.Config?.Labels), mounts: info.Mounts ?? [] };
+    const mode = info.HostConfig?.NetworkMode;
+    return { ownership: owned(info.Config?.Labels), mounts: info.Mounts ?? [], ...(typeof mode === 'string' ? { networkMode: mode } : {}) };
   }
 
   async function look(kind: ObjectKind, ref: string): Promise<Looked> {
@@ -172,7 +178,8 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
         const info = await dial<{ ContainerID?: unknown }>(`inspect the exec ${ref}`, { path: `/exec/${at(ref)}/json` });
         const container = info?.ContainerID;
         if (typeof container !== 'string' || container === '') return { ownership: 'missing' };
-        return { ownership: (await lookContainer(container)).ownership };
+        const looked = await lookContainer(container);
+        return { ownership: looked.ownership, ...(looked.networkMode !== undefined ? { networkMode: looked.networkMode } : {}) };
       }
     }
   }
@@ -201,6 +208,21 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     (known: ReadonlyMap<string, Looked>) =>
     (network: string): boolean =>
       known.get(`network\n${network}`)?.internal === true;
+
+  /**
+   * Under an egress policy, the network of each container and exec a request runs something in: the
+   * inspect's mode, and for `container:<other>` that other's mode, looked up (one step).
+   */
+  async function networksOf(c: Classified, known: ReadonlyMap<string, Looked>): Promise<Map<string, ContainerNetwork>> {
+    const keys = [...c.owned.containers.map((r) => `container\n${r}`), ...c.owned.execs.map((r) => `exec\n${r}`)];
+    const out = new Map<string, ContainerNetwork>();
+    for (const key of keys) {
+      const mode = known.get(key)?.networkMode;
+      const shared = mode?.startsWith('container:') ? mode.slice('container:'.length) : undefined;
+      out.set(key, { mode, ...(shared !== undefined ? { joined: (await lookContainer(shared)).networkMode } : {}) });
+    }
+    return out;
+  }
 
   async function realpaths(sources: readonly string[]): Promise<Map<string, string | undefined>> {
     const out = await Promise.all(
@@ -252,7 +274,12 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     const lookups = bodyLookups(parsed, scope);
     if (isRefusal(lookups)) return refuse(lookups);
     const [known, real] = await Promise.all([lookAll(lookups.objects), realpaths(lookups.bindSources)]);
-    const checked = checkBody(parsed, scope, { owner: ownerOf(known), internal: internalOf(known), realpaths: real });
+    const checked = checkBody(parsed, scope, {
+      owner: ownerOf(known),
+      internal: internalOf(known),
+      network: (container) => ({ mode: known.get(`container\n${container}`)?.networkMode }),
+      realpaths: real,
+    });
     if (isRefusal(checked)) return refuse(checked);
     for (const volume of checked.volumesToCreate) {
       const taken = await createVolume(volume.name, volume.body);
@@ -278,6 +305,12 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     const known = await lookAll({ ...c.owned, networks: [...c.owned.networks, ...c.internalNetworks] });
     const notOwned = checkOwned(c, ownerOf(known), internalOf(known));
     if (notOwned) return refuse(notOwned);
+    if (c.runsInside !== undefined) {
+      // Under an egress policy: nothing runs in a container of its own that has a network.
+      const networks = await networksOf(c, known);
+      const reach = checkReach(c, (kind, ref) => networks.get(`${kind}\n${ref}`));
+      if (reach) return refuse(reach);
+    }
 
     if (c.recheckBinds) {
       // Start and restart: Docker resolves the binds again, so they are resolved again here first.

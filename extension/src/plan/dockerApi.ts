@@ -33,12 +33,13 @@ import {
   type RequestHead,
   type RouteId,
 } from './dockerApi/routes';
-import { connectRefused } from './dockerApi/egress';
+import { connectRefused, type ContainerNetwork, hasNetwork, networkedContainer } from './dockerApi/egress';
 import { malformed, Refused, type Refusal, type RuleId } from './dockerApi/wire';
 import { cleanPath } from './naming';
 import type { InspectedMount } from './posture';
 import { CONTAINER } from '../contract/constants';
 
+export type { ContainerNetwork } from './dockerApi/egress';
 export type {
   BodyPlan,
   EndpointEgress,
@@ -126,7 +127,7 @@ export const RULES: Record<RuleId, string> = {
   'published-port':
     'A published port on an address other than loopback or the one the workspace container reaches this host at (unless the user allows any), PublishAllPorts, a host port below 1024 or one Toolbox listens on.',
   egress:
-    'Under a folder’s egress policy (ask, allowlist): a container with a network of its own (anything but none or a container of its own, internal networks included), a network create, a network connect, a build, a push, and a pull, search or login at a registry the policy does not allow.',
+    'Under a folder’s egress policy (ask, allowlist): a container with a network of its own (anything but none or a container of its own, internal networks included), a network create, a network connect, a build, a push, a pull, search or login at a registry the policy does not allow, and an exec, start, attach or copy into a container of its own that has a network.',
 };
 
 function attempt<T>(work: () => T): T | Refusal {
@@ -180,6 +181,32 @@ export function checkOwned(
   return undefined;
 }
 
+/**
+ * Phase 1, under an egress policy, for a request that runs something in the container or exec of
+ * its path (classified.runsInside): that container must have no network of its own (none, or the
+ * namespace of one that has none), else the request would reach the network outside the policy.
+ * `network` answers from the adapter's inspect (for an exec, its container's), with the mode of the
+ * container a `container:` mode names looked up one step; undefined counts as a network.
+ */
+export function checkReach(
+  c: Classified,
+  network: (kind: 'container' | 'exec', ref: string) => ContainerNetwork | undefined,
+): Refusal | undefined {
+  if (c.runsInside === undefined) return undefined;
+  const what = c.runsInside;
+  const mode = c.egressMode ?? 'allowlist';
+  for (const [kind, refs] of [
+    ['container', c.owned.containers],
+    ['exec', c.owned.execs],
+  ] as const) {
+    for (const ref of refs) {
+      if (hasNetwork(network(kind, ref)))
+        return attempt(() => networkedContainer(mode, kind === 'exec' ? `of the exec ${ref}` : ref, what));
+    }
+  }
+  return undefined;
+}
+
 /** A JSON body read and shaped, not yet judged. */
 export interface ParsedBody {
   readonly route: RouteId;
@@ -225,6 +252,12 @@ export interface Facts {
    * policy; absent or undefined is not internal.
    */
   internal?(network: string): boolean | undefined;
+  /**
+   * A container's network, from the engine's inspect (HostConfig.NetworkMode, and one step further
+   * for a `container:` mode). Asked under an egress policy for the container a new one shares the
+   * network of; absent or undefined counts as a network.
+   */
+  network?(container: string): ContainerNetwork | undefined;
   /** Each of bodyLookups' bindSources → its realpath on the host, or undefined when it does not exist. */
   realpaths: ReadonlyMap<string, string | undefined>;
 }
@@ -242,6 +275,7 @@ export function checkBody(parsed: ParsedBody, scope: EndpointScope, facts: Facts
     const judged = judgeBody(bodyRoute(parsed), { ...parsed.value }, scope, {
       owner: (kind, ref) => facts.owner(kind, ref),
       internal: (network) => facts.internal?.(network) === true,
+      network: (container) => facts.network?.(container),
       realpath: (source) => facts.realpaths.get(source),
     });
     return {

@@ -23,7 +23,7 @@ import {
   REF_LIST,
 } from './routes';
 import { checkNotReserved, forbidden, foldKey, isRealtimeUlimit, type Json, malformed, readJson, realtimeUlimit, Refused } from './wire';
-import { checkRegistry, networkRefused, noNetwork, registryOfLogin } from './egress';
+import { checkRegistry, type ContainerNetwork, hasNetwork, networkedContainer, networkRefused, noNetwork, registryOfLogin } from './egress';
 import { judgePortBindings } from './ports';
 
 /** The facts phase 2 asks for, one at a time. */
@@ -31,6 +31,8 @@ export interface FactSource {
   owner(kind: ObjectKind, ref: string): Ownership;
   /** Whether a network of the caller's own was created internal (the engine's inspect says); asked only under an egress policy. */
   internal(network: string): boolean;
+  /** A container's network (its inspect), asked under an egress policy for one a new container shares the namespace of. */
+  network(container: string): ContainerNetwork | undefined;
   /** The host realpath of a bind source; undefined when it does not exist or cannot be resolved. */
   realpath(source: string): string | undefined;
 }
@@ -566,6 +568,11 @@ function egressNetworks(hc: HostConfig, endpoints: Record<string, Endpoint | nul
   if (nm === '' || nm === 'default' || nm === 'bridge')
     noNetwork(mode, 'HostConfig.NetworkMode', nm === '' ? 'the engine’s default network (an empty NetworkMode)' : `the ${nm} network`);
   if (nm !== 'none' && !nm.startsWith('container:')) j.refuseNetwork(nm, 'HostConfig.NetworkMode');
+  // A namespace of its own is no network only when that container has none (checkHostConfig proved it is the caller's).
+  if (nm.startsWith('container:')) {
+    const shared = nm.slice('container:'.length);
+    if (hasNetwork(j.facts.network(shared))) networkedContainer(mode, shared, 'a new container sharing its network (--network container:)');
+  }
   for (const [name, settings] of Object.entries(endpoints)) {
     const where = `NetworkingConfig.EndpointsConfig.${name}`;
     if (name === 'default' || name === 'bridge') noNetwork(mode, where, `the ${name} network`);
@@ -875,6 +882,7 @@ export function lookupsOf(
       return 'own';
     },
     internal: () => true,
+    network: () => ({ mode: 'none' }),
     realpath: (source) => {
       add(bindSources, source);
       return scope.workspace;

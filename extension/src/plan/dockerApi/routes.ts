@@ -211,7 +211,24 @@ export interface Classified {
   internalNetworks: string[];
   /** The egress policy's mode, when the scope has one (for the sentence of a refusal checkOwned makes). */
   egressMode?: EndpointEgress['mode'];
+  /**
+   * Under an egress policy, what the request would run in the container (or exec) of its path: an
+   * exec, a start, an attach, files copied in. checkReach refuses it when that container has a
+   * network (plan/dockerApi/egress.ts hasNetwork), so the adapter must say what its inspect showed.
+   */
+  runsInside?: string;
 }
+
+/** Under an egress policy, the routes that run something in the container or exec of their path, as checkReach names them. */
+const RUNS_INSIDE: Partial<Record<RouteId, string>> = {
+  'exec-create': 'an exec in it',
+  'exec-start': 'starting an exec in it',
+  'container-start': 'starting it',
+  'container-restart': 'restarting it',
+  'container-unpause': 'unpausing it',
+  'container-attach': 'attaching to it',
+  'container-archive-put': 'copying files into it',
+};
 
 interface Ctx {
   scope: EndpointScope;
@@ -809,6 +826,7 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     query: kept,
     internalNetworks,
     ...(scope.egress ? { egressMode: scope.egress.mode } : {}),
+    ...(scope.egress && RUNS_INSIDE[spec.id] !== undefined ? { runsInside: RUNS_INSIDE[spec.id] } : {}),
   };
 }
 
