@@ -91,9 +91,10 @@ describe(
     let listener: Awaited<ReturnType<typeof countingListener>>;
     let pushed = '';
 
-    const host = (args: string[]) => spawnRun(HOST_CLI, args, { HOME: ns.home, DOCKER_HOST: `unix://${ENGINE_SOCKET}` });
-    const inside = (args: string[], env: Record<string, string> = {}) =>
-      host(['exec', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), owner, 'docker', ...args]);
+    const host = (args: string[], timeoutMs?: number) =>
+      spawnRun(HOST_CLI, args, { HOME: ns.home, DOCKER_HOST: `unix://${ENGINE_SOCKET}` }, timeoutMs);
+    const inside = (args: string[], env: Record<string, string> = {}, timeoutMs?: number) =>
+      host(['exec', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), owner, 'docker', ...args], timeoutMs);
 
     const refusedByPolicy = (r: Run, sentence: RegExp, what: string): void => {
       assert.notEqual(r.code, 0, `${what} passed: ${r.stdout}`);
@@ -284,6 +285,58 @@ describe(
       assert.notEqual(other.code, 0, `--network container:<the workspace container> passed: ${other.stdout}`);
       assert.match(other.stderr, /not one this workspace's container created through this endpoint/, other.stderr);
       works(await inside(['rm', '-f', name('anchor')]), 'rm');
+    });
+
+    it('runs nothing in a container of its own that has a network: exec, start, attach, cp, --network container: (issue 38, item 7)', async () => {
+      // A container of its own on the default bridge, as one made before the policy would be (the host labels it).
+      const before = name('before');
+      works(
+        await host([
+          'run',
+          '-d',
+          '--name',
+          before,
+          '--label',
+          `${OWN}=${owner}`,
+          '--label',
+          `${TEST_LABEL}=${prefix}`,
+          BASE_IMAGE,
+          'sleep',
+          'infinity',
+        ]),
+        'a container on the default bridge',
+      );
+      const NETWORKED = new RegExp(
+        `lets nothing run with a network of its own, and the container ${before} has one \\(it was made before the policy, or shares the network of one that was\\): .* would reach the network outside the policy\\. Remove it and start it again with --network none`,
+      );
+      refusedByPolicy(await inside(['exec', before, 'cat', '/proc/net/dev']), NETWORKED, 'docker exec into it');
+      refusedByPolicy(await inside(['cp', `/etc/hostname`, `${before}:/tmp/hostname`]), NETWORKED, 'docker cp into it');
+      // Bounded: were the attach taken, it would wait on sleep's output for ever. The docker CLI reads
+      // a refused attach's body as the stream (the answer says Connection: close), so the refusal is
+      // read from the endpoint's log.
+      const logged = refusals.length;
+      const attach = await inside(['attach', '--no-stdin', before], {}, 20_000);
+      assert.notEqual(attach.code, 0, `docker attach passed: ${attach.stdout}`);
+      assert.ok(
+        refusals.slice(logged).some((r) => r.rule === 'egress' && /attaching to it would reach the network/.test(r.message)),
+        JSON.stringify(refusals.slice(logged)),
+      );
+      refusedByPolicy(
+        await inside(['run', '--rm', '--network', `container:${before}`, BASE_IMAGE, 'true']),
+        NETWORKED,
+        '--network container:<it>',
+      );
+      works(await inside(['stop', '-t', '0', before]), 'stop runs nothing in it');
+      refusedByPolicy(await inside(['start', before]), NETWORKED, 'docker start');
+      assert.equal((await d.getContainer(before).inspect()).State.Running, false, 'it was not started again');
+      // One without a network, and one sharing its namespace: exec works in both.
+      const quiet = name('quiet');
+      const side = name('side');
+      works(await inside(['run', '-d', '--name', quiet, '--network', 'none', BASE_IMAGE, 'sleep', '120']), 'a container on no network');
+      works(await inside(['run', '-d', '--name', side, '--network', `container:${quiet}`, BASE_IMAGE, 'sleep', '120']), 'one sharing it');
+      assert.equal(works(await inside(['exec', quiet, 'echo', 'in-quiet']), 'exec into the quiet one'), 'in-quiet\n');
+      assert.equal(works(await inside(['exec', side, 'echo', 'in-side']), 'exec into the one sharing it'), 'in-side\n');
+      works(await inside(['rm', '-f', side, quiet, before]), 'rm');
     });
 
     it('refuses docker build, with or without --network none', async () => {

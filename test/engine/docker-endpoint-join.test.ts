@@ -62,6 +62,8 @@ describe('a workspace container gets its own Docker endpoint (issue 27, item 1)'
     assert.equal(endpointMount.RW, false);
     assert.ok(!info.Mounts.some((m) => m.Destination === '/var/run/docker.sock'), 'no host socket');
     assert.ok(info.Config.Env.includes('DOCKER_HOST=unix:///run/toolbox-docker/docker.sock'));
+    // The endpoint refuses BuildKit's /grpc: the CLI builds with the classic builder (issue 38, item 4).
+    assert.ok(info.Config.Env.includes('DOCKER_BUILDKIT=0'), info.Config.Env.join(' '));
 
     const shell = await session.start({ cols: 200, rows: 30 });
     const record: SessionRecord = shell.record!;

@@ -27,6 +27,7 @@ export function standInSettings(
     setProfile: async (f, choice) => void profiles.set(f, choice),
     protectedPaths: () => true,
     dockerEndpoint: () => 'scoped',
+    dockerEndpointPorts: () => 'local',
     egress: () => ({}),
     transports: () => ({ bridge: 'auto', sessions: 'auto' }),
     vscodeGitOpeners: () => [],

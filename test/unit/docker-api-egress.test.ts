@@ -15,7 +15,9 @@ import {
   bodyLookups,
   checkBody,
   checkOwned,
+  checkReach,
   classify,
+  type ContainerNetwork,
   type EndpointScope,
   isRefusal,
   type ObjectKind,
@@ -64,11 +66,37 @@ const NETWORKS: Record<string, { own: boolean; internal: boolean }> = {
   b41d6e0c22: { own: false, internal: false },
   None: { own: false, internal: false },
 };
-const CONTAINERS: Record<string, boolean> = { 'web-1': true, victim: false };
+const CONTAINERS: Record<string, boolean> = {
+  'web-1': true,
+  victim: false,
+  'old-1': true,
+  'side-1': true,
+  'side-2': true,
+  'chain-1': true,
+  'odd-1': true,
+};
+/**
+ * What the engine's inspect says of each container's network (for an exec, its container's): `web-1`
+ * has none, `old-1` was made before the policy on the default bridge, `side-1` shares the
+ * namespace of one with none, `side-2` that of one on a bridge, `chain-1` that of one that shares
+ * another's, `odd-1` reports no mode. Execs: `e0wn` runs in web-1, `e0ld` in old-1.
+ */
+const NETS: Record<string, ContainerNetwork | undefined> = {
+  'web-1': { mode: 'none' },
+  'old-1': { mode: 'default' },
+  'side-1': { mode: 'container:a1b2c3', joined: 'none' },
+  'side-2': { mode: 'container:d4e5f6', joined: 'bridge' },
+  'chain-1': { mode: 'container:a7b8c9', joined: 'container:a1b2c3' },
+  'odd-1': { mode: undefined },
+};
+const EXECS: Record<string, string> = { e0wn: 'web-1', e0ld: 'old-1' };
+const networkOf = (kind: 'container' | 'exec', ref: string): ContainerNetwork | undefined =>
+  NETS[kind === 'exec' ? (EXECS[ref] ?? '') : ref];
 
 function ownership(kind: ObjectKind, ref: string): Ownership {
   if (kind === 'network') return NETWORKS[ref] === undefined ? 'missing' : NETWORKS[ref].own ? 'own' : 'other';
   if (kind === 'container') return CONTAINERS[ref] === undefined ? 'missing' : CONTAINERS[ref] ? 'own' : 'other';
+  if (kind === 'exec') return EXECS[ref] !== undefined ? 'own' : 'missing';
   return 'own';
 }
 /** What the engine's inspect says of a network's Internal (the client never says it). */
@@ -88,6 +116,8 @@ function send(req: Req, scope: EndpointScope = SCOPE): Outcome {
   if (isRefusal(c)) return c;
   const notOwned = checkOwned(c, ownership, internal);
   if (notOwned) return notOwned;
+  const reach = checkReach(c, networkOf);
+  if (reach) return reach;
   if (c.body.kind !== 'json') return { kind: 'forward' };
   const parsed = parseBody(c, raw ?? Buffer.alloc(0));
   if (isRefusal(parsed)) return parsed;
@@ -96,6 +126,8 @@ function send(req: Req, scope: EndpointScope = SCOPE): Outcome {
   const checked = checkBody(parsed, scope, {
     owner: ownership,
     internal,
+    // The adapter looks a shared container up one step only (engine/dockerGate.ts).
+    network: (container) => ({ mode: NETS[container]?.mode }),
     realpaths: new Map(lookups.bindSources.map((s) => [s, s])),
   });
   if (isRefusal(checked)) return checked;
@@ -409,6 +441,50 @@ describe('docker endpoint under an egress policy: builds, pushes, registries', (
     assert.throws(() => registryOfImage('evil.example:/x'));
     assert.deepEqual(registryOfSearch('docker.io/x'), { host: 'index.docker.io', port: 443 });
     assert.deepEqual(registryOfLogin('HTTP://Reg.Example:5000'), { host: 'reg.example', port: 5000 });
+  });
+});
+
+describe('docker endpoint under an egress policy: nothing runs in a container of its own that has a network (issue 38, item 7)', () => {
+  const NETWORKED =
+    /lets nothing run with a network of its own, and the container .* has one \(it was made before the policy, or shares the network of one that was\): .* would reach the network outside the policy\. Remove it and start it again with --network none/;
+  const runs = (ref: string): Req[] => [
+    { method: 'POST', target: `/v1.41/containers/${ref}/exec`, body: { Cmd: ['sh'] } },
+    { method: 'POST', target: `/v1.41/containers/${ref}/start` },
+    { method: 'POST', target: `/v1.41/containers/${ref}/restart` },
+    { method: 'POST', target: `/v1.41/containers/${ref}/unpause` },
+    { method: 'POST', target: `/v1.41/containers/${ref}/attach?stream=1&stdin=1` },
+    { method: 'PUT', target: `/v1.41/containers/${ref}/archive?path=/tmp` },
+  ];
+
+  it('refuses an exec, a start, a restart, an unpause, an attach and files copied in, into one with a network of its own', () => {
+    for (const ref of ['old-1', 'side-2', 'chain-1', 'odd-1'])
+      for (const req of runs(ref)) egressRefusal(send(req), `${req.method} ${req.target}`, NETWORKED);
+    egressRefusal(send({ method: 'POST', target: '/v1.41/exec/e0ld/start', body: { Detach: false } }), 'exec start in old-1', NETWORKED);
+  });
+
+  it('takes them into one with none, or sharing the namespace of one with none; and what runs nothing', () => {
+    for (const ref of ['web-1', 'side-1']) for (const req of runs(ref)) passes(send(req), `${req.method} ${req.target}`);
+    passes(send({ method: 'POST', target: '/v1.41/exec/e0wn/start', body: { Detach: false } }), 'exec start in web-1');
+    for (const req of [
+      { method: 'POST', target: '/v1.41/containers/old-1/stop' },
+      { method: 'POST', target: '/v1.41/containers/old-1/kill' },
+      { method: 'DELETE', target: '/v1.41/containers/old-1?force=1' },
+      { method: 'GET', target: '/v1.41/containers/old-1/logs?stdout=1' },
+      { method: 'GET', target: '/v1.41/containers/old-1/archive?path=/etc/hostname' },
+    ])
+      passes(send(req), `${req.method} ${req.target}`);
+  });
+
+  it('refuses a new container sharing the network of one that has one, or of one that shares another’s', () => {
+    for (const ref of ['old-1', 'side-1', 'side-2', 'odd-1']) egressRefusal(send(run(`container:${ref}`)), `container:${ref}`, NETWORKED);
+    passes(send(run('container:web-1')), 'container:<one with none>');
+  });
+
+  it('changes nothing without egress in the scope', () => {
+    for (const req of runs('old-1')) passes(send(req, OPEN), `${req.method} ${req.target}`);
+    passes(send(run('container:old-1'), OPEN), 'container:old-1');
+    const c = classify({ method: 'POST', target: '/v1.41/containers/old-1/exec', headers: {} }, OPEN);
+    assert.ok(!isRefusal(c) && c.runsInside === undefined);
   });
 });
 

@@ -30,6 +30,7 @@ import {
   scrubInfo,
   startBindSources,
 } from '../../extension/src/plan/dockerApi';
+import { dockerfileWords } from '../../extension/src/plan/dockerApi/changes';
 import { caseVariant, keyVariant, prng, Rng } from '../support/fuzz';
 
 const WS = '/home/u/proj';
@@ -380,6 +381,9 @@ const RULE_CASES: Record<RuleId, Req & { scope?: EndpointScope }> = {
     headers: { 'content-type': 'application/x-tar' },
   },
   'image-import': { method: 'POST', target: '/images/create?fromSrc=http%3A%2F%2F169.254.169.254%2F&repo=x' },
+  'published-port': withHost({ PortBindings: { '80/tcp': [{ HostIp: '0.0.0.0', HostPort: '8080' }] } }),
+  'buildkit-grpc': { method: 'POST', target: '/v1.47/grpc', headers: { connection: 'Upgrade', upgrade: 'h2c' } },
+  'commit-changes': { method: 'POST', target: `/commit?container=web-1&repo=${NSQ}snap&changes=${encodeURIComponent('ONBUILD RUN id')}` },
   'runtime-image': { method: 'POST', target: '/images/alpine/tag?repo=toolbox-vscode/runtime&tag=0123abcd' },
   'image-name': { method: 'POST', target: '/images/alpine/tag?repo=debian&tag=bookworm-slim' },
   'owner-image': create({ Image: CARRIES_OWNER }),
@@ -507,6 +511,28 @@ describe('docker endpoint policy: refusals in more detail', () => {
       'bind-restart',
     ],
     ['a negative OomScoreAdj', withHost({ OomScoreAdj: -1000 }), 'oom'],
+    ['the rtprio ulimit', withHost({ Ulimits: [{ Name: 'rtprio', Soft: 99, Hard: 99 }] }), 'realtime'],
+    ['the rttime ulimit, upper case', withHost({ Ulimits: [{ Name: 'RTTIME', Soft: -1, Hard: -1 }] }), 'realtime'],
+    [
+      'the rtprio ulimit as Podman names it, after another',
+      withHost({
+        Ulimits: [
+          { Name: 'nofile', Soft: 1024, Hard: 1024 },
+          { Name: 'RLIMIT_RTPRIO', Soft: 1, Hard: 1 },
+        ],
+      }),
+      'realtime',
+    ],
+    [
+      'an update with the rtprio ulimit',
+      { method: 'POST', target: '/containers/web-1/update', body: { Ulimits: [{ Name: 'rtprio', Soft: 99, Hard: 99 }] } },
+      'realtime',
+    ],
+    [
+      'a build with the rtprio ulimit',
+      { method: 'POST', target: `/build?ulimits=${encodeURIComponent('[{"Name":"rtprio","Soft":99,"Hard":99}]')}` },
+      'realtime',
+    ],
     [
       'journald with options',
       withHost({ LogConfig: { Type: 'json-file', Config: { 'syslog-address': 'udp://1.2.3.4:514' } } }),
@@ -621,7 +647,8 @@ describe('docker endpoint policy: refusals in more detail', () => {
       { method: 'POST', target: '/containers/web-1/attach?stream=1', headers: { connection: 'Upgrade', upgrade: 'h2c' } },
       'upgrade',
     ],
-    ['Upgrade without Connection: Upgrade', { method: 'POST', target: '/grpc', headers: { upgrade: 'h2c' } }, 'upgrade'],
+    ['Upgrade without Connection: Upgrade', { method: 'POST', target: '/session', headers: { upgrade: 'h2c' } }, 'upgrade'],
+    ['/grpc without the upgrade headers', { method: 'POST', target: '/grpc' }, 'buildkit-grpc'],
     ['websocket upgrade', { method: 'POST', target: '/session', headers: { connection: 'Upgrade', upgrade: 'websocket' } }, 'upgrade'],
     ['a body on a GET', { method: 'GET', target: '/containers/json', headers: { 'content-length': '5' } }, 'headers'],
   ];
@@ -1070,6 +1097,7 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     assert.equal(f.c.query.get('ulimits')?.[0], 'null');
     // The image label, not the owner label: containers made from the image would inherit that one.
     assert.deepEqual(JSON.parse(f.c.query.get('labels')![0]), { [IMAGE_OWN]: OWNER });
+    passes(send({ method: 'POST', target: `/v1.41/build?ulimits=${encodeURIComponent('[{"Name":"nofile","Soft":1024,"Hard":1024}]')}` }));
     for (const bad of ['ulimits=%5B1%5D', 'cachefrom=%7B%7D', 'buildargs=%5B%5D', 'ulimits=nul'])
       refused(send({ method: 'POST', target: `/v1.41/build?${bad}` }), 'query', bad);
   });
@@ -1085,7 +1113,7 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
       assert.ok(isRefusal(send({ method: 'POST', target: `/v1.41/build?remote=${remote}` })), remote);
   });
 
-  it('BuildKit: /session and /grpc over h2c, /build with the image label, cancel', () => {
+  it('BuildKit: /session over h2c, /build (version 2) with the image label, cancel; its own API (/grpc) refused', () => {
     const session = passes(
       send({
         method: 'POST',
@@ -1107,7 +1135,19 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
       '/moby.buildkit.secrets.v1.Secrets/GetSecret',
     ]);
     assert.equal(session.c.headers['x-registry-auth'], undefined);
-    passes(send({ method: 'POST', target: '/v1.47/grpc', headers: { connection: 'Upgrade', upgrade: 'h2c' } }));
+    // buildx's /grpc: the daemon would grant a build there network.host, which nothing here can read (issue 38, item 4).
+    const grpc = refused(
+      send({ method: 'POST', target: '/v1.47/grpc', headers: { connection: 'Upgrade', upgrade: 'h2c' } }),
+      'buildkit-grpc',
+    );
+    assert.match(grpc.message, /network\.host.*Build with the classic builder instead: DOCKER_BUILDKIT=0 docker build/);
+    // Through /build, BuildKit asks for network.host only for networkmode=host, which is refused however it is spelt.
+    for (const mode of ['host', 'HOST', 'Host', 'host%00', '%68ost', 'container:web-1', 'proj_default'])
+      refused(
+        send({ method: 'POST', target: `/v1.47/build?version=2&networkmode=${mode}` }),
+        mode === 'host%00' ? 'query' : 'build-network',
+        mode,
+      );
     const build = passes(
       send({
         method: 'POST',
@@ -1131,6 +1171,135 @@ describe('docker endpoint policy: Compose, Testcontainers and BuildKit', () => {
     const empty = passes(send({ method: 'POST', target: `/commit?container=web-1&repo=${NSQ}snap` }));
     assert.deepEqual(empty.body!.Labels, { [OWN]: '', [IMAGE_OWN]: OWNER });
     refused(send({ method: 'POST', target: '/commit?container=web-1', body: { Labels: { [IMAGE_OWN]: 'x' } } }), 'owner-label');
+    // The docker CLI (28) sends a commit without a config as the JSON `null`, which Go reads as none.
+    const none = passes(send({ method: 'POST', target: `/commit?container=web-1&repo=${NSQ}snap`, body: 'null\n' }));
+    assert.deepEqual(none.body!.Labels, { [OWN]: '', [IMAGE_OWN]: OWNER });
+    refused(send(create('null')), 'json', 'a create body that is null');
+  });
+});
+
+describe('docker endpoint policy: published ports (issue 38, item 6)', () => {
+  const GATEWAY = '172.17.0.1';
+  const local: EndpointScope = { ...SCOPE, publish: { hostIp: GATEWAY } };
+  const any: EndpointScope = { ...SCOPE, publish: { hostIp: GATEWAY, anyAddress: true } };
+  const bind = (b: Record<string, unknown>, hc: Record<string, unknown> = {}) => withHost({ PortBindings: { '80/tcp': [b] }, ...hc });
+  const forwarded = (o: Outcome) => (passes(o).body!.HostConfig as { PortBindings: Record<string, unknown[]> }).PortBindings;
+
+  it('publishes a port given no address on the workspace container’s way to the host, else on loopback', () => {
+    assert.deepEqual(forwarded(send(bind({ HostIp: '', HostPort: '8080' }), local)), { '80/tcp': [{ HostIp: GATEWAY, HostPort: '8080' }] });
+    assert.deepEqual(forwarded(send(bind({ HostPort: '' }), local)), { '80/tcp': [{ HostIp: GATEWAY, HostPort: '' }] });
+    assert.deepEqual(forwarded(send(bind({ HostIp: null, HostPort: '0' }))), { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '0' }] });
+    // Compose's `ports: ["8080:8080"]` and Testcontainers' reaper (`{"8080": [{"HostPort": "0"}]}`).
+    assert.deepEqual(forwarded(send(create(COMPOSE_WEB), local)), { '8080/tcp': [{ HostIp: GATEWAY, HostPort: '8080' }] });
+    assert.deepEqual(forwarded(send(create(RYUK), local)), { '8080': [{ HostIp: GATEWAY, HostPort: '0' }] });
+  });
+
+  it('takes loopback and that address as the client names them, and nothing else unless the user allows any', () => {
+    for (const ip of ['127.0.0.1', '127.1.2.3', '::1', GATEWAY])
+      assert.deepEqual(
+        forwarded(send(bind({ HostIp: ip, HostPort: '8080' }), local)),
+        { '80/tcp': [{ HostIp: ip, HostPort: '8080' }] },
+        ip,
+      );
+    for (const ip of ['0.0.0.0', '::', '192.168.1.10', '127.000.000.001', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', ' 127.0.0.1'])
+      refused(send(bind({ HostIp: ip, HostPort: '8080' }), local), 'published-port', ip);
+    const r = refused(send(bind({ HostIp: GATEWAY, HostPort: '8080' })), 'published-port', 'the gateway when the scope does not know it');
+    assert.match(
+      r.message,
+      /Leave the address out \(the port then listens on 127\.0\.0\.1\) or name 127\.0\.0\.1; to publish on every address, set toolbox\.dockerEndpointPorts to any-address in your VS Code User settings/,
+    );
+    refused(send(bind({}, { PublishAllPorts: true }), local), 'published-port', 'PublishAllPorts');
+    passes(send(bind({}, { PublishAllPorts: false }), local));
+  });
+
+  it('with any-address allowed: every address, as Docker would, and PublishAllPorts', () => {
+    assert.deepEqual(forwarded(send(bind({ HostIp: '', HostPort: '8080' }), any)), { '80/tcp': [{ HostIp: '', HostPort: '8080' }] });
+    for (const ip of ['0.0.0.0', '::', '192.168.1.10']) passes(send(bind({ HostIp: ip, HostPort: '8080' }), any), ip);
+    passes(send(bind({}, { PublishAllPorts: true }), any));
+  });
+
+  it('refuses host ports below 1024 and those Toolbox listens on, whatever the address; the engine’s pick is fine', () => {
+    for (const port of ['80', '0080', '1023', '1-65535', '1000-2000', '17654', '17669', '17600-17700', '1455', '8880', '64125'])
+      for (const scope of [local, any]) refused(send(bind({ HostIp: '127.0.0.1', HostPort: port }), scope), 'published-port', port);
+    for (const port of ['', '0', '1024', '8080', '8000-8010', '17653', '17670', '65535'])
+      passes(send(bind({ HostIp: '127.0.0.1', HostPort: port }), local), port);
+    for (const port of ['65536', '8080-80', 'x', '-1', '80 ', '1e3'])
+      refused(send(bind({ HostIp: '127.0.0.1', HostPort: port }), local), 'field-type', port);
+  });
+});
+
+describe('docker endpoint policy: a commit’s changes, read as Docker’s Dockerfile parser and Podman’s read them (issue 38, item 10)', () => {
+  const commit = (...changes: string[]): Req => ({
+    method: 'POST',
+    target: `/commit?container=web-1&repo=${NSQ}snap&${changes.map((c) => `changes=${encodeURIComponent(c)}`).join('&')}`,
+  });
+
+  it('takes the instructions docker commit --change takes, one per value, every value given', () => {
+    const f = passes(
+      send(
+        commit(
+          'CMD ["sh", "-c", "echo hi"]',
+          'ENTRYPOINT ["/init"]',
+          'ENV A=1 B="two words"',
+          'EXPOSE 8080/tcp',
+          'HEALTHCHECK --interval=5s CMD true',
+          'LABEL a=b c="hello world" org.opencontainers.image.source=https://example.com/x?y=z',
+          'label version 1.0 and more',
+          'STOPSIGNAL SIGTERM',
+          'USER 1000:1000',
+          'VOLUME /data',
+          'WORKDIR /app',
+          '',
+        ),
+      ),
+    );
+    // The client's twelve, then the endpoint's two image labels (routes.ts, the commit's).
+    assert.equal(f.c.query.get('changes')?.length, 14);
+    assert.match(f.c.target, /changes=LABEL\+a%3Db\+c%3D%22hello\+world%22/);
+  });
+
+  it('refuses a label in Toolbox’s namespace however the key is spelt: quoted, escaped, folded, after other pairs, in the older form', () => {
+    for (const change of [
+      `LABEL ${OWN}=someone-else`,
+      'LABEL "dev.toolbox".docker-owner=someone-else',
+      "LABEL 'dev.toolbox.docker-owner'=someone-else",
+      'LABEL dev.toolbox.docker\\-owner=someone-else',
+      'LABEL a=b DEV.TOOLBOX.DOCKER-OWNER=someone-else',
+      'label dev.toolbox.docker-owner someone-else',
+      'LABEL dev.toolbox.workspace=/home/victim',
+      // Inside a value by Docker's reading; a reader that splits on every space would take it for a key.
+      'LABEL a="x dev.toolbox.docker-owner=someone-else"',
+    ])
+      refused(send(commit(change)), 'owner-label', change);
+  });
+
+  it('splits words as Docker’s parser does: on spaces outside quotes, quotes and escapes kept', () => {
+    assert.deepEqual(dockerfileWords('a="x y" b=c'), ['a="x y"', 'b=c']);
+    // No escape inside single quotes: the quote after the backslash closes it, the next one opens another.
+    assert.deepEqual(dockerfileWords("a='x \\' y' b"), ["a='x \\'", "y' b"]);
+    assert.deepEqual(dockerfileWords('a=x\\ y  b=""'), ['a=x\\ y', 'b=""']);
+    assert.deepEqual(dockerfileWords('"" x\\'), ['""', 'x']);
+    assert.deepEqual(dockerfileWords('  '), []);
+  });
+
+  it('refuses what would be read otherwise: ONBUILD, directives, continuations, expansions, flags, odd spaces, a RUN', () => {
+    const cases: Array<[string[], RuleId]> = [
+      [['ONBUILD RUN curl http://169.254.169.254/'], 'commit-changes'],
+      [['onbuild LABEL x=y'], 'commit-changes'],
+      [['# escape=`', 'LABEL a=b'], 'commit-changes'],
+      [['LABEL a=b \\', 'x=y'], 'commit-changes'],
+      [['LABEL ${NS}docker-owner=someone-else'], 'commit-changes'],
+      [['LABEL a\\ b=c'], 'commit-changes'],
+      [['LABEL --x a=b'], 'commit-changes'],
+      [['LABEL a=b c'], 'commit-changes'],
+      [['LABEL\u00a0a=b'], 'commit-changes'],
+      [['LABEL a=b\u2028dev=x'], 'commit-changes'],
+      [['LABEL=a=b'], 'commit-changes'],
+      [['LABEL'], 'commit-changes'],
+      [['RUN id'], 'query'],
+      [['FROM scratch'], 'query'],
+    ];
+    for (const [changes, rule] of cases) refused(send(commit(...changes)), rule, changes.join(' | '));
   });
 });
 

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as http2Connect } from 'node:http2';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +16,7 @@ import { chooseRunDir, maxSocketPathBytes, workspaceRunId } from '../../extensio
 import { DOCKER_ENDPOINT } from '../../extension/src/contract/constants';
 import { startDockerEndpoint, type DockerEndpoint, type GateHead } from '../../extension/src/engine/dockerEndpoint';
 import { ownerFromUser } from '../../extension/src/engine/dockerEndpoints';
+import { grpcMessage, grpcRefusalFrame, isGrpcUpgrade } from '../../extension/src/engine/dockerEndpointGrpc';
 import {
   bodyFraming,
   checkRequestHead,
@@ -215,6 +217,31 @@ describe('hijack answers', () => {
   it('logs a path without its query (build arguments can hold secrets)', () => {
     assert.equal(loggedPath('/v1.41/build?buildargs=%7B%22TOKEN%22%3A%22s%22%7D'), '/v1.41/build');
     assert.equal(loggedPath(`/${'a'.repeat(300)}`).length, 200);
+  });
+});
+
+describe('a refused /grpc in gRPC (engine/dockerEndpointGrpc.ts)', () => {
+  it('is taken for /grpc asking for h2c only', () => {
+    assert.equal(isGrpcUpgrade('/grpc', 'h2c'), true);
+    assert.equal(isGrpcUpgrade('/v1.47/grpc', 'H2C'), true);
+    for (const [url, upgrade] of [
+      ['/grpc', 'tcp'],
+      ['/grpc', undefined],
+      ['/session', 'h2c'],
+      ['/v1.47/grpc/x', 'h2c'],
+      ['/x/grpc', 'h2c'],
+    ] as const)
+      assert.equal(isGrpcUpgrade(url, upgrade), false, `${url} ${upgrade}`);
+  });
+  it('percent-encodes grpc-message as gRPC does: % and every byte outside printable ASCII', () => {
+    assert.equal(grpcMessage('Use DOCKER_BUILDKIT=0 (100%) … ok'), 'Use DOCKER_BUILDKIT=0 (100%25) %E2%80%A6 ok');
+  });
+  it('writes a trailers-only answer as one HEADERS frame that ends its stream', () => {
+    const f = grpcRefusalFrame(3, 'no');
+    assert.equal(f.readUIntBE(0, 3), f.length - 9);
+    assert.deepEqual([f[3], f[4], f.readUInt32BE(5)], [0x1, 0x5, 3]);
+    assert.equal(f[9], 0x88, ':status 200 from the static table');
+    assert.ok(f.includes(Buffer.from('grpc-status\x017', 'latin1')));
   });
 });
 
@@ -429,6 +456,58 @@ describe('what reaches the engine side', () => {
       answer = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
       verdict = (target) => ({ kind: 'forward', target, upgrade: false });
     }
+  });
+
+  it('answers a refused /grpc upgrade in gRPC, which buildx shows (PERMISSION_DENIED and the sentence), and sends the engine nothing', async () => {
+    const before = received.length;
+    verdict = () => ({
+      kind: 'refuse',
+      status: 403,
+      rule: 'buildkit-grpc',
+      message: 'No BuildKit API here … use DOCKER_BUILDKIT=0 (100%)',
+    });
+    const socket = connect(endpoint.socketPath);
+    const upgraded = await new Promise<Buffer>((resolve, reject) => {
+      let got = Buffer.alloc(0);
+      const onData = (d: Buffer): void => {
+        got = Buffer.concat([got, d]);
+        const end = got.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        socket.off('data', onData);
+        socket.pause();
+        socket.unshift(got.subarray(end + 4));
+        resolve(got.subarray(0, end));
+      };
+      socket.on('data', onData);
+      socket.on('error', reject);
+      socket.write('POST /v1.47/grpc HTTP/1.1\r\nHost: d\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n');
+    });
+    assert.match(upgraded.toString('latin1'), /^HTTP\/1\.1 101 /);
+    // Node's own HTTP/2 client over the upgraded connection, as grpc-go is over buildx's.
+    const h2 = http2Connect('http://d', { createConnection: () => socket });
+    const answers = await Promise.all(
+      ['/moby.buildkit.v1.Control/ListWorkers', '/moby.buildkit.v1.Control/Solve'].map(
+        (path) =>
+          new Promise<Record<string, unknown>>((resolve, reject) => {
+            const stream = h2.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
+            stream.on('response', (headers) => resolve(headers as Record<string, unknown>));
+            stream.on('error', reject);
+            stream.end(Buffer.from([0, 0, 0, 0, 0]));
+          }),
+      ),
+    );
+    h2.close();
+    for (const headers of answers) {
+      assert.equal(headers[':status'], 200);
+      assert.equal(headers['content-type'], 'application/grpc');
+      assert.equal(headers['grpc-status'], '7');
+      assert.equal(decodeURIComponent(String(headers['grpc-message'])), 'No BuildKit API here … use DOCKER_BUILDKIT=0 (100%)');
+    }
+    assert.equal(received.length, before, 'nothing reached the engine');
+    // Without the upgrade to h2c it is an ordinary refusal.
+    assert.match(await ask('POST /v1.47/grpc HTTP/1.1\r\nHost: d\r\nContent-Length: 0\r\n\r\n'), /^HTTP\/1\.1 403/);
+    assert.equal(received.length, before, 'nothing reached the engine');
+    verdict = (target) => ({ kind: 'forward', target, upgrade: false });
   });
 
   it('does not pass on an answer the gate must rewrite but cannot read', async () => {

@@ -208,6 +208,57 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
     refusal(await f.body!.check(json({ Image: 'a', HostConfig: { Binds: [`${WS}/src:/s`] } })), 'engine-lookup', 502);
   });
 
+  it('under an egress policy, runs nothing in a container of its own with a network: looks its mode up, and one step further for a shared one (issue 38, item 7)', async () => {
+    const scope: EndpointScope = { ...SCOPE, egress: { mode: 'allowlist', registryAllowed: () => false } };
+    const anchor = 'a'.repeat(64);
+    const bridged = 'b'.repeat(64);
+    const { g, seen } = gate(
+      {
+        'GET /containers/quiet/json': {
+          status: 200,
+          body: { Id: 'quiet0id', Config: { Labels: own }, HostConfig: { NetworkMode: 'none' } },
+        },
+        'GET /containers/old/json': {
+          status: 200,
+          body: { Id: 'old0id', Config: { Labels: own }, HostConfig: { NetworkMode: 'default' } },
+        },
+        'GET /containers/side/json': {
+          status: 200,
+          body: { Id: 'side0id', Config: { Labels: own }, HostConfig: { NetworkMode: `container:${anchor}` } },
+        },
+        'GET /containers/leak/json': {
+          status: 200,
+          body: { Id: 'leak0id', Config: { Labels: own }, HostConfig: { NetworkMode: `container:${bridged}` } },
+        },
+        [`GET /containers/${anchor}/json`]: {
+          status: 200,
+          body: { Id: anchor, Config: { Labels: own }, HostConfig: { NetworkMode: 'none' } },
+        },
+        [`GET /containers/${bridged}/json`]: {
+          status: 200,
+          body: { Id: bridged, Config: { Labels: own }, HostConfig: { NetworkMode: 'bridge' } },
+        },
+        'GET /exec/e1/json': { status: 200, body: { ID: 'oldexec', ContainerID: 'old' } },
+      },
+      { scope },
+    );
+    const exec = (c: string) => g.head(head('POST', `/v1.41/containers/${c}/exec`, CREATE_HEADERS));
+    for (const c of ['old', 'leak']) {
+      const r = refusal(await exec(c), 'egress', 403);
+      assert.match(r.message, new RegExp(`the container ${c} has one .*: an exec in it would reach the network outside the policy`));
+    }
+    refusal(await g.head(head('POST', '/v1.41/containers/old/start')), 'egress', 403);
+    refusal(await g.head(head('POST', '/v1.41/exec/e1/start', CREATE_HEADERS)), 'egress', 403);
+    forward(await exec('quiet'));
+    forward(await exec('side'));
+    assert.ok(seen.includes(`GET /containers/${anchor}/json`), 'the shared container was looked up');
+    // Without a policy nothing is asked beyond ownership.
+    const open = gate({
+      'GET /containers/old/json': { status: 200, body: { Id: 'old0id', Config: { Labels: own }, HostConfig: { NetworkMode: 'default' } } },
+    });
+    forward(await open.g.head(head('POST', '/v1.41/containers/old/exec', CREATE_HEADERS)));
+  });
+
   it('under an egress policy, refuses a connect even to an internal network, naming it internal only when the engine’s inspect says Internal', async () => {
     const scope: EndpointScope = { ...SCOPE, egress: { mode: 'allowlist', registryAllowed: () => false } };
     const { g, seen, logged } = gate(
@@ -215,7 +266,7 @@ describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
         'GET /networks/sealed': { status: 200, body: { Id: 'sealed0id', Name: 'sealed', Internal: true, Labels: own } },
         'GET /networks/open': { status: 200, body: { Id: 'open0id', Name: 'open', Internal: false, Labels: own } },
         'GET /networks/theirs': { status: 200, body: { Id: 'theirs0id', Name: 'theirs', Internal: true, Labels: {} } },
-        'GET /containers/web/json': { status: 200, body: { Id: 'web0id', Config: { Labels: own } } },
+        'GET /containers/web/json': { status: 200, body: { Id: 'web0id', Config: { Labels: own }, HostConfig: { NetworkMode: 'none' } } },
       },
       { scope },
     );

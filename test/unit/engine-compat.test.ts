@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   familiarImageName,
+  hostGatewayAddress,
   identityFromPingHeaders,
   identityFromVersion,
   rootlessUsernsMode,
@@ -147,7 +148,7 @@ describe("Podman's answers in Docker's spelling", () => {
   });
 });
 
-describe('withClassicBuilder: the docker CLI in a container on Podman builds without BuildKit (issue 27)', () => {
+describe('withClassicBuilder: the docker CLI in a container with the scoped endpoint builds without BuildKit’s /grpc (issues 27, 38)', () => {
   const endpoint = 'DOCKER_HOST=unix:///run/toolbox-docker/docker.sock';
   it('adds DOCKER_BUILDKIT=0 to a container that has the scoped Docker endpoint', () => {
     assert.deepEqual(withClassicBuilder({ Env: ['A=1', endpoint] }).Env, ['A=1', endpoint, 'DOCKER_BUILDKIT=0']);
@@ -156,5 +157,35 @@ describe('withClassicBuilder: the docker CLI in a container on Podman builds wit
     assert.deepEqual(withClassicBuilder({ Env: [endpoint, 'DOCKER_BUILDKIT=1'] }).Env, [endpoint, 'DOCKER_BUILDKIT=1']);
     assert.deepEqual(withClassicBuilder({ Env: ['A=1'] }).Env, ['A=1']);
     assert.deepEqual(withClassicBuilder({}), {});
+  });
+});
+
+describe('hostGatewayAddress: where published ports listen for the workspace container (issue 38, item 6)', () => {
+  const engine = (inspect: () => Promise<unknown>) =>
+    ({ getNetwork: () => ({ inspect }) }) as unknown as Parameters<typeof hostGatewayAddress>[0];
+  it('is the default bridge’s IPv4 gateway when it is an address of this machine', async () => {
+    const config = {
+      IPAM: {
+        Config: [
+          { Subnet: 'fd00::/64', Gateway: 'fd00::1' },
+          { Subnet: '127.0.0.0/8', Gateway: '127.0.0.1' },
+        ],
+      },
+    };
+    assert.equal(await hostGatewayAddress(engine(async () => config)), '127.0.0.1');
+  });
+  it('is nothing when the gateway is no address here (a VM’s, a namespace’s), absent, or the engine fails', async () => {
+    // 198.51.100.0/24 is TEST-NET-2: no machine has it.
+    assert.equal(await hostGatewayAddress(engine(async () => ({ IPAM: { Config: [{ Gateway: '198.51.100.77' }] } }))), undefined);
+    assert.equal(await hostGatewayAddress(engine(async () => ({ IPAM: { Config: null } }))), undefined);
+    assert.equal(await hostGatewayAddress(engine(async () => ({}))), undefined);
+    assert.equal(
+      await hostGatewayAddress(
+        engine(async () => {
+          throw new Error('no such network');
+        }),
+      ),
+      undefined,
+    );
   });
 });

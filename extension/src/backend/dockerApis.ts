@@ -14,6 +14,7 @@ import { bareName } from '../contract/objects';
 import type { ObjectNames } from '../contract/types';
 import type { EngineConnection } from '../engine/client';
 import type { EndpointEvent, EndpointUpstream } from '../engine/dockerEndpoint';
+import { hostGatewayAddress } from '../engine/compat';
 import { DockerEndpoints, ownerFromUser } from '../engine/dockerEndpoints';
 import { policyGate } from '../engine/dockerGate';
 import { scopeProtections, type EndpointScope } from '../plan/dockerApi';
@@ -157,6 +158,8 @@ export class DockerApis {
     const workspace = await realpath(folder);
     const socketPath = this.endpoints.plan(engine, name).socketPath;
     const egress = this.deps.egressFor?.(folder, name);
+    // Published ports listen where the workspace container reaches this host (issue 38).
+    const hostIp = await hostGatewayAddress(connection.docker as Docker);
     const scope: EndpointScope = {
       owner: name,
       workspace,
@@ -164,6 +167,7 @@ export class DockerApis {
       protectedPaths: scopeProtections(mounts, workspace),
       reservedPrefix: `${this.deps.names.prefix}-`,
       ...(egress ? { egress } : {}),
+      publish: { ...(hostIp !== undefined ? { hostIp } : {}), anyAddress: this.deps.settings.dockerEndpointPorts() === 'any-address' },
     };
     const owner = ownerFromUser(user, process.getgid?.() ?? 0);
     this.served.set(`${engine}\n${name}`, { engine, name, docker: connection.docker as Docker });

@@ -5,9 +5,10 @@
  * instead.
  */
 import * as vscode from 'vscode';
-import { SECCOMP_PROFILES, type DOCKER_ENDPOINT_MODES } from '../contract/constants';
+import { SECCOMP_PROFILES, type DOCKER_ENDPOINT_MODES, type DOCKER_ENDPOINT_PORTS } from '../contract/constants';
 
 export type DockerEndpointMode = (typeof DOCKER_ENDPOINT_MODES)[number];
+export type DockerEndpointPorts = (typeof DOCKER_ENDPOINT_PORTS)[number];
 import { SETTINGS, VSCODE_GIT_DEFAULTS, type BRIDGE_TRANSPORTS, type SESSIONS_TRANSPORTS } from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
@@ -47,6 +48,11 @@ export interface BackendSettings {
    * `raw-socket` (a workspace or folder value counts only when it is `scoped`, which narrows).
    */
   dockerEndpoint(folder: string): DockerEndpointMode;
+  /**
+   * toolbox.dockerEndpointPorts from the user's own settings: `any-address` lets the containers a
+   * workspace container starts publish ports on every address of this host; anything else is `local`.
+   */
+  dockerEndpointPorts(): DockerEndpointPorts;
   /**
    * The folder's egress settings (issue 30): toolbox.egress.mode in the User settings, in the
    * folder's or workspace's (trusted only; the policy takes the strictest mode, so they only
@@ -138,6 +144,8 @@ export function vscodeSettings(): BackendSettings {
       const { value } = narrowingSetting(inspected, trusted(), (v) => v === 'scoped');
       return value === 'raw-socket' ? 'raw-socket' : 'scoped';
     },
+    dockerEndpointPorts: () =>
+      section().inspect<string>(key(SETTINGS.dockerEndpointPorts))?.globalValue === 'any-address' ? 'any-address' : 'local',
     egress: (folder) => {
       const inspected = section(folder).inspect<string>(key(SETTINGS.egressMode));
       const user = inspected?.globalValue;

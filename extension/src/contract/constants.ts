@@ -198,6 +198,15 @@ export const SECCOMP_PROFILES = ['unconfined', 'default'] as const;
  */
 export const DOCKER_ENDPOINT_MODES = ['scoped', 'raw-socket'] as const;
 
+/**
+ * toolbox.dockerEndpointPorts: where the containers a workspace container starts through its
+ * endpoint may publish ports. `local` (the default): on loopback, or on the address the workspace
+ * container reaches this host at (host.docker.internal), which a port published without an address
+ * gets; `any-address`: wherever the client asks, every address when it names none (Docker's own
+ * default). User settings only (docs/decisions/0047, issue 38).
+ */
+export const DOCKER_ENDPOINT_PORTS = ['local', 'any-address'] as const;
+
 /** The bridge's HTTP routes. */
 export const ROUTES = {
   healthz: '/healthz',
@@ -495,7 +504,7 @@ export const ENV = {
   dockerHost: 'DOCKER_HOST',
   /** Testcontainers reaches the containers it starts at this host (the endpoint refuses inspecting the default bridge). */
   testcontainersHostOverride: 'TESTCONTAINERS_HOST_OVERRIDE',
-  /** `0` on Podman, which has no BuildKit: the docker CLI builds with the classic builder (engine/compat.ts). */
+  /** `0` with the scoped Docker endpoint, which refuses BuildKit's /grpc: the docker CLI builds with the classic builder (engine/compat.ts). */
   dockerBuildkit: 'DOCKER_BUILDKIT',
   /**
    * The held session a process runs in: the holder's id for it (`s<n>`), set by the holder in each

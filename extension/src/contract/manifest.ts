@@ -64,6 +64,8 @@ export const SETTINGS = {
   seccomp: 'toolbox.seccomp',
   /** scoped (default) or raw-socket; a folder value counts only when it narrows (docs/decisions/0041). */
   dockerEndpoint: 'toolbox.dockerEndpoint',
+  /** User settings only: local (default) or any-address, where containers started through the endpoint publish ports (issue 38). */
+  dockerEndpointPorts: 'toolbox.dockerEndpointPorts',
   /** open (default), ask or allowlist: where a workspace container may connect (issue 30); a folder value counts only when stricter. */
   egressMode: 'toolbox.egress.mode',
   /** Each folder's egress mode and allowed hosts, per folder path (User settings only; Allow for This Folder writes it). */

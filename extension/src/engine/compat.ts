@@ -5,6 +5,7 @@
  */
 import type Docker from 'dockerode';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { DOCKER_ENDPOINT, ENV, HOST_GATEWAY } from '../contract/constants';
 
 export interface EngineIdentity {
@@ -129,7 +130,8 @@ export function withHostGateway(extraHosts: readonly string[], address: string):
 const PODMAN_DEFAULT_NETWORK = 'podman';
 
 /**
- * A create body as this engine understands it. Unchanged for Docker. On Podman: rootless, the user
+ * A create body as this engine understands it. On every engine, the classic builder for a container
+ * with the scoped Docker endpoint (withClassicBuilder). On Podman besides: rootless, the user
  * namespace of rootlessUsernsMode(); older than 5.3, `host-gateway` replaced by the gateway of the
  * container's network, which is the host as the container sees it (what Podman itself writes for
  * host.containers.internal). Every container a shell or peer messaging uses goes through here (the
@@ -139,8 +141,8 @@ export async function adaptCreateBody<
   T extends { Env?: string[]; HostConfig?: { ExtraHosts?: string[]; NetworkMode?: string; PidMode?: string; UsernsMode?: string } },
 >(docker: Docker, input: T): Promise<T> {
   const id = await engineIdentity(docker);
-  if (id.product !== 'Podman') return input;
   let body = withClassicBuilder(input);
+  if (id.product !== 'Podman') return body;
   if (body.HostConfig?.UsernsMode === undefined && (await podmanRootless(docker))) {
     body = { ...body, HostConfig: { ...body.HostConfig, UsernsMode: rootlessUsernsMode(body.HostConfig?.PidMode) } };
   }
@@ -160,15 +162,45 @@ export async function adaptCreateBody<
 }
 
 /**
- * Podman has no BuildKit behind its compat API (no /grpc), so the docker CLI in a container whose
- * Docker endpoint forwards to Podman builds with the classic builder: DOCKER_BUILDKIT=0, unless
- * the container's environment says otherwise (docs/decisions/0049).
+ * The scoped Docker endpoint refuses BuildKit's own API (/grpc, plan/dockerApi/routes.ts
+ * BUILDKIT_GRPC_REFUSED), and Podman has none behind its compat API, so the docker CLI in a
+ * container with the endpoint builds with the classic builder, whose /build the endpoint reads:
+ * DOCKER_BUILDKIT=0, unless the container's environment says otherwise (docs/decisions/0047, 0049).
  */
 export function withClassicBuilder<T extends { Env?: string[] }>(body: T): T {
   const env = body.Env ?? [];
   if (!env.includes(`${ENV.dockerHost}=unix://${DOCKER_ENDPOINT.containerSocket}`)) return body;
   if (env.some((e) => e.startsWith(`${ENV.dockerBuildkit}=`))) return body;
   return { ...body, Env: [...env, `${ENV.dockerBuildkit}=0`] };
+}
+
+/**
+ * The address a workspace container reaches this host at as host.docker.internal (ExtraHosts
+ * `host-gateway`; on Podman before 5.3 its network's gateway): the engine's default bridge
+ * network's gateway, when that is an address of this machine, which a listen on it proves. The
+ * scoped Docker endpoint publishes its containers' ports there (plan/dockerApi/ports.ts), so the
+ * workspace container reaches them and other machines do not. Undefined when the engine reports
+ * no gateway or it is no address here (Docker Desktop's bridge lives in its VM, rootless Podman's
+ * in a namespace of its own, where host.docker.internal names another address): ports then listen
+ * on loopback.
+ */
+export async function hostGatewayAddress(docker: Docker): Promise<string | undefined> {
+  let gateway: string | undefined;
+  try {
+    const info = (await docker.getNetwork('bridge').inspect()) as { IPAM?: { Config?: Array<{ Gateway?: unknown }> | null } };
+    gateway = (info.IPAM?.Config ?? [])
+      .map((c) => c.Gateway)
+      .find((g): g is string => typeof g === 'string' && /^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(g));
+  } catch {
+    return undefined;
+  }
+  if (gateway === undefined) return undefined;
+  const address = gateway;
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(undefined));
+    probe.listen({ host: address, port: 0, exclusive: true }, () => probe.close(() => resolve(address)));
+  });
 }
 
 /**

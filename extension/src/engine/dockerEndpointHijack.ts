@@ -5,6 +5,9 @@
  * only once the engine has taken the connection over (101, or a raw stream) are the two sockets
  * spliced, both ways, byte for byte.
  *
+ * A `/grpc` the gate refuses is answered in gRPC instead (engine/dockerEndpointGrpc.ts), so that
+ * docker buildx shows the refusal.
+ *
  * Until then, nothing the client sends after the request's body reaches the engine: held, then
  * dropped if the engine answered anything else (an error, mostly), after which both connections
  * end. So a second request hidden behind a hijack request never reaches the engine unseen.
@@ -18,6 +21,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { EndpointUpstream, HijackContext } from './dockerEndpointTypes';
 import { askBody, askGate } from './dockerEndpointForward';
+import { isGrpcUpgrade, refuseAsGrpc } from './dockerEndpointGrpc';
 import {
   bodyFraming,
   checkRequestHead,
@@ -189,6 +193,12 @@ export async function handleHijack(ctx: HijackContext, req: IncomingMessage, cli
     });
   }
   const verdict = await askGate(ctx.gate, ctx.log, { method, target: req.url ?? '', headers: req.headersDistinct });
+  if (verdict.kind === 'refuse' && isGrpcUpgrade(req.url, req.headers.upgrade)) {
+    // buildx shows no HTTP error body for /grpc, and takes one for "no BuildKit here": answered in gRPC.
+    ctx.counters.refused += 1;
+    refuseAsGrpc(client, inbox.stop().rest, verdict.message, () => undefined);
+    return log(verdict.status, verdict.rule);
+  }
   if (verdict.kind === 'refuse') return refuse(verdict);
 
   if (!verdict.upgrade) {

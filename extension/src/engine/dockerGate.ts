@@ -17,12 +17,14 @@ import {
   bodyLookups,
   checkBody,
   checkOwned,
+  checkReach,
   checkStartBinds,
   classify,
   containerOwnership,
   forwardTarget,
   imageOwnership,
   type Classified,
+  type ContainerNetwork,
   DROPPED_BODY,
   type EndpointScope,
   isOwned,
@@ -95,6 +97,8 @@ interface Looked {
   mounts?: InspectedMount[];
   /** A network's Internal, as the engine's inspect says (an egress policy's networks must be). */
   internal?: boolean;
+  /** A container's HostConfig.NetworkMode (an exec's: its container's), which an egress policy asks about. */
+  networkMode?: string;
 }
 
 type Labels = Record<string, string> | null | undefined;
@@ -156,10 +160,13 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
   const idOf = (v: unknown): string | undefined => (typeof v === 'string' && /^[A-Za-z0-9:]{1,128}$/.test(v) ? v : undefined);
 
   async function lookContainer(ref: string): Promise<Looked> {
-    const info = await dial<{ Id?: unknown; Image?: unknown; Config?: { Labels?: Labels }; Mounts?: InspectedMount[] }>(
-      `inspect the container ${ref}`,
-      { path: `/containers/${at(ref)}/json` },
-    );
+    const info = await dial<{
+      Id?: unknown;
+      Image?: unknown;
+      Config?: { Labels?: Labels };
+      Mounts?: InspectedMount[];
+      HostConfig?: { NetworkMode?: unknown };
+    }>(`inspect the container ${ref}`, { path: `/containers/${at(ref)}/json` });
     if (info === undefined) return { ownership: 'missing' };
     const id = idOf(info.Id);
     // Without its id the container cannot be forwarded as what was checked.
@@ -171,7 +178,13 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
         ? undefined
         : (await dial<{ Config?: { Labels?: Labels } }>(`inspect the image of the container ${ref}`, { path: `/images/${at(image)}/json` }))
             ?.Config?.Labels;
-    return { ownership: containerOwnership(info.Config?.Labels, imageLabels, scope), id, mounts: info.Mounts ?? [] };
+    const mode = info.HostConfig?.NetworkMode;
+    return {
+      ownership: containerOwnership(info.Config?.Labels, imageLabels, scope),
+      id,
+      mounts: info.Mounts ?? [],
+      ...(typeof mode === 'string' ? { networkMode: mode } : {}),
+    };
   }
 
   async function look(kind: ObjectKind, ref: string): Promise<Looked> {
@@ -208,7 +221,12 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
         const container = info?.ContainerID;
         if (typeof container !== 'string' || container === '') return { ownership: 'missing' };
         const id = idOf(info?.ID);
-        return { ownership: id === undefined ? 'other' : (await lookContainer(container)).ownership, id };
+        const looked = await lookContainer(container);
+        return {
+          ownership: id === undefined ? 'other' : looked.ownership,
+          id,
+          ...(looked.networkMode !== undefined ? { networkMode: looked.networkMode } : {}),
+        };
       }
     }
   }
@@ -242,6 +260,21 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     (known: ReadonlyMap<string, Looked>) =>
     (network: string): boolean =>
       known.get(`network\n${network}`)?.internal === true;
+
+  /**
+   * Under an egress policy, the network of each container and exec a request runs something in: the
+   * inspect's mode, and for `container:<other>` that other's mode, looked up (one step).
+   */
+  async function networksOf(c: Classified, known: ReadonlyMap<string, Looked>): Promise<Map<string, ContainerNetwork>> {
+    const keys = [...c.owned.containers.map((r) => `container\n${r}`), ...c.owned.execs.map((r) => `exec\n${r}`)];
+    const out = new Map<string, ContainerNetwork>();
+    for (const key of keys) {
+      const mode = known.get(key)?.networkMode;
+      const shared = mode?.startsWith('container:') ? mode.slice('container:'.length) : undefined;
+      out.set(key, { mode, ...(shared !== undefined ? { joined: (await lookContainer(shared)).networkMode } : {}) });
+    }
+    return out;
+  }
 
   async function realpaths(sources: readonly string[]): Promise<Map<string, string | undefined>> {
     const out = await Promise.all(
@@ -296,6 +329,11 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     const checked = checkBody(parsed, scope, {
       owner: ownerOf(known),
       internal: internalOf(known),
+      // By the client's reference, or by the id the body now names it by (bodies.ts Judge.own).
+      network: (container) => ({
+        mode: (known.get(`container\n${container}`) ?? [...known.values()].find((l) => l.id !== undefined && l.id === container))
+          ?.networkMode,
+      }),
       realpaths: real,
       id: idsOf(known),
       imageCarriesOwner: (ref) => known.get(`image\n${ref}`)?.carriesOwner === true,
@@ -325,6 +363,12 @@ export function policyGate(options: PolicyGateOptions): EndpointGate {
     const known = await lookAll({ ...c.owned, networks: [...c.owned.networks, ...c.internalNetworks] });
     const notOwned = checkOwned(c, ownerOf(known), internalOf(known));
     if (notOwned) return refuse(notOwned);
+    if (c.runsInside !== undefined) {
+      // Under an egress policy: nothing runs in a container of its own that has a network.
+      const networks = await networksOf(c, known);
+      const reach = checkReach(c, (kind, ref) => networks.get(`${kind}\n${ref}`));
+      if (reach) return refuse(reach);
+    }
 
     if (c.recheckBinds) {
       // Start and restart: Docker resolves the binds again, so they are resolved again here first.

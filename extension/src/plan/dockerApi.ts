@@ -33,15 +33,17 @@ import {
   type RequestHead,
   type RouteId,
 } from './dockerApi/routes';
-import { connectRefused } from './dockerApi/egress';
+import { connectRefused, type ContainerNetwork, hasNetwork, networkedContainer } from './dockerApi/egress';
 import { malformed, Refused, type Refusal, type RuleId } from './dockerApi/wire';
 import { cleanPath } from './naming';
 import type { InspectedMount } from './posture';
 import { CONTAINER } from '../contract/constants';
 
+export type { ContainerNetwork } from './dockerApi/egress';
 export type {
   BodyPlan,
   EndpointEgress,
+  EndpointPublish,
   Classified,
   EndpointScope,
   ObjectKind,
@@ -97,7 +99,7 @@ export const RULES: Record<RuleId, string> = {
   'storage-opt': 'Storage driver options.',
   annotations: 'Runtime annotations.',
   'blkio-devices': 'Block IO settings that name host devices.',
-  realtime: 'Real-time CPU time.',
+  realtime: 'Real-time CPU time: CpuRealtimePeriod, CpuRealtimeRuntime, and the rtprio and rttime ulimits (create, update, build).',
   'container-id-file': 'ContainerIDFile (a path on the host).',
   'volume-driver': 'Volume drivers other than local, in HostConfig, a mount or a volume create.',
   'volume-options': 'Local volumes with driver options (type, o, device: a bind of any host path).',
@@ -115,14 +117,20 @@ export const RULES: Record<RuleId, string> = {
   'build-remote': 'A build from a remote context (remote=).',
   'build-network': 'A build with a network mode other than default, bridge or none.',
   'build-option': 'Build security options and outputs.',
+  'buildkit-grpc':
+    'BuildKit’s own API (/grpc: docker buildx, Compose builds), whose requests the policy cannot read and where the daemon grants network.host; the classic /build is offered.',
   'image-import': 'Image import (fromSrc).',
+  'commit-changes':
+    'A commit change that is not one plain instruction: ONBUILD, a comment or parser directive, a line continued into the next, odd white space, a label key quoted, escaped or expanded.',
   'runtime-image': 'A pull, tag, build or commit that names Toolbox’s own runtime image repository.',
   'image-name': 'A tag, build or commit onto a name outside the workspace’s own (localhost/<workspace container>/…).',
   'owner-image': 'A container made from an image that carries the workspace’s owner label (it could not be told from one the host made).',
   'reserved-name':
     'A container, volume or network named in Toolbox’s own namespace (its workspace containers, the peer anchor, the socket volume).',
+  'published-port':
+    'A published port on an address other than loopback or the one the workspace container reaches this host at (unless the user allows any), PublishAllPorts, a host port below 1024 or one Toolbox listens on.',
   egress:
-    'Under a folder’s egress policy (ask, allowlist): a container with a network of its own (anything but none or a container of its own, internal networks included), a network create, a network connect, a build, a push, and a pull, search or login at a registry the policy does not allow.',
+    'Under a folder’s egress policy (ask, allowlist): a container with a network of its own (anything but none or a container of its own, internal networks included), a network create, a network connect, a build, a push, a pull, search or login at a registry the policy does not allow, and an exec, start, attach or copy into a container of its own that has a network.',
 };
 
 function attempt<T>(work: () => T): T | Refusal {
@@ -176,6 +184,32 @@ export function checkOwned(
   return undefined;
 }
 
+/**
+ * Phase 1, under an egress policy, for a request that runs something in the container or exec of
+ * its path (classified.runsInside): that container must have no network of its own (none, or the
+ * namespace of one that has none), else the request would reach the network outside the policy.
+ * `network` answers from the adapter's inspect (for an exec, its container's), with the mode of the
+ * container a `container:` mode names looked up one step; undefined counts as a network.
+ */
+export function checkReach(
+  c: Classified,
+  network: (kind: 'container' | 'exec', ref: string) => ContainerNetwork | undefined,
+): Refusal | undefined {
+  if (c.runsInside === undefined) return undefined;
+  const what = c.runsInside;
+  const mode = c.egressMode ?? 'allowlist';
+  for (const [kind, refs] of [
+    ['container', c.owned.containers],
+    ['exec', c.owned.execs],
+  ] as const) {
+    for (const ref of refs) {
+      if (hasNetwork(network(kind, ref)))
+        return attempt(() => networkedContainer(mode, kind === 'exec' ? `of the exec ${ref}` : ref, what));
+    }
+  }
+  return undefined;
+}
+
 /** A JSON body read and shaped, not yet judged. */
 export interface ParsedBody {
   readonly route: RouteId;
@@ -221,6 +255,12 @@ export interface Facts {
    * policy; absent or undefined is not internal.
    */
   internal?(network: string): boolean | undefined;
+  /**
+   * A container's network, from the engine's inspect (HostConfig.NetworkMode, and one step further
+   * for a `container:` mode). Asked under an egress policy for the container a new one shares the
+   * network of; absent or undefined counts as a network.
+   */
+  network?(container: string): ContainerNetwork | undefined;
   /** Each of bodyLookups' bindSources → its realpath on the host, or undefined when it does not exist. */
   realpaths: ReadonlyMap<string, string | undefined>;
   /** The id the engine answered for an object owner said is the caller's (forwarded in its place). */
@@ -242,6 +282,7 @@ export function checkBody(parsed: ParsedBody, scope: EndpointScope, facts: Facts
     const judged = judgeBody(bodyRoute(parsed), { ...parsed.value }, scope, {
       owner: (kind, ref) => facts.owner(kind, ref),
       internal: (network) => facts.internal?.(network) === true,
+      network: (container) => facts.network?.(container),
       realpath: (source) => facts.realpaths.get(source),
       id: (kind, ref) => facts.id?.(kind, ref),
       imageCarriesOwner: (ref) => facts.imageCarriesOwner?.(ref) === true,

@@ -23,14 +23,17 @@ import {
   ownerLabel,
   REF_LIST,
 } from './routes';
-import { checkNotReserved, forbidden, foldKey, type Json, malformed, readJson, Refused } from './wire';
-import { checkRegistry, networkRefused, noNetwork, registryOfLogin } from './egress';
+import { checkNotReserved, forbidden, foldKey, isRealtimeUlimit, type Json, malformed, readJson, realtimeUlimit, Refused } from './wire';
+import { checkRegistry, type ContainerNetwork, hasNetwork, networkedContainer, networkRefused, noNetwork, registryOfLogin } from './egress';
+import { judgePortBindings } from './ports';
 
 /** The facts phase 2 asks for, one at a time. */
 export interface FactSource {
   owner(kind: ObjectKind, ref: string): Ownership;
   /** Whether a network of the caller's own was created internal (the engine's inspect says); asked only under an egress policy. */
   internal(network: string): boolean;
+  /** A container's network (its inspect), asked under an egress policy for one a new container shares the namespace of. */
+  network(container: string): ContainerNetwork | undefined;
   /** The host realpath of a bind source; undefined when it does not exist or cannot be resolved. */
   realpath(source: string): string | undefined;
   /**
@@ -283,8 +286,8 @@ export function hasBodySchema(route: RouteId): route is BodyRoute {
 }
 
 /**
- * Reads and shapes a body; an empty optional body is `{}`, and so is `null`, Go's JSON for no
- * value (the docker CLI's `docker commit` sends it).
+ * Reads and shapes a body; an empty optional body is `{}`, and so is `null` in one: Go decodes
+ * `null` into a struct pointer as none, and the docker CLI sends it for a commit without a config.
  */
 export function readBody(route: BodyRoute, bytes: Uint8Array, optional: boolean): Record<string, unknown> {
   const read: Json = optional && bytes.length === 0 ? {} : readJson(bytes);
@@ -582,6 +585,8 @@ function judgeCreate(v: Create, j: Judge): Create {
     endpoints[name] = judgeEndpoint(settings, j, `NetworkingConfig.EndpointsConfig.${name}`);
   }
   if (j.scope.egress) egressNetworks(hc, v.NetworkingConfig?.EndpointsConfig ?? {}, j);
+  const ports = judgePortBindings(hc.PortBindings, hc.PublishAllPorts, j.scope);
+  if (ports !== undefined) hc.PortBindings = ports;
   const out: Create = { ...v, Labels: labels, HostConfig: hc };
   if (v.NetworkingConfig?.EndpointsConfig) out.NetworkingConfig = { ...v.NetworkingConfig, EndpointsConfig: endpoints };
   delete out.name;
@@ -601,6 +606,11 @@ function egressNetworks(hc: HostConfig, endpoints: Record<string, Endpoint | nul
   if (nm === '' || nm === 'default' || nm === 'bridge')
     noNetwork(mode, 'HostConfig.NetworkMode', nm === '' ? 'the engine’s default network (an empty NetworkMode)' : `the ${nm} network`);
   if (nm !== 'none' && !nm.startsWith('container:')) j.refuseNetwork(nm, 'HostConfig.NetworkMode');
+  // A namespace of its own is no network only when that container has none (checkHostConfig proved it is the caller's).
+  if (nm.startsWith('container:')) {
+    const shared = nm.slice('container:'.length);
+    if (hasNetwork(j.facts.network(shared))) networkedContainer(mode, shared, 'a new container sharing its network (--network container:)');
+  }
   for (const [name, settings] of Object.entries(endpoints)) {
     const where = `NetworkingConfig.EndpointsConfig.${name}`;
     if (name === 'default' || name === 'bridge') noNetwork(mode, where, `the ${name} network`);
@@ -748,6 +758,8 @@ function checkResources(r: Record<string, unknown>, _j: Judge, where: string): v
   }
   if (r.CpuRealtimePeriod || r.CpuRealtimeRuntime)
     throw forbidden('realtime', `Real-time CPU time (${where}.CpuRealtimePeriod, CpuRealtimeRuntime) is not offered.`);
+  const realtime = ((r.Ulimits ?? []) as Array<{ Name?: string | null }>).find((u) => isRealtimeUlimit(u.Name ?? ''));
+  if (realtime !== undefined) throw realtimeUlimit(`${where}.Ulimits`, realtime.Name ?? '');
   if (r.OomKillDisable === true)
     throw forbidden('oom', `${where}.OomKillDisable makes the host kill its own processes instead of this container; it is not offered.`);
 }
@@ -911,6 +923,7 @@ export function lookupsOf(
       add(objects.images, ref);
       return false;
     },
+    network: () => ({ mode: 'none' }),
     realpath: (source) => {
       add(bindSources, source);
       return scope.workspace;

@@ -2,8 +2,9 @@
  * The Docker endpoint under a folder's egress policy (issue 30): a workspace container under `ask`
  * or `allowlist` has no network of its own and reaches the outside only through the host's proxy.
  * Its endpoint must not hand it another way out through the daemon: a sibling container on the
- * default bridge, a build (whose FROM and ADD the daemon fetches from this host's network), a
- * push, or a pull, search or login at a registry the policy does not allow. Absent
+ * default bridge, a process in a container of its own that has a network (one made before the
+ * policy), a build (whose FROM and ADD the daemon fetches from this host's network), a push, or a
+ * pull, search or login at a registry the policy does not allow. Absent
  * (`scope.egress` undefined, mode `open`), nothing here applies. Pure: no I/O.
  */
 import type { EgressMode } from '../egress';
@@ -115,6 +116,39 @@ export function networkRefused(mode: EndpointEgress['mode']): never {
 /** How a refusal names a network of the caller's own: an internal one as such, and why it is refused all the same. */
 function networkNamed(ref: string, internal: boolean): string {
   return internal ? `the internal network ${ref} (${INTERNAL_REACHES_HOST})` : `the network ${ref}`;
+}
+
+/**
+ * What the engine's inspect says of a container's network: its HostConfig.NetworkMode, and for
+ * `container:<other>` the mode of that other container (looked up one step, no further).
+ */
+export interface ContainerNetwork {
+  mode: string | undefined;
+  joined?: string | undefined;
+}
+
+/**
+ * Whether a container of the caller's own has a network under the policy: anything but `none`,
+ * or the namespace of a container that has `none` (one step: a longer chain, or one not looked
+ * up, counts as a network). An unknown mode counts as a network too.
+ */
+export function hasNetwork(net: ContainerNetwork | undefined): boolean {
+  const mode = net?.mode;
+  if (mode === 'none') return false;
+  if (mode !== undefined && mode.startsWith('container:')) return net?.joined !== 'none';
+  return true;
+}
+
+/**
+ * Something run in a container of the caller's own that has a network (one made before the
+ * policy, or through the host with the owner label, or sharing such a one's): an exec, a start,
+ * an attach, files copied in, or a new container sharing its network namespace.
+ */
+export function networkedContainer(mode: EndpointEgress['mode'], container: string, what: string): never {
+  throw forbidden(
+    'egress',
+    `${policy(mode)} lets nothing run with a network of its own, and the container ${container} has one (it was made before the policy, or shares the network of one that was): ${what} would reach the network outside the policy. Remove it and start it again with --network none, or use a container without a network.`,
+  );
 }
 
 /** Builds, pushes: what the daemon would send or fetch whatever the network mode. */

@@ -11,16 +11,19 @@ import {
   forbidden,
   foldKey,
   headerValues,
+  isRealtimeUlimit,
   malformed,
   mediaType,
   parseTarget,
   readJson,
+  realtimeUlimit,
   Refused,
   checkNotReserved,
   type RawHeaders,
   tokens,
   type Json,
 } from './wire';
+import { checkCommitChange } from './changes';
 import { checkRegistry, type EndpointEgress, refusedRoute, registryOfImage, registryOfSearch } from './egress';
 
 export type { EndpointEgress } from './egress';
@@ -59,6 +62,23 @@ export interface EndpointScope {
    * (plan/dockerApi/egress.ts). Undefined: `open`, and nothing changes.
    */
   egress?: EndpointEgress;
+  /**
+   * Where a new container may publish ports (plan/dockerApi/ports.ts). Undefined: on loopback only,
+   * and a port published without an address gets 127.0.0.1.
+   */
+  publish?: EndpointPublish;
+}
+
+/** What the adapter knows of where published ports may listen (EndpointScope.publish). */
+export interface EndpointPublish {
+  /**
+   * The address the workspace container reaches this host at (host.docker.internal: the engine's
+   * default bridge gateway, when it is an address of this host): a port published without an
+   * address gets it, and a client may name it. Undefined: 127.0.0.1.
+   */
+  hostIp?: string;
+  /** toolbox.dockerEndpointPorts is any-address: addresses are left as the client gave them, every address when none. */
+  anyAddress?: boolean;
 }
 
 export interface ProtectedPath {
@@ -258,6 +278,12 @@ export interface Classified {
   /** The egress policy's mode, when the scope has one (for the sentence of a refusal checkOwned makes). */
   egressMode?: EndpointEgress['mode'];
   /**
+   * Under an egress policy, what the request would run in the container (or exec) of its path: an
+   * exec, a start, an attach, files copied in. checkReach refuses it when that container has a
+   * network (plan/dockerApi/egress.ts hasNetwork), so the adapter must say what its inspect showed.
+   */
+  runsInside?: string;
+  /**
    * The target in parts, for forwardTarget: the objects the path and the query name are forwarded
    * as the ids the ownership check resolved, never as the client's names.
    */
@@ -295,6 +321,17 @@ export function forwardTarget(c: Classified, idOf: (kind: ObjectKind, ref: strin
   }
   return targetOf({ ...c.parts, segments }, query);
 }
+
+/** Under an egress policy, the routes that run something in the container or exec of their path, as checkReach names them. */
+const RUNS_INSIDE: Partial<Record<RouteId, string>> = {
+  'exec-create': 'an exec in it',
+  'exec-start': 'starting an exec in it',
+  'container-start': 'starting it',
+  'container-restart': 'restarting it',
+  'container-unpause': 'unpausing it',
+  'container-attach': 'attaching to it',
+  'container-archive-put': 'copying files into it',
+};
 
 interface Ctx {
   scope: EndpointScope;
@@ -409,11 +446,21 @@ const stringMap = jsonParam(
   (v) => v === null || (isRecord(v) && Object.values(v).every((s) => s === null || typeof s === 'string')),
   'a JSON object of strings',
 );
-const ulimits = jsonParam(
+const ulimitList = jsonParam(
   (v) =>
     v === null || (Array.isArray(v) && v.every((u) => isRecord(u) && Object.keys(u).every((k) => ['Name', 'Soft', 'Hard'].includes(k)))),
   'a JSON list of ulimits',
 );
+/** A build's ulimits (its RUN steps' containers): real-time ones refused, as in a create. */
+const ulimits: ParamCheck = (name, values, ctx) => {
+  const kept = ulimitList(name, values, ctx);
+  const list = kept.length === 1 ? parseJsonParam(name, kept[0]) : null;
+  for (const u of Array.isArray(list) ? list : []) {
+    const n = isRecord(u) ? u.Name : undefined;
+    if (typeof n === 'string' && isRealtimeUlimit(n)) throw realtimeUlimit('The build’s ulimits', n);
+  }
+  return kept;
+};
 
 /**
  * `filters` with the owner label added, so a list, a prune or the event stream covers only the
@@ -476,11 +523,33 @@ const buildNetwork = single((_, v) => {
 });
 
 const buildVersion = matching(/^[12]?$/, 'builder version 1 or 2');
-const commitChanges = single((_, v, ctx) => {
-  if (v.toLowerCase().includes(ownerLabel(ctx.scope).toLowerCase()))
-    checkNoOwnerLabel([ownerLabel(ctx.scope)], ctx.scope, 'The commit changes');
+
+/**
+ * BuildKit's own API (`/grpc`, what docker buildx and Compose build through) is an HTTP/2 stream
+ * the policy does not read, and the daemon grants any build there that asks for it (buildx
+ * `--allow network.host`, `--network host`, `RUN --network=host`) this host's network by default:
+ * its loopback services and abstract sockets. Refused whole; the classic builder's /build is read,
+ * and BuildKit through it (`version=2`, the docker CLI's own client) asks for network.host only for
+ * `networkmode=host`, which buildNetwork refuses. The endpoint answers a refused `/grpc` as a gRPC
+ * error, so buildx prints this sentence (engine/dockerEndpointGrpc.ts).
+ */
+export const BUILDKIT_GRPC_REFUSED =
+  "BuildKit's own API (/grpc, which docker buildx and Compose build through) is not offered: this endpoint cannot read what a build asks for there, and the daemon gives a build that asks for it this host's network (network.host). Build with the classic builder instead: DOCKER_BUILDKIT=0 docker build …, or DOCKER_BUILDKIT=0 docker compose build.";
+/**
+ * /commit's changes, each one plain instruction (plan/dockerApi/changes.ts); Docker reads every
+ * value given (the docker CLI sends one per --change).
+ */
+const commitChanges = multi((_, v, ctx) => {
+  checkCommitChange(v, labelNamespace(ctx.scope));
   return v;
 });
+
+/** Toolbox's label namespace, where the owner label lives: `dev.toolbox.` (the owner label up to its last dot). */
+export function labelNamespace(scope: EndpointScope): string {
+  const own = ownerLabel(scope);
+  const dot = own.lastIndexOf('.');
+  return dot > 0 ? own.slice(0, dot + 1) : own;
+}
 
 type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
 
@@ -718,6 +787,7 @@ const ROUTES: readonly RouteSpec[] = [
   },
   { id: 'build-cancel', methods: ['POST'], path: '/build/cancel', query: { id: text } },
   { id: 'session', methods: ['POST'], path: '/session', hijack: true, upgrade: ['h2c'], forward: SESSION_HEADERS },
+  // Named so that its refusal says why (classifyHead refuses it whatever it asks).
   { id: 'grpc', methods: ['POST'], path: '/grpc', hijack: true, upgrade: ['h2c'] },
   {
     id: 'commit',
@@ -865,6 +935,7 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     kept.set('changes', [...(kept.get('changes') ?? []), `LABEL ${ownerLabel(scope)}=`, `LABEL ${imageOwnerLabel(scope)}=${scope.owner}`]);
   }
   const internalNetworks = scope.egress ? egressHead(spec.id, chosen.params!, kept, scope.egress) : [];
+  if (spec.id === 'grpc') throw forbidden('buildkit-grpc', BUILDKIT_GRPC_REFUSED);
   const parts: TargetParts = {
     version: target.version,
     segments: target.segments,
@@ -889,6 +960,7 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
     internalNetworks,
     ...(scope.egress ? { egressMode: scope.egress.mode } : {}),
     parts,
+    ...(scope.egress && RUNS_INSIDE[spec.id] !== undefined ? { runsInside: RUNS_INSIDE[spec.id] } : {}),
   };
 }
 

@@ -65,11 +65,14 @@ export type RuleId =
   | 'build-remote'
   | 'build-network'
   | 'build-option'
+  | 'buildkit-grpc'
   | 'image-import'
+  | 'commit-changes'
   | 'runtime-image'
   | 'image-name'
   | 'owner-image'
   | 'reserved-name'
+  | 'published-port'
   | 'egress';
 
 export type RefusalStatus = 403 | 400 | 404 | 405 | 413;
@@ -491,4 +494,22 @@ export function checkNotReserved(name: string, reservedPrefix: string | undefine
       `${what} ${bare} is in Toolbox's own namespace (${reservedPrefix}…), where its workspace containers, the peer anchor and the socket volume live. Choose another name.`,
     );
   }
+}
+
+/**
+ * A ulimit that lets a container's processes take real-time scheduling (rtprio: SCHED_FIFO and
+ * SCHED_RR up to that priority; rttime: how long they may hold a CPU), which runs them ahead of
+ * every process of the host on that CPU. Docker reads the name exactly (go-units' table), Podman
+ * upper-cases it after `RLIMIT_`: compared case-folded, with or without that prefix.
+ */
+export function isRealtimeUlimit(name: string): boolean {
+  const bare = foldKey(name.trim()).replace(/^rlimit_/, '');
+  return bare === 'rtprio' || bare === 'rttime';
+}
+
+export function realtimeUlimit(where: string, name: string): Refused {
+  return forbidden(
+    'realtime',
+    `${where} sets the ${name} ulimit, which lets the container's processes take real-time CPU scheduling ahead of this host's own; it is not offered. Leave it out (the other ulimits are fine).`,
+  );
 }
