@@ -2,10 +2,10 @@
  * The source reads one way down (docs/architecture.md): contract → config → plan → host → proximo
  * → engine / bridge → backend → ui → extension.ts. Every import in extension/src is checked
  * against that order, type-only imports included: a type reaching up is still a dependency a
- * reader has to follow.
+ * reader has to follow. Within a layer no two files import each other, directly or round a circle.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -63,6 +63,55 @@ export function violations(file: string, text: string): string[] {
   });
 }
 
+/** The source file a relative specifier of `file` names (`x` is `x.ts`, or `x/index.ts` for a folder). */
+function resolveImport(file: string, spec: string): string {
+  const base = resolve(dirname(file), spec);
+  return existsSync(`${base}.ts`) ? `${base}.ts` : join(base, 'index.ts');
+}
+
+/**
+ * The import circles among `graph`'s files (file → the files it imports), each as its files in a
+ * path that closes on its first; one per strongly connected component of more than one file, or
+ * of one file that imports itself (Tarjan's algorithm).
+ */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.reverse());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+/** Every source file and the source files it imports. */
+function importGraph(): Map<string, string[]> {
+  return new Map(sourceFiles(SRC).map((f) => [f, relativeImports(readFileSync(f, 'utf8')).map((spec) => resolveImport(f, spec))]));
+}
+
 describe('layering of extension/src', () => {
   it('has no import against the direction contract → config → plan → host → proximo → engine/bridge → backend → ui', () => {
     const files = sourceFiles(SRC);
@@ -71,6 +120,29 @@ describe('layering of extension/src', () => {
       files.flatMap((f) => violations(f, readFileSync(f, 'utf8'))),
       [],
     );
+  });
+
+  it('has no import circle between files, type-only imports included', () => {
+    assert.deepEqual(
+      importCycles(importGraph()).map((c) => c.map((f) => relative(SRC, f)).join(' → ')),
+      [],
+    );
+  });
+
+  it('fails on a circle deliberately added: plan/types.ts importing a type back from plan/protect.ts', () => {
+    const graph = importGraph();
+    assert.deepEqual(importCycles(graph), []);
+    const types = join(SRC, 'plan', 'types.ts');
+    const text = `import type { ProtectionPlan } from './protect';\n${readFileSync(types, 'utf8')}`;
+    graph.set(
+      types,
+      relativeImports(text).map((spec) => resolveImport(types, spec)),
+    );
+    const cycles = importCycles(graph).map((c) => c.map((f) => relative(SRC, f)).sort());
+    assert.deepEqual(cycles, [[join('plan', 'protect.ts'), join('plan', 'types.ts')]]);
+    // A file that imports itself is a circle too; a folder's import is its index.ts.
+    assert.deepEqual(importCycles(new Map([['a.ts', ['a.ts']]])), [['a.ts']]);
+    assert.equal(resolveImport(join(SRC, 'ui', 'x.ts'), '../plan/doctor'), join(SRC, 'plan', 'doctor', 'index.ts'));
   });
 
   it('catches an upward import, a type-only one, and one through require()', () => {

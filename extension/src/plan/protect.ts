@@ -19,33 +19,9 @@
 import { LABELS, PLACEHOLDER } from '../contract/constants';
 import type { HostFacts, HostPathFact } from '../contract/types';
 import { cleanPath } from './naming';
-import type { PlannedMount } from './types';
+import type { PlaceholderKind, PlannedExclude, PlannedMount, PlannedPlaceholder } from './types';
 
-export type ProtectedKind = 'file' | 'dir';
-
-/**
- * What a placeholder is made as: git reads a missing config file as empty, a working-tree file is
- * a directory (git ignores an empty one) except `.gitmodules` (GITMODULES), and a git directory's
- * `commondir` names that directory itself (PLACEHOLDER.commonDirText: git dies on an empty one).
- */
-export type PlaceholderKind = ProtectedKind | 'commondir';
-
-export interface PlannedPlaceholder {
-  path: string;
-  kind: PlaceholderKind;
-  /**
-   * A line for the repository's `info/exclude` (`file`), which the engine appends there, once and
-   * before it makes the placeholder, so that git never lists the placeholder (GITMODULES).
-   */
-  exclude?: PlannedExclude;
-}
-
-export interface PlannedExclude {
-  /** `<common dir>/info/exclude`, where host git reads it (gitExcludeFile). */
-  file: string;
-  /** The pattern, as it is written (without its newline). */
-  line: string;
-}
+export type { PlaceholderKind, PlannedExclude, PlannedPlaceholder, ProtectedKind } from './types';
 
 /** What a placeholder file holds when it is made (engine/placeholders.ts) and while it is still ours (the sweep, backend/hostFacts.ts). */
 export function placeholderText(kind: 'file' | 'commondir'): string {

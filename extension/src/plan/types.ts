@@ -4,7 +4,6 @@
  */
 import type { BridgeMount, ObjectNames, PortSpec, ProximoFacts, SeccompProfile } from '../contract/types';
 import type { ToolboxConfig } from '../config/model';
-import type { PlannedPlaceholder } from './protect';
 
 export interface SessionRequest {
   /** Absolute host path of the workspace folder (not symlink-resolved, like upstream). */
@@ -116,4 +115,33 @@ export interface SessionPlan {
   create: ContainerCreateSpec;
   /** The command an interactive shell execs. */
   shellCmd: string[];
+}
+
+/** A protected path's kind, as plan/protect.ts binds it. */
+export type ProtectedKind = 'file' | 'dir';
+
+/**
+ * What a placeholder is made as: git reads a missing config file as empty, a working-tree file is
+ * a directory (git ignores an empty one) except `.gitmodules` (plan/protect.ts GITMODULES), and a
+ * git directory's `commondir` names that directory itself (contract/constants.ts
+ * PLACEHOLDER.commonDirText: git dies on an empty one).
+ */
+export type PlaceholderKind = ProtectedKind | 'commondir';
+
+export interface PlannedPlaceholder {
+  path: string;
+  kind: PlaceholderKind;
+  /**
+   * A line for the repository's `info/exclude` (`file`), which the engine appends there, once and
+   * before it makes the placeholder, so that git never lists the placeholder (plan/protect.ts
+   * GITMODULES).
+   */
+  exclude?: PlannedExclude;
+}
+
+export interface PlannedExclude {
+  /** `<common dir>/info/exclude`, where host git reads it (gitExcludeFile). */
+  file: string;
+  /** The pattern, as it is written (without its newline). */
+  line: string;
 }
