@@ -20,7 +20,7 @@ import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { DOCKER_ENDPOINT, LABELS } from '../../extension/src/contract/constants';
 import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint';
-import { hostGatewayAddress } from '../../extension/src/engine/compat';
+import { engineIdentity, hostGatewayAddress } from '../../extension/src/engine/compat';
 import { policyGate } from '../../extension/src/engine/dockerGate';
 import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
 import { TEST_ENGINE, TEST_LABEL, testNamespace } from '../support/docker';
@@ -126,6 +126,8 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
           endpointSocket: plan.socketPath,
           protectedPaths: [],
           publish: gateway !== undefined ? { hostIp: gateway } : {},
+          // As backend/dockerApis.ts sets it: Podman's /build runs RUN steps on this host's network.
+          ...((await engineIdentity(d)).product === 'Podman' ? { buildsOnHostNetwork: true } : {}),
         },
         log: (e) => refusals.push(e),
       }),
@@ -354,6 +356,11 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       await shell(`mkdir -p /workspace/ctx && printf 'FROM ${BASE_IMAGE}\\nRUN echo built > /built\\n' > /workspace/ctx/Dockerfile`);
       const tag = `localhost/${owner}/built:1`;
       const built = await inside(['build', '-t', tag, '/workspace/ctx'], { DOCKER_BUILDKIT: '0' });
+      if (TEST_ENGINE === 'podman') {
+        // Podman's /build runs RUN steps on this host's network whatever networkmode says (the item-4 test measures it).
+        refusedBy(built, 'build-network', /runs a build's RUN steps on this host's network/, 'a build on Podman');
+        return;
+      }
       works(built, 'docker build (classic)');
       const image = await d.getImage(tag).inspect();
       assert.equal(image.Config.Labels?.[IMAGE_OWN], owner, 'the build was labelled');
@@ -409,8 +416,8 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
 
   it('a commit’s changes set no label in Toolbox’s namespace, however the key is spelt; ONBUILD is refused (issue 38, item 10)', async () => {
     const source = name('to-commit');
-    const forged = `${name('forged')}:1`;
-    const kept = name('kept:1');
+    const forged = `localhost/${owner}/forged:1`;
+    const kept = `localhost/${owner}/kept:1`;
     try {
       works(await inside(['create', '--name', source, BASE_IMAGE, 'true']), 'create');
       // Docker reads the changes as a Dockerfile: quotes and escapes go before the key is read. Sent
@@ -423,7 +430,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       ]) {
         const answer = await send(
           plan.socketPath,
-          `/v1.41/commit?container=${source}&repo=${name('forged')}&tag=1&changes=${encodeURIComponent(change)}`,
+          `/v1.41/commit?container=${source}&repo=${encodeURIComponent(`localhost/${owner}/forged`)}&tag=1&changes=${encodeURIComponent(change)}`,
           {},
         );
         assert.equal(answer.status, 403, `${change}: ${answer.message}`);
@@ -439,7 +446,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       // What a developer commits: several changes at once, the image labelled as the workspace's own.
       works(await inside(['commit', '-c', 'LABEL purpose=kept', '-c', 'ENV MODE=kept', source, kept]), 'commit with two changes');
       const image = await d.getImage(kept).inspect();
-      assert.equal(image.Config.Labels?.[OWN], owner);
+      assert.equal(image.Config.Labels?.[IMAGE_OWN], owner);
       assert.equal(image.Config.Labels?.purpose, 'kept');
       assert.ok(image.Config.Env?.includes('MODE=kept'), JSON.stringify(image.Config.Env));
     } finally {
@@ -492,8 +499,8 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
     mkdirSync(join(folder, 'bk'), { recursive: true });
     // Each RUN step's network interfaces: the host's (docker0 among them) with network.host.
     writeFileSync(join(folder, 'bk', 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN cut -d: -f1 /proc/net/dev | tail -n +3 | tr -d ' ' > /nets\n`);
-    const overGrpc = name('bk-host:1');
-    const classic = name('bk-classic:1');
+    const overGrpc = `localhost/${owner}/bk-host:1`;
+    const classic = `localhost/${owner}/bk-classic:1`;
     const script = [
       `docker buildx build --allow network.host --network host --progress=plain -t ${overGrpc} /ctx 2>&1; echo "buildx-rc=$?"`,
       `DOCKER_BUILDKIT=0 docker build -q -t ${classic} /ctx 2>&1; echo "classic-rc=$?"`,
@@ -531,14 +538,21 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       );
       assert.doesNotMatch(out, /booting buildkit|moby\/buildkit/, 'buildx did not fall back to a BuildKit container of its own');
       await assert.rejects(d.getImage(overGrpc).inspect(), 'nothing was built over /grpc');
-      assert.match(out, /classic-rc=0/, out);
-      assert.equal((await d.getImage(classic).inspect()).Config.Labels?.[OWN], owner, 'the classic build is labelled');
-      const nets = works(await host(['run', '--rm', '--network', 'none', classic, 'cat', '/nets']), 'the classic image');
       if (TEST_ENGINE === 'podman') {
-        // Podman 4.3's compat /build runs RUN steps in the host's network namespace whatever
-        // networkmode says (docs/decisions/0047, Consequences): what is asserted on Docker does not hold there.
-        t.diagnostic(`Podman: the classic build's RUN saw ${nets.trim().split(/\s+/).join(' ')}`);
-      } else assert.doesNotMatch(nets, /docker0|cni-podman0/, `the classic builder's RUN was not on this host's network: ${nets}`);
+        // Podman 4.3's compat /build runs RUN steps on this host's network whatever networkmode
+        // says (docs/decisions/0047, Consequences), so the endpoint refuses builds there. Measured
+        // straight on the engine, not through the endpoint: RUN sees this host's interfaces.
+        assert.match(out, /classic-rc=[1-9]/, out);
+        assert.match(out, /runs a build's RUN steps on this host's network.*\(rule build-network\)/, out);
+        const direct = await host(['build', '-q', '--network', 'none', '-t', classic, join(folder, 'bk')]);
+        const seen = works(await host(['run', '--rm', '--network', 'none', classic, 'cat', '/nets']), 'the image built on Podman');
+        t.diagnostic(`Podman: a build's RUN with --network none saw ${seen.trim().split(/\s+/).join(' ')} (${direct.code})`);
+        return;
+      }
+      assert.match(out, /classic-rc=0/, out);
+      assert.equal((await d.getImage(classic).inspect()).Config.Labels?.[IMAGE_OWN], owner, 'the classic build is labelled');
+      const nets = works(await host(['run', '--rm', '--network', 'none', classic, 'cat', '/nets']), 'the classic image');
+      assert.doesNotMatch(nets, /docker0|cni-podman0/, `the classic builder's RUN was not on this host's network: ${nets}`);
     } finally {
       for (const ref of [overGrpc, classic])
         await d

@@ -1735,3 +1735,18 @@ describe('docker endpoint policy: fuzz (seed ' + SEED + ')', () => {
     assert.deepEqual(bad, [], `seed ${SEED} (DOCKER_API_FUZZ_SEED=${SEED} replays)`);
   });
 });
+
+describe('docker endpoint policy: an engine whose builds run on the host network (Podman)', () => {
+  it('refuses every build there, whatever its network mode, and builds as before elsewhere', () => {
+    const podman: EndpointScope = { ...SCOPE, buildsOnHostNetwork: true };
+    for (const target of ['/v1.41/build', '/v1.41/build?networkmode=none', `/v1.41/build?t=${NSQ}app`]) {
+      const r = refused(
+        send({ method: 'POST', target, headers: { 'content-type': 'application/x-tar' } }, podman),
+        'build-network',
+        target,
+      );
+      assert.match(r.message, /runs a build's RUN steps on this host's network/);
+    }
+    passes(send({ method: 'POST', target: '/v1.41/build?networkmode=none', headers: { 'content-type': 'application/x-tar' } }));
+  });
+});

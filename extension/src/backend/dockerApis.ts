@@ -14,7 +14,7 @@ import { bareName } from '../contract/objects';
 import type { ObjectNames } from '../contract/types';
 import type { EngineConnection } from '../engine/client';
 import type { EndpointEvent, EndpointUpstream } from '../engine/dockerEndpoint';
-import { hostGatewayAddress } from '../engine/compat';
+import { engineIdentity, hostGatewayAddress } from '../engine/compat';
 import { DockerEndpoints, ownerFromUser } from '../engine/dockerEndpoints';
 import { policyGate } from '../engine/dockerGate';
 import { scopeProtections, type EndpointScope } from '../plan/dockerApi';
@@ -160,6 +160,8 @@ export class DockerApis {
     const egress = this.deps.egressFor?.(folder, name);
     // Published ports listen where the workspace container reaches this host (issue 38).
     const hostIp = await hostGatewayAddress(connection.docker as Docker);
+    // Podman's compat /build puts RUN steps on this host's network whatever networkmode says.
+    const buildsOnHostNetwork = (await engineIdentity(connection.docker as Docker)).product === 'Podman';
     const scope: EndpointScope = {
       owner: name,
       workspace,
@@ -168,6 +170,7 @@ export class DockerApis {
       reservedPrefix: `${this.deps.names.prefix}-`,
       ...(egress ? { egress } : {}),
       publish: { ...(hostIp !== undefined ? { hostIp } : {}), anyAddress: this.deps.settings.dockerEndpointPorts() === 'any-address' },
+      ...(buildsOnHostNetwork ? { buildsOnHostNetwork } : {}),
     };
     const owner = ownerFromUser(user, process.getgid?.() ?? 0);
     this.served.set(`${engine}\n${name}`, { engine, name, docker: connection.docker as Docker });

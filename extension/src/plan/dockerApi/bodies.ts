@@ -584,7 +584,8 @@ function judgeCreate(v: Create, j: Judge): Create {
     network(name, j, `NetworkingConfig.EndpointsConfig`);
     endpoints[name] = judgeEndpoint(settings, j, `NetworkingConfig.EndpointsConfig.${name}`);
   }
-  if (j.scope.egress) egressNetworks(hc, v.NetworkingConfig?.EndpointsConfig ?? {}, j);
+  // Judged by the client's names (its sentences name what the client wrote), not the ids forwarded.
+  if (j.scope.egress) egressNetworks({ ...hc, NetworkMode: v.HostConfig?.NetworkMode }, v.NetworkingConfig?.EndpointsConfig ?? {}, j);
   const ports = judgePortBindings(hc.PortBindings, hc.PublishAllPorts, j.scope);
   if (ports !== undefined) hc.PortBindings = ports;
   const out: Create = { ...v, Labels: labels, HostConfig: hc };

@@ -67,6 +67,12 @@ export interface EndpointScope {
    * and a port published without an address gets 127.0.0.1.
    */
   publish?: EndpointPublish;
+  /**
+   * The engine runs a build's RUN steps on this host's network whatever `networkmode` says
+   * (Podman 4.3's compat /build, measured in test/engine/docker-endpoint-policy.test.ts): every
+   * build is refused (rule build-network), since a RUN step would reach what listens on this host.
+   */
+  buildsOnHostNetwork?: boolean;
 }
 
 /** What the adapter knows of where published ports may listen (EndpointScope.publish). */
@@ -936,6 +942,12 @@ export function classifyHead(head: RequestHead, scope: EndpointScope): Classifie
   }
   const internalNetworks = scope.egress ? egressHead(spec.id, chosen.params!, kept, scope.egress) : [];
   if (spec.id === 'grpc') throw forbidden('buildkit-grpc', BUILDKIT_GRPC_REFUSED);
+  if (spec.id === 'build' && scope.buildsOnHostNetwork) {
+    throw forbidden(
+      'build-network',
+      "This engine (Podman) runs a build's RUN steps on this host's network whatever the build's network mode says, where they would reach what listens on this host: builds are not offered through this endpoint here. Build on the host, or use Docker.",
+    );
+  }
   const parts: TargetParts = {
     version: target.version,
     segments: target.segments,
