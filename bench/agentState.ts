@@ -14,10 +14,9 @@
 import { PassThrough } from 'node:stream';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StartedShell } from '../extension/src/backend/api';
+import type { StartedShell, ContainerSummary } from '../extension/src/backend/api';
 import { openContainer } from '../extension/src/engine/open';
 import { holderAddress, reachHolder, startHeldSession, type HeldSession } from '../extension/src/engine/sessions';
-import type { ContainerSummary } from '../extension/src/backend/api';
 import { needsYouStatus, nudgeText, shouldNudge } from '../extension/src/ui/agentState';
 import { removeNamespaceObjects } from '../test/support/docker';
 import { installVscodeLite, silentLog } from '../test/support/vscodeLite';

@@ -2,20 +2,19 @@
  * The composition root: builds the collaborators and wires them to VS Code. Nothing here talks
  * to Docker; the engine is reached on the first command or when a Toolbox view becomes visible.
  */
-import { WorktreesProvider } from './ui/tree/worktrees';
-import { worktreeBaseProvider } from './ui/worktreeBase';
-import { WORKTREE_BASE_SCHEME } from './ui/commands/compareAgentWorktree';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { WorktreesProvider } from './ui/tree/worktrees';
+import { worktreeBaseProvider } from './ui/worktreeBase';
+import { WORKTREE_BASE_SCHEME } from './ui/commands/compareAgentWorktree';
 import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './contract/constants';
 import { objectNames } from './contract/objects';
 import { CONTEXT_KEYS } from './contract/manifest';
-import { PEER_DEFAULT_STATE } from './ui/peerDefaultNotice';
-import { checkPeerDefaultAgreement, type PeerDefaultNoticeDeps } from './ui/peerDefaultNotice';
+import { PEER_DEFAULT_STATE, checkPeerDefaultAgreement, type PeerDefaultNoticeDeps } from './ui/peerDefaultNotice';
 import { registerCommands, showEngineError } from './ui/commands';
 import { lazyBackend } from './ui/lazyBackend';
-import { windowFolders } from './ui/folders';
+import { windowFolders, pickFolder } from './ui/folders';
 import { readHostFacts } from './backend/hostFacts';
 import { vscodeSettings } from './backend/settings';
 import { TRUST_ENABLED_SETTING } from './plan/hostTools';
@@ -40,7 +39,6 @@ import { ConfigDiagnostics } from './ui/configDiagnostics';
 import { ResolvedConfigDocuments } from './ui/resolvedConfig';
 import { ProposalReview } from './ui/proposals';
 import { LoginForwardStatus } from './ui/loginForwards';
-import { pickFolder } from './ui/folders';
 import { NodeTreeProvider } from './ui/tree/provider';
 import { plainText } from './ui/plainText';
 import { peerNodes, proximoNodes, workspacesNodes } from './ui/tree/render';

@@ -7,12 +7,12 @@
  * recreates the container.
  */
 import assert from 'node:assert/strict';
-import type Docker from 'dockerode';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { listToolboxContainers, stopContainer } from '../../extension/src/engine/lifecycle';
 import { openContainer } from '../../extension/src/engine/open';

@@ -6,12 +6,12 @@
  * working shell on the restarted engine. While the engine is down the shell works on: the
  * terminal reaches its holder through the socket, not through the engine.
  */
-import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { SessionRecord } from '../../extension/src/backend/api';
 import { docker as mainDocker, TEST_LABEL } from '../support/docker';

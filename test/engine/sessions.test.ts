@@ -6,12 +6,12 @@
  * ENV.sessionSocket has its holder started by the image's entrypoint: reached with no exec at all,
  * and an exec's ensure racing it starts no second one (docs/decisions/0032-session-holder-started-with-the-container.md).
  */
-import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import { createAdapted } from '../../extension/src/engine/compat';
 import { CONTAINER, ENV } from '../../extension/src/contract/constants';
 import { imageStartsHolder } from '../../extension/src/engine/image';

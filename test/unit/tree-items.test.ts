@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { containerSummary } from '../support/summary';
 import { driftWarning } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
@@ -15,7 +17,7 @@ import {
 } from '../../extension/src/ui/model';
 import { stopContainerConfirmation } from '../../extension/src/ui/confirmations';
 import { numberedTitle } from '../../extension/src/ui/titles';
-import { PROXIMO_DOCS_URL } from '../../extension/src/ui/tree/render';
+import { PROXIMO_DOCS_URL, peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/tree/render';
 import {
   anchorItem,
   containerContextValue,
@@ -36,9 +38,6 @@ import {
   sinceText,
 } from '../../extension/src/ui/tree/items';
 import type { HostReach } from '../../extension/src/plan/posture';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/tree/render';
 
 const names = objectNames();
 const anchorId = 'a1b2c3d4e5f6';

@@ -7,10 +7,10 @@
  * sweep knows it as ours; the sweep removes one once no container mounts it and it is still as
  * made and untouched (docs/decisions/0042-protected-paths-read-only.md, 0059).
  */
-import type Docker from 'dockerode';
 import { lchown, lstat, lutimes, mkdir, open, readdir, readFile, rmdir, unlink } from 'node:fs/promises';
 import { constants, type Stats } from 'node:fs';
 import { basename } from 'node:path';
+import type Docker from 'dockerode';
 import { PLACEHOLDER } from '../contract/constants';
 import { isPlaceholderText, placeholderText, type PlannedPlaceholder } from '../plan/protect';
 import type { EngineContext } from './context';

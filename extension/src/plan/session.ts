@@ -15,8 +15,7 @@ import {
   LABELS,
   SESSION_PROTOCOL,
 } from '../contract/constants';
-import { SECCOMP_UNCONFINED_OPT } from './drift';
-import { PEER_RUN_LABEL_VALUES } from './drift';
+import { SECCOMP_UNCONFINED_OPT, PEER_RUN_LABEL_VALUES } from './drift';
 import { agentHomes, DOCKER_ENDPOINT_MOUNT, flattenBinds, planMounts, validateWorkspaceBindPath, workspaceMirror } from './mounts';
 import { planProtections, PROTECTED_PATHS_LABEL_VALUE, type ProtectionPlan } from './protect';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';

@@ -8,8 +8,8 @@
  * to each again and recreates its terminal, same name and order. Closing a terminal by hand ends
  * its session; the window going away only detaches.
  */
-import { errorCode } from '../contract/errors';
 import * as vscode from 'vscode';
+import { errorCode } from '../contract/errors';
 import { plainText } from './plainText';
 import type {
   AgentWorktreeRequest,

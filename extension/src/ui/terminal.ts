@@ -7,9 +7,9 @@
  * (the user closed it) or keeps it (the window is going away) is the launcher's call, which
  * knows why the terminal closed (ui/shells.ts).
  */
-import { errorCode } from '../contract/errors';
 import { StringDecoder } from 'node:string_decoder';
 import * as vscode from 'vscode';
+import { errorCode } from '../contract/errors';
 import type { StartedShell, TerminalSize } from '../backend/api';
 import { AgentStateTracker, type AgentKind, type AgentStatus } from './agentState';
 import { AgentStreamRecognizer } from './agentStream';

@@ -1,5 +1,5 @@
-import { confirmDestructive } from './confirm';
 import * as vscode from 'vscode';
+import { confirmDestructive } from './confirm';
 import { plainText } from '../plainText';
 import { stopAndReopen } from './recreateContainer';
 import type { ToolboxCommand } from './types';

@@ -19,10 +19,9 @@ import {
 import { PROPOSABLE_PATHS } from '../../plan/proposals';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import type { AgentState, AgentStatus } from '../agentState';
-import type { ApprovalRequest } from '../../bridge/route';
+import type { ApprovalRequest, AgentEvent } from '../../bridge/route';
 import { approvalDescription, approvalTooltip, subjectPhrase } from '../approvalText';
 import { recentLines, timelineSuffix, type TimelineSummary } from '../agentTimeline';
-import type { AgentEvent } from '../../bridge/route';
 import { inline, plainItem, plainText, quoted } from '../plainText';
 import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
 import { byteSize, destination, egressLogTooltip } from '../egressText';
