@@ -11,6 +11,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
+import { coalesce } from './coalesce';
 import { plainText } from './plainText';
 import type { ToolboxBackend } from '../backend/api';
 import { CLI_NAME, findOnPath, readCliPeerDefault } from './cliPeerDefault';
@@ -126,4 +127,32 @@ export async function checkPeerDefaultAgreement(
     void vscode.window.showErrorMessage(plainText(`Toolbox could not write ~/.toolbox.yaml: ${(err as Error).message}`, 'message'));
   }
   return on ? 'pinned-on' : 'pinned-off';
+}
+
+/**
+ * Runs the check once, PEER_DEFAULT_STATE.delayMs after activation (extension.ts). A check still
+ * waiting keeps no process alive (the extension host never waits for it; the startup benchmark's
+ * child process exits after activation). `checkNow` runs it at once instead (the tests' API).
+ */
+export function schedulePeerDefaultCheck(
+  deps: PeerDefaultNoticeDeps,
+): vscode.Disposable & { checkNow(): ReturnType<typeof checkPeerDefaultAgreement> } {
+  const scheduled = coalesce(
+    () => {
+      checkPeerDefaultAgreement(deps).then(
+        (outcome) => deps.log.debug(`Peer-default check: ${outcome}.`),
+        (err: Error) => deps.log.warn(`Could not compare peer-messaging defaults with the toolbox CLI: ${err.message}`),
+      );
+    },
+    PEER_DEFAULT_STATE.delayMs,
+    { unref: true },
+  );
+  scheduled();
+  return {
+    dispose: scheduled.dispose,
+    checkNow: () => {
+      scheduled.cancel();
+      return checkPeerDefaultAgreement(deps);
+    },
+  };
 }
