@@ -28,7 +28,7 @@ installVscodeLite();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ToolboxShellPty } = require('../extension/src/ui/terminal') as typeof import('../extension/src/ui/terminal');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { workspacesNodes } = require('../extension/src/ui/tree/render') as typeof import('../extension/src/ui/tree/render');
+const { workspacesNodes } = require('../extension/src/ui/views/treeNodes') as typeof import('../extension/src/ui/views/treeNodes');
 
 type Pty = InstanceType<typeof ToolboxShellPty>;
 const MiB = 2 ** 20;

@@ -11,7 +11,7 @@ import type { CreateEngineBackendOptions } from './backend/engineBackend';
 import { registerCommands } from './ui/commands';
 import { windowFolders } from './ui/folders';
 import { type checkPeerDefaultAgreement, schedulePeerDefaultCheck } from './ui/peerDefaultNotice';
-import type { ToolboxState } from './ui/refresh';
+import type { ToolboxState } from './ui/views/refreshManager';
 import { createServices } from './ui/services';
 import type { OpenedShell } from './ui/shells';
 import { reattachSessions } from './ui/shells/reattachSessions';

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { containerSummary } from '../support/summary';
 import type { StartedShell } from '../../extension/src/backend/api';
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
 import {
   AGENT_QUICK_EXIT_MS,
   needsYouStatus,
@@ -20,8 +20,8 @@ import {
   terminalName,
   type AgentStatus,
 } from '../../extension/src/ui/agentState';
-import { agentRowItem, timeInState, type AgentRowInput } from '../../extension/src/ui/tree/items';
-import { FOCUS_TERMINAL_COMMAND, workspacesNodes } from '../../extension/src/ui/tree/render';
+import { agentRowItem, timeInState, type AgentRowInput } from '../../extension/src/ui/views/treeItems';
+import { FOCUS_TERMINAL_COMMAND, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
 import { AGENT_FIXTURES } from '../fixtures/agentOutput';
 

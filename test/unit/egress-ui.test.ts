@@ -24,9 +24,9 @@ import {
   logTime,
 } from '../../extension/src/ui/egressText';
 import { lazyBackend } from '../../extension/src/ui/lazyBackend';
-import { containerDescription } from '../../extension/src/ui/tree/items';
-import { SHOW_EGRESS_LOG_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
-import type { ToolboxState } from '../../extension/src/ui/refresh';
+import { containerDescription } from '../../extension/src/ui/views/treeItems';
+import { SHOW_EGRESS_LOG_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
+import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { objectNames } from '../../extension/src/contract/objects';
 import { containerSummary } from '../support/summary';
 import { installVscodeLite, vscodeLite } from '../support/vscodeLite';

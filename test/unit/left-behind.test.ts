@@ -13,8 +13,8 @@ import { objectNames } from '../../extension/src/contract/objects';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
 import { leftBehindConfirmation } from '../../extension/src/ui/confirmations';
-import { workspacesNodes } from '../../extension/src/ui/tree/render';
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
 
 const names = objectNames('toolbox');
 const owner = 'toolbox-app-1234abcd';

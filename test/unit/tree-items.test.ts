@@ -14,10 +14,10 @@ import {
   type ContainerSummary,
   type PeerSetting,
   type PeerSettingSource,
-} from '../../extension/src/ui/model';
+} from '../../extension/src/ui/views/model';
 import { stopContainerConfirmation } from '../../extension/src/ui/confirmations';
 import { numberedTitle } from '../../extension/src/ui/titles';
-import { PROXIMO_DOCS_URL, peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/tree/render';
+import { PROXIMO_DOCS_URL, peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import {
   anchorItem,
   containerContextValue,
@@ -36,7 +36,7 @@ import {
   reachItem,
   socketVolumeItem,
   sinceText,
-} from '../../extension/src/ui/tree/items';
+} from '../../extension/src/ui/views/treeItems';
 import type { HostReach } from '../../extension/src/plan/posture';
 
 const names = objectNames();
@@ -706,7 +706,7 @@ describe('the Stop Container confirmation', () => {
   });
 });
 
-describe('redraw key (ui/tree/provider.ts redraws only when it changes)', () => {
+describe('redraw key (ui/views/nodeTreeProvider.ts redraws only when it changes)', () => {
   const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 1_000 };
   const shell = { id: 's1', pid: 3, command: 'zsh', started: 0, attached: 1 };
   const key = (containers: ContainerSummary[]) =>

@@ -3,7 +3,7 @@
  * The bridge's /approval calls EditorActions.askApproval (`ask` here) with a checked question; it
  * waits in the inbox (ui/approvalInbox.ts) while a notification says who asks what, with Allow,
  * Deny, Allow for This Session (when the agent can remember it) and Open Terminal. The status bar
- * counts the questions waiting (ui/statusBar.ts ApprovalStatusBar) and the Workspaces view lists
+ * counts the questions waiting (ui/views/statusBars.ts ApprovalStatusBar) and the Workspaces view lists
  * them; both lead to the same answer pick.
  *
  * Never "allow" without the user's click: turned off, full, timed out, abandoned or closed is

@@ -4,7 +4,7 @@
  * container in `ask` mode to a host no rule allows and calls `ask` here; the question waits in the
  * inbox (ui/egressQuestions.ts) while a warning notification says which container wants which
  * host:port, with Allow Once, Allow for This Folder and Deny. The status bar counts the questions
- * waiting (ui/statusBar.ts EgressStatusBar) and Show Connection Questions… picks one of them, so a
+ * waiting (ui/views/statusBars.ts EgressStatusBar) and Show Connection Questions… picks one of them, so a
  * closed notification can still be answered.
  *
  * Never an allow without the user's click: dismissed, aborted (the program gave up, the backend's

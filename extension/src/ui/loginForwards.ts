@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { LoginForwardEvent, LoginForwardInfo } from '../backend/api/loginForwards';
 import { loginForwardNotice, loginForwardStatus } from './loginForwardText';
 import { plainText } from './plainText';
-import { showStatus } from './statusBar';
+import { showStatus } from './views/statusBars';
 
 export const STOP_LOGIN_FORWARD_COMMAND = 'toolbox.stopLoginForward';
 

@@ -26,12 +26,12 @@ import { lazyBackend } from './lazyBackend';
 import { LoginForwardStatus } from './loginForwards';
 import { PendingConfigPrompt } from './pendingConfig';
 import { ProposalReview } from './proposals';
-import { RefreshManager } from './refresh';
+import { RefreshManager } from './views/refreshManager';
 import { ResolvedConfigDocuments } from './resolvedConfig';
 import { SessionStore } from './sessionStore';
 import { SessionTimelineDocuments } from './sessionTimeline';
 import { ShellLauncher } from './shells';
-import { AgentStatusBar, ApprovalStatusBar, DriftStatusBar, EgressStatusBar } from './statusBar';
+import { AgentStatusBar, ApprovalStatusBar, DriftStatusBar, EgressStatusBar } from './views/statusBars';
 import { UnknownKeyNotice } from './unknownKeyNotice';
 
 /** What the commands get, and what the views, the reattach and the peer-default check need besides. */

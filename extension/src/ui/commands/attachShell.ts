@@ -1,5 +1,5 @@
 import type { SessionRecord } from '../../backend/api';
-import type { TreeNode } from '../tree/render';
+import type { TreeNode } from '../views/treeNodes';
 import type { CommandServices, ToolboxCommand } from './types';
 
 /** The record a tree node's held shell stands for (what Attach and End need to reach it). */

@@ -1,4 +1,4 @@
-import type { TreeNode } from '../tree/render';
+import type { TreeNode } from '../views/treeNodes';
 import { recordOf } from './attachShell';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { ToolboxCommand } from './types';

@@ -3,7 +3,7 @@ import { LOGIN_FORWARD, LOGIN_PRESETS } from '../../contract/constants';
 import { parseLoginPort, presetPorts } from '../../plan/loginCallback';
 import { forwardSentence } from '../loginForwardText';
 import { plainText } from '../plainText';
-import type { TreeNode } from '../tree/render';
+import type { TreeNode } from '../views/treeNodes';
 import type { ToolboxCommand } from './types';
 
 /**

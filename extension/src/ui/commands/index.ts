@@ -17,7 +17,7 @@ import { openShellWithProfile } from './openShellWithProfile';
 import { openPortInBrowser } from './openPortInBrowser';
 import { rebuildRuntimeImage } from './rebuildRuntimeImage';
 import { recreateContainer } from './recreateContainer';
-import { refreshCommand } from './refresh';
+import { refreshCommand } from '../views/refreshCommand';
 import { showLog } from './showLog';
 import { showResolvedConfig } from './showResolvedConfig';
 import { selectEngine } from './selectEngine';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import type { TreeNode } from '../tree/render';
+import type { TreeNode } from '../views/treeNodes';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { CommandServices, ToolboxCommand } from './types';
 

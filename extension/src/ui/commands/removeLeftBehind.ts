@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { leftBehindConfirmation } from '../confirmations';
 import { plainText } from '../plainText';
-import type { TreeNode } from '../tree/render';
+import type { TreeNode } from '../views/treeNodes';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { ToolboxCommand } from './types';
 
 /**
- * Remove What Was Left Behind, on a "Left behind by" row (ui/tree/render.ts leftBehindNodes): the
+ * Remove What Was Left Behind, on a "Left behind by" row (ui/views/treeNodes.ts leftBehindNodes): the
  * containers and networks a container of ours started through its Docker endpoint, once something
  * other than this editor removed that container (engine/dockerChildren.ts removeLeftBehind). A
  * modal lists what goes and what stays ("Keep Running" first, so Enter removes nothing);

@@ -1,4 +1,4 @@
-import { SHOW_APPROVALS_COMMAND } from '../tree/render';
+import { SHOW_APPROVALS_COMMAND } from '../views/treeNodes';
 import type { ToolboxCommand } from './types';
 
 /** The question a command was run on: a row of the Workspaces view (its node) or the id itself (the row's click). */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SHOW_EGRESS_LOG_COMMAND } from '../tree/render';
+import { SHOW_EGRESS_LOG_COMMAND } from '../views/treeNodes';
 import { plainText } from '../plainText';
 import type { ToolboxCommand } from './types';
 

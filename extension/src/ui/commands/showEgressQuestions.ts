@@ -1,6 +1,6 @@
 import type { ToolboxCommand } from './types';
 
-/** The command the connection questions' status bar item runs (ui/statusBar.ts EgressStatusBar). */
+/** The command the connection questions' status bar item runs (ui/views/statusBars.ts EgressStatusBar). */
 export const SHOW_EGRESS_QUESTIONS_COMMAND = 'toolbox.showEgressQuestions';
 
 /**

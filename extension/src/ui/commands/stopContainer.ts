@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { stopContainerConfirmation } from '../confirmations';
-import { heldShellItem } from '../tree/items';
-import type { TreeNode } from '../tree/render';
+import { heldShellItem } from '../views/treeItems';
+import type { TreeNode } from '../views/treeNodes';
 import { confirmDestructive, isConfirmed } from './confirm';
 import type { CommandServices, ToolboxCommand } from './types';
 

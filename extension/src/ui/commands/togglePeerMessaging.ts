@@ -4,7 +4,7 @@ import { plainText } from '../plainText';
 import { readHostFacts } from '../../backend/hostFacts';
 import { tildePath } from '../../plan/posture';
 import { pickFolder } from '../folders';
-import { projectFileOverriddenBy } from '../model';
+import { projectFileOverriddenBy } from '../views/model';
 import type { ToolboxCommand } from './types';
 
 /**

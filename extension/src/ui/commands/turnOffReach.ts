@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { readHostFacts } from '../../backend/hostFacts';
 import { reachTitle } from '../../plan/posture';
-import type { TreeNode } from '../tree/render';
+import type { TreeNode } from '../views/treeNodes';
 import { stopAndReopen } from './recreateContainer';
 import type { ToolboxCommand } from './types';
 

@@ -1,9 +1,9 @@
 import type * as vscode from 'vscode';
 import type { ToolboxBackend } from '../../backend/api';
 import type { GrantState } from '../../bridge/credentialGrants';
-import type { RefreshManager } from '../refresh';
+import type { RefreshManager } from '../views/refreshManager';
 import type { ShellLauncher } from '../shells';
-import type { DriftStatusBar } from '../statusBar';
+import type { DriftStatusBar } from '../views/statusBars';
 import type { ResolvedConfigDocuments } from '../resolvedConfig';
 import type { ProposalReview } from '../proposals';
 import type { ApprovalPrompter } from '../approvals';

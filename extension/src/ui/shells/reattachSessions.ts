@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { showEngineError } from '../commands';
 import { windowFolders } from '../folders';
 import { plainText } from '../plainText';
-import type { RefreshManager } from '../refresh';
+import type { RefreshManager } from '../views/refreshManager';
 import type { ShellLauncher } from '../shells';
 
 /**

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import type { AgentWorktreeRefusal, AgentWorktreeSummary, WorktreeService } from '../../backend/api';
-import type { ToolboxState } from '../refresh';
+import type { ToolboxState } from '../views/refreshManager';
 import { refusedRow, worktreeRow, type WorktreesViewRow } from './worktreeItems';
 import { OPEN_REFUSED_GIT_FILE_COMMAND } from '../commands/openRefusedGitFile';
 

@@ -13,8 +13,8 @@ import { windowFolders } from '../folders';
 import { plainText } from '../plainText';
 import type { ToolboxServices } from '../services';
 import { StateClock } from '../stateClock';
-import { NodeTreeProvider } from '../tree/provider';
-import { peerNodes, proximoNodes, workspacesNodes } from '../tree/render';
+import { NodeTreeProvider } from './nodeTreeProvider';
+import { peerNodes, proximoNodes, workspacesNodes } from './treeNodes';
 import { WorktreesProvider } from '../tree/worktrees';
 import { worktreeBaseProvider } from '../worktreeBase';
 

@@ -6,9 +6,9 @@
  * stand-in backend (test/unit/refresh.test.ts).
  */
 import type * as vscode from 'vscode';
-import type { ConfigService, PeerSetting, Snapshot, ViewService } from '../backend/api';
+import type { ConfigService, PeerSetting, Snapshot, ViewService } from '../../backend/api';
 import { findDrift, type DriftFinding, type ProximoSummary } from './model';
-import { errorActions, errorText, type ErrorAction } from '../contract/errors';
+import { errorActions, errorText, type ErrorAction } from '../../contract/errors';
 
 export interface ToolboxState {
   snapshot?: Snapshot;

@@ -4,8 +4,8 @@
  */
 import type { ErrorAction } from '../../contract/errors';
 import { SETTINGS } from '../../contract/manifest';
-import { folderOf, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from '../model';
-import type { ToolboxState } from '../refresh';
+import { folderOf, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from './model';
+import type { ToolboxState } from './refreshManager';
 import {
   agentRowItem,
   agentSessionItem,
@@ -44,7 +44,7 @@ import {
   withTimeline,
   type AgentRowInput,
   type IconSpec,
-} from './items';
+} from './treeItems';
 import type { ApprovalRequest } from '../../bridge/route';
 import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
 import type { AgentTimeline } from '../agentTimeline';

@@ -8,13 +8,13 @@
  * never a blanket fix.
  */
 import * as vscode from 'vscode';
-import { plainText } from './plainText';
+import { plainText } from '../plainText';
 import { driftStatus, findingKey, type DriftFinding } from './model';
-import { needsYouStatus, type AgentStatus } from './agentState';
-import { approvalsStatus } from './approvalText';
-import type { ApprovalRequest } from '../bridge/route';
-import type { EgressQuestion } from '../backend/api/egress';
-import { egressStatus } from './egressText';
+import { needsYouStatus, type AgentStatus } from '../agentState';
+import { approvalsStatus } from '../approvalText';
+import type { ApprovalRequest } from '../../bridge/route';
+import type { EgressQuestion } from '../../backend/api/egress';
+import { egressStatus } from '../egressText';
 
 export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
 

@@ -3,11 +3,11 @@
  * vscode import and no I/O here, so they are unit-tested (test/unit/tree-items.test.ts).
  */
 import { basename, dirname } from 'node:path';
-import { driftWarning, peerDrift, profileDrift, seccompDifference, seccompWarning, type PeerDriftKind } from '../plan/drift';
-import { tildePath } from '../plan/posture';
-import type { ContainerSummary, PeerSetting, PeerSettingSource, SeccompSetting } from '../backend/api';
-import type { ObjectNames, SeccompProfile } from '../contract/types';
-import { inline, plainText } from './plainText';
+import { driftWarning, peerDrift, profileDrift, seccompDifference, seccompWarning, type PeerDriftKind } from '../../plan/drift';
+import { tildePath } from '../../plan/posture';
+import type { ContainerSummary, PeerSetting, PeerSettingSource, SeccompSetting } from '../../backend/api';
+import type { ObjectNames, SeccompProfile } from '../../contract/types';
+import { inline, plainText } from '../plainText';
 
 export type {
   AgentSessionSummary,
@@ -20,7 +20,7 @@ export type {
   ProximoSummary,
   SeccompSetting,
   SocketVolumeSummary,
-} from '../backend/api';
+} from '../../backend/api';
 
 /** A workspace/named container that belongs to one of this window's folders. */
 export function folderOf(c: ContainerSummary, folders: readonly string[]): string | undefined {

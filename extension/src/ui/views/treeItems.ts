@@ -37,7 +37,7 @@ import {
   type PeerSetting,
   type ProximoSummary,
   type SocketVolumeSummary,
-} from '../model';
+} from './model';
 
 /** A codicon id and an optional theme colour id; the provider turns it into a ThemeIcon. */
 export interface IconSpec {
@@ -58,7 +58,7 @@ export function containerLabel(c: ContainerSummary): string {
   return plainText(c.name, 'label');
 }
 
-/** The Workspaces view's group of the containers of folders this window does not have open (ui/tree/render.ts groupOthers). */
+/** The Workspaces view's group of the containers of folders this window does not have open (ui/views/treeNodes.ts groupOthers). */
 export function otherContainersItem(count: number): { label: string; icon: IconSpec; contextValue: string; tooltip: string } {
   return {
     label: `Other toolbox containers (${count})`,

@@ -1,4 +1,4 @@
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/types';
 
 export const refreshCommand: ToolboxCommand = {
   id: 'toolbox.refresh',

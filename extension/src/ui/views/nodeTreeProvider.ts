@@ -1,8 +1,8 @@
 /** One TreeDataProvider for every Toolbox view: it copies pure TreeNodes onto TreeItems. */
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import type { ToolboxState } from '../refresh';
-import { treeKey, type TreeNode } from './render';
+import type { ToolboxState } from './refreshManager';
+import { treeKey, type TreeNode } from './treeNodes';
 
 export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
@@ -27,7 +27,7 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsco
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
-    // The rows are built plain (ui/tree/items.ts); cleaned again here, where every row passes.
+    // The rows are built plain (ui/views/treeItems.ts); cleaned again here, where every row passes.
     const item = new vscode.TreeItem(
       plainText(node.label, 'label'),
       !node.children?.length
