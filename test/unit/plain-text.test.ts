@@ -20,7 +20,7 @@ import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/view
 import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';
 import * as items from '../../extension/src/ui/views/treeItems';
 import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
-import * as worktreeItems from '../../extension/src/ui/tree/worktreeItems';
+import * as worktreeItems from '../../extension/src/ui/worktrees/worktreeItems';
 import * as approvalText from '../../extension/src/ui/approvalText';
 import * as agentTimeline from '../../extension/src/ui/agentTimeline';
 import * as egressText from '../../extension/src/ui/egressText';

@@ -8,15 +8,15 @@ import * as vscode from 'vscode';
 import { CONTEXT_KEYS } from '../../contract/manifest';
 import { TRUST_ENABLED_SETTING } from '../../plan/hostTools';
 import { coalesce } from '../coalesce';
-import { WORKTREE_BASE_SCHEME } from '../commands/compareAgentWorktree';
+import { WORKTREE_BASE_SCHEME } from '../worktrees/compareAgentWorktree';
 import { windowFolders } from '../folders';
 import { plainText } from '../plainText';
 import type { ToolboxServices } from '../services';
 import { StateClock } from '../stateClock';
 import { NodeTreeProvider } from './nodeTreeProvider';
 import { peerNodes, proximoNodes, workspacesNodes } from './treeNodes';
-import { WorktreesProvider } from '../tree/worktrees';
-import { worktreeBaseProvider } from '../worktreeBase';
+import { WorktreesProvider } from '../worktrees/worktreesProvider';
+import { worktreeBaseProvider } from '../worktrees/worktreeBaseProvider';
 
 export function registerViews(context: vscode.ExtensionContext, s: ToolboxServices): void {
   const { backend, shells, refresh, inbox, egressInbox, timeline, home, settings, log } = s;

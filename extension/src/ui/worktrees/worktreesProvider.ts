@@ -8,7 +8,7 @@ import { plainText } from '../plainText';
 import type { AgentWorktreeRefusal, AgentWorktreeSummary, WorktreeService } from '../../backend/api';
 import type { ToolboxState } from '../views/refreshManager';
 import { refusedRow, worktreeRow, type WorktreesViewRow } from './worktreeItems';
-import { OPEN_REFUSED_GIT_FILE_COMMAND } from '../commands/openRefusedGitFile';
+import { OPEN_REFUSED_GIT_FILE_COMMAND } from './openRefusedGitFile';
 
 const RELOAD_DEBOUNCE_MS = 300;
 

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { branchOf, pickWorktree } from './worktreePick';
-import type { ToolboxCommand } from './types';
+import { branchOf, pickWorktree } from './pickWorktree';
+import type { ToolboxCommand } from '../commands/types';
 
-/** The scheme of a file as it was at the worktree's merge base, served from the host (ui/worktreeBase.ts). */
+/** The scheme of a file as it was at the worktree's merge base, served from the host (ui/worktrees/worktreeBaseProvider.ts). */
 export const WORKTREE_BASE_SCHEME = 'toolbox-worktree-base';
 
 /**

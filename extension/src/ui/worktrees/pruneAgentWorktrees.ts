@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { isConfirmed } from './confirm';
+import { isConfirmed } from '../commands/confirm';
 import { pickFolder } from '../folders';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/types';
 
 /** Prune Merged: removes the agent worktrees whose branch is merged into its base; dirty ones stay. */
 export const pruneAgentWorktrees: ToolboxCommand = {

@@ -3,7 +3,7 @@
  * through the backend (an added file has no left side at all: compareAgentWorktree.ts).
  */
 import type * as vscode from 'vscode';
-import type { WorktreeService } from '../backend/api';
+import type { WorktreeService } from '../../backend/api';
 
 export function worktreeBaseProvider(backend: Pick<WorktreeService, 'agentWorktreeFileAt'>): vscode.TextDocumentContentProvider {
   return {
