@@ -26,7 +26,8 @@ import { heldSessionRig } from './sessions';
 
 installVscodeLite();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ToolboxShellPty } = require('../extension/src/ui/terminal') as typeof import('../extension/src/ui/terminal');
+const { ToolboxShellPty } =
+  require('../extension/src/ui/shells/toolboxShellPty') as typeof import('../extension/src/ui/shells/toolboxShellPty');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { workspacesNodes } = require('../extension/src/ui/views/treeNodes') as typeof import('../extension/src/ui/views/treeNodes');
 

@@ -13,7 +13,7 @@ import { windowFolders } from './ui/folders';
 import { type checkPeerDefaultAgreement, schedulePeerDefaultCheck } from './ui/peerDefaultNotice';
 import type { ToolboxState } from './ui/views/refreshManager';
 import { createServices } from './ui/services';
-import type { OpenedShell } from './ui/shells';
+import type { OpenedShell } from './ui/shells/shellLauncher';
 import { reattachSessions } from './ui/shells/reattachSessions';
 import { shellProfileProvider } from './ui/shells/shellProfileProvider';
 import { registerViews } from './ui/views/registerViews';

@@ -25,7 +25,8 @@ import { installVscodeLite, silentLog } from '../support/vscodeLite';
 
 installVscodeLite();
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
+const { ToolboxShellPty } =
+  require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 /* eslint-enable @typescript-eslint/no-require-imports */
 type Pty = InstanceType<typeof ToolboxShellPty>;
 
@@ -78,7 +79,7 @@ describe('agent state when the agent is gone, through a real terminal (issue 26,
     return b;
   }
 
-  /** A terminal as the launcher makes it (ui/shells.ts): the agent it was opened for, or a record's. */
+  /** A terminal as the launcher makes it (ui/shells/shellLauncher.ts): the agent it was opened for, or a record's. */
   function terminal(container: string, start: (size: { cols: number; rows: number }) => Promise<StartedShell>, agent?: AgentKind) {
     const pty = new ToolboxShellPty({ container, start, log: silentLog as never, ...(agent ? { agent } : {}) });
     ptys.push(pty);

@@ -30,7 +30,8 @@ import { installVscodeLite, silentLog, vscodeLite } from '../support/vscodeLite'
 installVscodeLite();
 exitWhenDone('outside-text.test');
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
+const { ToolboxShellPty } =
+  require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 const { AgentNudge } = require('../../extension/src/ui/agentNudge') as typeof import('../../extension/src/ui/agentNudge');
 const { showEngineError } = require('../../extension/src/ui/commands/index') as typeof import('../../extension/src/ui/commands/index');
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -111,7 +112,7 @@ describe('text a container writes reaches the user as text (issue 25, attack 2; 
     const terminal = new ToolboxShellPty({ container: session.name, start: (size) => session.start(size), log: silentLog as never });
     pty = terminal;
     terminal.onDidChangeAgent((s) => statuses.push(s));
-    // The nudge as the extension makes it, fed by this terminal (ui/shells.ts does this for each).
+    // The nudge as the extension makes it, fed by this terminal (ui/shells/shellLauncher.ts does this for each).
     const shells = {
       onDidChangeAgent: (listener: (a: unknown) => void) =>
         terminal.onDidChangeAgent((status) => listener({ key: 1, container: session.name, title: prepared.title, status })),

@@ -36,7 +36,8 @@ import { exitWhenDone } from '../support/exitGuard';
 installVscodeLite();
 exitWhenDone('remote.test');
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
+const { ToolboxShellPty } =
+  require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;

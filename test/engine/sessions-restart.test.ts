@@ -1,6 +1,6 @@
 /**
  * A held shell while its engine restarts, on a private second dockerd (the machine's engine is
- * shared with other tests): the real backend and the real terminal (ui/terminal.ts, with the
+ * shared with other tests): the real backend and the real terminal (ui/shells/toolboxShellPty.ts, with the
  * small `vscode` stand-in for its event emitters). Without live-restore the restart takes the
  * container down; the terminal must say so in one line, offer Reopen, and a reopen must give a
  * working shell on the restarted engine. While the engine is down the shell works on: the
@@ -23,7 +23,8 @@ import { screen } from '../support/screen';
 
 installVscodeLite();
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
+const { ToolboxShellPty } =
+  require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;

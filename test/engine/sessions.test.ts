@@ -128,7 +128,7 @@ describe('session holder in the runtime image', () => {
     await out2.waitFor(new RegExp(`tick ${Number(n1)} pid ${pid}`));
     const later = await out2.waitFor(new RegExp(`tick (\\d+) pid ${pid}\\r\\n(?![\\s\\S]*tick \\d+ pid ${pid}\\r\\n[\\s\\S]*$)`));
     assert.ok(Number(later[1]) > Number(n1) + 3, `the counter advanced while detached (${n1} → ${later[1]})`);
-    // The holder says how much of that is replayed history (the recogniser reads it as such: ui/terminal.ts).
+    // The holder says how much of that is replayed history (the recogniser reads it as such: ui/shells/toolboxShellPty.ts).
     assert.ok(again.replayBytes !== undefined && again.replayBytes > 0, `replayBytes ${again.replayBytes}`);
     const replayed = out2.bytes.subarray(0, again.replayBytes).toString('latin1');
     assert.match(replayed, new RegExp(`tick ${Number(n1)} pid ${pid}`));

@@ -478,9 +478,9 @@ const NOT_BUILDERS: Record<string, string> = {
   'model.findingKey': 'a key (not shown)',
   'model.pointsAtDockerHost': 'a test on the text',
   'model.pointsAtSelectEngine': 'a test on the text',
-  'model.numberedTitle': "a terminal's name, cleaned where the terminal is made (ui/shells.ts)",
+  'model.numberedTitle': "a terminal's name, cleaned where the terminal is made (ui/shells/shellLauncher.ts)",
   'agentState.agentOf': 'an agent kind',
-  'agentState.terminalName': "a terminal's name, cleaned where the tab is renamed (ui/shells.ts)",
+  'agentState.terminalName': "a terminal's name, cleaned where the tab is renamed (ui/shells/shellLauncher.ts)",
   'agentState.nudgeSetting': 'a setting value',
   'agentState.shouldNudge': 'a yes or no',
   'agentState.quickExit': 'a yes or no',
@@ -639,7 +639,7 @@ describe("a container's connection log (issue 30)", () => {
 });
 
 describe('the nudge, rate-limited per terminal (issue 25, attack 2)', () => {
-  /** Terminal output through the recogniser and the state tracker into the nudge gate, as ui/terminal.ts and ui/agentNudge.ts wire them. */
+  /** Terminal output through the recogniser and the state tracker into the nudge gate, as ui/shells/toolboxShellPty.ts and ui/agentNudge.ts wire them. */
   function terminal(clock: { t: number }, gate: NudgeGate, key: number) {
     const nudges: AgentStatus[] = [];
     const changes: AgentStatus[] = [];

@@ -16,7 +16,7 @@ import {
   type PeerSettingSource,
 } from '../../extension/src/ui/views/model';
 import { stopContainerConfirmation } from '../../extension/src/ui/confirmations';
-import { numberedTitle } from '../../extension/src/ui/titles';
+import { numberedTitle } from '../../extension/src/ui/shells/numberedTitle';
 import { PROXIMO_DOCS_URL, peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import {
   anchorItem,

@@ -169,7 +169,7 @@ export class ShellOpener {
       unknownKeys,
       projectFileIgnored: resolved.projectFileIgnored,
       ...(pendingConfig ? { pendingConfig } : {}),
-      // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
+      // The window folder, not a named shell's configured path: held shells come back per window folder (ui/shells/sessionStore.ts).
       open: (progress, signal) => this.open(request, ownImageBuildArgs, title, progress, signal, shell.folder, firstCommand),
     };
     // Planned here too: a symbolic link among them refuses the open before anything starts.

@@ -21,7 +21,7 @@ import * as vscode from 'vscode';
 import { SETTINGS } from '../contract/manifest';
 import { NudgeGate, nudgeSetting, nudgeText, quickExit, quickExitText, shouldNudge } from './agentState';
 import { plainText } from './plainText';
-import type { AgentTerminal, ShellLauncher } from './shells';
+import type { AgentTerminal, ShellLauncher } from './shells/shellLauncher';
 
 export const FOCUS_BUTTON = 'Focus';
 export const FOCUS_TERMINAL_BUTTON = 'Focus Terminal';

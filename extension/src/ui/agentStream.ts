@@ -4,7 +4,7 @@
  * ConEmu progress (OSC 9;4), the prompt markers of shell integration (OSC 133 / OSC 633) and the
  * agent launcher's exit mark (contract/constants.ts AGENT_EXIT_MARK).
  *
- * It only reads: the terminal writes every byte unchanged (ui/terminal.ts). It is incremental (a
+ * It only reads: the terminal writes every byte unchanged (ui/shells/toolboxShellPty.ts). It is incremental (a
  * sequence split across chunks is recognised the same) and bounded: one fixed buffer of
  * AGENT_STREAM_LIMITS.oscPayloadBytes holds the OSC being read; a longer one is skipped to its
  * end; an OSC that never ends is abandoned at the next ESC, CAN or SUB, as xterm does. Nothing is

@@ -20,7 +20,7 @@ import { SETTINGS } from '../contract/manifest';
 import { approvalTimeoutMs, ASK_REASONS, type ApprovalInbox } from './approvalInbox';
 import { approvalMessage, approvalPickItem } from './approvalText';
 import { inline, plainText } from './plainText';
-import type { ShellLauncher } from './shells';
+import type { ShellLauncher } from './shells/shellLauncher';
 
 /** An answer the user can give. */
 export type ApprovalChoice = 'allow' | 'session' | 'deny';

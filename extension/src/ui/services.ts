@@ -28,9 +28,9 @@ import { PendingConfigPrompt } from './pendingConfig';
 import { ProposalReview } from './proposals';
 import { RefreshManager } from './views/refreshManager';
 import { ResolvedConfigDocuments } from './resolvedConfig';
-import { SessionStore } from './sessionStore';
+import { SessionStore } from './shells/sessionStore';
 import { SessionTimelineDocuments } from './sessionTimeline';
-import { ShellLauncher } from './shells';
+import { ShellLauncher } from './shells/shellLauncher';
 import { AgentStatusBar, ApprovalStatusBar, DriftStatusBar, EgressStatusBar } from './views/statusBars';
 import { UnknownKeyNotice } from './unknownKeyNotice';
 

@@ -1,19 +1,16 @@
 /** The single registration point of every Toolbox command. */
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { attachShell } from './attachShell';
+import { attachShell, endShell } from '../shells/heldShellCommands';
 import { driftActions } from './driftActions';
-import { endShell } from './endShell';
 import { focusTerminal } from './focusTerminal';
 import { startClaudeCode } from './startClaudeCode';
 import { startCodex } from './startCodex';
 import { manageCredentialGrants } from './manageCredentialGrants';
-import { openNamedShell } from './openNamedShell';
-import { openShell } from './openShell';
-import { openShellPeerOff } from './openShellPeerOff';
-import { openShellPeerOn } from './openShellPeerOn';
-import { openShellWithPorts } from './openShellWithPorts';
-import { openShellWithProfile } from './openShellWithProfile';
+import { openNamedShell } from '../shells/openNamedShell';
+import { openShell, openShellPeerOff, openShellPeerOn } from '../shells/openShell';
+import { openShellWithPorts } from '../shells/openShellWithPorts';
+import { openShellWithProfile } from '../shells/openShellWithProfile';
 import { openPortInBrowser } from './openPortInBrowser';
 import { rebuildRuntimeImage } from './rebuildRuntimeImage';
 import { recreateContainer } from './recreateContainer';

@@ -1,4 +1,4 @@
-import { openShellFor } from './openShell';
+import { openShellFor } from '../shells/openShell';
 import type { ToolboxCommand } from './types';
 
 /** A Toolbox terminal running Codex in the folder's container (a held session: it survives reloads). */

@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import type { ToolboxBackend } from '../../backend/api';
 import type { GrantState } from '../../bridge/credentialGrants';
 import type { RefreshManager } from '../views/refreshManager';
-import type { ShellLauncher } from '../shells';
+import type { ShellLauncher } from '../shells/shellLauncher';
 import type { DriftStatusBar } from '../views/statusBars';
 import type { ResolvedConfigDocuments } from '../resolvedConfig';
 import type { ProposalReview } from '../proposals';

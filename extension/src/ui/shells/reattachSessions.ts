@@ -3,7 +3,7 @@ import { showEngineError } from '../commands';
 import { windowFolders } from '../folders';
 import { plainText } from '../plainText';
 import type { RefreshManager } from '../views/refreshManager';
-import type { ShellLauncher } from '../shells';
+import type { ShellLauncher } from './shellLauncher';
 
 /**
  * Reattaches this window's held shells; says once which could not come back and why.

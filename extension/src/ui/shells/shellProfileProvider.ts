@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { pickFolder } from '../folders';
-import type { ShellLauncher } from '../shells';
+import type { ShellLauncher } from './shellLauncher';
 
 /** The terminal profile `toolbox.shell` (the terminal's + menu): a Toolbox shell for the folder picked. */
 export function shellProfileProvider(shells: ShellLauncher): vscode.TerminalProfileProvider {

@@ -707,7 +707,7 @@ export function portItem(p: PublishedPort, container: string): ItemProps {
   });
 }
 
-/** A terminal of this window and its session's state (ui/shells.ts AgentTerminal, without vscode). */
+/** A terminal of this window and its session's state (ui/shells/shellLauncher.ts AgentTerminal, without vscode). */
 export interface AgentRowInput {
   key: number;
   container: string;

@@ -9,8 +9,8 @@
  * its session; the window going away only detaches.
  */
 import * as vscode from 'vscode';
-import { errorCode } from '../contract/errors';
-import { plainText } from './plainText';
+import { errorCode } from '../../contract/errors';
+import { plainText } from '../plainText';
 import type {
   AgentWorktreeRequest,
   PreparedShell,
@@ -20,7 +20,7 @@ import type {
   StartedShell,
   ShellService,
   WorktreeService,
-} from '../backend/api';
+} from '../../backend/api';
 
 /** Makes the prepared shell and its session under the launcher's progress (New Agent Worktree). */
 type Producer = (
@@ -28,13 +28,13 @@ type Producer = (
   token: vscode.CancellationToken,
 ) => Promise<{ prepared: PreparedShell; session: ShellSession; folder?: string } | undefined>;
 import { basename } from 'node:path';
-import type { PendingConfigPrompt } from './pendingConfig';
-import type { UnknownKeyNotice } from './unknownKeyNotice';
-import { numberedTitle } from './titles';
-import { withPhaseProgress } from './progress';
+import type { PendingConfigPrompt } from '../pendingConfig';
+import type { UnknownKeyNotice } from '../unknownKeyNotice';
+import { numberedTitle } from './numberedTitle';
+import { withPhaseProgress } from '../progress';
 import type { SessionStore } from './sessionStore';
-import { ToolboxShellPty, type ShellEnd } from './terminal';
-import { terminalName, type AgentKind, type AgentStatus } from './agentState';
+import { ToolboxShellPty, type ShellEnd } from './toolboxShellPty';
+import { terminalName, type AgentKind, type AgentStatus } from '../agentState';
 
 export interface OpenedShell {
   container: string;

@@ -4,7 +4,7 @@
  * the terminals were opened in.
  */
 import type * as vscode from 'vscode';
-import type { SessionRecord } from '../backend/api';
+import type { SessionRecord } from '../../backend/api';
 
 const KEY = 'toolbox.sessions.v1';
 /** A window with more held shells than this is not something to restore blindly. */

@@ -1,5 +1,5 @@
 import { pickFolder } from '../folders';
-import type { CommandServices, ToolboxCommand } from './types';
+import type { CommandServices, ToolboxCommand } from '../commands/types';
 
 /**
  * Opens (creates or reattaches) the folder's container with its peer setting, or a per-run
@@ -16,4 +16,16 @@ export async function openShellFor(s: CommandServices, arg: unknown, peer?: bool
 export const openShell: ToolboxCommand = {
   id: 'toolbox.openShell',
   run: (s, arg) => openShellFor(s, arg),
+};
+
+/** `toolbox shell --peer=false`: this one run outside the shared PID namespace. */
+export const openShellPeerOff: ToolboxCommand = {
+  id: 'toolbox.openShellPeerOff',
+  run: (s, arg) => openShellFor(s, arg, false),
+};
+
+/** `toolbox shell --peer`: this one run in the shared PID namespace. */
+export const openShellPeerOn: ToolboxCommand = {
+  id: 'toolbox.openShellPeerOn',
+  run: (s, arg) => openShellFor(s, arg, true),
 };

@@ -5,15 +5,15 @@
  *
  * Closing the terminal only detaches from a held session here; whether that ends the session
  * (the user closed it) or keeps it (the window is going away) is the launcher's call, which
- * knows why the terminal closed (ui/shells.ts).
+ * knows why the terminal closed (ui/shells/shellLauncher.ts).
  */
 import { StringDecoder } from 'node:string_decoder';
 import * as vscode from 'vscode';
-import { errorCode } from '../contract/errors';
-import type { StartedShell, TerminalSize } from '../backend/api';
-import { AgentStateTracker, type AgentKind, type AgentStatus } from './agentState';
-import { AgentStreamRecognizer } from './agentStream';
-import { ReplayQueryFilter } from './replayFilter';
+import { errorCode } from '../../contract/errors';
+import type { StartedShell, TerminalSize } from '../../backend/api';
+import { AgentStateTracker, type AgentKind, type AgentStatus } from '../agentState';
+import { AgentStreamRecognizer } from '../agentStream';
+import { ReplayQueryFilter } from './replayQueryFilter';
 
 export interface ShellTerminalOptions {
   /** Container name, for messages. */
@@ -105,7 +105,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     return this.agent.lastInputAt;
   }
 
-  /** The user brought this terminal to the front (ui/shells.ts): a "needs you" has been seen. */
+  /** The user brought this terminal to the front (ui/shells/shellLauncher.ts): a "needs you" has been seen. */
   focused(): void {
     this.agent.focused();
   }
