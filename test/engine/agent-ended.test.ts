@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { SessionRecord, StartedShell } from '../../extension/src/backend/api';
-import { quickExit, quickExitText, type AgentKind, type AgentStatus } from '../../extension/src/ui/agentState';
+import { quickExit, quickExitText, type AgentKind, type AgentStatus } from '../../extension/src/ui/agents/agentState';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { testBackend, type TestBackend } from '../support/backend';
 import { ensureTestRuntimeImage } from '../support/image';

@@ -19,7 +19,7 @@ import {
   shouldNudge,
   terminalName,
   type AgentStatus,
-} from '../../extension/src/ui/agentState';
+} from '../../extension/src/ui/agents/agentState';
 import { agentRowItem, timeInState, type AgentRowInput } from '../../extension/src/ui/views/treeItems';
 import { FOCUS_TERMINAL_COMMAND, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';

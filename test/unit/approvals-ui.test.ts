@@ -13,7 +13,7 @@ import { SETTINGS } from '../../extension/src/contract/manifest';
 import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/constants';
 import { ApprovalInbox, ASK_REASONS } from '../../extension/src/ui/approvalInbox';
 import { approvalMessage, approvalsStatus, approvalTooltip, worktreeOf } from '../../extension/src/ui/approvalText';
-import { AgentTimeline } from '../../extension/src/ui/agentTimeline';
+import { AgentTimeline } from '../../extension/src/ui/agents/agentTimeline';
 import { SHOW_APPROVALS_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
 import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { approvalRequest } from '../support/approvals';

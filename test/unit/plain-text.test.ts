@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { ReachKind } from '../../extension/src/plan/posture';
-import * as agentState from '../../extension/src/ui/agentState';
-import { NudgeGate, type AgentStatus, AgentStateTracker } from '../../extension/src/ui/agentState';
-import { AgentStreamRecognizer } from '../../extension/src/ui/agentStream';
+import * as agentState from '../../extension/src/ui/agents/agentState';
+import { NudgeGate, type AgentStatus, AgentStateTracker } from '../../extension/src/ui/agents/agentState';
+import { AgentStreamRecognizer } from '../../extension/src/ui/agents/agentStream';
 import * as confirmations from '../../extension/src/ui/confirmations';
 import * as model from '../../extension/src/ui/views/model';
 import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/views/model';
@@ -22,7 +22,7 @@ import * as items from '../../extension/src/ui/views/treeItems';
 import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
 import * as worktreeItems from '../../extension/src/ui/worktrees/worktreeItems';
 import * as approvalText from '../../extension/src/ui/approvalText';
-import * as agentTimeline from '../../extension/src/ui/agentTimeline';
+import * as agentTimeline from '../../extension/src/ui/agents/agentTimeline';
 import * as egressText from '../../extension/src/ui/egressText';
 import type { EgressLogEntry, EgressQuestion, EgressSummary } from '../../extension/src/backend/api/egress';
 import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
@@ -639,7 +639,7 @@ describe("a container's connection log (issue 30)", () => {
 });
 
 describe('the nudge, rate-limited per terminal (issue 25, attack 2)', () => {
-  /** Terminal output through the recogniser and the state tracker into the nudge gate, as ui/shells/toolboxShellPty.ts and ui/agentNudge.ts wire them. */
+  /** Terminal output through the recogniser and the state tracker into the nudge gate, as ui/shells/toolboxShellPty.ts and ui/agents/agentNudge.ts wire them. */
   function terminal(clock: { t: number }, gate: NudgeGate, key: number) {
     const nudges: AgentStatus[] = [];
     const changes: AgentStatus[] = [];

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { EditorActions } from '../bridge/route';
-import type { AgentTimeline } from './agentTimeline';
+import type { AgentTimeline } from './agents/agentTimeline';
 import type { ApprovalInbox } from './approvalInbox';
 import type { ApprovalPrompter } from './approvals';
 import type { ProposalReview } from './proposals';

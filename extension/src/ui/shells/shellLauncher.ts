@@ -34,7 +34,7 @@ import { numberedTitle } from './numberedTitle';
 import { withPhaseProgress } from '../progress';
 import type { SessionStore } from './sessionStore';
 import { ToolboxShellPty, type ShellEnd } from './toolboxShellPty';
-import { terminalName, type AgentKind, type AgentStatus } from '../agentState';
+import { terminalName, type AgentKind, type AgentStatus } from '../agents/agentState';
 
 export interface OpenedShell {
   container: string;
@@ -156,7 +156,7 @@ export class ShellLauncher implements vscode.Disposable {
     };
   }
 
-  /** The user brought a terminal to the front: its session's "needs you" has been seen (ui/agentNudge.ts decides when). */
+  /** The user brought a terminal to the front: its session's "needs you" has been seen (ui/agents/agentNudge.ts decides when). */
   focused(terminal: vscode.Terminal): void {
     this.tracked.find((o) => o.terminal === terminal)?.pty.focused();
   }

@@ -11,8 +11,8 @@ import { StringDecoder } from 'node:string_decoder';
 import * as vscode from 'vscode';
 import { errorCode } from '../../contract/errors';
 import type { StartedShell, TerminalSize } from '../../backend/api';
-import { AgentStateTracker, type AgentKind, type AgentStatus } from '../agentState';
-import { AgentStreamRecognizer } from '../agentStream';
+import { AgentStateTracker, type AgentKind, type AgentStatus } from '../agents/agentState';
+import { AgentStreamRecognizer } from '../agents/agentStream';
 import { ReplayQueryFilter } from './replayQueryFilter';
 
 export interface ShellTerminalOptions {
@@ -65,7 +65,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
   /** VS Code renames the terminal's tab on this (its icon and colour are fixed at creation). */
   readonly onDidChangeName = this.nameEmitter.event;
   private readonly agent: AgentStateTracker;
-  /** Reads the signals in the output; it never changes a byte (ui/agentStream.ts). */
+  /** Reads the signals in the output; it never changes a byte (ui/agents/agentStream.ts). */
   private readonly recognizer: AgentStreamRecognizer;
   /** The recogniser is reading replayed history (see feed()). */
   private replaying = false;

@@ -12,7 +12,7 @@ import { WORKTREE_BASE_SCHEME } from '../worktrees/compareAgentWorktree';
 import { windowFolders } from '../folders';
 import { plainText } from '../plainText';
 import type { ToolboxServices } from '../services';
-import { StateClock } from '../stateClock';
+import { StateClock } from '../agents/stateClock';
 import { NodeTreeProvider } from './nodeTreeProvider';
 import { peerNodes, proximoNodes, workspacesNodes } from './treeNodes';
 import { WorktreesProvider } from '../worktrees/worktreesProvider';

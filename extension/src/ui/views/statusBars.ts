@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { driftStatus, findingKey, type DriftFinding } from './model';
-import { needsYouStatus, type AgentStatus } from '../agentState';
+import { needsYouStatus, type AgentStatus } from '../agents/agentState';
 import { approvalsStatus } from '../approvalText';
 import type { ApprovalRequest } from '../../bridge/route';
 import type { EgressQuestion } from '../../backend/api/egress';

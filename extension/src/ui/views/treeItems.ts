@@ -18,10 +18,10 @@ import {
 } from '../../plan/hostTools';
 import { PROPOSABLE_PATHS } from '../../plan/proposals';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
-import type { AgentState, AgentStatus } from '../agentState';
+import type { AgentState, AgentStatus } from '../agents/agentState';
 import type { ApprovalRequest, AgentEvent } from '../../bridge/route';
 import { approvalDescription, approvalTooltip, subjectPhrase } from '../approvalText';
-import { recentLines, timelineSuffix, type TimelineSummary } from '../agentTimeline';
+import { recentLines, timelineSuffix, type TimelineSummary } from '../agents/agentTimeline';
 import { inline, plainItem, plainText, quoted } from '../plainText';
 import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
 import { byteSize, destination, egressLogTooltip } from '../egressText';
@@ -808,7 +808,7 @@ export function approvalItem(request: ApprovalRequest, now: number): ItemProps {
 }
 
 /**
- * A session row with what its agent did (ui/agentTimeline.ts): the counts and tokens after its
+ * A session row with what its agent did (ui/agents/agentTimeline.ts): the counts and tokens after its
  * description, its last entries in the tooltip, and `.timeline` at the end of its contextValue
  * (Show Session Timeline). Unchanged when nothing came from the session.
  */

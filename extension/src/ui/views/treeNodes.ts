@@ -47,7 +47,7 @@ import {
 } from './treeItems';
 import type { ApprovalRequest } from '../../bridge/route';
 import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
-import type { AgentTimeline } from '../agentTimeline';
+import type { AgentTimeline } from '../agents/agentTimeline';
 import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
 import type { HostReach } from '../../plan/posture';
 import { hostToolsOffer, hostToolsPosture, runningOnTheirOwn, type HostToolsFacts, type HostToolsPosture } from '../../plan/hostTools';
@@ -85,7 +85,7 @@ export interface TreeNode {
   port?: PublishedPort;
   /** An agent's question (ui/approvalInbox.ts): what Allow, Deny and Open Terminal answer. */
   approvalId?: string;
-  /** A session row with a timeline (ui/agentTimeline.ts): what Show Session Timeline opens. */
+  /** A session row with a timeline (ui/agents/agentTimeline.ts): what Show Session Timeline opens. */
   timeline?: { container: string; sessionId: string };
   /** A "Left behind by" row: the gone owner whose children Remove What Was Left Behind removes. */
   leftBehind?: string;
@@ -184,7 +184,7 @@ function errorNodes(message: string, actions: readonly ErrorAction[]): TreeNode[
   ];
 }
 
-/** The command a session's row runs: focus its terminal (ui/commands/focusTerminal.ts). */
+/** The command a session's row runs: focus its terminal (ui/agents/agentCommands.ts). */
 export const FOCUS_TERMINAL_COMMAND = 'toolbox.focusTerminal';
 
 /**

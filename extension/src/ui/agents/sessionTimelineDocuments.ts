@@ -1,7 +1,7 @@
 /**
  * Show Session Timeline's document (issue 28): a read-only virtual document per session
  * (scheme `toolbox-timeline`) listing what its agent did, `HH:MM:SS  kind  text`, then the usage of
- * each session of its container and the container's total (ui/agentTimeline.ts timelineDocument).
+ * each session of its container and the container's total (ui/agents/agentTimeline.ts timelineDocument).
  * Open documents follow new entries. Plain text: a document shows text, it runs nothing, and
  * every entry is one line (docs/decisions/0040-outside-text-is-plain-text.md).
  */

@@ -2,26 +2,26 @@
  * The nudge: when a session of this window goes to "needs you" and the user is not looking at its
  * terminal, a notification names the agent, the container and what it said, with Focus. The
  * toolbox.notifyWhenAgentNeedsYou setting turns it off or keeps it for when the window is not
- * focused (ui/agentState.ts shouldNudge).
+ * focused (ui/agents/agentState.ts shouldNudge).
  *
  * "Looking at it": the window is focused, the terminal is the active one, and the user's last
  * keystroke or editor action was in that terminal (VS Code does not say whether the panel has
  * the focus; a user who went on typing in an editor is not looking at the terminal).
  *
- * At most one nudge per terminal per NUDGE_INTERVAL_MS (ui/agentState.ts NudgeGate), and its
+ * At most one nudge per terminal per NUDGE_INTERVAL_MS (ui/agents/agentState.ts NudgeGate), and its
  * text is plain (nudgeText, docs/decisions/0040-outside-text-is-plain-text.md).
  *
  * It also tells the session when the user looks at it: the terminal brought to the front in a
  * focused window, or the window focused while that terminal is the one they last used, clears its
- * "needs you" (ui/agentState.ts focused()). And when an agent launched here quits within
+ * "needs you" (ui/agents/agentState.ts focused()). And when an agent launched here quits within
  * AGENT_QUICK_EXIT_MS with an error, one notification says what to do (quickExitText), with a
  * button to its terminal, whatever toolbox.notifyWhenAgentNeedsYou says.
  */
 import * as vscode from 'vscode';
-import { SETTINGS } from '../contract/manifest';
+import { SETTINGS } from '../../contract/manifest';
 import { NudgeGate, nudgeSetting, nudgeText, quickExit, quickExitText, shouldNudge } from './agentState';
-import { plainText } from './plainText';
-import type { AgentTerminal, ShellLauncher } from './shells/shellLauncher';
+import { plainText } from '../plainText';
+import type { AgentTerminal, ShellLauncher } from '../shells/shellLauncher';
 
 export const FOCUS_BUTTON = 'Focus';
 export const FOCUS_TERMINAL_BUTTON = 'Focus Terminal';

@@ -1,6 +1,6 @@
 /**
  * The state of one Toolbox terminal's session, from the signals of its stream
- * (ui/agentStream.ts) and the user's keystrokes: working, needs you, idle (at a shell prompt),
+ * (ui/agents/agentStream.ts) and the user's keystrokes: working, needs you, idle (at a shell prompt),
  * ended. Pure (a clock is passed in), so the rules are unit-tested: test/unit/agent-state.test.ts.
  *
  * The rules:
@@ -24,10 +24,10 @@
  * - the session ended (end()): ended for good, with the shell's exit code when it has one (an
  *   agent that already ended keeps its own); nothing changes it after that.
  */
-import { CONTAINER } from '../contract/constants';
+import { CONTAINER } from '../../contract/constants';
 import { AGENT_STREAM_LIMITS } from './agentStream';
 import type { StreamSignal } from './agentStream';
-import { inline, plainText, quoted } from './plainText';
+import { inline, plainText, quoted } from '../plainText';
 
 export type AgentKind = 'claude' | 'codex' | 'shell';
 export type AgentState = 'working' | 'needsYou' | 'idle' | 'ended';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { sessionPickItem } from '../agentTimeline';
+import { sessionPickItem } from './agentTimeline';
 import { plainText } from '../plainText';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/types';
 
 /** The session a command was run on: a session row of the Workspaces view (its node's timeline). */
 function sessionOf(arg: unknown): { container: string; sessionId: string } | undefined {
@@ -12,7 +12,7 @@ function sessionOf(arg: unknown): { container: string; sessionId: string } | und
 }
 
 /**
- * What an agent session did, as a read-only document (ui/sessionTimeline.ts): from a session's
+ * What an agent session did, as a read-only document (ui/agents/sessionTimelineDocuments.ts): from a session's
  * row, or from the palette with a pick of the sessions this window heard from (latest first).
  */
 export const showSessionTimeline: ToolboxCommand = {

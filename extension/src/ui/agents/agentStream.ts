@@ -16,10 +16,10 @@
  * Pure (no vscode, no I/O): test/unit/agent-stream.test.ts.
  */
 
-import { AGENT_EXIT_MARK } from '../contract/constants';
+import { AGENT_EXIT_MARK } from '../../contract/constants';
 
 /**
- * Bounds of the terminal stream recogniser (ui/agentStream.ts), which reads every byte a container
+ * Bounds of the terminal stream recogniser (ui/agents/agentStream.ts), which reads every byte a container
  * sends to a Toolbox terminal: the recogniser keeps one fixed buffer of this size and nothing else.
  */
 export const AGENT_STREAM_LIMITS = {

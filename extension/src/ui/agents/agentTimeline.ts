@@ -3,7 +3,7 @@
  * bridge's /agent-event hands over (EditorActions.agentEvent: a command run, a file written, a
  * commit, a push, a pull request, a stop) and the token usage the agent last reported. The
  * Workspaces view's session rows show a summary, and Show Session Timeline the entries as
- * a read-only document (ui/sessionTimeline.ts).
+ * a read-only document (ui/agents/sessionTimelineDocuments.ts).
  *
  * A session is the held session the hook named (`s<n>`, the same id as the session's row in the
  * tree), else the agent's own session id, else "unknown", inside one container: a worktree's
@@ -14,10 +14,10 @@
  * Every text in an entry came from a container: the document and the tree show it as plain text
  * (ui/plainText.ts). No vscode import: unit-tested in test/unit/agent-timeline.test.ts.
  */
-import type { AgentEvent, AgentUsage, HookAgent } from '../bridge/route';
-import { AGENT_HOOK_LIMITS, AGENTS } from '../contract/constants';
-import { worktreeOf } from './approvalText';
-import { inline, plainText } from './plainText';
+import type { AgentEvent, AgentUsage, HookAgent } from '../../bridge/route';
+import { AGENT_HOOK_LIMITS, AGENTS } from '../../contract/constants';
+import { worktreeOf } from '../approvalText';
+import { inline, plainText } from '../plainText';
 
 /** The session key of entries that name neither a held session nor an agent session. */
 export const UNKNOWN_SESSION = 'unknown';
