@@ -21,7 +21,7 @@ import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } fr
 import * as items from '../../extension/src/ui/views/treeItems';
 import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
 import * as worktreeItems from '../../extension/src/ui/worktrees/worktreeItems';
-import * as approvalText from '../../extension/src/ui/approvalText';
+import * as approvalText from '../../extension/src/ui/approvals/approvalText';
 import * as agentTimeline from '../../extension/src/ui/agents/agentTimeline';
 import * as egressText from '../../extension/src/ui/egressText';
 import type { EgressLogEntry, EgressQuestion, EgressSummary } from '../../extension/src/backend/api/egress';

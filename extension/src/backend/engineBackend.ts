@@ -140,7 +140,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
 export interface CreateEngineBackendOptions extends Omit<EngineBackendDeps, 'bridgeFor'> {
   /** The bridge's /edit and /open land in this window. */
   editor: EditorActions;
-  /** Git credential consent: the prompt and where grants persist (ui/credentialConsent.ts). */
+  /** Git credential consent: the prompt and where grants persist (ui/approvals/credentialConsent.ts). */
   credentialConsent?: CredentialConsentOptions;
   /** How long the bridge's /open waits for the user's answer; default OPEN_LIMITS_MS.confirm (tests shorten it). */
   openConfirmMs?: number;

@@ -34,7 +34,7 @@ export const COMMAND_LABELS = {
 } as const;
 
 /**
- * The URI scheme of a proposal's read-only diff sides (ui/proposals.ts); package.json's editor
+ * The URI scheme of a proposal's read-only diff sides (ui/approvals/proposalReview.ts); package.json's editor
  * title actions Apply and Reject show for it.
  */
 export const PROPOSAL_SCHEME = 'toolbox-proposal';

@@ -5,9 +5,9 @@
 import * as vscode from 'vscode';
 import type { EditorActions } from '../bridge/route';
 import type { AgentTimeline } from './agents/agentTimeline';
-import type { ApprovalInbox } from './approvalInbox';
-import type { ApprovalPrompter } from './approvals';
-import type { ProposalReview } from './proposals';
+import type { ApprovalInbox } from './approvals/approvalInbox';
+import type { ApprovalPrompter } from './approvals/approvalPrompter';
+import type { ProposalReview } from './approvals/proposalReview';
 
 export function editorActions(deps: {
   proposals: ProposalReview;

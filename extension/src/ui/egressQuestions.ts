@@ -9,7 +9,7 @@
  * Nothing here allows by itself: an abort, a window that closes and a question left waiting past
  * the backend's own limit are all `deny`. Each question is answered once: the first answer wins
  * and a later one (a second click, a stale notification) changes nothing. The waiting, the
- * answer-once and the time-out are ui/questionInbox.ts's; the choices and their words are here.
+ * answer-once and the time-out are ui/approvals/questionInbox.ts's; the choices and their words are here.
  *
  * Also the one writer of toolbox.egressForFolder's new value (`settingWithAllow`): the folder's
  * entry with one more `allow`, everything else as it was.
@@ -19,7 +19,7 @@
 import type { EgressChoice, EgressQuestion } from '../backend/api/egress';
 import { EGRESS_LIMITS } from '../contract/constants';
 import { cleanPath } from '../plan/naming';
-import { QuestionInbox, realTimers, type InboxTimers } from './questionInbox';
+import { QuestionInbox, realTimers, type InboxTimers } from './approvals/questionInbox';
 
 /** A timer the inbox can set and clear (setTimeout by default; a test passes its own clock). */
 export type EgressTimers = InboxTimers;

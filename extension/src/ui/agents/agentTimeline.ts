@@ -16,7 +16,7 @@
  */
 import type { AgentEvent, AgentUsage, HookAgent } from '../../bridge/route';
 import { AGENT_HOOK_LIMITS, AGENTS } from '../../contract/constants';
-import { worktreeOf } from '../approvalText';
+import { worktreeOf } from '../approvals/approvalText';
 import { inline, plainText } from '../plainText';
 
 /** The session key of entries that name neither a held session nor an agent session. */

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { driftStatus, findingKey, type DriftFinding } from './model';
 import { needsYouStatus, type AgentStatus } from '../agents/agentState';
-import { approvalsStatus } from '../approvalText';
+import { approvalsStatus } from '../approvals/approvalText';
 import type { ApprovalRequest } from '../../bridge/route';
 import type { EgressQuestion } from '../../backend/api/egress';
 import { egressStatus } from '../egressText';

@@ -20,7 +20,7 @@ import { PROPOSABLE_PATHS } from '../../plan/proposals';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import type { AgentState, AgentStatus } from '../agents/agentState';
 import type { ApprovalRequest, AgentEvent } from '../../bridge/route';
-import { approvalDescription, approvalTooltip, subjectPhrase } from '../approvalText';
+import { approvalDescription, approvalTooltip, subjectPhrase } from '../approvals/approvalText';
 import { recentLines, timelineSuffix, type TimelineSummary } from '../agents/agentTimeline';
 import { inline, plainItem, plainText, quoted } from '../plainText';
 import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';

@@ -83,7 +83,7 @@ export interface TreeNode {
   folder?: string;
   /** A published port: what Open in Browser opens. */
   port?: PublishedPort;
-  /** An agent's question (ui/approvalInbox.ts): what Allow, Deny and Open Terminal answer. */
+  /** An agent's question (ui/approvals/approvalInbox.ts): what Allow, Deny and Open Terminal answer. */
   approvalId?: string;
   /** A session row with a timeline (ui/agents/agentTimeline.ts): what Show Session Timeline opens. */
   timeline?: { container: string; sessionId: string };
@@ -142,7 +142,7 @@ export function egressNode(c: ContainerSummary, e: EgressSummary, log: readonly 
   };
 }
 
-/** The command a question's row runs: the answer pick for that question (ui/commands/showApprovals.ts). */
+/** The command a question's row runs: the answer pick for that question (ui/approvals/approvalCommands.ts). */
 export const SHOW_APPROVALS_COMMAND = 'toolbox.showApprovals';
 
 /** The section of waiting questions, one row each, oldest first; nothing when none waits. */

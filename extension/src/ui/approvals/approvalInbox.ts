@@ -8,13 +8,13 @@
  * Nothing here ever answers "allow" by itself: a time-out, a full inbox, a hook that left and a
  * window that closes are all "ask", so the agent's own prompt takes over. Each question is
  * answered once: the first answer wins and a later one (a second click, a stale notification)
- * changes nothing. The waiting, the answer-once and the time-out are ui/questionInbox.ts's; what
+ * changes nothing. The waiting, the answer-once and the time-out are ui/approvals/questionInbox.ts's; what
  * is the agents' own (the caps, the answers' reasons, leftBehind) is here.
  *
  * No vscode import: unit-tested under plain node (test/unit/approval-inbox.test.ts).
  */
-import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../bridge/route';
-import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS } from '../contract/constants';
+import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../../bridge/route';
+import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS } from '../../contract/constants';
 import { QuestionInbox, realTimers, type InboxTimers } from './questionInbox';
 
 /** The shortest wait toolbox.approvals.timeoutSeconds may set, in seconds. */

@@ -1,7 +1,7 @@
 /**
  * Agents' questions answered from the editor (issue 28; docs/decisions/0050-approvals-over-the-bridge.md).
  * The bridge's /approval calls EditorActions.askApproval (`ask` here) with a checked question; it
- * waits in the inbox (ui/approvalInbox.ts) while a notification says who asks what, with Allow,
+ * waits in the inbox (ui/approvals/approvalInbox.ts) while a notification says who asks what, with Allow,
  * Deny, Allow for This Session (when the agent can remember it) and Open Terminal. The status bar
  * counts the questions waiting (ui/views/statusBars.ts ApprovalStatusBar) and the Workspaces view lists
  * them; both lead to the same answer pick.
@@ -9,18 +9,18 @@
  * Never "allow" without the user's click: turned off, full, timed out, abandoned or closed is
  * "ask", and the agent's own prompt takes over. Each question is answered once; a click on an
  * answered one only says so in the status bar. Every text of a question came from a container and
- * is shown plain (ui/approvalText.ts, docs/decisions/0040-outside-text-is-plain-text.md).
+ * is shown plain (ui/approvals/approvalText.ts, docs/decisions/0040-outside-text-is-plain-text.md).
  *
  * Settings, read at each question: toolbox.approvals.enabled, toolbox.approvals.notify,
  * toolbox.approvals.timeoutSeconds.
  */
 import * as vscode from 'vscode';
-import type { ApprovalAnswer, ApprovalRequest } from '../bridge/route';
-import { SETTINGS } from '../contract/manifest';
+import type { ApprovalAnswer, ApprovalRequest } from '../../bridge/route';
+import { SETTINGS } from '../../contract/manifest';
 import { approvalTimeoutMs, ASK_REASONS, type ApprovalInbox } from './approvalInbox';
 import { approvalMessage, approvalPickItem } from './approvalText';
-import { inline, plainText } from './plainText';
-import type { ShellLauncher } from './shells/shellLauncher';
+import { inline, plainText } from '../plainText';
+import type { ShellLauncher } from '../shells/shellLauncher';
 
 /** An answer the user can give. */
 export type ApprovalChoice = 'allow' | 'session' | 'deny';

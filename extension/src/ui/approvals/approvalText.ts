@@ -5,9 +5,9 @@
  * who asks, the outside parts are one line each, plain (docs/decisions/0040-outside-text-is-plain-text.md).
  * Pure, no vscode import: test/unit/plain-text.test.ts runs each builder on its hostile corpus.
  */
-import type { ApprovalRequest, ToolSubject } from '../bridge/route';
-import { AGENTS, WORKTREE } from '../contract/constants';
-import { inline, plainText, quoted } from './plainText';
+import type { ApprovalRequest, ToolSubject } from '../../bridge/route';
+import { AGENTS, WORKTREE } from '../../contract/constants';
+import { inline, plainText, quoted } from '../plainText';
 
 /** The branch of an agent worktree folder (`<repo>/.worktrees/tbx-<branch>`, `/` in the branch written as `-`) and its repository. */
 export function worktreeOf(folder: string): { repo: string; branch: string } | undefined {

@@ -6,10 +6,10 @@
  * path) is shown as plain text (ui/plainText.ts).
  */
 import * as vscode from 'vscode';
-import type { ApplyOutcome, Proposal, ProposalAnswer } from '../bridge/route';
-import { PROPOSAL_LIMITS } from '../contract/constants';
-import { PROPOSAL_SCHEME } from '../contract/manifest';
-import { inline, plainText } from './plainText';
+import type { ApplyOutcome, Proposal, ProposalAnswer } from '../../bridge/route';
+import { PROPOSAL_LIMITS } from '../../contract/constants';
+import { PROPOSAL_SCHEME } from '../../contract/manifest';
+import { inline, plainText } from '../plainText';
 
 interface Pending {
   id: string;

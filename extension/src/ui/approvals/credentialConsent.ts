@@ -4,9 +4,9 @@
  * folder, so "Always for this folder" survives reloads and is shared by every window.
  */
 import * as vscode from 'vscode';
-import { inline, plainText } from './plainText';
-import type { ConsentAnswer, ConsentQuestion } from '../bridge/credentialConsent';
-import { GrantState } from '../bridge/credentialGrants';
+import { inline, plainText } from '../plainText';
+import type { ConsentAnswer, ConsentQuestion } from '../../bridge/credentialConsent';
+import { GrantState } from '../../bridge/credentialGrants';
 
 /** Grants and recorded remote hosts, in the extension's globalState. */
 export function credentialGrantState(context: vscode.ExtensionContext): GrantState {
