@@ -23,7 +23,7 @@ import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../e
 import * as worktreeItems from '../../extension/src/ui/worktrees/worktreeItems';
 import * as approvalText from '../../extension/src/ui/approvals/approvalText';
 import * as agentTimeline from '../../extension/src/ui/agents/agentTimeline';
-import * as egressText from '../../extension/src/ui/egressText';
+import * as egressText from '../../extension/src/ui/egress/egressText';
 import type { EgressLogEntry, EgressQuestion, EgressSummary } from '../../extension/src/backend/api/egress';
 import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
 import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';

@@ -54,7 +54,7 @@ export interface EngineBackendDeps {
   bridgeFor?: (registration: WorkspaceRegistration, logins: LoginForwards) => Promise<BridgeMount>;
   /** Login callback forwards opening, closing or refused (issue 29): the UI's status bar and notices. */
   onLoginForward?: (event: LoginForwardEvent) => void;
-  /** Asks the user about a connection in `ask` mode (ui/egress.ts); absent: such a connection is refused. */
+  /** Asks the user about a connection in `ask` mode (ui/egress/egressQuestions.ts); absent: such a connection is refused. */
   egressPrompter?: EgressPrompter;
   /** Tests: where the egress proxies' sockets go, their name lookup and bounds. */
   egress?: Pick<EgressDeps, 'host' | 'proxy'>;

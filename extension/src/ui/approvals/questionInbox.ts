@@ -1,7 +1,7 @@
 /**
  * What an inbox of questions waiting for the user in this window does, whoever asks: the agents'
  * questions (ui/approvals/approvalInbox.ts, issue 28) and the connections held in the egress policy's ask
- * mode (ui/egressQuestions.ts, issue 30). A question waits, keyed by its id, until the user
+ * mode (ui/egress/egressInbox.ts, issue 30). A question waits, keyed by its id, until the user
  * answers it, its time runs out, its asker hangs up (its signal aborts) or the inbox is disposed;
  * it is answered once: the first answer wins and a later one (a second click, a stale
  * notification) changes nothing. How the last questions left is kept, so a late click can say

@@ -9,8 +9,8 @@ import type { ProposalReview } from '../approvals/proposalReview';
 import type { ApprovalPrompter } from '../approvals/approvalPrompter';
 import type { AgentTimeline } from '../agents/agentTimeline';
 import type { SessionTimelineDocuments } from '../agents/sessionTimelineDocuments';
-import type { EgressQuestions } from '../egress';
-import type { EgressLogDocuments } from '../egressLog';
+import type { EgressQuestions } from '../egress/egressQuestions';
+import type { EgressLogDocuments } from '../egress/egressLogDocuments';
 import type { DoctorDocuments } from '../doctor';
 
 /** The collaborators every command gets from the composition root. */

@@ -14,7 +14,7 @@ import { needsYouStatus, type AgentStatus } from '../agents/agentState';
 import { approvalsStatus } from '../approvals/approvalText';
 import type { ApprovalRequest } from '../../bridge/route';
 import type { EgressQuestion } from '../../backend/api/egress';
-import { egressStatus } from '../egressText';
+import { egressStatus } from '../egress/egressText';
 
 export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
 

@@ -24,7 +24,7 @@ import { approvalDescription, approvalTooltip, subjectPhrase } from '../approval
 import { recentLines, timelineSuffix, type TimelineSummary } from '../agents/agentTimeline';
 import { inline, plainItem, plainText, quoted } from '../plainText';
 import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
-import { byteSize, destination, egressLogTooltip } from '../egressText';
+import { byteSize, destination, egressLogTooltip } from '../egress/egressText';
 import {
   peerSourceShort,
   peerSourceText,

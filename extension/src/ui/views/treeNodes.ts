@@ -105,7 +105,7 @@ export interface WorkspacesExtras {
   hostTools?: HostToolsFacts;
 }
 
-/** The command the network row's "earlier connections" row runs, and its context menu offers (ui/commands/showEgressLog.ts). */
+/** The command the network row's "earlier connections" row runs, and its context menu offers (ui/egress/showEgressLog.ts). */
 export const SHOW_EGRESS_LOG_COMMAND = 'toolbox.showEgressLog';
 
 /**

@@ -3,8 +3,8 @@
  * pick rows and the notices. Pure, so test/unit/login-forward-text.test.ts holds them to hostile
  * container names; every container name is plain text here (docs/decisions/0040).
  */
-import type { LoginForwardEvent, LoginForwardInfo } from '../backend/api/loginForwards';
-import { inline, plainText } from './plainText';
+import type { LoginForwardEvent, LoginForwardInfo } from '../../backend/api/loginForwards';
+import { inline, plainText } from '../plainText';
 
 /** "Login callback on port 1455 forwarded to <container>": the sentence every place uses. */
 export function forwardSentence(f: Pick<LoginForwardInfo, 'port' | 'container'>): string {

@@ -1,7 +1,7 @@
 /**
  * The connection questions waiting for the user in this window (issue 30,
  * docs/decisions/0056-egress-through-a-host-proxy.md). The backend hands each question of a
- * container in `ask` mode to the prompter (ui/egress.ts), which puts it here while its connection
+ * container in `ask` mode to the prompter (ui/egress/egressQuestions.ts), which puts it here while its connection
  * is held; it stays until the user answers it (the notification, the status bar's pick), the
  * backend lets go of it (the program gave up, the backend's time ran out: its signal aborts), or
  * the window closes.
@@ -16,10 +16,10 @@
  *
  * No vscode import: unit-tested under plain node (test/unit/egress-ui.test.ts).
  */
-import type { EgressChoice, EgressQuestion } from '../backend/api/egress';
-import { EGRESS_LIMITS } from '../contract/constants';
-import { cleanPath } from '../plan/naming';
-import { QuestionInbox, realTimers, type InboxTimers } from './approvals/questionInbox';
+import type { EgressChoice, EgressQuestion } from '../../backend/api/egress';
+import { EGRESS_LIMITS } from '../../contract/constants';
+import { cleanPath } from '../../plan/naming';
+import { QuestionInbox, realTimers, type InboxTimers } from '../approvals/questionInbox';
 
 /** A timer the inbox can set and clear (setTimeout by default; a test passes its own clock). */
 export type EgressTimers = InboxTimers;

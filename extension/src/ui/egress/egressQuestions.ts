@@ -2,7 +2,7 @@
  * The egress policy's questions answered from the editor (issue 30,
  * docs/decisions/0056-egress-through-a-host-proxy.md). The backend holds a connection of a
  * container in `ask` mode to a host no rule allows and calls `ask` here; the question waits in the
- * inbox (ui/egressQuestions.ts) while a warning notification says which container wants which
+ * inbox (ui/egress/egressInbox.ts) while a warning notification says which container wants which
  * host:port, with Allow Once, Allow for This Folder and Deny. The status bar counts the questions
  * waiting (ui/views/statusBars.ts EgressStatusBar) and Show Connection Questions… picks one of them, so a
  * closed notification can still be answered.
@@ -12,14 +12,14 @@
  * entry of toolbox.egressForFolder in the User settings before the connection goes on, and never
  * anything into the folder (its .vscode/ or .toolbox.yaml), which the container can write; when
  * the write fails the error is shown and the connection is allowed once. Every text of a question
- * came from a container and is shown plain (ui/egressText.ts, docs/decisions/0040).
+ * came from a container and is shown plain (ui/egress/egressText.ts, docs/decisions/0040).
  */
 import * as vscode from 'vscode';
-import type { EgressChoice, EgressPrompter, EgressQuestion } from '../backend/api/egress';
-import { SETTINGS } from '../contract/manifest';
+import type { EgressChoice, EgressPrompter, EgressQuestion } from '../../backend/api/egress';
+import { SETTINGS } from '../../contract/manifest';
 import { destination, egressMessage, egressPickItem } from './egressText';
-import { settingWithAllow, type EgressInbox } from './egressQuestions';
-import { inline, plainText } from './plainText';
+import { settingWithAllow, type EgressInbox } from './egressInbox';
+import { inline, plainText } from '../plainText';
 
 /** The notification's buttons, and the answer picks' words. */
 export const EGRESS_BUTTONS = {

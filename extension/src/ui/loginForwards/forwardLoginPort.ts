@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import { LOGIN_FORWARD, LOGIN_PRESETS } from '../../contract/constants';
 import { parseLoginPort, presetPorts } from '../../plan/loginCallback';
-import { forwardSentence } from '../loginForwardText';
+import { forwardSentence } from './loginForwardText';
 import { plainText } from '../plainText';
 import type { TreeNode } from '../views/treeNodes';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/types';
 
 /**
  * Forward a Login Port… (issue 29, docs/decisions/0053): for a login that prints its URL instead

@@ -5,10 +5,10 @@
  * could not forward. Fed by the backend's events (backend/loginForwards.ts).
  */
 import * as vscode from 'vscode';
-import type { LoginForwardEvent, LoginForwardInfo } from '../backend/api/loginForwards';
+import type { LoginForwardEvent, LoginForwardInfo } from '../../backend/api/loginForwards';
 import { loginForwardNotice, loginForwardStatus } from './loginForwardText';
-import { plainText } from './plainText';
-import { showStatus } from './views/statusBars';
+import { plainText } from '../plainText';
+import { showStatus } from '../views/statusBars';
 
 export const STOP_LOGIN_FORWARD_COMMAND = 'toolbox.stopLoginForward';
 

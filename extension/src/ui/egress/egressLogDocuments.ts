@@ -1,12 +1,12 @@
 /**
  * Open Connection Log's document (issue 30): a read-only virtual document per container (scheme
  * `toolbox-egress`) listing every connection this window's egress proxy saw for it, one line each
- * (ui/egressText.ts egressLogDocument). Open documents follow new connections. Plain text: a
+ * (ui/egress/egressText.ts egressLogDocument). Open documents follow new connections. Plain text: a
  * document shows text, it runs nothing, and every outside part sits on its entry's line
  * (docs/decisions/0040-outside-text-is-plain-text.md).
  */
 import * as vscode from 'vscode';
-import type { EgressService } from '../backend/api';
+import type { EgressService } from '../../backend/api';
 import { egressLogDocument } from './egressText';
 
 export const EGRESS_LOG_SCHEME = 'toolbox-egress';

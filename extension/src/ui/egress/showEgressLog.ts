@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { SHOW_EGRESS_LOG_COMMAND } from '../views/treeNodes';
 import { plainText } from '../plainText';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/types';
 
 /** The container a command was run on: a network row of the Workspaces view (its node), or its name (the "earlier" row's click). */
 export function egressContainerOf(arg: unknown): string | undefined {
@@ -14,7 +14,7 @@ export function egressContainerOf(arg: unknown): string | undefined {
 }
 
 /**
- * A container's connection log as a read-only document (issue 30, ui/egressLog.ts): from its
+ * A container's connection log as a read-only document (issue 30, ui/egress/egressLogDocuments.ts): from its
  * network row, or from the palette with a pick of the containers under an egress policy.
  */
 export const showEgressLog: ToolboxCommand = {

@@ -6,8 +6,8 @@
  * (docs/decisions/0040-outside-text-is-plain-text.md). Pure, no vscode import:
  * test/unit/plain-text.test.ts runs each builder on its hostile corpus.
  */
-import type { EgressLogEntry, EgressQuestion } from '../backend/api/egress';
-import { inline, plainText } from './plainText';
+import type { EgressLogEntry, EgressQuestion } from '../../backend/api/egress';
+import { inline, plainText } from '../plainText';
 
 /** `host:port`, an IPv6 literal as `[addr]:port` (the form toolbox.egressForFolder's `allow` takes). */
 export function destination(host: string, port: number): string {
