@@ -10,7 +10,7 @@ import { objectNames } from './contract/objects';
 import type { CreateEngineBackendOptions } from './backend/engineBackend';
 import { registerCommands } from './ui/commands';
 import { windowFolders } from './ui/folders';
-import { type checkPeerDefaultAgreement, schedulePeerDefaultCheck } from './ui/peerDefaultNotice';
+import { type checkPeerDefaultAgreement, schedulePeerDefaultCheck } from './ui/config/peerDefaultNotice';
 import type { ToolboxState } from './ui/views/refreshManager';
 import { createServices } from './ui/services';
 import type { OpenedShell } from './ui/shells/shellLauncher';

@@ -14,7 +14,7 @@ import { AgentTimeline } from './agents/agentTimeline';
 import { ApprovalInbox } from './approvals/approvalInbox';
 import { ApprovalPrompter } from './approvals/approvalPrompter';
 import type { CommandServices } from './commands/types';
-import { ConfigDiagnostics } from './configDiagnostics';
+import { ConfigDiagnostics } from './config/configDiagnostics';
 import { askCredentialConsent, credentialGrantState } from './approvals/credentialConsent';
 import { DoctorDocuments } from './doctor';
 import { editorActions } from './editorActions';
@@ -24,15 +24,15 @@ import { EgressInbox } from './egress/egressInbox';
 import { windowFolders } from './folders';
 import { lazyBackend } from './lazyBackend';
 import { LoginForwardStatus } from './loginForwards/loginForwardStatus';
-import { PendingConfigPrompt } from './pendingConfig';
+import { PendingConfigPrompt } from './config/pendingConfigPrompt';
 import { ProposalReview } from './approvals/proposalReview';
 import { RefreshManager } from './views/refreshManager';
-import { ResolvedConfigDocuments } from './resolvedConfig';
+import { ResolvedConfigDocuments } from './config/resolvedConfigDocuments';
 import { SessionStore } from './shells/sessionStore';
 import { SessionTimelineDocuments } from './agents/sessionTimelineDocuments';
 import { ShellLauncher } from './shells/shellLauncher';
 import { AgentStatusBar, ApprovalStatusBar, DriftStatusBar, EgressStatusBar } from './views/statusBars';
-import { UnknownKeyNotice } from './unknownKeyNotice';
+import { UnknownKeyNotice } from './config/unknownKeyNotice';
 
 /** What the commands get, and what the views, the reattach and the peer-default check need besides. */
 export interface ToolboxServices extends CommandServices {

@@ -4,7 +4,7 @@ import type { GrantState } from '../../bridge/credentialGrants';
 import type { RefreshManager } from '../views/refreshManager';
 import type { ShellLauncher } from '../shells/shellLauncher';
 import type { DriftStatusBar } from '../views/statusBars';
-import type { ResolvedConfigDocuments } from '../resolvedConfig';
+import type { ResolvedConfigDocuments } from '../config/resolvedConfigDocuments';
 import type { ProposalReview } from '../approvals/proposalReview';
 import type { ApprovalPrompter } from '../approvals/approvalPrompter';
 import type { AgentTimeline } from '../agents/agentTimeline';

@@ -28,8 +28,8 @@ type Producer = (
   token: vscode.CancellationToken,
 ) => Promise<{ prepared: PreparedShell; session: ShellSession; folder?: string } | undefined>;
 import { basename } from 'node:path';
-import type { PendingConfigPrompt } from '../pendingConfig';
-import type { UnknownKeyNotice } from '../unknownKeyNotice';
+import type { PendingConfigPrompt } from '../config/pendingConfigPrompt';
+import type { UnknownKeyNotice } from '../config/unknownKeyNotice';
 import { numberedTitle } from './numberedTitle';
 import { withPhaseProgress } from '../progress';
 import type { SessionStore } from './sessionStore';
@@ -117,9 +117,9 @@ export class ShellLauncher implements vscode.Disposable {
     private readonly backend: ShellService & Pick<WorktreeService, 'createAgentWorktree'>,
     private readonly store: SessionStore,
     private readonly log: vscode.LogOutputChannel,
-    /** Asks about what a project config wanted beyond the user's own and did not get (ui/pendingConfig.ts). */
+    /** Asks about what a project config wanted beyond the user's own and did not get (ui/config/pendingConfigPrompt.ts). */
     private readonly pendingConfig?: Pick<PendingConfigPrompt, 'offer'>,
-    /** Says once which config keys mean nothing (a typo keeps the default; ui/unknownKeyNotice.ts). */
+    /** Says once which config keys mean nothing (a typo keeps the default; ui/config/unknownKeyNotice.ts). */
     private readonly unknownKeys?: Pick<UnknownKeyNotice, 'offer'>,
   ) {
     this.subscriptions.push(

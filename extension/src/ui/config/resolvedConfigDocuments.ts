@@ -6,7 +6,7 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { ToolboxBackend } from '../backend/api';
+import type { ToolboxBackend } from '../../backend/api';
 
 export const RESOLVED_CONFIG_SCHEME = 'toolbox-config';
 

@@ -8,9 +8,9 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { ToolboxBackend } from '../backend/api';
-import type { ConfigProblem } from '../config/diagnostics';
-import { HOST } from '../contract/constants';
+import type { ToolboxBackend } from '../../backend/api';
+import type { ConfigProblem } from '../../config/diagnostics';
+import { HOST } from '../../contract/constants';
 import { quickFixTitle } from './unknownKeys';
 
 /** The Problems panel's source name and the collection's. */

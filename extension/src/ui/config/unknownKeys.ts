@@ -1,21 +1,21 @@
 /**
  * What Open Toolbox Shell says about keys a config file has that mean nothing (issue 26, item 10):
  * a typo such as `peer_mesaging` keeps the default silently, so the open says it once per folder
- * and file content (ui/unknownKeyNotice.ts), with the key it probably meant. The key is text from
+ * and file content (ui/config/unknownKeyNotice.ts), with the key it probably meant. The key is text from
  * a file the container can write: quoted, one line, bounded (ui/plainText.ts). Pure.
  */
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
-import type { UnknownKey } from '../config/openIssues';
-import { HOST } from '../contract/constants';
-import { plainText, quoted } from './plainText';
+import type { UnknownKey } from '../../config/openIssues';
+import { HOST } from '../../contract/constants';
+import { plainText, quoted } from '../plainText';
 
 /** Keys named in one notice; the rest are counted. */
 export const NOTICE_KEYS = 3;
 /** Characters of one key shown. */
 const KEY_CHARS = 60;
 
-/** The quick fix's title (ui/configDiagnostics.ts): our own words and a key or mount name of ours, never the file's text. */
+/** The quick fix's title (ui/config/configDiagnostics.ts): our own words and a key or mount name of ours, never the file's text. */
 export function quickFixTitle(replacement: string): string {
   return `Change to ${replacement}`;
 }

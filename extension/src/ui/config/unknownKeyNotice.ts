@@ -1,12 +1,12 @@
 /**
  * Says once, at Open Toolbox Shell, which keys of the folder's config files Toolbox ignores
- * (issue 26, item 10; the text in ui/unknownKeys.ts), with a button that opens the file at the
- * first one, where the quick fix is (ui/configDiagnostics.ts). Once per folder and file content,
+ * (issue 26, item 10; the text in ui/config/unknownKeys.ts), with a button that opens the file at the
+ * first one, where the quick fix is (ui/config/configDiagnostics.ts). Once per folder and file content,
  * remembered in the window's workspace state.
  */
 import * as vscode from 'vscode';
-import type { UnknownKey } from '../config/openIssues';
-import { plainText } from './plainText';
+import type { UnknownKey } from '../../config/openIssues';
+import { plainText } from '../plainText';
 import { configFileLabel, noticeFingerprint, unknownKeysNotice } from './unknownKeys';
 
 /** The workspace-state key: folder → the fingerprint last said. */

@@ -11,8 +11,8 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import type { ConfigService, PendingProjectConfig } from '../backend/api';
-import { plainText } from './plainText';
+import type { ConfigService, PendingProjectConfig } from '../../backend/api';
+import { plainText } from '../plainText';
 
 export const PENDING_CONFIG_SCHEME = 'toolbox-pending';
 
