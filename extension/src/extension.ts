@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './contract/constants';
 import { objectNames } from './contract/objects';
 import type { CreateEngineBackendOptions } from './backend/engineBackend';
-import { registerCommands } from './ui/commands';
+import { registerCommands } from './ui/commands/registerCommands';
 import { windowFolders } from './ui/folders';
 import { type checkPeerDefaultAgreement, schedulePeerDefaultCheck } from './ui/config/peerDefaultNotice';
 import type { ToolboxState } from './ui/views/refreshManager';

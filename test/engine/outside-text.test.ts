@@ -33,7 +33,8 @@ exitWhenDone('outside-text.test');
 const { ToolboxShellPty } =
   require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 const { AgentNudge } = require('../../extension/src/ui/agents/agentNudge') as typeof import('../../extension/src/ui/agents/agentNudge');
-const { showEngineError } = require('../../extension/src/ui/commands/index') as typeof import('../../extension/src/ui/commands/index');
+const { showEngineError } =
+  require('../../extension/src/ui/commands/registerCommands') as typeof import('../../extension/src/ui/commands/registerCommands');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;

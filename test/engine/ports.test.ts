@@ -255,7 +255,7 @@ describe('published ports and the seccomp profile against the real engine', () =
     );
     assert.equal(driftStatus(before.findings)?.text, `$(warning) ${plan.name} drifted`);
 
-    // The fix (ui/commands/recreateContainer.ts stopAndReopen): stop that one container, open it again with the setting now.
+    // The fix (ui/containers/recreateContainer.ts stopAndReopen): stop that one container, open it again with the setting now.
     assert.equal(await stopContainer(ctx, plan.name), 'stopped');
     const fixed = await open(planAt('seccomp-views', [], 'default'));
     assert.equal(fixed.action, 'create');

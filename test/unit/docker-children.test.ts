@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { childrenLines, stopAllConfirmation, stopContainerConfirmation } from '../../extension/src/ui/confirmations';
+import { childrenLines, stopAllConfirmation, stopContainerConfirmation } from '../../extension/src/ui/containers/confirmations';
 import { dockerChildrenCount } from '../../extension/src/ui/views/treeItems';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';

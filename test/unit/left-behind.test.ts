@@ -12,7 +12,7 @@ import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
-import { leftBehindConfirmation } from '../../extension/src/ui/confirmations';
+import { leftBehindConfirmation } from '../../extension/src/ui/containers/confirmations';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
 

@@ -14,7 +14,7 @@ import type { ReachKind } from '../../extension/src/plan/posture';
 import * as agentState from '../../extension/src/ui/agents/agentState';
 import { NudgeGate, type AgentStatus, AgentStateTracker } from '../../extension/src/ui/agents/agentState';
 import { AgentStreamRecognizer } from '../../extension/src/ui/agents/agentStream';
-import * as confirmations from '../../extension/src/ui/confirmations';
+import * as confirmations from '../../extension/src/ui/containers/confirmations';
 import * as model from '../../extension/src/ui/views/model';
 import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/views/model';
 import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';

@@ -15,7 +15,7 @@ import {
   type PeerSetting,
   type PeerSettingSource,
 } from '../../extension/src/ui/views/model';
-import { stopContainerConfirmation } from '../../extension/src/ui/confirmations';
+import { stopContainerConfirmation } from '../../extension/src/ui/containers/confirmations';
 import { numberedTitle } from '../../extension/src/ui/shells/numberedTitle';
 import { PROXIMO_DOCS_URL, peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import {

@@ -17,7 +17,7 @@ export const COMMAND_LABELS = {
   applyProposal: { command: 'toolbox.applyProposal', label: 'Toolbox: Apply Proposed Change' },
   rejectProposal: { command: 'toolbox.rejectProposal', label: 'Toolbox: Reject Proposed Change' },
   reviewProposals: { command: 'toolbox.reviewProposals', label: 'Toolbox: Review Proposed Changes…' },
-  /** Checks the engine, the folder's containers and what they get, into a read-only report (ui/commands/runDoctor.ts). */
+  /** Checks the engine, the folder's containers and what they get, into a read-only report (ui/doctor/runDoctor.ts). */
   runDoctor: { command: 'toolbox.runDoctor', label: 'Toolbox: Run Doctor' },
   /** The same checks, redacted (plan/redact.ts), onto the clipboard for an issue. */
   copyDoctorReport: { command: 'toolbox.copyDoctorReport', label: 'Toolbox: Copy Report' },

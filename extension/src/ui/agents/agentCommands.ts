@@ -1,5 +1,5 @@
 import { openShellFor } from '../shells/openShell';
-import type { ToolboxCommand, CommandServices } from '../commands/types';
+import type { ToolboxCommand, CommandServices } from '../commands/toolboxCommand';
 
 /** A Toolbox terminal running Claude Code in the folder's container (a held session: it survives reloads). */
 export const startClaudeCode: ToolboxCommand = {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { sessionPickItem } from './agentTimeline';
 import { plainText } from '../plainText';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** The session a command was run on: a session row of the Workspaces view (its node's timeline). */
 function sessionOf(arg: unknown): { container: string; sessionId: string } | undefined {

@@ -1,5 +1,5 @@
 import { SHOW_APPROVALS_COMMAND } from '../views/treeNodes';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** The question a command was run on: a row of the Workspaces view (its node) or the id itself (the row's click). */
 export function approvalIdOf(arg: unknown): string | undefined {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 interface GrantItem extends vscode.QuickPickItem {
   folder?: string;

@@ -1,5 +1,5 @@
 import { COMMAND_LABELS } from '../../contract/manifest';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 import { proposalIdOf } from './proposalReview';
 
 /** The proposals waiting for the user (a dismissed notification leaves one waiting): pick one, see its diff. */

@@ -1,5 +1,5 @@
 import { pickFolder } from '../folders';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Opens a read-only document with every configuration key of the folder, its value and the

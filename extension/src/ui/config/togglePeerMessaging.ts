@@ -5,7 +5,7 @@ import { readHostFacts } from '../../backend/hostFacts';
 import { tildePath } from '../../plan/posture';
 import { pickFolder } from '../folders';
 import { projectFileOverriddenBy } from '../views/model';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Turns peer messaging the other way for a folder, after asking where to write it: the folder's

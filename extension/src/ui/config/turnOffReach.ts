@@ -3,8 +3,8 @@ import { plainText } from '../plainText';
 import { readHostFacts } from '../../backend/hostFacts';
 import { reachTitle } from '../../plan/posture';
 import type { TreeNode } from '../views/treeNodes';
-import { stopAndReopen } from '../commands/recreateContainer';
-import type { ToolboxCommand } from '../commands/types';
+import { stopAndReopen } from '../containers/recreateContainer';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * "Turn off for this folder" on an item under a container's "Can reach on this host": records it

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { SHOW_EGRESS_LOG_COMMAND } from '../views/treeNodes';
 import { plainText } from '../plainText';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** The container a command was run on: a network row of the Workspaces view (its node), or its name (the "earlier" row's click). */
 export function egressContainerOf(arg: unknown): string | undefined {

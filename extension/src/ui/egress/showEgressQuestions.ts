@@ -1,4 +1,4 @@
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** The command the connection questions' status bar item runs (ui/views/statusBars.ts EgressStatusBar). */
 export const SHOW_EGRESS_QUESTIONS_COMMAND = 'toolbox.showEgressQuestions';

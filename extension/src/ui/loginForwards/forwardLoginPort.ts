@@ -4,7 +4,7 @@ import { parseLoginPort, presetPorts } from '../../plan/loginCallback';
 import { forwardSentence } from './loginForwardText';
 import { plainText } from '../plainText';
 import type { TreeNode } from '../views/treeNodes';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Forward a Login Port… (issue 29, docs/decisions/0053): for a login that prints its URL instead

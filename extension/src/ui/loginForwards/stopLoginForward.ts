@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { loginForwardPickItem } from './loginForwardText';
 import { STOP_LOGIN_FORWARD_COMMAND } from './loginForwardStatus';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Stop Forwarding a Login Port… (the login status bar item's click): the one open forward, or a

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../../backend/api';
 import type { TreeNode } from '../views/treeNodes';
-import type { CommandServices, ToolboxCommand } from '../commands/types';
-import { confirmDestructive, isConfirmed } from '../commands/confirm';
+import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
+import { confirmDestructive, isConfirmed } from '../commands/confirmDestructive';
 
 /** The record a tree node's held shell stands for (what Attach and End need to reach it). */
 export function recordOf(node: TreeNode | undefined): SessionRecord | undefined {

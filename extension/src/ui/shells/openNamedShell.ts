@@ -4,7 +4,7 @@ import { plainText } from '../plainText';
 import { namedShellName } from '../../plan/naming';
 import { configuredShell, isNamedShellRefusal } from '../../plan/namedShell';
 import { pickFolder } from '../folders';
-import type { CommandServices, ToolboxCommand } from '../commands/types';
+import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
 
 const CREATE = 'Create Named Shell…';
 

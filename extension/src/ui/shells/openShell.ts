@@ -1,5 +1,5 @@
 import { pickFolder } from '../folders';
-import type { CommandServices, ToolboxCommand } from '../commands/types';
+import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Opens (creates or reattaches) the folder's container with its peer setting, or a per-run

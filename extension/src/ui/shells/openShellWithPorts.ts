@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { describePortSpec, parsePublishSpecs, splitPublishList } from '../../plan/publish';
 import { pickFolder } from '../folders';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** Input box text: upstream's own examples (its `-p` help). */
 const PLACEHOLDER = '8080:8080, 127.0.0.1:9229:9229, 5353/udp';

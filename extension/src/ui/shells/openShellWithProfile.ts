@@ -5,7 +5,7 @@ import type { ProfileChoice } from '../../plan/profiles';
 import type { ProfilesView } from '../../backend/api';
 import { pickFolder } from '../folders';
 import { plainText } from '../plainText';
-import type { CommandServices, ToolboxCommand } from '../commands/types';
+import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
 
 /** One row of the profile picker: a profile, no profile, or a new one. */
 export interface ProfilePickRow {

@@ -1,4 +1,4 @@
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 export const refreshCommand: ToolboxCommand = {
   id: 'toolbox.refresh',

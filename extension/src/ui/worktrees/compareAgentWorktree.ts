@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './pickWorktree';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** The scheme of a file as it was at the worktree's merge base, served from the host (ui/worktrees/worktreeBaseProvider.ts). */
 export const WORKTREE_BASE_SCHEME = 'toolbox-worktree-base';

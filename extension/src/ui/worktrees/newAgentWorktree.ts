@@ -4,7 +4,7 @@ import { errorCode } from '../../contract/errors';
 import { branchInputProblem } from '../../plan/worktree';
 import type { AgentWorktreeRequest } from '../../backend/api';
 import { pickFolder } from '../folders';
-import type { CommandServices, ToolboxCommand } from '../commands/types';
+import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * New Agent Worktree…: a branch name and an optional task, then the worktree, its container and

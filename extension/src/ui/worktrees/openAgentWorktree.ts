@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { pickWorktree } from './pickWorktree';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** Open: re-attach to a worktree's container (recreated when it was removed) and relaunch the agent. */
 export const openAgentWorktree: ToolboxCommand = {

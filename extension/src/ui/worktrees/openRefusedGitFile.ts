@@ -5,7 +5,7 @@
  */
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 export const OPEN_REFUSED_GIT_FILE_COMMAND = 'toolbox.openRefusedGitFile';
 

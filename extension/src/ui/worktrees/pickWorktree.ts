@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import type { AgentWorktreeSummary } from '../../backend/api';
 import { windowFolders } from '../folders';
-import type { CommandServices } from '../commands/types';
+import type { CommandServices } from '../commands/toolboxCommand';
 
 /** What the Worktrees view passes as a command argument. */
 export interface WorktreeNodeArg {

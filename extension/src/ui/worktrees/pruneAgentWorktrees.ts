@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { isConfirmed } from '../commands/confirm';
+import { isConfirmed } from '../commands/confirmDestructive';
 import { pickFolder } from '../folders';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** Prune Merged: removes the agent worktrees whose branch is merged into its base; dirty ones stay. */
 export const pruneAgentWorktrees: ToolboxCommand = {

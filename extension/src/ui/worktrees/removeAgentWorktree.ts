@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './pickWorktree';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Remove Agent Worktree…: stops its container, removes the worktree and deletes the branch when

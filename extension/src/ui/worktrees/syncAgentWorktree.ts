@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './pickWorktree';
-import type { ToolboxCommand } from '../commands/types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** Sync: rebase onto the recorded base and push with lease; a conflict says how to go on. */
 export const syncAgentWorktree: ToolboxCommand = {

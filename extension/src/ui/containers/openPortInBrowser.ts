@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Open in Browser on a published port in the Workspaces view: the port's address on this host,

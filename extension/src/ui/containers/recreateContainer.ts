@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import type { TreeNode } from '../views/treeNodes';
-import { confirmDestructive, isConfirmed } from './confirm';
-import type { CommandServices, ToolboxCommand } from './types';
+import { confirmDestructive, isConfirmed } from '../commands/confirmDestructive';
+import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Stops a drifted container and opens its folder's shell again: with the current settings, or

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import type { EngineChoice } from '../../backend/api';
 import { SETTINGS } from '../../contract/manifest';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 interface EnginePick extends vscode.QuickPickItem {
   choice?: EngineChoice;

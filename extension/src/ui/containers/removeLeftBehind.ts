@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { leftBehindConfirmation } from '../confirmations';
+import { leftBehindConfirmation } from './confirmations';
 import { plainText } from '../plainText';
 import type { TreeNode } from '../views/treeNodes';
-import { confirmDestructive, isConfirmed } from './confirm';
-import type { ToolboxCommand } from './types';
+import { confirmDestructive, isConfirmed } from '../commands/confirmDestructive';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Remove What Was Left Behind, on a "Left behind by" row (ui/views/treeNodes.ts leftBehindNodes): the

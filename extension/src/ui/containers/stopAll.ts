@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { stopAllConfirmation } from '../confirmations';
-import type { ToolboxCommand } from './types';
+import { stopAllConfirmation } from './confirmations';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * `toolbox stop --all`: the toolbox containers listed now, the anchor last, after a modal

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import { COMMAND_LABELS } from '../../contract/manifest';
 import { MANAGE_TRUST_COMMAND, TRUST_ENABLED_SETTING } from '../../plan/hostTools';
-import { doctorWithProgress } from '../doctor';
+import { doctorWithProgress } from './doctorDocuments';
 import { windowFolders } from '../folders';
 import { plainText } from '../plainText';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 const COPY_REPORT = 'Copy Report';
 const SHOW_LOG = 'Show Log';
@@ -13,7 +13,7 @@ const OPEN_TRUST_SETTING = 'Open Setting';
 
 /**
  * Toolbox: Run Doctor (issue 31, item 3): checks the engine, this window's folders and their
- * containers (plan/doctor.ts), shows the report as a read-only document (ui/doctor.ts), then says
+ * containers (plan/doctor.ts), shows the report as a read-only document (ui/doctor/doctorDocuments.ts), then says
  * how many checks passed, warned and failed, with Copy Report (the redacted report onto the
  * clipboard), when one failed Show Log, and when extensions on this host run the folder's files
  * in a trusted window, Manage Workspace Trust (plan/hostTools.ts: Restricted Mode is the user's

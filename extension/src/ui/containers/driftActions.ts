@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { confirmDestructive } from './confirm';
+import { confirmDestructive } from '../commands/confirmDestructive';
 import { plainText } from '../plainText';
 import { stopAndReopen } from './recreateContainer';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * The status bar warning's click: a sentence that says what differs and asks whether to restart

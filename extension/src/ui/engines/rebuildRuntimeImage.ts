@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { withPhaseProgress } from '../progress';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Toolbox: Rebuild Runtime Image (upstream's `toolbox build`): builds the runtime image on this

@@ -11,7 +11,7 @@ import type { AgentTimeline } from '../agents/agentTimeline';
 import type { SessionTimelineDocuments } from '../agents/sessionTimelineDocuments';
 import type { EgressQuestions } from '../egress/egressQuestions';
 import type { EgressLogDocuments } from '../egress/egressLogDocuments';
-import type { DoctorDocuments } from '../doctor';
+import type { DoctorDocuments } from '../doctor/doctorDocuments';
 
 /** The collaborators every command gets from the composition root. */
 export interface CommandServices {

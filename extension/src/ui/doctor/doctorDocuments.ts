@@ -5,8 +5,8 @@
  * sits on a line of its own check (docs/decisions/0040-outside-text-is-plain-text.md).
  */
 import * as vscode from 'vscode';
-import type { DoctorResult, DoctorService } from '../backend/api';
-import { plainText } from './plainText';
+import type { DoctorResult, DoctorService } from '../../backend/api';
+import { plainText } from '../plainText';
 
 export const DOCTOR_SCHEME = 'toolbox-doctor';
 

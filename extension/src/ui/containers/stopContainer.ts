@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { stopContainerConfirmation } from '../confirmations';
+import { stopContainerConfirmation } from './confirmations';
 import { heldShellItem } from '../views/treeItems';
 import type { TreeNode } from '../views/treeNodes';
-import { confirmDestructive, isConfirmed } from './confirm';
-import type { CommandServices, ToolboxCommand } from './types';
+import { confirmDestructive, isConfirmed } from '../commands/confirmDestructive';
+import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Stops one container: the tree item's, one named by a string argument, or one picked from the

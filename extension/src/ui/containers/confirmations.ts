@@ -1,6 +1,6 @@
 /** The words of the destructive confirmations (Stop Every Container, Stop Container): pure, unit-tested. */
-import type { DockerChildrenSummary } from '../engine/dockerChildren';
-import { inline, plainText } from './plainText';
+import type { DockerChildrenSummary } from '../../engine/dockerChildren';
+import { inline, plainText } from '../plainText';
 
 /** How many names the Stop All confirmation spells out before it says "and N more". */
 export const STOP_ALL_NAMES_SHOWN = 8;

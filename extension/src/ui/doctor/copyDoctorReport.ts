@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { COMMAND_LABELS } from '../../contract/manifest';
-import { doctorWithProgress } from '../doctor';
+import { doctorWithProgress } from './doctorDocuments';
 import { windowFolders } from '../folders';
 import { plainText } from '../plainText';
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
  * Toolbox: Copy Report (issue 31, item 3): runs the doctor's checks and puts the report onto the
