@@ -34,7 +34,7 @@ const { ToolboxShellPty } =
   require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 const { AgentNudge } = require('../../extension/src/ui/agents/agentNudge') as typeof import('../../extension/src/ui/agents/agentNudge');
 const { showEngineError } =
-  require('../../extension/src/ui/commands/registerCommands') as typeof import('../../extension/src/ui/commands/registerCommands');
+  require('../../extension/src/ui/engines/showEngineError') as typeof import('../../extension/src/ui/engines/showEngineError');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;

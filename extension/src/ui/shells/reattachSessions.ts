@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { showEngineError } from '../commands/registerCommands';
+import { showEngineError } from '../engines/showEngineError';
 import { windowFolders } from '../folders';
 import { plainText } from '../plainText';
 import type { RefreshManager } from '../views/refreshManager';
