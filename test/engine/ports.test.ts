@@ -21,7 +21,8 @@ import { parsePublishSpecs, publishedPorts } from '../../extension/src/plan/publ
 import { planSession } from '../../extension/src/plan/session';
 import type { SeccompProfile } from '../../extension/src/contract/types';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
-import { driftStatus, findDrift, type ContainerSummary } from '../../extension/src/ui/views/model';
+import { type ContainerSummary } from '../../extension/src/ui/views/model';
+import { driftStatus, findDrift } from '../../extension/src/ui/containers/driftFindings';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 import { freePort } from '../support/ports';

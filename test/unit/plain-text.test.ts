@@ -15,8 +15,10 @@ import * as agentState from '../../extension/src/ui/agents/agentState';
 import { NudgeGate, type AgentStatus, AgentStateTracker } from '../../extension/src/ui/agents/agentState';
 import { AgentStreamRecognizer } from '../../extension/src/ui/agents/agentStream';
 import * as confirmations from '../../extension/src/ui/containers/confirmations';
+import * as driftFindings from '../../extension/src/ui/containers/driftFindings';
 import * as model from '../../extension/src/ui/views/model';
-import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/views/model';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
+import type { DriftFinding } from '../../extension/src/ui/containers/driftFindings';
 import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';
 import * as items from '../../extension/src/ui/views/treeItems';
 import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
@@ -231,7 +233,7 @@ function finding(h: string): DriftFinding {
     seccomp: 'default' as const,
     seccompSetting: { profile: 'default' as const, scope: 'user' as const },
   };
-  return { ...f, message: h, notice: model.driftNotice(f, names, '/home/u') };
+  return { ...f, message: h, notice: driftFindings.driftNotice(f, names, '/home/u') };
 }
 
 /** A container's children (engine/dockerChildren.ts), every name and image `h`. */
@@ -373,18 +375,18 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
       worktreeItems.refusedRow({ folder: h, code: 'path-unsafe', message: h }),
     ],
   },
-  'model.driftNotice': { make: (h) => [finding(h).notice] },
-  'model.findDrift': {
+  'driftFindings.driftNotice': { make: (h) => [finding(h).notice] },
+  'driftFindings.findDrift': {
     make: (h) => {
       const c = { ...container(h), state: 'running', peer: false, pidMode: '' };
-      return model
+      return driftFindings
         .findDrift([c], 'anchor', new Map([[h, true]]), names, '/home/u', new Map([[h, { profile: 'default' as const }]]))
         .map((f) => f.notice);
     },
   },
-  'model.driftStatus': {
+  'driftFindings.driftStatus': {
     make: (h) => {
-      const s = model.driftStatus([finding(h), finding(h)])!;
+      const s = driftFindings.driftStatus([finding(h), finding(h)])!;
       return [{ statusText: s.text, tooltip: s.tooltip, message: s.name }];
     },
   },
@@ -475,7 +477,7 @@ const NOT_BUILDERS: Record<string, string> = {
   'model.peerSourceShort': 'a part of folderPeerItem, which cleans it',
   'model.projectFileOverriddenBy': 'a part of Toggle Peer Messaging, whose sink cleans it',
   'model.settingScopeText': 'fixed words',
-  'model.findingKey': 'a key (not shown)',
+  'driftFindings.findingKey': 'a key (not shown)',
   'model.pointsAtDockerHost': 'a test on the text',
   'model.pointsAtSelectEngine': 'a test on the text',
   'model.numberedTitle': "a terminal's name, cleaned where the terminal is made (ui/shells/shellLauncher.ts)",
@@ -529,10 +531,17 @@ const lineCount = (s: string | undefined) => (s === undefined ? 0 : s.split('\n'
 
 describe('every builder of text from outside, on the hostile corpus', () => {
   it('each builder is checked', () => {
-    const modules = { items, worktreeItems, model, confirmations, agentState, approvalText, agentTimeline, egressText } as Record<
-      string,
-      Record<string, unknown>
-    >;
+    const modules = {
+      items,
+      worktreeItems,
+      model,
+      driftFindings,
+      confirmations,
+      agentState,
+      approvalText,
+      agentTimeline,
+      egressText,
+    } as Record<string, Record<string, unknown>>;
     const exported = Object.entries(modules).flatMap(([m, mod]) =>
       Object.entries(mod)
         .filter(([, v]) => typeof v === 'function' && !/^[A-Z]/.test(v.name))

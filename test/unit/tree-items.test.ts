@@ -6,8 +6,6 @@ import { containerSummary } from '../support/summary';
 import { driftWarning } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
 import {
-  driftStatus,
-  findDrift,
   folderOf,
   projectFileOverriddenBy,
   sortForWorkspacesView,
@@ -15,6 +13,7 @@ import {
   type PeerSetting,
   type PeerSettingSource,
 } from '../../extension/src/ui/views/model';
+import { driftStatus, findDrift } from '../../extension/src/ui/containers/driftFindings';
 import { stopContainerConfirmation } from '../../extension/src/ui/containers/confirmations';
 import { numberedTitle } from '../../extension/src/ui/shells/numberedTitle';
 import { PROXIMO_DOCS_URL, peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/views/treeNodes';

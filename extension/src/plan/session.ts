@@ -89,7 +89,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     // Upstream sets no labels and identity stays by name; this one is informational only (the
     // tree shows which folder a container belongs to). Nothing looks containers up by it.
     // LABELS.peerRun records a per-run peer override, so drift judges the container by what its
-    // own open asked for (plan/drift.ts, ui/views/model.ts findDrift).
+    // own open asked for (plan/drift.ts, ui/containers/driftFindings.ts findDrift).
     Labels: {
       [LABELS.workspace]: workspace,
       // Which account's credentials it has, for the views (informational, as the workspace label).

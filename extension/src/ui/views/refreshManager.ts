@@ -7,7 +7,8 @@
  */
 import type * as vscode from 'vscode';
 import type { ConfigService, PeerSetting, Snapshot, ViewService } from '../../backend/api';
-import { findDrift, type DriftFinding, type ProximoSummary } from './model';
+import { type ProximoSummary } from './model';
+import { findDrift, type DriftFinding } from '../containers/driftFindings';
 import { errorActions, errorText, type ErrorAction } from '../../contract/errors';
 
 export interface ToolboxState {

@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
-import { driftStatus, findingKey, type DriftFinding } from './model';
+import { driftStatus, findingKey, type DriftFinding } from '../containers/driftFindings';
 import { needsYouStatus, type AgentStatus } from '../agents/agentState';
 import { approvalsStatus } from '../approvals/approvalText';
 import type { ApprovalRequest } from '../../bridge/route';

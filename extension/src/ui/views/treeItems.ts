@@ -32,12 +32,12 @@ import {
   type AgentSessionSummary,
   type AnchorSummary,
   type ContainerSummary,
-  type FindingKind,
   type HeldShellSummary,
   type PeerSetting,
   type ProximoSummary,
   type SocketVolumeSummary,
 } from './model';
+import { type FindingKind } from '../containers/driftFindings';
 
 /** A codicon id and an optional theme colour id; the provider turns it into a ThemeIcon. */
 export interface IconSpec {
