@@ -154,7 +154,7 @@ export class ToolboxShellPty implements vscode.Pseudoterminal, vscode.Disposable
     exec.stream.once('data', () => this.shownFirst());
     const observe = this.options.observe !== false;
     // A held session attached again starts with its replayed history: read, but not as new (agentState.ts signal()).
-    // Its queries to the terminal are dropped from what is shown, so xterm.js never answers them again (replayFilter.ts).
+    // Its queries to the terminal are dropped from what is shown, so xterm.js never answers them again (replayQueryFilter.ts).
     let replayLeft = exec.replayBytes ?? 0;
     const replay = new ReplayQueryFilter();
     exec.stream.on('data', (chunk: Buffer) => {

@@ -12,7 +12,7 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsco
 
   constructor(private readonly render: (state: ToolboxState) => TreeNode[]) {}
 
-  /** Renders `state`; redraws the view only when a node changed (render.ts treeKey says why). */
+  /** Renders `state`; redraws the view only when a node changed (treeNodes.ts treeKey says why). */
   update(state: ToolboxState): void {
     const roots = this.render(state);
     const key = treeKey(roots);
