@@ -3,6 +3,7 @@
 // is Prettier's job (.prettierrc.json); `npm run lint` runs both checks, and `npm test` runs it.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import localRules from './scripts/eslint-import-order.mjs';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'out/', '.out-*/', 'dist/', 'test-output/', '**/*.js', '**/*.mjs'] },
@@ -10,6 +11,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
+    plugins: { local: localRules },
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -24,6 +26,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       eqeqeq: ['error', 'always'],
+      // One import statement per module (a type-only one may stand beside it), and the imports in
+      // groups: node built-ins, packages, then relative (scripts/eslint-import-order.mjs).
+      'no-duplicate-imports': ['error', { allowSeparateTypeImports: true }],
+      'local/import-order': 'error',
       'no-console': 'off',
     },
   },

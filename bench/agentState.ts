@@ -3,7 +3,7 @@
  * toolbox container, as in bench/sessions.ts):
  * - latency: a program in the container emits OSC 9 → the terminal (ToolboxShellPty) recognises
  *   it → the Workspaces tree model is rendered with the session as "needs you", the status bar's
- *   text and the nudge's decision and text are computed (what extension.ts and ui/agentNudge.ts
+ *   text and the nudge's decision and text are computed (what extension.ts and ui/agents/agentNudge.ts
  *   do on the change). The program (python3, in the runtime image) stamps the OSC with its
  *   CLOCK_MONOTONIC time, which the host (process.hrtime) shares with the container;
  * - throughput: 256 MiB of agent-like output (the recorded fixtures and text) through the
@@ -14,11 +14,10 @@
 import { PassThrough } from 'node:stream';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StartedShell } from '../extension/src/backend/api';
+import type { StartedShell, ContainerSummary } from '../extension/src/backend/api';
 import { openContainer } from '../extension/src/engine/open';
 import { holderAddress, reachHolder, startHeldSession, type HeldSession } from '../extension/src/engine/sessions';
-import type { ContainerSummary } from '../extension/src/backend/api';
-import { needsYouStatus, nudgeText, shouldNudge } from '../extension/src/ui/agentState';
+import { needsYouStatus, nudgeText, shouldNudge } from '../extension/src/ui/agents/agentState';
 import { removeNamespaceObjects } from '../test/support/docker';
 import { installVscodeLite, silentLog } from '../test/support/vscodeLite';
 import { AGENT_FIXTURES } from '../test/fixtures/agentOutput';
@@ -26,10 +25,12 @@ import { fmtMs, interleave, spreadOf, stats, type ResultRow } from './harness';
 import { heldSessionRig } from './sessions';
 
 installVscodeLite();
+
+const { ToolboxShellPty } =
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('../extension/src/ui/shells/toolboxShellPty') as typeof import('../extension/src/ui/shells/toolboxShellPty');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ToolboxShellPty } = require('../extension/src/ui/terminal') as typeof import('../extension/src/ui/terminal');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { workspacesNodes } = require('../extension/src/ui/tree/render') as typeof import('../extension/src/ui/tree/render');
+const { workspacesNodes } = require('../extension/src/ui/views/treeNodes') as typeof import('../extension/src/ui/views/treeNodes');
 
 type Pty = InstanceType<typeof ToolboxShellPty>;
 const MiB = 2 ** 20;
@@ -124,7 +125,7 @@ export async function benchAgentState(): Promise<ResultRow[]> {
     let done: (() => void) | undefined;
     pty.onDidChangeAgent((status) => {
       if (status.state !== 'needsYou') return;
-      // What extension.ts and ui/agentNudge.ts do on a change: the tree model, the status bar, the nudge.
+      // What extension.ts and ui/agents/agentNudge.ts do on a change: the tree model, the status bar, the nudge.
       const agents = [{ key: 1, container: 'toolbox-bench', title: 'Toolbox: bench', sessionId: 'sess-1', status }];
       const nodes = workspacesNodes(state, ['/src/w0'], '', agents);
       const row = nodes[0]?.children?.[0];

@@ -9,9 +9,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, realpathSync } from 'node:fs';
 import { objectNames } from '../extension/src/contract/objects';
-import { realpathSync } from 'node:fs';
 import { startDockerEndpoint, type DockerEndpoint } from '../extension/src/engine/dockerEndpoint';
 import { policyGate } from '../extension/src/engine/dockerGate';
 import { planEndpointSocket } from '../extension/src/plan/dockerEndpoint';

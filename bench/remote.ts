@@ -7,9 +7,9 @@
  * - a request on a connected client: one list (the transport keeps its dial-stdio channel alive);
  * - for reference, dockerode's own ssh transport, which opens a new SSH connection per request.
  */
-import Docker from 'dockerode';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import { connectEngine, type EngineConnection } from '../extension/src/engine/client';
 import { startLoopbackSshd } from '../test/support/sshd';
 import { fmtMs, interleave, spreadOf, type ResultRow } from './harness';

@@ -22,10 +22,10 @@ const { createEngineBackend } =
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   require('../extension/src/backend/engineBackend') as typeof import('../extension/src/backend/engineBackend');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { RefreshManager } = require('../extension/src/ui/refresh') as typeof import('../extension/src/ui/refresh');
+const { RefreshManager } = require('../extension/src/ui/views/refreshManager') as typeof import('../extension/src/ui/views/refreshManager');
 const render =
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('../extension/src/ui/tree/render') as typeof import('../extension/src/ui/tree/render');
+  require('../extension/src/ui/views/treeNodes') as typeof import('../extension/src/ui/views/treeNodes');
 const { workspacesNodes, peerNodes, OTHER_CONTAINERS_ID } = render;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Modem = require('docker-modem') as { prototype: { dial: (...args: unknown[]) => unknown } };

@@ -10,7 +10,7 @@
  * engine's start grows with the number of mounts, and the first row's hand-made container has 3.
  *
  * A third row times what is left after the last input. The extension makes the worktree and its
- * container while the task is typed (ui/commands/newAgentWorktree.ts), so what the user waits for
+ * container while the task is typed (ui/worktrees/newAgentWorktree.ts), so what the user waits for
  * after Enter is the agent's start; by hand, the last typed step is the `docker exec` of the agent
  * with the task, into the container the earlier steps made.
  */

@@ -51,7 +51,7 @@ interface Call {
 
 /**
  * The prompter as a script: each question is kept with its signal until the test answers it. Like
- * the window's (ui/egressQuestions.ts) it answers `deny` when the signal aborts, unless `ignoreAbort`.
+ * the window's (ui/egress/egressInbox.ts) it answers `deny` when the signal aborts, unless `ignoreAbort`.
  */
 class ScriptedPrompter implements EgressPrompter {
   readonly calls: Call[] = [];

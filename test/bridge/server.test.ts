@@ -5,10 +5,9 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { BridgeHub } from '../../extension/src/bridge/hub';
+import { BridgeHub, RATE_LIMITS, takeoverLock } from '../../extension/src/bridge/hub';
 import { TOKEN_BYTES } from '../../extension/src/contract/constants';
 import { workspaceStateDir } from '../../extension/src/bridge/state';
-import { RATE_LIMITS, takeoverLock } from '../../extension/src/bridge/hub';
 import { call, makeTempRoot, recorder, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
 
 const ok = (url = 'http://a.example/'): { url: string } => ({ url });

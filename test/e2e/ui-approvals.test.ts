@@ -36,7 +36,7 @@ describe('agent questions answered in VS Code (issue 28)', { skip: uiTestsSkip }
       .locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^run: ${escape(command)}$`) }) })
       .first();
   const toast = (command: string) => page.locator('.notification-toast', { hasText: `wants to run: ${command}` }).first();
-  // ui/statusBar.ts ApprovalStatusBar: `<publisher>.<name>.toolbox.approvals`.
+  // ui/views/statusBars.ts ApprovalStatusBar: `<publisher>.<name>.toolbox.approvals`.
   const countItem = () => page.locator('.part.statusbar .statusbar-item[id$=".toolbox.approvals"]');
   const containerRe = new RegExp(`^${prefix}-${basename(folder)}-[0-9a-f]{8}$`);
   const log = join(folder, 'agent.log');

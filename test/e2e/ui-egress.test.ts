@@ -79,7 +79,7 @@ describe('connections asked about in VS Code (issue 30)', { skip: uiTestsSkip },
       .locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: label }) })
       .first();
   const toast = (port: number) => page.locator('.notification-toast', { hasText: `wants to connect to 127.0.0.1:${port}` }).first();
-  // ui/statusBar.ts EgressStatusBar: `<publisher>.<name>.toolbox.egress`.
+  // ui/views/statusBars.ts EgressStatusBar: `<publisher>.<name>.toolbox.egress`.
   const countItem = () => page.locator('.part.statusbar .statusbar-item[id$=".toolbox.egress"]');
   const containerRe = new RegExp(`^${prefix}-${basename(folder)}-[0-9a-f]{8}$`);
 

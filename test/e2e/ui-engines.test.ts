@@ -6,10 +6,10 @@
  * reload the shell comes back in the container it was opened in. Folder: ws-engines.
  */
 import assert from 'node:assert/strict';
-import Docker from 'dockerode';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Docker from 'dockerode';
 import { PODMAN_TEST_SOCKET, docker } from '../support/docker';
 import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
 

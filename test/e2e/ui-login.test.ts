@@ -28,7 +28,7 @@ describe('a browser login inside the container completes from the host (issue 29
   let wb: Workbench;
   let page: Workbench['page'];
   const containerRe = new RegExp(`^${prefix}-${basename(folder)}-[0-9a-f]{8}$`);
-  // ui/loginForwards.ts LoginForwardStatus: `<publisher>.<name>.toolbox.loginForwards`.
+  // ui/loginForwards/loginForwardStatus.ts LoginForwardStatus: `<publisher>.<name>.toolbox.loginForwards`.
   const loginItem = () => page.locator('.part.statusbar .statusbar-item[id$=".toolbox.loginForwards"]');
 
   const waitForText = async (read: () => Promise<string>, pattern: RegExp, what: string, timeoutMs = 30_000) => {

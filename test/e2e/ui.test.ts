@@ -128,7 +128,7 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
         if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
         await page.waitForTimeout(500);
       }
-      // The held shell, shown with its session's state (ui/tree/items.ts agentRowItem).
+      // The held shell, shown with its session's state (ui/views/treeItems.ts agentRowItem).
       await page
         .locator('.pane-body .monaco-list-row', { hasText: /^shell\s*(idle|working|needs you) · / })
         .first()

@@ -3,10 +3,10 @@
  * Used by the GitHub workflow under Xvfb; this project's own machines cannot download VS Code,
  * so there the same suite runs inside code-server instead (scripts/e2e.sh).
  */
-import { runTests } from '@vscode/test-electron';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runTests } from '@vscode/test-electron';
 
 async function main(): Promise<void> {
   const root = resolve(__dirname, '../../..');

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { SessionRecord, StartedShell } from '../../extension/src/backend/api';
-import { quickExit, quickExitText, type AgentKind, type AgentStatus } from '../../extension/src/ui/agentState';
+import { quickExit, quickExitText, type AgentKind, type AgentStatus } from '../../extension/src/ui/agents/agentState';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { testBackend, type TestBackend } from '../support/backend';
 import { ensureTestRuntimeImage } from '../support/image';
@@ -25,7 +25,8 @@ import { installVscodeLite, silentLog } from '../support/vscodeLite';
 
 installVscodeLite();
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
+const { ToolboxShellPty } =
+  require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 /* eslint-enable @typescript-eslint/no-require-imports */
 type Pty = InstanceType<typeof ToolboxShellPty>;
 
@@ -78,7 +79,7 @@ describe('agent state when the agent is gone, through a real terminal (issue 26,
     return b;
   }
 
-  /** A terminal as the launcher makes it (ui/shells.ts): the agent it was opened for, or a record's. */
+  /** A terminal as the launcher makes it (ui/shells/shellLauncher.ts): the agent it was opened for, or a record's. */
   function terminal(container: string, start: (size: { cols: number; rows: number }) => Promise<StartedShell>, agent?: AgentKind) {
     const pty = new ToolboxShellPty({ container, start, log: silentLog as never, ...(agent ? { agent } : {}) });
     ptys.push(pty);

@@ -35,7 +35,7 @@ import { after, before, describe, it } from 'node:test';
 import type { StartedShell } from '../../extension/src/backend/api';
 import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../../extension/src/bridge/route';
 import { objectNames } from '../../extension/src/contract/objects';
-import { ApprovalInbox, ASK_REASONS } from '../../extension/src/ui/approvalInbox';
+import { ApprovalInbox, ASK_REASONS } from '../../extension/src/ui/approvals/approvalInbox';
 import { startStandInMessagesApi, type StandInMessagesApi } from '../fixtures/stand-in-messages-api';
 import { testBackend, type TestBackend } from '../support/backend';
 import { docker, removeNamespaceObjects } from '../support/docker';

@@ -8,13 +8,13 @@
  * the last shell of either tool ends and the container goes: the editor's last shell while a CLI
  * shell still runs (our rule keeps it), then that CLI shell (upstream's rule removes it).
  */
-import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import { objectNames } from '../../extension/src/contract/objects';
 import { CONTAINER } from '../../extension/src/contract/constants';
 import type { StartedShell } from '../../extension/src/backend/api';

@@ -4,8 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MIN_API_VERSION } from '../../extension/src/engine/client';
-import { checkApiVersion, connectEngine, probeEngines } from '../../extension/src/engine/client';
+import { MIN_API_VERSION, checkApiVersion, connectEngine, probeEngines } from '../../extension/src/engine/client';
 
 const realSocket = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
 

@@ -9,12 +9,12 @@
  * Needs both engines as root: Docker on /var/run/docker.sock and the test Podman
  * (scripts/ensure-podman.sh); skipped, saying why, when either does not answer.
  */
-import Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Docker from 'dockerode';
 import type { SessionRecord, StartedShell } from '../../extension/src/backend/api';
 import type { HeldSessions as HeldSessionsClass } from '../../extension/src/backend/sessions';
 import type { EngineConnector as EngineConnectorClass } from '../../extension/src/backend/connection';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type Docker from 'dockerode';
 import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { ensureImage } from '../../extension/src/engine/image';
 import { ANCHOR_ENTRYPOINT } from '../../extension/src/engine/peer';

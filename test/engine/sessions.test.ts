@@ -6,12 +6,12 @@
  * ENV.sessionSocket has its holder started by the image's entrypoint: reached with no exec at all,
  * and an exec's ensure racing it starts no second one (docs/decisions/0032-session-holder-started-with-the-container.md).
  */
-import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import { createAdapted } from '../../extension/src/engine/compat';
 import { CONTAINER, ENV } from '../../extension/src/contract/constants';
 import { imageStartsHolder } from '../../extension/src/engine/image';
@@ -128,7 +128,7 @@ describe('session holder in the runtime image', () => {
     await out2.waitFor(new RegExp(`tick ${Number(n1)} pid ${pid}`));
     const later = await out2.waitFor(new RegExp(`tick (\\d+) pid ${pid}\\r\\n(?![\\s\\S]*tick \\d+ pid ${pid}\\r\\n[\\s\\S]*$)`));
     assert.ok(Number(later[1]) > Number(n1) + 3, `the counter advanced while detached (${n1} → ${later[1]})`);
-    // The holder says how much of that is replayed history (the recogniser reads it as such: ui/terminal.ts).
+    // The holder says how much of that is replayed history (the recogniser reads it as such: ui/shells/toolboxShellPty.ts).
     assert.ok(again.replayBytes !== undefined && again.replayBytes > 0, `replayBytes ${again.replayBytes}`);
     const replayed = out2.bytes.subarray(0, again.replayBytes).toString('latin1');
     assert.match(replayed, new RegExp(`tick ${Number(n1)} pid ${pid}`));

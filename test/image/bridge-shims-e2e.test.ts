@@ -4,11 +4,11 @@
  * uid 1000 with host networking (host.docker.internal pinned to 127.0.0.1); when the tests run
  * as root the bridge's files are chowned to 1000, standing in for "container uid = host uid".
  */
-import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { chownSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import type { ConsentQuestion } from '../../extension/src/bridge/credentialConsent';
 import {
   BRIDGE_FILES,

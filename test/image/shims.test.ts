@@ -4,12 +4,12 @@
  * container uses host networking with host.docker.internal pinned to 127.0.0.1). Each test
  * asserts the exact requests each transport saw and the shim's exit code and output.
  */
-import type Docker from 'dockerode';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
+import type Docker from 'dockerode';
 import { BRIDGE_FILES, CONTAINER, ENV, HOST_DOCKER_INTERNAL, SHIM_EXIT } from '../../extension/src/contract/constants';
 import {
   closedLoopbackPort,

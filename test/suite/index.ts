@@ -3,9 +3,9 @@
  * workflow) and the code-server payload runner (scripts/e2e.sh) load. Mocha, because that is
  * what both hosts expect of an extensionTestsPath module.
  */
-import Mocha from 'mocha';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Mocha from 'mocha';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 600_000 });

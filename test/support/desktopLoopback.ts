@@ -6,8 +6,8 @@
  * same port on 127.0.0.1, so the forced-TCP path (docs/decisions/0058-forced-fallback-transports.md)
  * runs on this machine's engine as it does on those. Tests only.
  */
-import type Docker from 'dockerode';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import type Docker from 'dockerode';
 import { bridgePortCandidates } from '../../extension/src/bridge/hub';
 import { execIn } from './exec';
 

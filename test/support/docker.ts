@@ -2,11 +2,11 @@
  * Fixtures for integration tests against the real engine. Every test run gets its own object
  * prefix and a temporary toolbox home, and cleans up only what carries that prefix.
  */
-import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { ObjectNames } from '../../extension/src/contract/types';

@@ -3,8 +3,8 @@
  * stderr apart. The exec can still be marked running for a moment after its stream ends, so the
  * exit code is polled until the engine reports it.
  */
-import type Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
+import type Docker from 'dockerode';
 
 export interface ExecResult {
   code: number;

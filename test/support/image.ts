@@ -4,12 +4,11 @@
  * image the extension builds for users. Memoised per process; Docker's build cache makes a
  * repeat build across processes a matter of seconds.
  */
-import type Docker from 'dockerode';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { RUNTIME_IMAGE_CONTEXT } from '../../extension/src/contract/constants';
+import type Docker from 'dockerode';
+import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
 import { buildRuntimeImage, runtimeContextHash } from '../../extension/src/engine/imageBuild';
-import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
 import { docker } from './docker';
 
 export const TEST_RUNTIME_IMAGE_REPO = RUNTIME_IMAGE_TEST_REPO;

@@ -3,9 +3,9 @@
  * default mount, the folder and its mirror, the protections read from this host) and the real
  * open flow, in a test namespace, as a given container user.
  */
-import type Docker from 'dockerode';
 import { chownSync, existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type Docker from 'dockerode';
 import { protectedPathFacts } from '../../extension/src/backend/hostFacts';
 import { DEFAULT_CONFIG, type MountOverride } from '../../extension/src/config/model';
 import { HOST } from '../../extension/src/contract/constants';

@@ -3,12 +3,12 @@
  * distribution registry started by scripts/ensure-registry.sh with its own config and storage in
  * a temporary directory, stopped again by the test that started it.
  */
-import type Docker from 'dockerode';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Docker from 'dockerode';
 import { splitTag } from '../../extension/src/engine/imageBuild';
 import { TEST_ENGINE } from './docker';
 import { repoRoot } from './image';

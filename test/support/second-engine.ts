@@ -16,12 +16,12 @@
  * can have a host name of its own (a UTS namespace), which its GET /info reports as Name, as an
  * engine on another machine would.
  */
-import Docker from 'dockerode';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Docker from 'dockerode';
 
 export interface SecondEngine {
   socketPath: string;

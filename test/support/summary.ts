@@ -1,8 +1,8 @@
 /**
- * A container as the views see it (ui/model.ts ContainerSummary), for the pure view tests: a
+ * A container as the views see it (ui/views/model.ts ContainerSummary), for the pure view tests: a
  * running workspace container of /src/app in the peer anchor's namespace, changed by `over`.
  */
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
 
 export const SUMMARY_ANCHOR_ID = 'a1b2c3d4e5f6';
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AGENT_STREAM_LIMITS } from '../../extension/src/ui/agentStream';
-import { agentOf, AgentStateTracker, type AgentKind, type AgentStatus } from '../../extension/src/ui/agentState';
-import { AgentStreamRecognizer } from '../../extension/src/ui/agentStream';
+import { AGENT_STREAM_LIMITS, AgentStreamRecognizer } from '../../extension/src/ui/agents/agentStream';
+import { agentOf, AgentStateTracker, type AgentKind, type AgentStatus } from '../../extension/src/ui/agents/agentState';
 import { AGENT_FIXTURES } from '../fixtures/agentOutput';
 
 function tracked(agent?: AgentKind) {

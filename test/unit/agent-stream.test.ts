@@ -3,8 +3,13 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { AGENT_STREAM_LIMITS } from '../../extension/src/ui/agentStream';
-import { AgentStreamRecognizer, cleanBytes, cleanText, type StreamSignal } from '../../extension/src/ui/agentStream';
+import {
+  AGENT_STREAM_LIMITS,
+  AgentStreamRecognizer,
+  cleanBytes,
+  cleanText,
+  type StreamSignal,
+} from '../../extension/src/ui/agents/agentStream';
 import { AGENT_FIXTURES } from '../fixtures/agentOutput';
 
 function recognise(...chunks: Buffer[]): StreamSignal[] {

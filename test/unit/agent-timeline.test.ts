@@ -1,5 +1,5 @@
 /**
- * Issue 28: what each agent session did (ui/agentTimeline.ts): a ring of entries per session,
+ * Issue 28: what each agent session did (ui/agents/agentTimeline.ts): a ring of entries per session,
  * a bounded number of sessions (an ended one goes first, then the least recently updated), the
  * latest usage per session and its sums per container (a worktree's), the counts the session's
  * row shows, and the document Show Session Timeline opens.
@@ -18,7 +18,7 @@ import {
   timelineSuffix,
   tokenCount,
   UNKNOWN_SESSION,
-} from '../../extension/src/ui/agentTimeline';
+} from '../../extension/src/ui/agents/agentTimeline';
 
 const t0 = new Date(2026, 0, 5, 9, 30, 0).getTime();
 let tick = 0;

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { containerSummary } from '../support/summary';
 import type { StartedShell } from '../../extension/src/backend/api';
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
 import {
   AGENT_QUICK_EXIT_MS,
   needsYouStatus,
@@ -19,9 +19,9 @@ import {
   shouldNudge,
   terminalName,
   type AgentStatus,
-} from '../../extension/src/ui/agentState';
-import { agentRowItem, timeInState, type AgentRowInput } from '../../extension/src/ui/tree/items';
-import { FOCUS_TERMINAL_COMMAND, workspacesNodes } from '../../extension/src/ui/tree/render';
+} from '../../extension/src/ui/agents/agentState';
+import { agentRowItem, timeInState, type AgentRowInput } from '../../extension/src/ui/views/treeItems';
+import { FOCUS_TERMINAL_COMMAND, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
 import { AGENT_FIXTURES } from '../fixtures/agentOutput';
 
@@ -238,7 +238,7 @@ describe('the terminal with the recogniser', () => {
 
   it('writes every byte as it came (the same text as without it) while the state follows the signals', async () => {
     installVscodeLite();
-    const { ToolboxShellPty } = await import('../../extension/src/ui/terminal');
+    const { ToolboxShellPty } = await import('../../extension/src/ui/shells/toolboxShellPty');
     const { shell, stream } = fakeShell();
     const pty = new ToolboxShellPty({ container: 'toolbox-app', start: async () => shell, log: silentLog as never });
     let written = '';
@@ -266,7 +266,7 @@ describe('the terminal with the recogniser', () => {
 
   it('after a reload, a notification in the replayed history raises no "needs you" (so no nudge); one after it does', async () => {
     installVscodeLite();
-    const { ToolboxShellPty } = await import('../../extension/src/ui/terminal');
+    const { ToolboxShellPty } = await import('../../extension/src/ui/shells/toolboxShellPty');
     // What the holder replays: Codex asked for approval before the reload (OSC 9), then the live output.
     const replay = AGENT_FIXTURES[2]!.bytes;
     const live = Buffer.from('\x1b]0;codex\x07\x1b]9;Approval requested: npm publish\x07');

@@ -1,5 +1,5 @@
 /**
- * Issue 28: the agents' questions waiting for the user (ui/approvalInbox.ts). Answered once only,
+ * Issue 28: the agents' questions waiting for the user (ui/approvals/approvalInbox.ts). Answered once only,
  * oldest first, gone when the hook hangs up, "ask" when the time runs out, when the inbox is full
  * and when the window closes, never "allow" without an answer; an allow for the session the agent
  * cannot remember is sent as an allow for this once.
@@ -15,7 +15,7 @@ import {
   ASK_REASONS,
   MIN_APPROVAL_TIMEOUT_S,
   type InboxTimers,
-} from '../../extension/src/ui/approvalInbox';
+} from '../../extension/src/ui/approvals/approvalInbox';
 
 const request = approvalRequest;
 

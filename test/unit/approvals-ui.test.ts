@@ -1,7 +1,7 @@
 /**
  * Issue 28 in the UI: the agents' questions in words, at the top of the Workspaces view (with the
  * package.json menus that answer them), the status bar's count, a session row's timeline summary,
- * and the prompter (ui/approvals.ts) on the stand-in vscode module: settings, the notification's
+ * and the prompter (ui/approvals/approvalPrompter.ts) on the stand-in vscode module: settings, the notification's
  * buttons, one answer per question, a stale click.
  */
 import assert from 'node:assert/strict';
@@ -11,11 +11,11 @@ import { describe, it } from 'node:test';
 import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
 import { SETTINGS } from '../../extension/src/contract/manifest';
 import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/constants';
-import { ApprovalInbox, ASK_REASONS } from '../../extension/src/ui/approvalInbox';
-import { approvalMessage, approvalsStatus, approvalTooltip, worktreeOf } from '../../extension/src/ui/approvalText';
-import { AgentTimeline } from '../../extension/src/ui/agentTimeline';
-import { SHOW_APPROVALS_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
-import type { ToolboxState } from '../../extension/src/ui/refresh';
+import { ApprovalInbox, ASK_REASONS } from '../../extension/src/ui/approvals/approvalInbox';
+import { approvalMessage, approvalsStatus, approvalTooltip, worktreeOf } from '../../extension/src/ui/approvals/approvalText';
+import { AgentTimeline } from '../../extension/src/ui/agents/agentTimeline';
+import { SHOW_APPROVALS_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
+import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { approvalRequest } from '../support/approvals';
 import { containerSummary } from '../support/summary';
 import { installVscodeLite, silentLog, vscodeLite } from '../support/vscodeLite';
@@ -262,7 +262,7 @@ describe('package.json', () => {
   });
 });
 
-describe('the prompter (ui/approvals.ts) on the stand-in vscode', () => {
+describe('the prompter (ui/approvals/approvalPrompter.ts) on the stand-in vscode', () => {
   installVscodeLite();
   type Shown = { message: string; buttons: string[]; answer: (choice: string | undefined) => void };
   const shown: Shown[] = [];
@@ -276,10 +276,10 @@ describe('the prompter (ui/approvals.ts) on the stand-in vscode', () => {
     return { dispose: () => undefined };
   };
   lite.workspace.getConfiguration = () => ({ get: <T>(key: string, fallback?: T) => (settings.has(key) ? settings.get(key) : fallback) });
-  // Required after the stand-in is installed (ui/approvals.ts imports vscode).
+  // Required after the stand-in is installed (ui/approvals/approvalPrompter.ts imports vscode).
   const { ApprovalPrompter, APPROVAL_BUTTONS, ALREADY_ANSWERED } =
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    require('../../extension/src/ui/approvals') as typeof import('../../extension/src/ui/approvals');
+    require('../../extension/src/ui/approvals/approvalPrompter') as typeof import('../../extension/src/ui/approvals/approvalPrompter');
   const focused: number[] = [];
   const shells = {
     terminalFor: (container: string, session?: string) => (container === 'toolbox-app-1234abcd' && session === 's1' ? 7 : undefined),
@@ -369,7 +369,7 @@ describe('the prompter (ui/approvals.ts) on the stand-in vscode', () => {
   });
 
   it('lists nothing of a node that is not a question (the helper the row commands use)', async () => {
-    const { approvalIdOf } = await import('../../extension/src/ui/commands/showApprovals');
+    const { approvalIdOf } = await import('../../extension/src/ui/approvals/approvalCommands');
     assert.equal(approvalIdOf('q1'), 'q1');
     assert.equal(approvalIdOf({ approvalId: 'q2' } satisfies Partial<TreeNode>), 'q2');
     assert.equal(approvalIdOf({ id: 'container:x' }), undefined);

@@ -1,5 +1,5 @@
 /**
- * Every command package.json contributes is registered (COMMANDS in ui/commands/index.ts, the one
+ * Every command package.json contributes is registered (COMMANDS in ui/commands/registerCommands.ts, the one
  * registration point), and every registered command is contributed, but for the few the UI runs
  * by itself. The extension-host suite checks the first half in a real VS Code; this is the same
  * check without one, both ways, on the stand-in vscode module.
@@ -17,8 +17,9 @@ const INTERNAL: Record<string, string> = {
 
 describe('the commands', () => {
   installVscodeLite();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { COMMANDS } = require('../../extension/src/ui/commands') as typeof import('../../extension/src/ui/commands');
+  const { COMMANDS } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('../../extension/src/ui/commands/registerCommands') as typeof import('../../extension/src/ui/commands/registerCommands');
   const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
     contributes: { commands: Array<{ command: string; title?: string; category?: string }> };
   };

@@ -10,7 +10,7 @@ import { installVscodeLite } from '../support/vscodeLite';
 describe('Compare with Base rows', () => {
   it('gives an added file no original and a deleted one no modified side', async () => {
     installVscodeLite();
-    const { changeResources } = await import('../../extension/src/ui/commands/compareAgentWorktree');
+    const { changeResources } = await import('../../extension/src/ui/worktrees/compareAgentWorktree');
     const rows = changeResources(
       {
         changes: [

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { childrenLines, stopAllConfirmation, stopContainerConfirmation } from '../../extension/src/ui/confirmations';
-import { dockerChildrenCount } from '../../extension/src/ui/tree/items';
-import { workspacesNodes } from '../../extension/src/ui/tree/render';
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import { childrenLines, stopAllConfirmation, stopContainerConfirmation } from '../../extension/src/ui/containers/confirmations';
+import { dockerChildrenCount } from '../../extension/src/ui/views/treeItems';
+import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
 import type { DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
 
 const children: DockerChildrenSummary = {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { EgressChoice, EgressLogEntry, EgressQuestion, EgressSummary, LoadedBackend } from '../../extension/src/backend/api';
 import { SETTINGS } from '../../extension/src/contract/manifest';
-import { EgressInbox, settingWithAllow } from '../../extension/src/ui/egressQuestions';
+import { EgressInbox, settingWithAllow } from '../../extension/src/ui/egress/egressInbox';
 import {
   byteSize,
   destination,
@@ -22,11 +22,11 @@ import {
   egressPickItem,
   egressStatus,
   logTime,
-} from '../../extension/src/ui/egressText';
+} from '../../extension/src/ui/egress/egressText';
 import { lazyBackend } from '../../extension/src/ui/lazyBackend';
-import { containerDescription } from '../../extension/src/ui/tree/items';
-import { SHOW_EGRESS_LOG_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
-import type { ToolboxState } from '../../extension/src/ui/refresh';
+import { containerDescription } from '../../extension/src/ui/views/treeItems';
+import { SHOW_EGRESS_LOG_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
+import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { objectNames } from '../../extension/src/contract/objects';
 import { containerSummary } from '../support/summary';
 import { installVscodeLite, vscodeLite } from '../support/vscodeLite';
@@ -110,7 +110,7 @@ describe("toolbox.egressForFolder's new value (settingWithAllow)", () => {
   });
 });
 
-describe('the inbox (ui/egressQuestions.ts)', () => {
+describe('the inbox (ui/egress/egressInbox.ts)', () => {
   it('an abort, the inbox closing, a duplicate or an aborted signal is a deny; the first answer wins', async () => {
     const inbox = new EgressInbox();
     const gaveUp = new AbortController();
@@ -383,7 +383,7 @@ describe('package.json', () => {
   });
 });
 
-describe('the prompter (ui/egress.ts) on the stand-in vscode', () => {
+describe('the prompter (ui/egress/egressQuestions.ts) on the stand-in vscode', () => {
   installVscodeLite();
   type Shown = { message: string; buttons: string[]; answer: (choice: string | undefined) => void };
   const warnings: Shown[] = [];
@@ -415,10 +415,10 @@ describe('the prompter (ui/egress.ts) on the stand-in vscode', () => {
       userValue = value;
     },
   });
-  // Required after the stand-in is installed (ui/egress.ts imports vscode).
+  // Required after the stand-in is installed (ui/egress/egressQuestions.ts imports vscode).
   const { EgressQuestions, EGRESS_BUTTONS, EGRESS_ALREADY_ANSWERED } =
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    require('../../extension/src/ui/egress') as typeof import('../../extension/src/ui/egress');
+    require('../../extension/src/ui/egress/egressQuestions') as typeof import('../../extension/src/ui/egress/egressQuestions');
   const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const tick = () => new Promise((resolve) => setImmediate(resolve));
   const prompter = () => {

@@ -5,8 +5,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MIN_API_VERSION } from '../../extension/src/engine/client';
 import {
+  MIN_API_VERSION,
   checkApiVersion,
   connectEngine,
   contextTlsPath,

@@ -8,8 +8,13 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { GIT_CONFIG_READ_LIMIT } from '../../extension/src/bridge/gitRemotes';
-import { hostOfRemoteUrl, normalizeHost, readWorkspaceRemoteHosts, remoteHostsFromConfig } from '../../extension/src/bridge/gitRemotes';
+import {
+  GIT_CONFIG_READ_LIMIT,
+  hostOfRemoteUrl,
+  normalizeHost,
+  readWorkspaceRemoteHosts,
+  remoteHostsFromConfig,
+} from '../../extension/src/bridge/gitRemotes';
 
 describe('hostOfRemoteUrl', () => {
   const cases: Array<[string, string | undefined]> = [

@@ -1,7 +1,7 @@
 /**
  * Host tools that run files of the folder (issue 38, item 5; docs/decisions/0060): the table of
  * known extensions (plan/hostTools.ts), what the posture says from a fake list of enabled
- * extensions and the window's trust, the row under "Can reach on this host" (ui/tree/render.ts)
+ * extensions and the window's trust, the row under "Can reach on this host" (ui/views/treeNodes.ts)
  * and the adapter that reads VS Code (backend/settings.ts hostTools).
  */
 import assert from 'node:assert/strict';
@@ -19,8 +19,8 @@ import {
   type HostToolsFacts,
   type InstalledExtension,
 } from '../../extension/src/plan/hostTools';
-import { workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import { workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
 import { containerSummary } from '../support/summary';
 import { installVscodeLite, vscodeLite } from '../support/vscodeLite';
 

@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RUNTIME_IMAGE_PUBLISHED } from '../../extension/src/contract/constants';
-import { publishedRuntimeImageRef, runtimeImageLabels, runtimeImageTag, splitTag } from '../../extension/src/engine/imageBuild';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { RUNTIME_IMAGE_PUBLISHED } from '../../extension/src/contract/constants';
+import { publishedRuntimeImageRef, runtimeImageLabels, runtimeImageTag, splitTag } from '../../extension/src/engine/imageBuild';
 import { repoRoot } from '../support/image';
 import { buildStepProgress, PullProgress } from '../../extension/src/engine/imageProgress';
 import { formatElapsed, formatProgress, PhaseProgress } from '../../extension/src/ui/progress';

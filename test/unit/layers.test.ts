@@ -149,7 +149,7 @@ describe('layering of extension/src', () => {
     const planFile = join(SRC, 'plan', 'x.ts');
     assert.deepEqual(violations(planFile, "import { a } from '../engine/open';"), ['plan/x.ts (plan) imports ../engine/open (engine)']);
     assert.equal(violations(join(SRC, 'contract', 'x.ts'), "import type { B } from '../config/model';").length, 1);
-    assert.equal(violations(join(SRC, 'engine', 'x.ts'), "const u = require('../ui/terminal');").length, 1);
+    assert.equal(violations(join(SRC, 'engine', 'x.ts'), "const u = require('../ui/shells/toolboxShellPty');").length, 1);
     assert.deepEqual(violations(join(SRC, 'ui', 'x.ts'), "import { c } from '../backend/api';\nimport { d } from './model';"), []);
   });
 

@@ -12,9 +12,9 @@ import { LABELS } from '../../extension/src/contract/constants';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
-import { leftBehindConfirmation } from '../../extension/src/ui/confirmations';
-import { workspacesNodes } from '../../extension/src/ui/tree/render';
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import { leftBehindConfirmation } from '../../extension/src/ui/containers/confirmations';
+import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
 
 const names = objectNames('toolbox');
 const owner = 'toolbox-app-1234abcd';

@@ -1,11 +1,16 @@
 /**
- * ui/loginForwardText.ts (issue 29): the status bar item, its tooltip, pick rows and notices for
+ * ui/loginForwards/loginForwardText.ts (issue 29): the status bar item, its tooltip, pick rows and notices for
  * login callback forwards. Container names come from the engine: plain text, one line, no icons.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoginForwardInfo } from '../../extension/src/backend/api/loginForwards';
-import { forwardSentence, loginForwardNotice, loginForwardPickItem, loginForwardStatus } from '../../extension/src/ui/loginForwardText';
+import {
+  forwardSentence,
+  loginForwardNotice,
+  loginForwardPickItem,
+  loginForwardStatus,
+} from '../../extension/src/ui/loginForwards/loginForwardText';
 
 const now = 1_000_000;
 const f = (port: number, container: string): LoginForwardInfo => ({

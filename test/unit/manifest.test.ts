@@ -7,10 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EXTENSION_VERSION, SECCOMP_PROFILES } from '../../extension/src/contract/constants';
-import { WALKTHROUGH_ID } from '../../extension/src/contract/manifest';
-import { CONTEXT_KEYS } from '../../extension/src/contract/manifest';
-import { COMMAND_LABELS } from '../../extension/src/contract/manifest';
-import { SETTINGS, VSCODE_GIT_DEFAULTS } from '../../extension/src/contract/manifest';
+import { WALKTHROUGH_ID, CONTEXT_KEYS, COMMAND_LABELS, SETTINGS, VSCODE_GIT_DEFAULTS } from '../../extension/src/contract/manifest';
 
 const root = join(__dirname, '../../..');
 interface Step {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import { concernsOurObjects, type EngineEvent } from '../../extension/src/engine/events';
 import { namedShellName, workspaceContainerName } from '../../extension/src/plan/naming';
-import { stopAllConfirmation } from '../../extension/src/ui/confirmations';
+import { stopAllConfirmation } from '../../extension/src/ui/containers/confirmations';
 
 // Issue 11, finding 4: ownership is the exact grammar of the names toolbox creates, not a prefix.
 const names = objectNames();

@@ -12,17 +12,16 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { parse as parseYaml } from 'yaml';
 import { resolveConfig } from '../../extension/src/config/resolve';
 import { issuesForOpen } from '../../extension/src/config/openIssues';
 import { objectNames } from '../../extension/src/contract/objects';
 import { goarch, goos, planSession, withImageDigest } from '../../extension/src/plan/session';
-import { EXTENSION_VERSION } from '../../extension/src/contract/constants';
+import { EXTENSION_VERSION, HOST } from '../../extension/src/contract/constants';
 import type { HostFacts } from '../../extension/src/contract/types';
-import { HOST } from '../../extension/src/contract/constants';
 import { setShellPath } from '../../extension/src/config/edit';
 import { namedShellFolder, shellKeyIn, type PathKind } from '../../extension/src/plan/namedShell';
 import { profileProblem } from '../../extension/src/plan/profiles';
-import { parse as parseYaml } from 'yaml';
 
 const HOME = '/home/u';
 const names = objectNames();

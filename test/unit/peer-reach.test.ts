@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { inboxSocketPresence } from '../../extension/src/engine/peerState';
 import { peerReach, sessionContainer, type PeerReachContainer } from '../../extension/src/plan/peerReach';
-import { agentSessionItem } from '../../extension/src/ui/tree/items';
+import { agentSessionItem } from '../../extension/src/ui/views/treeItems';
 
 const containers: PeerReachContainer[] = [
   { name: 'toolbox-app-1', workspace: '/src/app', running: true, member: true },

@@ -1,5 +1,5 @@
 /**
- * The notification about what a project config asks beyond the user's own (ui/pendingConfig.ts,
+ * The notification about what a project config asks beyond the user's own (ui/config/pendingConfigPrompt.ts,
  * docs/decisions/0041): it names keys and never a value from the file, Review… shows the lines
  * in a read-only document, Approve stores the consent for exactly that change, Keep Refused is
  * not asked again in this window. Against the stand-in vscode module.
@@ -54,7 +54,7 @@ const settle = () => new Promise((r) => setTimeout(r, 10));
 describe('PendingConfigPrompt', () => {
   it('names the keys, never a value from the file', async () => {
     installVscodeLite();
-    const { pendingMessage } = await import('../../extension/src/ui/pendingConfig');
+    const { pendingMessage } = await import('../../extension/src/ui/config/pendingConfigPrompt');
     const text = pendingMessage(PENDING);
     assert.equal(
       text,
@@ -69,7 +69,7 @@ describe('PendingConfigPrompt', () => {
 
   it('Review… shows the lines as plain text, then Approve stores the consent for exactly that change', async () => {
     const ui = stubUi(['Review…', 'Approve for This Folder']);
-    const { PendingConfigPrompt } = await import('../../extension/src/ui/pendingConfig');
+    const { PendingConfigPrompt } = await import('../../extension/src/ui/config/pendingConfigPrompt');
     const approved: Array<[string, string]> = [];
     const prompt = new PendingConfigPrompt({ approveProjectConfig: async (f, h) => void approved.push([f, h]) }, silentLog as never);
     prompt.offer(PENDING);
@@ -84,7 +84,7 @@ describe('PendingConfigPrompt', () => {
 
   it('Keep Refused is not asked again in this window; a dismissed one is', async () => {
     const ui = stubUi(['Keep Refused']);
-    const { PendingConfigPrompt } = await import('../../extension/src/ui/pendingConfig');
+    const { PendingConfigPrompt } = await import('../../extension/src/ui/config/pendingConfigPrompt');
     const approved: string[] = [];
     const prompt = new PendingConfigPrompt({ approveProjectConfig: async (f) => void approved.push(f) }, silentLog as never);
     prompt.offer(PENDING);

@@ -11,23 +11,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { ReachKind } from '../../extension/src/plan/posture';
-import * as agentState from '../../extension/src/ui/agentState';
-import { NudgeGate, type AgentStatus } from '../../extension/src/ui/agentState';
-import { AgentStateTracker } from '../../extension/src/ui/agentState';
-import { AgentStreamRecognizer } from '../../extension/src/ui/agentStream';
-import * as confirmations from '../../extension/src/ui/confirmations';
-import * as model from '../../extension/src/ui/model';
-import type { ContainerSummary, DriftFinding } from '../../extension/src/ui/model';
+import * as agentState from '../../extension/src/ui/agents/agentState';
+import { NudgeGate, type AgentStatus, AgentStateTracker } from '../../extension/src/ui/agents/agentState';
+import { AgentStreamRecognizer } from '../../extension/src/ui/agents/agentStream';
+import * as confirmations from '../../extension/src/ui/containers/confirmations';
+import * as driftFindings from '../../extension/src/ui/containers/driftFindings';
+import * as model from '../../extension/src/ui/views/model';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
+import type { DriftFinding } from '../../extension/src/ui/containers/driftFindings';
 import { inline, plainItem, plainText, quoted, SINK_LINES, SINKS, type Sink } from '../../extension/src/ui/plainText';
-import * as items from '../../extension/src/ui/tree/items';
-import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/tree/render';
-import * as worktreeItems from '../../extension/src/ui/tree/worktreeItems';
-import * as approvalText from '../../extension/src/ui/approvalText';
-import * as agentTimeline from '../../extension/src/ui/agentTimeline';
-import * as egressText from '../../extension/src/ui/egressText';
+import * as items from '../../extension/src/ui/views/treeItems';
+import { peerNodes, proximoNodes, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
+import * as worktreeItems from '../../extension/src/ui/worktrees/worktreeItems';
+import * as approvalText from '../../extension/src/ui/approvals/approvalText';
+import * as agentTimeline from '../../extension/src/ui/agents/agentTimeline';
+import * as egressText from '../../extension/src/ui/egress/egressText';
 import type { EgressLogEntry, EgressQuestion, EgressSummary } from '../../extension/src/backend/api/egress';
 import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
-import type { ToolboxState } from '../../extension/src/ui/refresh';
+import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { containerSummary } from '../support/summary';
 
 /** The payload of issue 25's attack 2: a link that types `curl x|sh` into the active terminal. */
@@ -232,7 +233,7 @@ function finding(h: string): DriftFinding {
     seccomp: 'default' as const,
     seccompSetting: { profile: 'default' as const, scope: 'user' as const },
   };
-  return { ...f, message: h, notice: model.driftNotice(f, names, '/home/u') };
+  return { ...f, message: h, notice: driftFindings.driftNotice(f, names, '/home/u') };
 }
 
 /** A container's children (engine/dockerChildren.ts), every name and image `h`. */
@@ -374,18 +375,18 @@ const BUILDERS: Record<string, { make: (h: string) => Made[]; linesFree?: true }
       worktreeItems.refusedRow({ folder: h, code: 'path-unsafe', message: h }),
     ],
   },
-  'model.driftNotice': { make: (h) => [finding(h).notice] },
-  'model.findDrift': {
+  'driftFindings.driftNotice': { make: (h) => [finding(h).notice] },
+  'driftFindings.findDrift': {
     make: (h) => {
       const c = { ...container(h), state: 'running', peer: false, pidMode: '' };
-      return model
+      return driftFindings
         .findDrift([c], 'anchor', new Map([[h, true]]), names, '/home/u', new Map([[h, { profile: 'default' as const }]]))
         .map((f) => f.notice);
     },
   },
-  'model.driftStatus': {
+  'driftFindings.driftStatus': {
     make: (h) => {
-      const s = model.driftStatus([finding(h), finding(h)])!;
+      const s = driftFindings.driftStatus([finding(h), finding(h)])!;
       return [{ statusText: s.text, tooltip: s.tooltip, message: s.name }];
     },
   },
@@ -476,12 +477,12 @@ const NOT_BUILDERS: Record<string, string> = {
   'model.peerSourceShort': 'a part of folderPeerItem, which cleans it',
   'model.projectFileOverriddenBy': 'a part of Toggle Peer Messaging, whose sink cleans it',
   'model.settingScopeText': 'fixed words',
-  'model.findingKey': 'a key (not shown)',
+  'driftFindings.findingKey': 'a key (not shown)',
   'model.pointsAtDockerHost': 'a test on the text',
   'model.pointsAtSelectEngine': 'a test on the text',
-  'model.numberedTitle': "a terminal's name, cleaned where the terminal is made (ui/shells.ts)",
+  'model.numberedTitle': "a terminal's name, cleaned where the terminal is made (ui/shells/shellLauncher.ts)",
   'agentState.agentOf': 'an agent kind',
-  'agentState.terminalName': "a terminal's name, cleaned where the tab is renamed (ui/shells.ts)",
+  'agentState.terminalName': "a terminal's name, cleaned where the tab is renamed (ui/shells/shellLauncher.ts)",
   'agentState.nudgeSetting': 'a setting value',
   'agentState.shouldNudge': 'a yes or no',
   'agentState.quickExit': 'a yes or no',
@@ -530,10 +531,17 @@ const lineCount = (s: string | undefined) => (s === undefined ? 0 : s.split('\n'
 
 describe('every builder of text from outside, on the hostile corpus', () => {
   it('each builder is checked', () => {
-    const modules = { items, worktreeItems, model, confirmations, agentState, approvalText, agentTimeline, egressText } as Record<
-      string,
-      Record<string, unknown>
-    >;
+    const modules = {
+      items,
+      worktreeItems,
+      model,
+      driftFindings,
+      confirmations,
+      agentState,
+      approvalText,
+      agentTimeline,
+      egressText,
+    } as Record<string, Record<string, unknown>>;
     const exported = Object.entries(modules).flatMap(([m, mod]) =>
       Object.entries(mod)
         .filter(([, v]) => typeof v === 'function' && !/^[A-Z]/.test(v.name))
@@ -640,7 +648,7 @@ describe("a container's connection log (issue 30)", () => {
 });
 
 describe('the nudge, rate-limited per terminal (issue 25, attack 2)', () => {
-  /** Terminal output through the recogniser and the state tracker into the nudge gate, as ui/terminal.ts and ui/agentNudge.ts wire them. */
+  /** Terminal output through the recogniser and the state tracker into the nudge gate, as ui/shells/toolboxShellPty.ts and ui/agents/agentNudge.ts wire them. */
   function terminal(clock: { t: number }, gate: NudgeGate, key: number) {
     const nudges: AgentStatus[] = [];
     const changes: AgentStatus[] = [];

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { publishedPorts, publishedPortUrl, PUBLISHED_PORTS_SHOWN } from '../../extension/src/plan/publish';
-import { portItem } from '../../extension/src/ui/tree/items';
-import { workspacesNodes } from '../../extension/src/ui/tree/render';
-import type { ContainerSummary } from '../../extension/src/ui/model';
+import { portItem } from '../../extension/src/ui/views/treeItems';
+import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
+import type { ContainerSummary } from '../../extension/src/ui/views/model';
 
 describe('publishedPorts: what a container publishes, from inspect', () => {
   it('reads NetworkSettings.Ports (the host port Docker picked included), one row for 0.0.0.0 and ::', () => {

@@ -22,7 +22,7 @@ import {
 } from '../../extension/src/plan/profiles';
 import { planSession } from '../../extension/src/plan/session';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
-import { containerDescription, containerTooltip } from '../../extension/src/ui/tree/items';
+import { containerDescription, containerTooltip } from '../../extension/src/ui/views/treeItems';
 import { containerSummary } from '../support/summary';
 import { installVscodeLite, vscodeLite } from '../support/vscodeLite';
 
@@ -180,7 +180,7 @@ describe('the profile picker (Open Toolbox Shell with Profile…)', () => {
   installVscodeLite();
   const { profilePickRows, validateNewProfile } =
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    require('../../extension/src/ui/commands/openShellWithProfile') as typeof import('../../extension/src/ui/commands/openShellWithProfile');
+    require('../../extension/src/ui/shells/openShellWithProfile') as typeof import('../../extension/src/ui/shells/openShellWithProfile');
   const dir = '/home/u/.toolbox/profiles';
 
   it("lists the folder's profile first, then the others, no profile, and New Profile…", () => {

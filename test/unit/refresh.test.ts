@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import type { ConfigService, Snapshot, ViewService } from '../../extension/src/backend/api';
 import { objectNames } from '../../extension/src/contract/objects';
-import { EVENT_DEBOUNCE_MS, RefreshManager, SAFETY_POLL_MS, type ToolboxState } from '../../extension/src/ui/refresh';
+import { EVENT_DEBOUNCE_MS, RefreshManager, SAFETY_POLL_MS, type ToolboxState } from '../../extension/src/ui/views/refreshManager';
 
 const names = objectNames('tbxtunit');
 

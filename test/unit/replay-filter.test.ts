@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { StartedShell } from '../../extension/src/backend/api';
-import { ReplayQueryFilter } from '../../extension/src/ui/replayFilter';
+import { ReplayQueryFilter } from '../../extension/src/ui/shells/replayQueryFilter';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
 
 const QUERIES: Record<string, string> = {
@@ -95,7 +95,7 @@ describe('ReplayQueryFilter', () => {
 describe('the terminal after a reload (issue 26 item 2)', () => {
   it('shows the replay without its queries, and live output as it came', async () => {
     installVscodeLite();
-    const { ToolboxShellPty } = await import('../../extension/src/ui/terminal');
+    const { ToolboxShellPty } = await import('../../extension/src/ui/shells/toolboxShellPty');
     const stream = new PassThrough();
     const shell = {
       stream,

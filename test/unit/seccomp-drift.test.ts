@@ -9,8 +9,9 @@ import { describe, it } from 'node:test';
 import { containerSummary } from '../support/summary';
 import { objectNames } from '../../extension/src/contract/objects';
 import { openDriftNotice, profileDrift, seccompDifference, seccompProfileOf } from '../../extension/src/plan/drift';
-import { driftStatus, findDrift, findingKey, type ContainerSummary, type SeccompSetting } from '../../extension/src/ui/model';
-import { workspacesNodes } from '../../extension/src/ui/tree/render';
+import { type ContainerSummary, type SeccompSetting } from '../../extension/src/ui/views/model';
+import { driftStatus, findDrift, findingKey } from '../../extension/src/ui/containers/driftFindings';
+import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 
 const names = objectNames();
 const anchorId = 'a1b2c3d4e5f6';

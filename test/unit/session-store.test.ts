@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SessionRecord } from '../../extension/src/backend/api';
-import { SessionStore } from '../../extension/src/ui/sessionStore';
+import { SessionStore } from '../../extension/src/ui/shells/sessionStore';
 
 function memento() {
   const data = new Map<string, unknown>();

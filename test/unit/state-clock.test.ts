@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { StateClock, type IntervalTimers } from '../../extension/src/ui/stateClock';
+import { StateClock, type IntervalTimers } from '../../extension/src/ui/agents/stateClock';
 
 /** Timers that run nothing by themselves: the test sees which intervals are live and ticks them. */
 function fakeTimers() {

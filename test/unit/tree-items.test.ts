@@ -1,21 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { containerSummary } from '../support/summary';
 import { driftWarning } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
 import {
-  driftStatus,
-  findDrift,
   folderOf,
   projectFileOverriddenBy,
   sortForWorkspacesView,
   type ContainerSummary,
   type PeerSetting,
   type PeerSettingSource,
-} from '../../extension/src/ui/model';
-import { stopContainerConfirmation } from '../../extension/src/ui/confirmations';
-import { numberedTitle } from '../../extension/src/ui/titles';
-import { PROXIMO_DOCS_URL } from '../../extension/src/ui/tree/render';
+} from '../../extension/src/ui/views/model';
+import { driftStatus, findDrift } from '../../extension/src/ui/containers/driftFindings';
+import { stopContainerConfirmation } from '../../extension/src/ui/containers/confirmations';
+import { numberedTitle } from '../../extension/src/ui/shells/numberedTitle';
+import { PROXIMO_DOCS_URL, peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import {
   anchorItem,
   containerContextValue,
@@ -34,11 +35,8 @@ import {
   reachItem,
   socketVolumeItem,
   sinceText,
-} from '../../extension/src/ui/tree/items';
+} from '../../extension/src/ui/views/treeItems';
 import type { HostReach } from '../../extension/src/plan/posture';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { peerNodes, proximoNodes, treeKey, workspacesNodes } from '../../extension/src/ui/tree/render';
 
 const names = objectNames();
 const anchorId = 'a1b2c3d4e5f6';
@@ -707,7 +705,7 @@ describe('the Stop Container confirmation', () => {
   });
 });
 
-describe('redraw key (ui/tree/provider.ts redraws only when it changes)', () => {
+describe('redraw key (ui/views/nodeTreeProvider.ts redraws only when it changes)', () => {
   const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 1_000 };
   const shell = { id: 's1', pid: 3, command: 'zsh', started: 0, attached: 1 };
   const key = (containers: ContainerSummary[]) =>

@@ -1,15 +1,15 @@
 /**
  * Issue 26, item 10: a typo key in .toolbox.yaml (`peer_mesaging`) gets a quick fix that writes the
- * key it meant (config/diagnostics.ts `replacement`, applied by ui/configDiagnostics.ts as
+ * key it meant (config/diagnostics.ts `replacement`, applied by ui/config/configDiagnostics.ts as
  * `applyFix` does here), and Open Toolbox Shell says once which keys it ignores
- * (config/openIssues.ts `unknownKeys`, ui/unknownKeys.ts), the key from the file as plain text.
+ * (config/openIssues.ts `unknownKeys`, ui/config/unknownKeys.ts), the key from the file as plain text.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyFix, configProblems } from '../../extension/src/config/diagnostics';
 import { issuesForOpen } from '../../extension/src/config/openIssues';
 import { parseConfigFile } from '../../extension/src/config/parse';
-import { NOTICE_KEYS, noticeFingerprint, quickFixTitle, unknownKeysNotice } from '../../extension/src/ui/unknownKeys';
+import { NOTICE_KEYS, noticeFingerprint, quickFixTitle, unknownKeysNotice } from '../../extension/src/ui/config/unknownKeys';
 
 const HOME = '/home/u';
 const FILE = '/home/u/proj/.toolbox.yaml';

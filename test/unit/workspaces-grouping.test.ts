@@ -1,13 +1,13 @@
 /**
  * Issue 26, item 12: the Workspaces view lists this window's containers first, at the top level,
  * and every other toolbox container on the engine under one group that starts collapsed
- * (ui/tree/render.ts groupOthers); a named shell a terminal of this window runs in counts as this
+ * (ui/views/treeNodes.ts groupOthers); a named shell a terminal of this window runs in counts as this
  * window's. Terminal names are the folder's name (backend/shells.ts), short enough for a tab.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ToolboxState } from '../../extension/src/ui/refresh';
-import { OTHER_CONTAINERS_ID, workspacesNodes } from '../../extension/src/ui/tree/render';
+import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
+import { OTHER_CONTAINERS_ID, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import { containerSummary as container } from '../support/summary';
 
 const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 0 };

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { refusedRow, worktreeRow } from '../../extension/src/ui/tree/worktreeItems';
+import { refusedRow, worktreeRow } from '../../extension/src/ui/worktrees/worktreeItems';
 import type { AgentWorktreeSummary } from '../../extension/src/backend/api';
 
 const base: AgentWorktreeSummary = {

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentStreamRecognizer, type StreamSignal } from '../../extension/src/ui/agentStream';
+import { AgentStreamRecognizer, type StreamSignal } from '../../extension/src/ui/agents/agentStream';
 import {
   agentLaunchCommand,
   AGENT_LAUNCH_SCRIPT,

@@ -54,7 +54,7 @@ export interface EngineBackendDeps {
   bridgeFor?: (registration: WorkspaceRegistration, logins: LoginForwards) => Promise<BridgeMount>;
   /** Login callback forwards opening, closing or refused (issue 29): the UI's status bar and notices. */
   onLoginForward?: (event: LoginForwardEvent) => void;
-  /** Asks the user about a connection in `ask` mode (ui/egress.ts); absent: such a connection is refused. */
+  /** Asks the user about a connection in `ask` mode (ui/egress/egressQuestions.ts); absent: such a connection is refused. */
   egressPrompter?: EgressPrompter;
   /** Tests: where the egress proxies' sockets go, their name lookup and bounds. */
   egress?: Pick<EgressDeps, 'host' | 'proxy'>;
@@ -140,7 +140,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
 export interface CreateEngineBackendOptions extends Omit<EngineBackendDeps, 'bridgeFor'> {
   /** The bridge's /edit and /open land in this window. */
   editor: EditorActions;
-  /** Git credential consent: the prompt and where grants persist (ui/credentialConsent.ts). */
+  /** Git credential consent: the prompt and where grants persist (ui/approvals/credentialConsent.ts). */
   credentialConsent?: CredentialConsentOptions;
   /** How long the bridge's /open waits for the user's answer; default OPEN_LIMITS_MS.confirm (tests shorten it). */
   openConfirmMs?: number;

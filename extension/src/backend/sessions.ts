@@ -3,6 +3,8 @@
  * socket or an exec, engine/sessions.ts), attaching a recorded shell again after a reload, and
  * ending one, with upstream's rule that a container goes when its last shell ends.
  */
+import type Docker from 'dockerode';
+import type * as vscode from 'vscode';
 import { EGRESS, LABELS } from '../contract/constants';
 import { ToolboxError } from '../contract/errors';
 import { clause, engineMessage } from '../engine/errors';
@@ -22,8 +24,6 @@ import {
   type HolderTransport,
 } from '../engine/sessions';
 import { holderMismatchText, unprovenHolderReason } from '../plan/holderProof';
-import type Docker from 'dockerode';
-import type * as vscode from 'vscode';
 import { SessionGoneError, type SessionProgress, type SessionRecord, type ShellPersistence, type StartedShell } from './api';
 import type { BridgeRegistry } from './bridges';
 import type { EngineConnector } from './connection';

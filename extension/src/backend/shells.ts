@@ -152,7 +152,7 @@ export class ShellOpener {
       unknownKeys,
       projectFileIgnored: facts.resolved.projectFileIgnored,
       ...(facts.pendingConfig ? { pendingConfig: facts.pendingConfig } : {}),
-      // The window folder, not a named shell's configured path: held shells come back per window folder (ui/sessionStore.ts).
+      // The window folder, not a named shell's configured path: held shells come back per window folder (ui/shells/sessionStore.ts).
       open: (progress, signal) => this.open(planned, progress, signal, shell.folder),
     };
     const { request, protection, title, first } = planned;

@@ -1,7 +1,7 @@
 /**
  * Who may have the user's git credentials (issue 11, finding 2): the decision the /credential
  * route asks before it runs host git. No vscode here; the prompt and the persistent state are
- * injected (ui/credentialConsent.ts in the extension, plain objects in tests).
+ * injected (ui/approvals/credentialConsent.ts in the extension, plain objects in tests).
  *
  * - The hosts of the folder's own git remotes are allowed by default. They are recorded the
  *   first time the folder is registered with the bridge (GrantState keeps them per folder) and

@@ -14,18 +14,16 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, stat
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PORT_COUNT, BRIDGE_PROBE, BRIDGE_TAKEOVER } from '../contract/constants';
-import { REFUSAL_LOG } from './refusals';
-import { BRIDGE_SWEEP } from './sweep';
+import { REFUSAL_LOG, aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
+import { BRIDGE_SWEEP, sweepStaleSockets, type SweepLimits } from './sweep';
 import type { BridgeMount } from '../contract/types';
 import { CredentialAuthority, GrantState, type ConsentPrompt, type KeyValueState } from './credentialConsent';
 import { TokenBucket } from './gate';
 import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
-import { aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
 import type { BucketRates, EditorActions, LoginCallbackForwarder, RouteDeps, WorkspaceBinding } from './route';
 import type { BridgeLog } from './log';
 import { createBridgeServer, type ListenerScope } from './server';
 import { stopSound } from './sound';
-import { sweepStaleSockets, type SweepLimits } from './sweep';
 import {
   assertSocketPathFits,
   chooseRunDir,

@@ -1,6 +1,6 @@
 /**
  * The problems of one `.toolbox.yaml` text, placed on its lines, for the editor's Problems panel
- * (ui/configDiagnostics.ts), as upstream's `config doctor` reports them (configedit/doctor.go):
+ * (ui/config/configDiagnostics.ts), as upstream's `config doctor` reports them (configedit/doctor.go):
  * YAML syntax errors, unknown keys with "did you mean", values of the wrong type or shape, the
  * removed `tools:` block, a `mounts:` patch that names no default mount, and a named shell whose
  * path is empty or not absolute. The same parser as
@@ -93,7 +93,7 @@ function wholeLine(line: number): TextSpan {
 
 /**
  * `text` with `problem`'s quick fix applied: its replacement written over its span, as the editor's
- * quick fix edits the document (ui/configDiagnostics.ts). The text unchanged when it has none.
+ * quick fix edits the document (ui/config/configDiagnostics.ts). The text unchanged when it has none.
  */
 export function applyFix(text: string, problem: ConfigProblem): string {
   if (problem.replacement === undefined) return text;

@@ -107,7 +107,7 @@ export interface ConfigIssue {
   /** What the issue is about in the file (the key, or its value), for the editor's diagnostics. */
   span?: TextSpan;
   message: string;
-  /** The key is not one the file may have: ignored, and said at open (ui/configKeyNotice.ts). */
+  /** The key is not one the file may have: ignored, and said at open (ui/config/unknownKeyNotice.ts). */
   unknownKey?: boolean;
   /** An unknown key's likely meaning ("did you mean"): the key written in its place fixes it. */
   suggestion?: string;

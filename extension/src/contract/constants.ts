@@ -694,7 +694,7 @@ export const AGENTS = {
 /**
  * The mark the agent launcher (plan/worktree.ts AGENT_LAUNCH_SCRIPT) prints when the agent exits,
  * before the shell that follows starts: a private OSC, `ESC ] 7717 ; agent-exit ; <status> ;
- * <agent> BEL`, which xterm.js ignores and ui/agentStream.ts reads (ui/agentState.ts: the agent
+ * <agent> BEL`, which xterm.js ignores and ui/agents/agentStream.ts reads (ui/agents/agentState.ts: the agent
  * ended with that status). Private, not OSC 133;D: shell integration ends every command with D.
  */
 export const AGENT_EXIT_MARK = { osc: 7717, tag: 'agent-exit' } as const;

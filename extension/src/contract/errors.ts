@@ -1,6 +1,6 @@
 /**
  * The one error type that crosses from the backend to the UI: a code the UI can branch on, the
- * sentence the user reads, and the actions that can fix it (each one a button, ui/errors.ts).
+ * sentence the user reads, and the actions that can fix it (each one a button, ui/engines/showEngineError.ts).
  * The UI never reads a message to decide anything.
  *
  * The backend runs from its own bundle (docs/decisions/0005-lazy-backend-bundle.md), so a class

@@ -17,7 +17,7 @@ export const COMMAND_LABELS = {
   applyProposal: { command: 'toolbox.applyProposal', label: 'Toolbox: Apply Proposed Change' },
   rejectProposal: { command: 'toolbox.rejectProposal', label: 'Toolbox: Reject Proposed Change' },
   reviewProposals: { command: 'toolbox.reviewProposals', label: 'Toolbox: Review Proposed Changes…' },
-  /** Checks the engine, the folder's containers and what they get, into a read-only report (ui/commands/runDoctor.ts). */
+  /** Checks the engine, the folder's containers and what they get, into a read-only report (ui/doctor/runDoctor.ts). */
   runDoctor: { command: 'toolbox.runDoctor', label: 'Toolbox: Run Doctor' },
   /** The same checks, redacted (plan/redact.ts), onto the clipboard for an issue. */
   copyDoctorReport: { command: 'toolbox.copyDoctorReport', label: 'Toolbox: Copy Report' },
@@ -34,7 +34,7 @@ export const COMMAND_LABELS = {
 } as const;
 
 /**
- * The URI scheme of a proposal's read-only diff sides (ui/proposals.ts); package.json's editor
+ * The URI scheme of a proposal's read-only diff sides (ui/approvals/proposalReview.ts); package.json's editor
  * title actions Apply and Reject show for it.
  */
 export const PROPOSAL_SCHEME = 'toolbox-proposal';

@@ -2,8 +2,8 @@
  * Runs plan/bridgePath.ts's probe in a container: which path its shims take to the bridge.
  * Bounded: curl's own 2 s per try, and the whole exec by BRIDGE_PATH_TIMEOUT_MS.
  */
-import type Docker from 'dockerode';
 import type { Duplex } from 'node:stream';
+import type Docker from 'dockerode';
 import { BRIDGE_PATH_PROBE, bridgePathFrom, type BridgePath } from '../plan/bridgePath';
 import { CONTAINER } from '../contract/constants';
 import { demux } from './containers';

@@ -5,11 +5,11 @@
  * pure and unit-tested, the file reads and the ping are the thin I/O around it. An engine older
  * than MIN_API_VERSION is refused at connect (docs/decisions/0034-engine-api-floor.md).
  */
-import type Docker from 'dockerode';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import type Docker from 'dockerode';
 import { identityFromVersion, pingUnixSocket, podmanRootless, rememberEngine, type EngineIdentity } from './compat';
 import { clause, engineMessage, statusOf } from './errors';
 import { SshError, sshTransport } from '../host/ssh';

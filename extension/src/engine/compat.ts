@@ -3,9 +3,9 @@
  * (docs/engines.md). Which engine a client talks to is learnt once per client, from the answer
  * connect already has; everything else here is a pure rule or one small request.
  */
-import type Docker from 'dockerode';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import type Docker from 'dockerode';
 import { DOCKER_ENDPOINT, ENV, HOST_GATEWAY } from '../contract/constants';
 
 export interface EngineIdentity {

@@ -9,8 +9,7 @@ import { request as httpRequest, type Agent, type ClientRequest, type IncomingMe
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
-import type { EndpointEvent, EndpointGate, EndpointRequestHead, GateForward, GateHead } from './dockerEndpointTypes';
-import type { HijackContext } from './dockerEndpointTypes';
+import type { EndpointEvent, EndpointGate, EndpointRequestHead, GateForward, GateHead, HijackContext } from './dockerEndpointTypes';
 import { bodyFraming, checkRequestHead, endToEndHeaders, errorBody, loggedPath, type Refusal } from './dockerEndpointWire';
 
 export interface EndpointContext extends HijackContext {

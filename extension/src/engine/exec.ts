@@ -2,8 +2,8 @@
  * An interactive shell inside a container: one TTY exec through the Engine API (no docker CLI).
  * Each call is its own exec, so several shells can share one container.
  */
-import type Docker from 'dockerode';
 import { Duplex, PassThrough } from 'node:stream';
+import type Docker from 'dockerode';
 import { statusOf } from './errors';
 
 export interface ShellExecOptions {

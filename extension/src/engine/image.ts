@@ -3,12 +3,11 @@
  * image is built from the extension's files, anyone else's is pulled, and a custom image is
  * checked once for the shims and tools the bridge and the entrypoint rely on.
  */
-import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
+import type Docker from 'dockerode';
 import type { PullPolicy } from '../config/model';
 import { CONTAINER, OPTIONAL_SHIMS, RUNTIME_IMAGE_LABELS, SHIMS } from '../contract/constants';
-import { RUNTIME_IMAGE_LIMITS_MS } from './imageBuild';
-import { buildRuntimeImage, splitTag, tagTarget, untagIfMoved } from './imageBuild';
+import { RUNTIME_IMAGE_LIMITS_MS, buildRuntimeImage, splitTag, tagTarget, untagIfMoved } from './imageBuild';
 import { PullProgress, type ImageProgress } from './imageProgress';
 import { demux, subscribeWait } from './containers';
 import type { EngineContext } from './context';

@@ -4,10 +4,10 @@
  * exactly those files, so a changed Dockerfile, entrypoint or shim yields a new tag and an
  * unchanged tree reuses the image already built.
  */
-import type Dockerode from 'dockerode';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type Dockerode from 'dockerode';
 import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_PUBLISHED, RUNTIME_IMAGE_REPO } from '../contract/constants';
 import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
 import { buildStepProgress, parseBuildStep, type ImageProgress } from './imageProgress';

@@ -6,8 +6,8 @@
  * works on Docker and on rootful and rootless Podman alike; the exec shares the container's network
  * namespace, so its 127.0.0.1 is the one the login CLI listens on.
  */
-import type Docker from 'dockerode';
 import type { Duplex } from 'node:stream';
+import type Docker from 'dockerode';
 import { execByteStream } from './exec';
 import { LOGIN_FORWARD } from '../contract/constants';
 

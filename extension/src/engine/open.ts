@@ -4,8 +4,8 @@
  * degraded create when they fail, and drift warnings (plan/drift.ts) when an existing container
  * no longer matches the plan.
  */
-import type Docker from 'dockerode';
 import { mkdir } from 'node:fs/promises';
+import type Docker from 'dockerode';
 import {
   driftAgainstPlan,
   observedPeerState,

@@ -3,9 +3,9 @@
  * containers in the anchor's PID namespace, plus the agent sessions registered in the shared
  * session registry. Read-only: nothing here creates, starts or changes anything.
  */
-import type Docker from 'dockerode';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import type Docker from 'dockerode';
 import { z } from 'zod';
 import { engineMessage, isNotFound } from './errors';
 import { joinsNamespace } from '../plan/drift';

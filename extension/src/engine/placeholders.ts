@@ -8,10 +8,10 @@
  * made and untouched (docs/decisions/0042-protected-paths-read-only.md, 0059). A placeholder git
  * would list (`.gitmodules`) first gets its line in the repository's `info/exclude`.
  */
-import type Docker from 'dockerode';
 import { lchown, lstat, lutimes, mkdir, open, readdir, readFile, rmdir, unlink } from 'node:fs/promises';
 import { constants, type Stats } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import type Docker from 'dockerode';
 import { PLACEHOLDER } from '../contract/constants';
 import { gitmodulesBehindWorkTree } from '../host/git';
 import {

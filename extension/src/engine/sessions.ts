@@ -9,11 +9,11 @@
  * container's: the greeting is checked before we write a byte, every frame is size-bounded, and
  * every wait has a deadline.
  */
-import type Docker from 'dockerode';
 import { EventEmitter } from 'node:events';
 import { lstat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { Duplex } from 'node:stream';
+import type Docker from 'dockerode';
 import { CONTAINER, SESSION_PROTOCOL } from '../contract/constants';
 import { judgeHolder, type HolderProof } from '../plan/holderProof';
 import { holderContainerSocket } from '../plan/session';

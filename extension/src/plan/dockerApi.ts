@@ -19,7 +19,7 @@
  *      checkStartBinds.
  *   5. classified.response === 'scrub-info': pass Docker's answer through scrubInfo.
  */
-import { LABELS } from '../contract/constants';
+import { LABELS, CONTAINER } from '../contract/constants';
 import { DROPPED_BODY, hasBodySchema, judgeBody, judgeStartMounts, lookupsOf, readBody } from './dockerApi/bodies';
 import {
   classifyHead,
@@ -37,7 +37,6 @@ import { connectRefused, type ContainerNetwork, hasNetwork, networkedContainer }
 import { malformed, Refused, type Refusal, type RuleId } from './dockerApi/wire';
 import { cleanPath } from './naming';
 import type { InspectedMount } from './posture';
-import { CONTAINER } from '../contract/constants';
 
 export type { ContainerNetwork } from './dockerApi/egress';
 export type {

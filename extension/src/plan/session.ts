@@ -15,8 +15,7 @@ import {
   LABELS,
   SESSION_PROTOCOL,
 } from '../contract/constants';
-import { SECCOMP_UNCONFINED_OPT } from './drift';
-import { PEER_RUN_LABEL_VALUES } from './drift';
+import { SECCOMP_UNCONFINED_OPT, PEER_RUN_LABEL_VALUES } from './drift';
 import { agentHomes, DOCKER_ENDPOINT_MOUNT, flattenBinds, planMounts, validateWorkspaceBindPath, workspaceMirror } from './mounts';
 import { planProtections, PROTECTED_PATHS_LABEL_VALUE, type ProtectionPlan } from './protect';
 import { DEFAULT_PUBLISH_HOST_IP } from './publish';
@@ -90,7 +89,7 @@ export function planSession(req: SessionRequest, host: HostFacts): PlannedSessio
     // Upstream sets no labels and identity stays by name; this one is informational only (the
     // tree shows which folder a container belongs to). Nothing looks containers up by it.
     // LABELS.peerRun records a per-run peer override, so drift judges the container by what its
-    // own open asked for (plan/drift.ts, ui/model.ts findDrift).
+    // own open asked for (plan/drift.ts, ui/containers/driftFindings.ts findDrift).
     Labels: {
       [LABELS.workspace]: workspace,
       // Which account's credentials it has, for the views (informational, as the workspace label).

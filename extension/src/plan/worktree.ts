@@ -184,7 +184,7 @@ export function worktreeGitDir(root: string): string {
 /**
  * The fixed script of the agent launcher: `$1` is the agent, the rest its arguments. When the agent
  * exits it prints the exit mark (AGENT_EXIT_MARK: its status and its name) before the shell
- * follows, so the terminal reads "claude ended (exit 1)" (ui/agentState.ts), live and, from the
+ * follows, so the terminal reads "claude ended (exit 1)" (ui/agents/agentState.ts), live and, from the
  * held session's replay, after a reload.
  */
 export const AGENT_LAUNCH_SCRIPT =

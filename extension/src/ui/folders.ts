@@ -1,6 +1,6 @@
 /** Which workspace folder a command is about: its argument, the only folder, or the user's pick. */
 import * as vscode from 'vscode';
-import type { TreeNode } from './tree/render';
+import type { TreeNode } from './views/treeNodes';
 
 export async function pickFolder(arg?: unknown, placeHolder = 'Open a Toolbox shell for which folder?'): Promise<string | undefined> {
   if (arg instanceof vscode.Uri) return vscode.workspace.getWorkspaceFolder(arg)?.uri.fsPath ?? arg.fsPath;

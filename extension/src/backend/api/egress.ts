@@ -41,7 +41,7 @@ export interface EgressSummary {
   asking: number;
 }
 
-/** Who asks the user (ui/egress.ts); the backend holds the connection meanwhile, up to EGRESS_LIMITS.askMs. */
+/** Who asks the user (ui/egress/egressQuestions.ts); the backend holds the connection meanwhile, up to EGRESS_LIMITS.askMs. */
 export interface EgressPrompter {
   /** `signal` aborts when the connection gave up (closed by the program) or the time ran out: the question must go. */
   ask(question: EgressQuestion, signal: AbortSignal): Promise<EgressChoice>;

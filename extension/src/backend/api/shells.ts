@@ -110,7 +110,7 @@ export interface ShellSession {
   start(size: TerminalSize): Promise<StartedShell>;
   /**
    * The host folders mounted as the agents' homes (/home/toolbox/.claude, /home/toolbox/.codex),
-   * when mounted: what to tell a user whose agent could not start (ui/agentState.ts quickExitText).
+   * when mounted: what to tell a user whose agent could not start (ui/agents/agentState.ts quickExitText).
    */
   agentHomes?: { claude?: string; codex?: string };
 }
@@ -150,7 +150,7 @@ export interface SessionRecord {
   rows: number;
   /** ms since the epoch. */
   openedAt: number;
-  /** The agent the session runs, when the window knows (ui/agentState.ts); a shell otherwise. */
+  /** The agent the session runs, when the window knows (ui/agents/agentState.ts); a shell otherwise. */
   agent?: 'claude' | 'codex';
   /**
    * The container's bridge registration when the shell started, so a reloaded window serves the

@@ -1,4 +1,4 @@
-/** What a snapshot holds: plain data the views render (ui/model.ts derives from it). */
+/** What a snapshot holds: plain data the views render (ui/views/model.ts derives from it). */
 import type { OwnedContainerKind, SeccompProfile } from '../../contract/types';
 import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
 import type { EgressSummary } from './egress';

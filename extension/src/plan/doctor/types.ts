@@ -11,7 +11,7 @@ export type DoctorStatus = 'pass' | 'warn' | 'fail' | 'info';
 /**
  * One line of the report. `fix`, for warn and fail: a command to run, a setting to change or a
  * shell command; for info, a choice the user may make. `offer`: an action the notification
- * offers as a button (ui/commands/runDoctor.ts).
+ * offers as a button (ui/doctor/runDoctor.ts).
  */
 export interface DoctorCheck {
   id: string;

@@ -1,4 +1,4 @@
-import type { ToolboxCommand } from './types';
+import type { ToolboxCommand } from './toolboxCommand';
 
 export const showLog: ToolboxCommand = {
   id: 'toolbox.showLog',
