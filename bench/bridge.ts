@@ -3,7 +3,7 @@
  * TCP (each on a fresh connection, as the shims' curl makes them), and a burst of 200
  * concurrent requests under the real rate limits.
  */
-import { ROUTES } from '../extension/src/contract/constants';
+import { ROUTES } from '../extension/src/contract/shims';
 import { RATE_LIMITS } from '../extension/src/bridge/hub';
 import { call, startRig, tcpTarget, unixTarget } from '../test/bridge/support';
 import { fmtMs, stats, type ResultRow } from './harness';

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ShellSession } from '../extension/src/backend/api';
-import { EGRESS } from '../extension/src/contract/constants';
+import { EGRESS } from '../extension/src/contract/egress';
 import { objectNames } from '../extension/src/contract/objects';
 import { testBackend } from '../test/support/backend';
 import { docker, removeNamespaceObjects } from '../test/support/docker';

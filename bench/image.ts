@@ -14,7 +14,8 @@ import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { HOST, RUNTIME_IMAGE_CONTEXT } from '../extension/src/contract/constants';
+import { HOST } from '../extension/src/contract/upstream';
+import { RUNTIME_IMAGE_CONTEXT } from '../extension/src/contract/image';
 import { objectNames } from '../extension/src/contract/objects';
 import { ensureRuntimeImage } from '../extension/src/engine/image';
 import {

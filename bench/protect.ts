@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import type { StartedShell } from '../extension/src/backend/api';
 import { protectedPathFacts } from '../extension/src/backend/hostFacts';
 import { DEFAULT_CONFIG } from '../extension/src/config/model';
-import { CONTAINER } from '../extension/src/contract/constants';
+import { CONTAINER } from '../extension/src/contract/upstream';
 import { objectNames } from '../extension/src/contract/objects';
 import type { HostFacts } from '../extension/src/contract/types';
 import type { EngineContext } from '../extension/src/engine/context';

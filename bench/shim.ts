@@ -5,7 +5,8 @@
  */
 import { chownSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BRIDGE_FILES, CONTAINER, ENV } from '../extension/src/contract/constants';
+import { BRIDGE_FILES, ENV } from '../extension/src/contract/shims';
+import { CONTAINER } from '../extension/src/contract/upstream';
 import { startRig } from '../test/bridge/support';
 import { testNamespace } from '../test/support/docker';
 import { ensureTestRuntimeImage } from '../test/support/image';

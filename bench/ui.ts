@@ -13,7 +13,7 @@ import { installVscodeLite, silentLog } from '../test/support/vscodeLite';
 import { fmtMs, spreadOf, stats, type ResultRow } from './harness';
 import { docker as testDocker, removeNamespaceObjects } from '../test/support/docker';
 import { ensureTestRuntimeImage } from '../test/support/image';
-import { RUNTIME_IMAGE_TEST_REPO } from '../extension/src/contract/constants';
+import { RUNTIME_IMAGE_TEST_REPO } from '../extension/src/contract/image';
 import { objectNames } from '../extension/src/contract/objects';
 import type { HostFacts, ObjectNames } from '../extension/src/contract/types';
 

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './contract/constants';
+import { RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from './contract/image';
 import { objectNames } from './contract/objects';
 import type { CreateEngineBackendOptions } from './backend/engineBackend';
 import { registerCommands } from './ui/commands/registerCommands';

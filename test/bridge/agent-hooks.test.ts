@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { AGENT_HOOK_LIMITS, ROUTES } from '../../extension/src/contract/constants';
+import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/agentHook';
+import { ROUTES } from '../../extension/src/contract/shims';
 import { describeToolInput, oneLine, timelineKind } from '../../extension/src/plan/agentHooks';
 import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../../extension/src/bridge/route';
 import { call, startRig, tcpTarget, unixTarget, type Rig } from './support';

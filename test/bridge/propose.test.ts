@@ -8,7 +8,7 @@ import { lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Proposal, ProposalAnswer } from '../../extension/src/bridge/route';
-import { PROPOSAL_LIMITS } from '../../extension/src/contract/constants';
+import { PROPOSAL_LIMITS } from '../../extension/src/contract/shims';
 import { proposalContentProblem, proposalPath } from '../../extension/src/plan/proposals';
 import { call, startRig, unixTarget, type Rig } from './support';
 

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BridgeHub, RATE_LIMITS, takeoverLock } from '../../extension/src/bridge/hub';
-import { TOKEN_BYTES } from '../../extension/src/contract/constants';
+import { TOKEN_BYTES } from '../../extension/src/contract/shims';
 import { workspaceStateDir } from '../../extension/src/bridge/state';
 import { call, makeTempRoot, recorder, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
 

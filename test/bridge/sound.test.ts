@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { BODY_LIMITS } from '../../extension/src/contract/constants';
+import { BODY_LIMITS } from '../../extension/src/contract/shims';
 import { RATE_LIMITS } from '../../extension/src/bridge/hub';
 import { findSoundPlayer, looksLikeMp3, stopSound } from '../../extension/src/bridge/sound';
 import { call, startRig, unixTarget, type Rig } from './support';

@@ -22,7 +22,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EGRESS } from '../../extension/src/contract/constants';
+import { EGRESS } from '../../extension/src/contract/egress';
 import { SETTINGS } from '../../extension/src/contract/manifest';
 import { LONG, folder, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
 

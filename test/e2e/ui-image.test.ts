@@ -10,7 +10,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { HOST, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
+import { HOST } from '../../extension/src/contract/upstream';
+import { RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/image';
 import {
   buildRuntimeImage,
   extraCaCerts,

@@ -16,7 +16,7 @@ import { type Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { objectNames } from '../../extension/src/contract/objects';
-import { CONTAINER } from '../../extension/src/contract/constants';
+import { CONTAINER } from '../../extension/src/contract/upstream';
 import type { StartedShell } from '../../extension/src/backend/api';
 import { holderHeld, socketTransport } from '../../extension/src/engine/sessions';
 import { docker, removeNamespaceObjects } from '../support/docker';

@@ -23,7 +23,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
-import { DOCKER_ENDPOINT, LABELS } from '../../extension/src/contract/constants';
+import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
+import { LABELS } from '../../extension/src/contract/upstream';
 import { startDockerEndpoint, type DockerEndpoint, type EndpointGate } from '../../extension/src/engine/dockerEndpoint';
 import { policyGate } from '../../extension/src/engine/dockerGate';
 import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';

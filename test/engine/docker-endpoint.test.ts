@@ -21,7 +21,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DOCKER_ENDPOINT } from '../../extension/src/contract/constants';
+import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
 import {
   startDockerEndpoint,
   type DockerEndpoint,

@@ -12,7 +12,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { BRIDGE_FILES, BRIDGE_TCP_ONLY_DIR, CONTAINER } from '../../extension/src/contract/constants';
+import { BRIDGE_FILES, BRIDGE_TCP_ONLY_DIR } from '../../extension/src/contract/shims';
+import { CONTAINER } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import { workspaceStateDir } from '../../extension/src/bridge/state';
 import { probeBridgePath } from '../../extension/src/engine/bridgePath';

@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Docker from 'dockerode';
-import { LABELS } from '../../extension/src/contract/constants';
+import { LABELS } from '../../extension/src/contract/upstream';
 import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint';
 import { policyGate } from '../../extension/src/engine/dockerGate';
 import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';

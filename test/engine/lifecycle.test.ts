@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { listToolboxContainers, stopAll, stopContainer } from '../../extension/src/engine/lifecycle';
-import { CONTAINER, LABELS } from '../../extension/src/contract/constants';
+import { CONTAINER, LABELS } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import { TEST_LABEL, testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';

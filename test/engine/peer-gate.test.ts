@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { ensureAnchor, ensureSocketVolume } from '../../extension/src/engine/peer';
 import { inspectPeerState, readAgentSessions } from '../../extension/src/engine/peerState';
-import { CONTAINER } from '../../extension/src/contract/constants';
+import { CONTAINER } from '../../extension/src/contract/upstream';
 import { createAdapted } from '../../extension/src/engine/compat';
 import { TEST_LABEL, testNamespace, testUser, type TestNamespace } from '../support/docker';
 import { execIn as execCommand, type ExecResult } from '../support/exec';

@@ -5,7 +5,7 @@ import { demux, subscribeWait } from '../../extension/src/engine/containers';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { stopContainer } from '../../extension/src/engine/lifecycle';
 import { ANCHOR_CMD, ANCHOR_ENTRYPOINT, ensureAnchor, ensureSocketVolume } from '../../extension/src/engine/peer';
-import { CONTAINER } from '../../extension/src/contract/constants';
+import { CONTAINER } from '../../extension/src/contract/upstream';
 import { TEST_ENGINE, testNamespace, type TestNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 

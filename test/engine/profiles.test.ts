@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ShellSession } from '../../extension/src/backend/api';
-import { LABELS } from '../../extension/src/contract/constants';
+import { LABELS } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import { workspaceContainerName } from '../../extension/src/plan/naming';
 import { testBackend, type TestBackend } from '../support/backend';

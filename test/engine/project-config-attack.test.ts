@@ -23,7 +23,7 @@ import { memoryState, type KeyValueState } from '../../extension/src/bridge/cred
 import { FolderConfig } from '../../extension/src/backend/folderConfig';
 import { ProjectConsents } from '../../extension/src/backend/projectConsent';
 import { ShellOpener } from '../../extension/src/backend/shells';
-import { CONTAINER } from '../../extension/src/contract/constants';
+import { CONTAINER } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { HostFacts } from '../../extension/src/contract/types';
 import { hostReach } from '../../extension/src/plan/posture';

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { createAdapted } from '../../extension/src/engine/compat';
-import { CONTAINER, ENV } from '../../extension/src/contract/constants';
+import { CONTAINER } from '../../extension/src/contract/upstream';
+import { ENV } from '../../extension/src/contract/shims';
 import { imageStartsHolder } from '../../extension/src/engine/image';
 import {
   attachHeldSession,

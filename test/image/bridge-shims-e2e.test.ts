@@ -10,14 +10,8 @@ import { delimiter, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import type { ConsentQuestion } from '../../extension/src/bridge/credentialConsent';
-import {
-  BRIDGE_FILES,
-  CONTAINER,
-  CREDENTIAL_LIMITS_MS,
-  ENV,
-  HOST_DOCKER_INTERNAL,
-  SHIM_EXIT,
-} from '../../extension/src/contract/constants';
+import { BRIDGE_FILES, CREDENTIAL_LIMITS_MS, ENV, SHIM_EXIT } from '../../extension/src/contract/shims';
+import { CONTAINER, HOST_DOCKER_INTERNAL } from '../../extension/src/contract/upstream';
 import { findSoundPlayer } from '../../extension/src/bridge/sound';
 import { objectNames } from '../../extension/src/contract/objects';
 import { planMounts } from '../../extension/src/plan/mounts';

@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_PUBLISHED } from '../../extension/src/contract/constants';
+import { RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_PUBLISHED } from '../../extension/src/contract/image';
 import { demux } from '../../extension/src/engine/containers';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { ensureImage, ensureRuntimeImage } from '../../extension/src/engine/image';

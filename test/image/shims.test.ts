@@ -10,7 +10,8 @@ import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
-import { BRIDGE_FILES, CONTAINER, ENV, HOST_DOCKER_INTERNAL, SHIM_EXIT } from '../../extension/src/contract/constants';
+import { BRIDGE_FILES, ENV, SHIM_EXIT } from '../../extension/src/contract/shims';
+import { CONTAINER, HOST_DOCKER_INTERNAL } from '../../extension/src/contract/upstream';
 import {
   closedLoopbackPort,
   startBridgeListener,

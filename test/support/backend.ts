@@ -6,7 +6,7 @@
  */
 import { protectedPathFacts } from '../../extension/src/backend/hostFacts';
 import type { CreateEngineBackendOptions, createEngineBackend as CreateEngineBackend } from '../../extension/src/backend/engineBackend';
-import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
+import { RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/image';
 import type { HostFacts, ObjectNames } from '../../extension/src/contract/types';
 import { repoRoot, TEST_BUILD_ARGS } from './image';
 import { installVscodeLite, silentLog } from './vscodeLite';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { LABELS } from '../../extension/src/contract/constants';
+import { LABELS } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { ObjectNames } from '../../extension/src/contract/types';
 

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type Docker from 'dockerode';
-import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/constants';
+import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_TEST_REPO } from '../../extension/src/contract/image';
 import { buildRuntimeImage, runtimeContextHash } from '../../extension/src/engine/imageBuild';
 import { docker } from './docker';
 

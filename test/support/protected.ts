@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { protectedPathFacts } from '../../extension/src/backend/hostFacts';
 import { DEFAULT_CONFIG, type MountOverride } from '../../extension/src/config/model';
-import { HOST } from '../../extension/src/contract/constants';
+import { HOST } from '../../extension/src/contract/upstream';
 import type { HostFacts } from '../../extension/src/contract/types';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { openContainer, type OpenResult } from '../../extension/src/engine/open';

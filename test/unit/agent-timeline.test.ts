@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AgentEvent, AgentUsage } from '../../extension/src/bridge/route';
-import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/constants';
+import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/agentHook';
 import {
   AgentTimeline,
   clockTime,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AgentEvent, ApprovalAnswer } from '../../extension/src/bridge/route';
 import { approvalRequest } from '../support/approvals';
-import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/constants';
+import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/agentHook';
 import {
   ApprovalInbox,
   approvalTimeoutMs,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
 import { SETTINGS } from '../../extension/src/contract/manifest';
-import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/constants';
+import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/agentHook';
 import { ApprovalInbox, ASK_REASONS } from '../../extension/src/ui/approvals/approvalInbox';
 import { approvalMessage, approvalsStatus, approvalTooltip, worktreeOf } from '../../extension/src/ui/approvals/approvalText';
 import { AgentTimeline } from '../../extension/src/ui/agents/agentTimeline';

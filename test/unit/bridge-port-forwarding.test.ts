@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { bridgePortCandidates } from '../../extension/src/bridge/hub';
-import { BRIDGE_DEFAULT_PORT, BRIDGE_PORT_COUNT } from '../../extension/src/contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_PORT_COUNT } from '../../extension/src/contract/manifest';
 
 const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as {
   contributes: { configurationDefaults?: Record<string, Record<string, { onAutoForward?: string; label?: string }>> };

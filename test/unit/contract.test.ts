@@ -11,21 +11,14 @@ import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { credentialRoute } from '../../extension/src/bridge/credential';
 import { openRoute } from '../../extension/src/bridge/open';
+import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS, HOOK_AGENTS, HOOK_EVENTS } from '../../extension/src/contract/agentHook';
 import {
-  AGENT_HOOK_LIMITS,
-  APPROVAL_DECISIONS,
   BODY_LIMITS,
   BRIDGE_FILES,
-  CONCURRENCY_LIMITS,
-  CONTAINER,
   CREDENTIAL_LIMITS_MS,
   EDITORS,
-  EGRESS,
   ENV,
   FIELDS,
-  HOOK_AGENTS,
-  HOOK_EVENTS,
-  HOST_DOCKER_INTERNAL,
   OPEN_LIMITS_MS,
   PROXIMO_HOST_ONLY,
   REQUEST_CONTENT_TYPE,
@@ -34,9 +27,12 @@ import {
   SERVER_TIMEOUTS_MS,
   SHIM_EXIT,
   SHIM_MAX_TIME_S,
-  SESSION_PROTOCOL,
   SHIMS,
-} from '../../extension/src/contract/constants';
+} from '../../extension/src/contract/shims';
+import { CONCURRENCY_LIMITS } from '../../extension/src/bridge/server';
+import { CONTAINER, HOST_DOCKER_INTERNAL } from '../../extension/src/contract/upstream';
+import { EGRESS } from '../../extension/src/contract/egress';
+import { SESSION_PROTOCOL } from '../../extension/src/contract/image';
 
 type RouteKey = keyof typeof ROUTES;
 const LIB = 'bridge-lib.sh';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CREDENTIAL_LIMITS_MS } from '../../extension/src/contract/constants';
+import { CREDENTIAL_LIMITS_MS } from '../../extension/src/contract/shims';
 import {
   CredentialAuthority,
   GrantState,

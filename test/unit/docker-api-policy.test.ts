@@ -9,7 +9,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { posix } from 'node:path';
-import { DOCKER_ENDPOINT, LABELS } from '../../extension/src/contract/constants';
+import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
+import { LABELS } from '../../extension/src/contract/upstream';
 import {
   bodyLookups,
   checkBody,

@@ -13,7 +13,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chooseRunDir, maxSocketPathBytes, workspaceRunId } from '../../extension/src/bridge/state';
-import { DOCKER_ENDPOINT } from '../../extension/src/contract/constants';
+import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
 import { startDockerEndpoint, type DockerEndpoint, type GateHead } from '../../extension/src/engine/dockerEndpoint';
 import { ownerFromUser } from '../../extension/src/engine/dockerEndpoints';
 import { grpcMessage, grpcRefusalFrame, isGrpcUpgrade } from '../../extension/src/engine/dockerEndpointGrpc';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type Dockerode from 'dockerode';
-import { LABELS } from '../../extension/src/contract/constants';
+import { LABELS } from '../../extension/src/contract/upstream';
 import type { GateForward, GateHead, GateRefusal } from '../../extension/src/engine/dockerEndpoint';
 import { ENGINE_TEXT_CHARS, policyGate, type PolicyGateOptions } from '../../extension/src/engine/dockerGate';
 import type { EndpointScope } from '../../extension/src/plan/dockerApi';

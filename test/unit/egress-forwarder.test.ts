@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { textResponse } from '../../extension/src/bridge/egressWire';
-import { EGRESS, ENV } from '../../extension/src/contract/constants';
+import { EGRESS } from '../../extension/src/contract/egress';
+import { ENV } from '../../extension/src/contract/shims';
 import { repoRoot } from '../support/image';
 import { hasPython } from '../support/python';
 

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
-import { EGRESS, EGRESS_PROXY_ENV, ENV, LABELS } from '../../extension/src/contract/constants';
+import { EGRESS, EGRESS_PROXY_ENV } from '../../extension/src/contract/egress';
+import { ENV } from '../../extension/src/contract/shims';
+import { LABELS } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import { driftAgainstPlan, egressEnforcedOf, openDriftNotice } from '../../extension/src/plan/drift';
 import { egressModeOf, egressPolicyOf, folderEgress, strictestMode } from '../../extension/src/plan/egressPolicy';

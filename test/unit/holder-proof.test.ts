@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { chooseRunDir, workspaceRunId } from '../../extension/src/bridge/state';
-import { SESSION_PROTOCOL } from '../../extension/src/contract/constants';
+import { SESSION_PROTOCOL } from '../../extension/src/contract/image';
 import { proveHolder, socketTransport } from '../../extension/src/engine/sessions';
 import { holderMismatchText, judgeHolder, unprovenHolderReason } from '../../extension/src/plan/holderProof';
 import { repoRoot } from '../support/image';

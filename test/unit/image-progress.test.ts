@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { RUNTIME_IMAGE_PUBLISHED } from '../../extension/src/contract/constants';
+import { RUNTIME_IMAGE_PUBLISHED } from '../../extension/src/contract/image';
 import { publishedRuntimeImageRef, runtimeImageLabels, runtimeImageTag, splitTag } from '../../extension/src/engine/imageBuild';
 import { repoRoot } from '../support/image';
 import { buildStepProgress, PullProgress } from '../../extension/src/engine/imageProgress';

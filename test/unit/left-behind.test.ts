@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type Docker from 'dockerode';
-import { LABELS } from '../../extension/src/contract/constants';
+import { LABELS } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { EngineContext } from '../../extension/src/engine/context';
 import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';

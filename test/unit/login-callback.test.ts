@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BRIDGE_DEFAULT_PORT, LOGIN_PRESETS } from '../../extension/src/contract/constants';
+import { BRIDGE_DEFAULT_PORT } from '../../extension/src/contract/manifest';
+import { LOGIN_PRESETS } from '../../extension/src/contract/upstream';
 import { loginCallbackOf, loginPortRefusal, loginPreset, parseLoginPort, presetPorts } from '../../extension/src/plan/loginCallback';
 
 const enc = encodeURIComponent;

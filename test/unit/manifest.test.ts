@@ -6,8 +6,15 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { EXTENSION_VERSION, SECCOMP_PROFILES } from '../../extension/src/contract/constants';
-import { WALKTHROUGH_ID, CONTEXT_KEYS, COMMAND_LABELS, SETTINGS, VSCODE_GIT_DEFAULTS } from '../../extension/src/contract/manifest';
+import {
+  WALKTHROUGH_ID,
+  CONTEXT_KEYS,
+  COMMAND_LABELS,
+  SETTINGS,
+  VSCODE_GIT_DEFAULTS,
+  EXTENSION_VERSION,
+  SECCOMP_PROFILES,
+} from '../../extension/src/contract/manifest';
 
 const root = join(__dirname, '../../..');
 interface Step {

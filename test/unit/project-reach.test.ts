@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { resolveConfig } from '../../extension/src/config/resolve';
 import type { ResolvedConfig } from '../../extension/src/config/model';
 import { objectNames } from '../../extension/src/contract/objects';
-import { CONTAINER } from '../../extension/src/contract/constants';
+import { CONTAINER } from '../../extension/src/contract/upstream';
 import { planMounts } from '../../extension/src/plan/mounts';
 import { classifyProjectConfig, gateProjectConfig, outsideText } from '../../extension/src/plan/projectReach';
 import type { FolderTurnOff } from '../../extension/src/plan/posture';

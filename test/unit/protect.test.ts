@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
-import { LABELS } from '../../extension/src/contract/constants';
+import { LABELS } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { HostFacts, HostPathFact } from '../../extension/src/contract/types';
 import { isPlaceholderText, placeholderText, planProtections, PROTECTED_MOUNT, withIdentities } from '../../extension/src/plan/protect';

@@ -11,7 +11,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SESSION_PROTOCOL } from '../../extension/src/contract/constants';
+import { SESSION_PROTOCOL } from '../../extension/src/contract/image';
 import { HolderUnavailableError, listHeldSessions, socketTransport, startHeldSession } from '../../extension/src/engine/sessions';
 
 const MAGIC = Buffer.from(SESSION_PROTOCOL.magic);

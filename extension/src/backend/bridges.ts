@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
-import { BRIDGE_TCP_ONLY_DIR, HOST } from '../contract/constants';
+import { BRIDGE_TCP_ONLY_DIR } from '../contract/shims';
+import { HOST } from '../contract/upstream';
 import { ensurePrivateDir } from '../bridge/state';
 import type { BridgeMount } from '../contract/types';
 import type { WorkspaceRegistration } from '../bridge/hub';

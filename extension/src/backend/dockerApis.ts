@@ -9,7 +9,7 @@
 import { realpath } from 'node:fs/promises';
 import type * as vscode from 'vscode';
 import type Docker from 'dockerode';
-import { DOCKER_ENDPOINT } from '../contract/constants';
+import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
 import { bareName } from '../contract/objects';
 import type { ObjectNames } from '../contract/types';
 import type { EngineConnection } from '../engine/client';

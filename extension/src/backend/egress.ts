@@ -10,7 +10,8 @@
  */
 import { rmSync } from 'node:fs';
 import type * as vscode from 'vscode';
-import { EGRESS, EGRESS_LIMITS, LABELS } from '../contract/constants';
+import { EGRESS, EGRESS_LIMITS } from '../contract/egress';
+import { LABELS } from '../contract/upstream';
 import { bareName } from '../contract/objects';
 import type { EgressConfig } from '../config/model';
 import { readWorkspaceRemoteHosts } from '../bridge/gitRemotes';

@@ -10,7 +10,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type Docker from 'dockerode';
 import type * as vscode from 'vscode';
-import { LABELS } from '../contract/constants';
+import { LABELS } from '../contract/upstream';
 import type { PortSpec } from '../contract/types';
 import { openLoginRelay } from '../engine/loginRelay';
 import { DEFAULT_PUBLISH_HOST_IP, type PublishedPort } from '../plan/publish';

@@ -8,7 +8,6 @@ import { BridgeHub, type CredentialConsentOptions, type WorkspaceRegistration } 
 import { describeBridgeEvent } from '../bridge/log';
 import type { EditorActions } from '../bridge/route';
 import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
-import { DOCTOR_LIMITS } from '../contract/constants';
 import type { LoadedBackend } from './api';
 import { BridgeRegistry } from './bridges';
 import { EngineConnector } from './connection';
@@ -27,7 +26,7 @@ import { Views } from './views';
 import { AgentWorktrees } from './worktrees';
 import { EgressPolicies, type EgressDeps } from './egress';
 import type { EgressPrompter } from './api/egress';
-import { Doctor, socketAnswers } from './doctor';
+import { Doctor, socketAnswers, DOCTOR_LIMITS } from './doctor';
 import { transportFactsFor } from './transportFacts';
 
 export interface EngineBackendDeps {

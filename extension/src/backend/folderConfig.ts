@@ -22,7 +22,7 @@ import type { ResolvedConfig } from '../config/model';
 import { formatIssue, parseConfigFile } from '../config/parse';
 import type { SettingScope } from '../config/settingScope';
 import { renderResolvedConfig } from '../config/showConfig';
-import { HOST } from '../contract/constants';
+import { HOST } from '../contract/upstream';
 import { SETTINGS } from '../contract/manifest';
 import type { ObjectNames } from '../contract/types';
 import { patchableMountNames, RETIRED_MOUNTS, validateWorkspaceBindPath } from '../plan/mounts';

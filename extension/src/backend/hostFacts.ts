@@ -5,7 +5,8 @@
 import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { basename } from 'node:path';
-import { HOST, PLACEHOLDER } from '../contract/constants';
+import { HOST } from '../contract/upstream';
+import { PLACEHOLDER } from '../contract/constants';
 import type { HostFacts, HostPathFact } from '../contract/types';
 import { isPlaceholderText, pathIdentity } from '../plan/protect';
 

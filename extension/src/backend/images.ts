@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
-import { HOST, RUNTIME_IMAGE_TEST_REPO } from '../contract/constants';
+import { HOST } from '../contract/upstream';
+import { RUNTIME_IMAGE_TEST_REPO } from '../contract/image';
 import { extraCaCerts, publishedRuntimeImageRef, runtimeImageTag } from '../engine/imageBuild';
 import { rebuildRuntimeImage } from '../engine/imageRebuild';
 import type { RebuildSummary, SessionProgress } from './api';

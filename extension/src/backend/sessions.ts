@@ -5,7 +5,8 @@
  */
 import type Docker from 'dockerode';
 import type * as vscode from 'vscode';
-import { EGRESS, LABELS } from '../contract/constants';
+import { EGRESS } from '../contract/egress';
+import { LABELS } from '../contract/upstream';
 import { ToolboxError } from '../contract/errors';
 import { clause, engineMessage } from '../engine/errors';
 import { removeIfIdle } from '../engine/lifecycle';

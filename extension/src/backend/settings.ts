@@ -5,11 +5,18 @@
  * instead.
  */
 import * as vscode from 'vscode';
-import { SECCOMP_PROFILES, type DOCKER_ENDPOINT_MODES, type DOCKER_ENDPOINT_PORTS } from '../contract/constants';
 
 export type DockerEndpointMode = (typeof DOCKER_ENDPOINT_MODES)[number];
 export type DockerEndpointPorts = (typeof DOCKER_ENDPOINT_PORTS)[number];
-import { SETTINGS, VSCODE_GIT_DEFAULTS, type BRIDGE_TRANSPORTS, type SESSIONS_TRANSPORTS } from '../contract/manifest';
+import {
+  SETTINGS,
+  VSCODE_GIT_DEFAULTS,
+  type BRIDGE_TRANSPORTS,
+  type SESSIONS_TRANSPORTS,
+  SECCOMP_PROFILES,
+  type DOCKER_ENDPOINT_MODES,
+  type DOCKER_ENDPOINT_PORTS,
+} from '../contract/manifest';
 import type { SeccompProfile } from '../contract/types';
 import { explicitSetting, explicitSettingScope, narrowingSetting, type SettingScope } from '../config/settingScope';
 import { folderTurnOff, settingWithTurnOff, type FolderTurnOff } from '../plan/posture';

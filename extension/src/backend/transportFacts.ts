@@ -5,7 +5,8 @@
  * with why (docs/decisions/0058-forced-fallback-transports.md).
  */
 import type Docker from 'dockerode';
-import { CONTAINER, SESSION_PROTOCOL } from '../contract/constants';
+import { CONTAINER } from '../contract/upstream';
+import { SESSION_PROTOCOL } from '../contract/image';
 import { SETTINGS } from '../contract/manifest';
 import { probeBridgePath } from '../engine/bridgePath';
 

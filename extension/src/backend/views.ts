@@ -4,7 +4,8 @@
  * they live, and proximo on this host. One list and one inspect per container per refresh.
  */
 import { join } from 'node:path';
-import { CONTAINER, ENV, HOST, HOST_DOCKER_INTERNAL } from '../contract/constants';
+import { CONTAINER, HOST, HOST_DOCKER_INTERNAL } from '../contract/upstream';
+import { ENV } from '../contract/shims';
 import type { HostFacts, ObjectNames } from '../contract/types';
 import { dockerChildrenByOwner, leftBehindOf } from '../engine/dockerChildren';
 import { listOwnedContainers, listToolboxContainers } from '../engine/lifecycle';

@@ -7,7 +7,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { withProjectFile } from '../config/files';
-import { HOST } from '../contract/constants';
+import { HOST } from '../contract/upstream';
 import type { ObjectNames } from '../contract/types';
 import { raceAbort } from '../engine/containers';
 import { throwIfAborted } from '../engine/errors';

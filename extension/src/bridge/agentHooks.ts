@@ -16,7 +16,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AGENT_HOOK_LIMITS, BODY_LIMITS, HOOK_AGENTS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
+import { AGENT_HOOK_LIMITS, HOOK_AGENTS } from '../contract/agentHook';
+import { BODY_LIMITS, ROUTES, RUN_LIMITS_MS } from '../contract/shims';
 import { describeToolInput, oneLine, timelineKind, type HookInput } from '../plan/agentHooks';
 import {
   parseBody,

@@ -9,7 +9,7 @@
  * configuration and environment the container cannot influence (hostGit.ts).
  */
 import { z } from 'zod';
-import { BODY_LIMITS, CREDENTIAL_LIMITS_MS, CREDENTIAL_OPS, FIELDS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
+import { BODY_LIMITS, CREDENTIAL_LIMITS_MS, CREDENTIAL_OPS, FIELDS, ROUTES, RUN_LIMITS_MS } from '../contract/shims';
 import { normalizeHost } from './gitRemotes';
 import { runHostGitCredential } from './hostGit';
 import { failed, forbidden, parseBody, refused, type Route, type RouteResult } from './route';

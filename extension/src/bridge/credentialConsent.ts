@@ -22,7 +22,7 @@
  * Every decision that is not a default allowance is one log line naming the host, never a secret.
  */
 import { resolve } from 'node:path';
-import { CREDENTIAL_LIMITS_MS, type CREDENTIAL_OPS } from '../contract/constants';
+import { CREDENTIAL_LIMITS_MS, type CREDENTIAL_OPS } from '../contract/shims';
 import { REFUSAL_LOG } from './refusals';
 import type { GrantState } from './credentialGrants';
 import { readWorkspaceRemoteHosts, type WorkspaceRemotes } from './gitRemotes';

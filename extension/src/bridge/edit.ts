@@ -20,7 +20,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, relative } from 'node:path';
 import { z } from 'zod';
-import { BODY_LIMITS, EDITORS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
+import { BODY_LIMITS, EDITORS, ROUTES, RUN_LIMITS_MS } from '../contract/shims';
 import { failed, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
 
 const editRequest = z.strictObject({ editor: z.enum(EDITORS), path: z.string() });

@@ -26,7 +26,7 @@ import { chmodSync, lstatSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { EGRESS_LIMITS } from '../contract/constants';
+import { EGRESS_LIMITS } from '../contract/egress';
 import {
   checkResolved,
   decideDestination,

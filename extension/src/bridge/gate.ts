@@ -3,7 +3,7 @@
  * bearer token (constant time) and the token buckets.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { HOST_DOCKER_INTERNAL } from '../contract/constants';
+import { HOST_DOCKER_INTERNAL } from '../contract/upstream';
 
 const LOCAL_HOST_NAMES = new Set(['localhost', '127.0.0.1', HOST_DOCKER_INTERNAL]);
 

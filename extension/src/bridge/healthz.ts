@@ -7,7 +7,23 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { request } from 'node:http';
-import { BRIDGE_PROBE, ROUTES } from '../contract/constants';
+import { ROUTES } from '../contract/shims';
+
+/**
+ * The liveness probe of a socket found at a bridge path. The run dir is writable from the
+ * container, so whatever answers there is untrusted: the probe gives up after `totalMs`, never
+ * reads more than `maxHeaderBytes` of headers and no body, and only a reply carrying the proof
+ * header (an HMAC, keyed by a secret the container cannot read, of the socket path and the
+ * challenge it was sent) counts as one of our bridges.
+ */
+export const BRIDGE_PROBE = {
+  totalMs: 1_000,
+  maxHeaderBytes: 4096,
+  challengeHeader: 'x-toolbox-challenge',
+  proofHeader: 'x-toolbox-proof',
+  /** The host-only secret, in the run dirs' parent (never mounted into a container). */
+  keyFile: 'hub.key',
+} as const;
 
 export const HEALTHZ_BODY = '{"status":"ok"}';
 

@@ -25,8 +25,7 @@
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { HOST_PROCESS_OUTPUT_BYTES } from '../contract/constants';
-import { runHostProcess } from '../host/process';
+import { runHostProcess, HOST_PROCESS_OUTPUT_BYTES } from '../host/process';
 
 /**
  * What host git and the user's credential helpers may inherit from the extension host: the

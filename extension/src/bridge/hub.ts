@@ -13,13 +13,14 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { BRIDGE_DEFAULT_PORT, BRIDGE_FILES, BRIDGE_PORT_COUNT, BRIDGE_PROBE, BRIDGE_TAKEOVER } from '../contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_PORT_COUNT } from '../contract/manifest';
+import { BRIDGE_FILES } from '../contract/shims';
 import { REFUSAL_LOG, aggregateRefusals, type RefusalLog, type RefusalLogOptions } from './refusals';
 import { BRIDGE_SWEEP, sweepStaleSockets, type SweepLimits } from './sweep';
 import type { BridgeMount } from '../contract/types';
 import { CredentialAuthority, GrantState, type ConsentPrompt, type KeyValueState } from './credentialConsent';
 import { TokenBucket } from './gate';
-import { healthzProof, probeBridge, type ProbeLimits } from './healthz';
+import { healthzProof, probeBridge, type ProbeLimits, BRIDGE_PROBE } from './healthz';
 import type { BucketRates, EditorActions, LoginCallbackForwarder, RouteDeps, WorkspaceBinding } from './route';
 import type { BridgeLog } from './log';
 import { createBridgeServer, type ListenerScope } from './server';
@@ -35,6 +36,18 @@ import {
   type RunDirChoice,
   writePortFile,
 } from './state';
+
+/**
+ * A window that reuses another window's bridge for a workspace probes it every `intervalMs` (and
+ * whenever its run dir changes), and serves the workspace itself once it is gone; `jitterMs`
+ * bounds the random pause before it binds. Two such windows take BRIDGE_FILES.takeoverLock in
+ * turn, so only one binds; a lock older than `lockStaleMs` is one a killed window left.
+ */
+const BRIDGE_TAKEOVER = {
+  intervalMs: 2_000,
+  jitterMs: 250,
+  lockStaleMs: 10_000,
+} as const;
 
 /**
  * Token buckets: open, edit and proximo share one; credential and sound have their own (upstream's

@@ -15,9 +15,12 @@
  * and so does no answer in time (an Open given later forwards it again).
  */
 import { z } from 'zod';
-import { BODY_LIMITS, LOGIN_FORWARD, ROUTES, RUN_LIMITS_MS, URL_SCHEMES } from '../contract/constants';
+import { BODY_LIMITS, ROUTES, RUN_LIMITS_MS } from '../contract/shims';
+import { LOGIN_FORWARD } from '../contract/constants';
 import { loginCallbackOf } from '../plan/loginCallback';
 import { DeadlineError, failed, forbidden, parseBody, refused, withDeadline, type Route, type RouteResult } from './route';
+
+const URL_SCHEMES = ['http', 'https'] as const;
 
 const MAX_URL_CHARS = 8192;
 

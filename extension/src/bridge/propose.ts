@@ -18,7 +18,7 @@ import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, readlink, readdir, realpath, rmdir, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { BODY_LIMITS, PROPOSAL_LIMITS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
+import { BODY_LIMITS, PROPOSAL_LIMITS, ROUTES, RUN_LIMITS_MS } from '../contract/shims';
 import { proposalContentProblem, proposalPath, PROPOSABLE_PATHS } from '../plan/proposals';
 import {
   failed,

@@ -5,18 +5,13 @@
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import {
-  BODY_LIMITS,
-  FIELDS,
-  HOST_PROCESS_OUTPUT_BYTES,
-  PROXIMO_HOST_ONLY,
-  PROXIMO_VERBS,
-  ROUTES,
-  RUN_LIMITS_MS,
-} from '../contract/constants';
-import { runHostProcess } from '../host/process';
+import { BODY_LIMITS, FIELDS, PROXIMO_HOST_ONLY, ROUTES, RUN_LIMITS_MS } from '../contract/shims';
+import { runHostProcess, HOST_PROCESS_OUTPUT_BYTES } from '../host/process';
 import { findProximoBinary, PROXIMO_INSTALL_HINT, proximoChildPath } from '../proximo/binary';
 import { failed, parseBody, refused, type Route, type RouteResult, type WorkspaceBinding } from './route';
+
+/** proximo verbs the bridge runs on the host. */
+const PROXIMO_VERBS = ['up', 'down', 'status', 'errors', 'skill'] as const;
 
 const proximoRequest = z.strictObject({
   command: z.string(),

@@ -5,7 +5,7 @@
  * happens, up to a fixed number of lines; every other refusal is counted, and the counts are
  * logged as one line when the interval ends.
  */
-import { ROUTES } from '../contract/constants';
+import { ROUTES } from '../contract/shims';
 import type { BridgeEvent, BridgeLog, RequestLogEntry } from './log';
 
 /**

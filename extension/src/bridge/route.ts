@@ -3,7 +3,7 @@
  * gate (Host, method, token, bucket, body size, JSON) and hands them a parsed body.
  */
 import type { z } from 'zod';
-import type { APPROVAL_DECISIONS, HOOK_AGENTS } from '../contract/constants';
+import type { APPROVAL_DECISIONS, HOOK_AGENTS } from '../contract/agentHook';
 import type { CredentialRequestInfo, CredentialVerdict } from './credentialConsent';
 import type { BucketRate, TokenBucket } from './gate';
 

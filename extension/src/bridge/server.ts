@@ -7,18 +7,36 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { BRIDGE_PROBE, CONCURRENCY_LIMITS, REQUEST_CONTENT_TYPE, ROUTES, SERVER_TIMEOUTS_MS } from '../contract/constants';
+import { AGENT_HOOK_LIMITS } from '../contract/agentHook';
+import { REQUEST_CONTENT_TYPE, ROUTES, SERVER_TIMEOUTS_MS } from '../contract/shims';
 import { agentEventRoute, approvalRoute } from './agentHooks';
 import { credentialRoute } from './credential';
 import { editRoute } from './edit';
 import { bearerToken, isAllowedHostHeader, matchToken } from './gate';
-import { HEALTHZ_BODY, isChallenge } from './healthz';
+import { HEALTHZ_BODY, isChallenge, BRIDGE_PROBE } from './healthz';
 import { openRoute } from './open';
 import { proposeRoute } from './propose';
 import { proximoRoute } from './proximo';
 import { soundRoute } from './sound';
 import type { BridgeLog, Transport } from './log';
 import type { Route, RouteDeps, RouteResult, WorkspaceBinding } from './route';
+
+/**
+ * Requests of one workspace a route runs at the same time; the next one is answered 503 (busy)
+ * without starting anything. /proximo and /credential each run a host process per request;
+ * /open runs one at a time, so a container cannot stack up VS Code's "open this website?" dialogs.
+ */
+export const CONCURRENCY_LIMITS = {
+  open: 1,
+  edit: 4,
+  proximo: 4,
+  credential: 4,
+  sound: 1,
+  propose: 1,
+  /** Sub-agents may ask at once; AGENT_HOOK_LIMITS.pendingPerContainer caps what waits. */
+  approval: AGENT_HOOK_LIMITS.pendingPerContainer,
+  agentEvent: 4,
+} as const;
 
 /**
  * Open connections one listener keeps per workspace: a workspace's unix socket, or one peer

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { BODY_LIMITS, FIELDS, ROUTES, RUN_LIMITS_MS } from '../contract/constants';
+import { BODY_LIMITS, FIELDS, ROUTES, RUN_LIMITS_MS } from '../contract/shims';
 import { runHostProcess } from '../host/process';
 import { failed, parseBody, refused, type Route, type RouteResult } from './route';
 

@@ -21,7 +21,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { BRIDGE_FILES, BRIDGE_PROBE, HOST, TOKEN_BYTES } from '../contract/constants';
+import { BRIDGE_FILES, TOKEN_BYTES } from '../contract/shims';
+import { BRIDGE_PROBE } from './healthz';
+import { HOST } from '../contract/upstream';
 
 const { O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_RDONLY, O_TRUNC, O_WRONLY } = fsConstants;
 

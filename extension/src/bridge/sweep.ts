@@ -15,7 +15,7 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { BRIDGE_FILES } from '../contract/constants';
+import { BRIDGE_FILES } from '../contract/shims';
 
 /**
  * The sweep of stale bridge sockets when a hub starts: a window that exited without shutting its

@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HOST } from '../contract/constants';
+import { HOST } from '../contract/upstream';
 import type { ConfigIssue, ResolvedConfig } from './model';
 import { resolveConfig, type ConfigFileText, type ResolveInput } from './resolve';
 import { setPeerMessaging } from './edit';

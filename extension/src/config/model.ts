@@ -4,7 +4,7 @@
  * validated. Plain data, no I/O. The YAML keys are upstream's snake_case; this model is camelCase.
  */
 
-import type { EGRESS_MODES } from '../contract/constants';
+import type { EGRESS_MODES } from '../contract/egress';
 
 export type PullPolicy = 'auto' | 'always' | 'never';
 

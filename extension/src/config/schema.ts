@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { EGRESS_MODES } from '../contract/constants';
+import { EGRESS_MODES } from '../contract/egress';
 
 /** Upstream's `true`/`false`; YAML 1.2 (like go-yaml v3) reads `yes`/`no` as strings. */
 export const boolSchema = z.boolean({ error: 'expected true or false' });

@@ -1,3 +1,9 @@
+/**
+ * What package.json declares and the code names: settings and their values, command ids and
+ * labels, context keys, the walkthrough, the bridge's port range, the version.
+ * test/unit/manifest.test.ts holds package.json to them.
+ */
+
 /** The walkthrough's id in package.json (`contributes.walkthroughs`). */
 export const WALKTHROUGH_ID = 'toolbox.gettingStarted';
 
@@ -99,7 +105,40 @@ export const SETTINGS = {
 export const BRIDGE_TRANSPORTS = ['auto', 'tcp'] as const;
 /** toolbox.transport.sessions: `auto` (the run dir's socket when it answers, else an exec) or `exec`. */
 export const SESSIONS_TRANSPORTS = ['auto', 'exec'] as const;
+
 /**
- * What package.json declares and the code names: settings, command labels, context keys, the
- * walkthrough. test/unit/manifest.test.ts holds package.json to them.
+ * The seccomp profiles a container can be created with (the `toolbox.seccomp` setting):
+ * `unconfined` as upstream (sessionplan NestedSandboxSecurityOpt), or Docker's `default` profile.
+ * docs/decisions/0024-seccomp-unconfined-with-an-opt-out.md
  */
+export const SECCOMP_PROFILES = ['unconfined', 'default'] as const;
+
+/**
+ * toolbox.dockerEndpoint: `scoped` (the default) serves each workspace container its own Docker
+ * endpoint in place of the docker-sock mount (docs/decisions/0047, 0048); `raw-socket` mounts the
+ * host's socket as the toolbox CLI does (root on this host). A folder's own settings count only
+ * for `scoped` (docs/decisions/0041).
+ */
+export const DOCKER_ENDPOINT_MODES = ['scoped', 'raw-socket'] as const;
+
+/**
+ * toolbox.dockerEndpointPorts: where the containers a workspace container starts through its
+ * endpoint may publish ports. `local` (the default): on loopback, or on the address the workspace
+ * container reaches this host at (host.docker.internal), which a port published without an address
+ * gets; `any-address`: wherever the client asks, every address when it names none (Docker's own
+ * default). User settings only (docs/decisions/0047, issue 38).
+ */
+export const DOCKER_ENDPOINT_PORTS = ['local', 'any-address'] as const;
+
+/**
+ * The bridge's shared loopback TCP listener takes the first free port of
+ * [BRIDGE_DEFAULT_PORT, BRIDGE_DEFAULT_PORT + BRIDGE_PORT_COUNT). package.json contributes
+ * `remote.portsAttributes` for exactly this range with `onAutoForward: ignore`, so a remote window
+ * (code-server, Remote-SSH) does not auto-forward it as the "Code Extension Host" port
+ * (issue 26, item 8; docs/decisions/0045-bridge-port-kept-out-of-port-forwarding.md).
+ */
+export const BRIDGE_DEFAULT_PORT = 17654;
+export const BRIDGE_PORT_COUNT = 16;
+
+/** This extension's version, as in package.json (test/unit/manifest.test.ts holds them equal). */
+export const EXTENSION_VERSION = '0.1.0';

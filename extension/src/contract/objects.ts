@@ -1,4 +1,4 @@
-import { NAME_PREFIX, NAMING, OBJECT_SUFFIX } from './constants';
+import { NAME_PREFIX, NAMING, OBJECT_SUFFIX } from './upstream';
 import type { ObjectNames, OwnedContainerKind } from './types';
 
 /**

@@ -5,7 +5,7 @@
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { BRIDGE_PATH_PROBE, bridgePathFrom, type BridgePath } from '../plan/bridgePath';
-import { CONTAINER } from '../contract/constants';
+import { CONTAINER } from '../contract/upstream';
 import { demux } from './containers';
 import { collectExecOutput } from './exec';
 

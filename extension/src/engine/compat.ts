@@ -6,7 +6,9 @@
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import type Docker from 'dockerode';
-import { DOCKER_ENDPOINT, ENV, HOST_GATEWAY } from '../contract/constants';
+import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
+import { ENV } from '../contract/shims';
+import { HOST_GATEWAY } from '../contract/upstream';
 
 export interface EngineIdentity {
   product: 'Docker' | 'Podman';

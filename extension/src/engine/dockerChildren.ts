@@ -4,7 +4,7 @@
  * their parent: when it is removed, its containers go (with their anonymous volumes) and then its
  * networks; its named volumes are kept, since they hold data (a database's), and listed.
  */
-import { LABELS } from '../contract/constants';
+import { LABELS } from '../contract/upstream';
 import { bareName } from '../contract/objects';
 import type { EngineContext } from './context';
 

@@ -21,7 +21,7 @@
 import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
-import { DOCKER_ENDPOINT_LIMITS } from '../contract/constants';
+import { DOCKER_ENDPOINT_LIMITS } from '../contract/dockerEndpoint';
 import { send, serve, type EndpointContext } from './dockerEndpointForward';
 import { handleHijack } from './dockerEndpointHijack';
 import { bindEndpointSocket, unlinkOwnSocket, type SocketOwner } from './dockerEndpointSocket';

@@ -5,7 +5,7 @@
  * imported here, so each may import it.
  */
 import type { Socket } from 'node:net';
-import type { DOCKER_ENDPOINT_LIMITS } from '../contract/constants';
+import type { DOCKER_ENDPOINT_LIMITS } from '../contract/dockerEndpoint';
 import type { Refusal } from './dockerEndpointWire';
 
 /**

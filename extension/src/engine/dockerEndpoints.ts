@@ -12,7 +12,7 @@
  * supplies the gate of each container.
  */
 import { rmSync } from 'node:fs';
-import { DOCKER_ENDPOINT } from '../contract/constants';
+import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
 import { bareName } from '../contract/objects';
 import { planEndpointSocket, type EndpointSocketPlan } from '../plan/dockerEndpoint';
 import type { EngineContext } from './context';

@@ -6,7 +6,7 @@
  */
 import type Docker from 'dockerode';
 import { z } from 'zod';
-import { LABELS } from '../contract/constants';
+import { LABELS } from '../contract/upstream';
 import { bareName } from '../contract/objects';
 import type { ObjectNames } from '../contract/types';
 

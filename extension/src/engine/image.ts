@@ -6,12 +6,20 @@
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { PullPolicy } from '../config/model';
-import { CONTAINER, OPTIONAL_SHIMS, RUNTIME_IMAGE_LABELS, SHIMS } from '../contract/constants';
+import { CONTAINER } from '../contract/upstream';
+import { RUNTIME_IMAGE_LABELS } from '../contract/image';
+import { SHIMS } from '../contract/shims';
 import { RUNTIME_IMAGE_LIMITS_MS, buildRuntimeImage, splitTag, tagTarget, untagIfMoved } from './imageBuild';
 import { PullProgress, type ImageProgress } from './imageProgress';
 import { demux, subscribeWait } from './containers';
 import type { EngineContext } from './context';
 import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
+
+/**
+ * Shims a custom image may lack without being refused: paplay only serves herdr's chimes, and an
+ * image made before upstream added it (or /sound) still runs every shell.
+ */
+const OPTIONAL_SHIMS: readonly string[] = ['paplay', 'toolbox-propose'];
 
 export interface EnsureImageOptions {
   ref: string;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Dockerode from 'dockerode';
-import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_PUBLISHED, RUNTIME_IMAGE_REPO } from '../contract/constants';
+import { RUNTIME_IMAGE_CONTEXT, RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_PUBLISHED, RUNTIME_IMAGE_REPO } from '../contract/image';
 import { abortError, clause, engineMessage, isNotFound, throwIfAborted } from './errors';
 import { buildStepProgress, parseBuildStep, type ImageProgress } from './imageProgress';
 

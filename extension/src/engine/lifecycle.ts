@@ -5,7 +5,7 @@
  * ours or touched. The socket volume is never touched here — `toolbox stop --all` leaves it alone.
  */
 import type Docker from 'dockerode';
-import { CONTAINER, LABELS } from '../contract/constants';
+import { CONTAINER, LABELS } from '../contract/upstream';
 import { bareName, foreignLabel, foreignLabelled } from '../contract/objects';
 import { joinsNamespace, seccompProfileOf, storedPidMode } from '../plan/drift';
 import type { SeccompProfile } from '../contract/types';

@@ -3,7 +3,7 @@
  * the anchor container holding the PID namespace, and the socket volume owned by the host user.
  */
 import type Docker from 'dockerode';
-import { CONTAINER } from '../contract/constants';
+import { CONTAINER } from '../contract/upstream';
 import { PEER_MESSAGE_PREFIX } from '../plan/drift';
 import { createAdapted } from './compat';
 import { inspectAfterConflict, logTail, raceAbort, subscribeWait, waitUntilGone } from './containers';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { engineMessage, isNotFound } from './errors';
 import { joinsNamespace } from '../plan/drift';
 import type { SocketPresence } from '../plan/peerReach';
-import { CONTAINER } from '../contract/constants';
+import { CONTAINER } from '../contract/upstream';
 import type { EngineContext } from './context';
 import { listOwnedContainers, type OwnedContainer } from './lifecycle';
 import { familiarImageName } from './compat';

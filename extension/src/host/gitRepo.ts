@@ -11,7 +11,8 @@ import { constants } from 'node:fs';
 import { lstat, mkdtemp, open, readdir, realpath, rm, symlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { PLACEHOLDER, WORKTREE } from '../contract/constants';
+import { PLACEHOLDER } from '../contract/constants';
+import { WORKTREE } from '../contract/upstream';
 import { ToolboxError, type WorktreeErrorCode } from '../contract/errors';
 import {
   checkGitConfig,

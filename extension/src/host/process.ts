@@ -15,6 +15,9 @@ import { constants } from 'node:os';
 /** After the program ended (or was killed), how long we wait for pipes a grandchild still holds open. */
 export const PIPE_DRAIN_MS = 2_000;
 
+/** Output a host process may write (stdout and stderr together) before it is stopped. */
+export const HOST_PROCESS_OUTPUT_BYTES = 1024 * 1024;
+
 /** What the program's environment is made of. */
 export interface HostEnv {
   /** Where passed variables are read from (the extension host's environment, usually). */

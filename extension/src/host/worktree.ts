@@ -9,7 +9,7 @@
 import { constants } from 'node:fs';
 import { cp, lstat, mkdir, open, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { WORKTREE } from '../contract/constants';
+import { WORKTREE } from '../contract/upstream';
 import {
   baseConfigKey,
   branchDeleteArgs,

@@ -5,7 +5,7 @@
  * they have already checked; everything in them came from the container
  * (docs/decisions/0050-approvals-over-the-bridge.md).
  */
-import { AGENT_HOOK_LIMITS } from '../contract/constants';
+import { AGENT_HOOK_LIMITS } from '../contract/agentHook';
 
 /** A tool input as the hook sends it: scalar values only (the hook drops the rest). */
 export type HookInput = Readonly<Record<string, string | number | boolean>>;

@@ -4,7 +4,8 @@
  * host.docker.internal (Docker Desktop's path, or forced by toolbox.transport.bridge; see
  * docs/decisions/0058-forced-fallback-transports.md), or neither. Pure: no I/O.
  */
-import { BRIDGE_FILES, BRIDGE_TCP_ONLY_DIR, CONTAINER, HOST_DOCKER_INTERNAL, ROUTES } from '../contract/constants';
+import { BRIDGE_FILES, BRIDGE_TCP_ONLY_DIR, ROUTES } from '../contract/shims';
+import { CONTAINER, HOST_DOCKER_INTERNAL } from '../contract/upstream';
 import { SETTINGS } from '../contract/manifest';
 
 export interface BridgePath {

@@ -19,7 +19,7 @@
  *      checkStartBinds.
  *   5. classified.response === 'scrub-info': pass Docker's answer through scrubInfo.
  */
-import { LABELS, CONTAINER } from '../contract/constants';
+import { LABELS, CONTAINER } from '../contract/upstream';
 import { DROPPED_BODY, hasBodySchema, judgeBody, judgeStartMounts, lookupsOf, readBody } from './dockerApi/bodies';
 import {
   classifyHead,

@@ -12,7 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
-import { DOCKER_ENDPOINT, ENV } from '../contract/constants';
+import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
+import { ENV } from '../contract/shims';
 
 export interface EndpointSocketInput {
   /** The engine's identity, its endpoint URL as engine/client.ts resolves it (`unix:///var/run/docker.sock`). */

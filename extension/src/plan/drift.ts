@@ -5,7 +5,8 @@
  * Pure comparisons over what the engine read from inspect; the engine decides when to ask, and
  * the open flow, the tree and the status bar all judge drift with `peerDrift` below.
  */
-import { CONTAINER, EGRESS, LABELS } from '../contract/constants';
+import { CONTAINER, LABELS } from '../contract/upstream';
+import { EGRESS } from '../contract/egress';
 import { objectNames } from '../contract/objects';
 import type { ObjectNames, SeccompProfile } from '../contract/types';
 import { identityRecord, PROTECTED_MOUNT } from './protect';

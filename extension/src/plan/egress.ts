@@ -11,7 +11,7 @@
  * Every string that reaches this file came from a container or a file it can write: nothing here
  * throws on it, and no error sentence repeats it.
  */
-import { EGRESS_LIMITS, type EGRESS_MODES } from '../contract/constants';
+import { EGRESS_LIMITS, type EGRESS_MODES } from '../contract/egress';
 
 export type EgressMode = (typeof EGRESS_MODES)[number];
 

@@ -6,7 +6,7 @@
  * (the project's part only once approved: plan/projectReach.ts) and the folder's own entry in the
  * User settings. Pure: the backend (backend/egress.ts) reads the settings, the config and the remotes.
  */
-import { EGRESS_MODES } from '../contract/constants';
+import { EGRESS_MODES } from '../contract/egress';
 import type { EgressConfig } from '../config/model';
 import {
   BUILTIN_EGRESS_RULES,

@@ -5,7 +5,9 @@
  * `own_container_id`) and says it on `whoami`; the extension compares it with the id the engine
  * gave. Pure: the holder's answer and the engine's id come in as arguments.
  */
-import { CONTAINER_ID_PATTERN } from '../contract/constants';
+
+/** A container id as the engines give it in full (Docker and Podman alike): 64 hex digits. */
+const CONTAINER_ID_PATTERN = /^[0-9a-f]{64}$/;
 
 /** What a holder's `whoami` answer proves about the container it serves. */
 export type HolderProof =

@@ -4,14 +4,18 @@
  * host may listen on for it. Pure: the URL comes from the container and is hostile; every answer is
  * a port number or nothing.
  */
-import {
-  BRIDGE_DEFAULT_PORT,
-  BRIDGE_PORT_COUNT,
-  LOGIN_FORWARD,
-  LOGIN_LOOPBACK_HOSTS,
-  LOGIN_PRESETS,
-  LOGIN_REDIRECT_PARAMS,
-} from '../contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_PORT_COUNT } from '../contract/manifest';
+import { LOGIN_FORWARD } from '../contract/constants';
+import { LOGIN_PRESETS } from '../contract/upstream';
+
+/**
+ * The query parameters of an authorize URL that carry the login's callback address (OAuth's
+ * `redirect_uri`, and the names other CLIs use). Only the URL's own top-level query is read.
+ */
+const LOGIN_REDIRECT_PARAMS = ['redirect_uri', 'redirect_url', 'redirect', 'callback', 'callback_url'] as const;
+
+/** Redirect hosts that mean the container's own loopback (the forward listens on the host's 127.0.0.1). */
+const LOGIN_LOOPBACK_HOSTS = ['localhost', '127.0.0.1'] as const;
 
 /** A loopback callback an authorize URL names. */
 export interface LoginCallback {

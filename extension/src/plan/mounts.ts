@@ -7,7 +7,8 @@
  * mounts in upstream's place, just before docker-sock), the proximo CA, user-appended mounts,
  * then the workspace at /workspace, its host-path mirror and the peer socket volume.
  */
-import { CONTAINER, DOCKER_ENDPOINT, HOST, NAMING } from '../contract/constants';
+import { CONTAINER, HOST, NAMING } from '../contract/upstream';
+import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
 import { cleanPath, validateProfileName } from './naming';
 import type { BridgeMount, ObjectNames, ProximoFacts } from '../contract/types';
 import type { PlannedMount } from './types';

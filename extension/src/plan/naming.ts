@@ -10,7 +10,7 @@
  * prefix exercises exactly the slug production would compute.
  */
 import { createHash } from 'node:crypto';
-import { NAME_PREFIX, NAMING, OBJECT_SUFFIX } from '../contract/constants';
+import { NAME_PREFIX, NAMING, OBJECT_SUFFIX } from '../contract/upstream';
 import type { ObjectNames } from '../contract/types';
 
 export interface WorkspaceNameOptions {

@@ -15,7 +15,8 @@
  * container's own copies and the certificates), the bridge's mounts, the proximo CA and Docker
  * volumes are not listed.
  */
-import { CONTAINER, DOCKER_ENDPOINT, HOST, LABELS } from '../contract/constants';
+import { CONTAINER, HOST, LABELS } from '../contract/upstream';
+import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
 import type { KeyOrigin, LayeredConfig, ToolboxConfig } from '../config/model';
 import { DEFAULT_MOUNTS, DOCKER_SOCK_MOUNT, INHERIT_HOST_AUTH, patchableMountNames } from './mounts';
 import { cleanPath } from './naming';

@@ -5,7 +5,7 @@
  * folder's profile, the refusals the CLI makes before anything is planned, the profiles on disk as
  * a list, and which profile a container has. See docs/decisions/0054-profiles-from-the-user-settings.md.
  */
-import { HOST, LABELS } from '../contract/constants';
+import { HOST, LABELS } from '../contract/upstream';
 import { cleanPath, profileNameProblem } from './naming';
 import { mountsRootOf, type InspectedMount } from './posture';
 

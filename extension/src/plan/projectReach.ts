@@ -13,7 +13,7 @@
  * Pure: no I/O; the approval comes in as a function.
  */
 import { createHash } from 'node:crypto';
-import { HOST } from '../contract/constants';
+import { HOST } from '../contract/upstream';
 import type { ConfigWidening, KeyOrigin, LayeredConfig, MountOverride, ResolvedConfig, ToolboxConfig } from '../config/model';
 import { INHERIT_HOST_AUTH, requestedMounts, type RequestedMount } from './mounts';
 import { cleanPath } from './naming';

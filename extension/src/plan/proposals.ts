@@ -4,7 +4,7 @@
  * Pure: the text of the path and of the content only; the host is looked at by the route.
  * (docs/decisions/0044-proposals-for-protected-paths.md)
  */
-import { PROPOSAL_LIMITS } from '../contract/constants';
+import { PROPOSAL_LIMITS } from '../contract/shims';
 import { GITMODULES, PROTECTED_IN_CLAUDE, PROTECTED_IN_FOLDER, PROTECTED_IN_GITDIR } from './protect';
 
 /** The longest file or folder name, in bytes (NAME_MAX on Linux and macOS). */

@@ -16,7 +16,8 @@
  *               read-only `worktrees` (git writes HEAD, the index and logs there), with its
  *               pointers and config read-only again.
  */
-import { LABELS, PLACEHOLDER } from '../contract/constants';
+import { LABELS } from '../contract/upstream';
+import { PLACEHOLDER } from '../contract/constants';
 import type { HostFacts, HostPathFact } from '../contract/types';
 import { cleanPath } from './naming';
 import type { PlaceholderKind, PlannedExclude, PlannedMount, PlannedPlaceholder } from './types';

@@ -3,18 +3,12 @@
  * (after upstream `sessionplan.Plan`). Pure: no fs, no process.env, no clock — everything it
  * needs arrives as an argument, so every field below is unit-tested without a daemon.
  */
-import {
-  CONTAINER,
-  DOCKER_ENDPOINT,
-  EGRESS,
-  EGRESS_PROXY_ENV,
-  ENV,
-  EXTENSION_VERSION,
-  HOST_DOCKER_INTERNAL,
-  HOST_GATEWAY,
-  LABELS,
-  SESSION_PROTOCOL,
-} from '../contract/constants';
+import { CONTAINER, HOST_DOCKER_INTERNAL, HOST_GATEWAY, LABELS } from '../contract/upstream';
+import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
+import { EGRESS, EGRESS_PROXY_ENV } from '../contract/egress';
+import { ENV } from '../contract/shims';
+import { EXTENSION_VERSION } from '../contract/manifest';
+import { SESSION_PROTOCOL } from '../contract/image';
 import { SECCOMP_UNCONFINED_OPT, PEER_RUN_LABEL_VALUES } from './drift';
 import { agentHomes, DOCKER_ENDPOINT_MOUNT, flattenBinds, planMounts, validateWorkspaceBindPath, workspaceMirror } from './mounts';
 import { planProtections, PROTECTED_PATHS_LABEL_VALUE, type ProtectionPlan } from './protect';

@@ -5,7 +5,8 @@
  * internal/worktree/plan.go and cmd/worktree.go. Pure: no fs, no git; the engine
  * (host/worktree.ts) runs what this decides.
  */
-import { AGENT_EXIT_MARK, CONTAINER, WORKTREE } from '../contract/constants';
+import { AGENT_EXIT_MARK } from '../contract/constants';
+import { CONTAINER, WORKTREE } from '../contract/upstream';
 import { cleanPath } from './naming';
 
 /** A worktree as `git worktree list --porcelain` reports it. */

@@ -6,7 +6,7 @@
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { isFile } from '../config/files';
-import { HOST } from '../contract/constants';
+import { HOST } from '../contract/upstream';
 import type { ProximoFacts } from '../contract/types';
 import { runHostProcess } from '../host/process';
 import { findProximoBinary, proximoChildPath } from './binary';

@@ -4,7 +4,10 @@
  * the folder's plan, what Docker it has and its egress, each socket probed in bounded time.
  */
 import { join } from 'node:path';
-import { CONTAINER, DOCKER_ENDPOINT, EGRESS, ENV, LABELS } from '../../contract/constants';
+import { CONTAINER, LABELS } from '../../contract/upstream';
+import { DOCKER_ENDPOINT } from '../../contract/dockerEndpoint';
+import { EGRESS } from '../../contract/egress';
+import { ENV } from '../../contract/shims';
 import type { HostFacts } from '../../contract/types';
 import type { ListedContainer } from '../../engine/lifecycle';
 import type { ContainerFacts } from '../../plan/doctor';

@@ -3,7 +3,7 @@
  * use, whether it is here, the content hash its tag and its label name, and where it came from.
  */
 import type Docker from 'dockerode';
-import { RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_PUBLISHED } from '../../contract/constants';
+import { RUNTIME_IMAGE_LABELS, RUNTIME_IMAGE_PUBLISHED } from '../../contract/image';
 import { isNotFound } from '../../engine/errors';
 import type { ImageFacts } from '../../plan/doctor';
 import type { FolderPlan } from './folderPlan';

@@ -8,7 +8,7 @@
  * share); this one gathers them in order and renders the report.
  */
 import { release } from 'node:os';
-import { DOCTOR_LIMITS, EXTENSION_VERSION } from '../../contract/constants';
+import { EXTENSION_VERSION } from '../../contract/manifest';
 import { listOwnedContainers, listToolboxContainers } from '../../engine/lifecycle';
 import {
   doctorChecks,
@@ -27,9 +27,9 @@ import { engineFacts } from './engine';
 import { endpointFacts, folderPlan } from './folderPlan';
 import { imageFacts } from './image';
 import { peerObjectFacts } from './peer';
-import { readFact, type DoctorContext, type DoctorDeps } from './probes';
+import { readFact, type DoctorContext, type DoctorDeps, DOCTOR_LIMITS } from './probes';
 
-export { bounded, ProbeTimeout, readFact, socketAnswers, type DoctorDeps } from './probes';
+export { bounded, DOCTOR_LIMITS, ProbeTimeout, readFact, socketAnswers, type DoctorDeps } from './probes';
 
 export class Doctor {
   private readonly limits: typeof DOCTOR_LIMITS;

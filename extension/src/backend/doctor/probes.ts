@@ -5,7 +5,6 @@
  */
 import type Docker from 'dockerode';
 import type * as vscode from 'vscode';
-import type { DOCTOR_LIMITS } from '../../contract/constants';
 import type { HostFacts, ObjectNames } from '../../contract/types';
 import { connectOutcome } from '../../bridge/sweep';
 import { engineMessage } from '../../engine/errors';
@@ -17,6 +16,19 @@ import type { RuntimeImages } from '../images';
 import type { BackendSettings } from '../settings';
 import type { ShellOpener } from '../shells';
 import type { TransportFacts } from '../transportFacts';
+
+/**
+ * Bounds of Run Doctor's probes (backend/doctor/), in ms: a probe that takes longer is a
+ * warning line saying so, never a wait. `connectMs` covers an ssh:// engine's own 10 s connect;
+ * `planMs` a folder's plan, which may ask the host's proximo for its routes (10 s at most);
+ * `socketMs` a connect to a socket this window should be serving.
+ */
+export const DOCTOR_LIMITS = {
+  connectMs: 12_000,
+  probeMs: 5_000,
+  planMs: 15_000,
+  socketMs: 1_000,
+} as const;
 
 export interface DoctorDeps {
   names: ObjectNames;

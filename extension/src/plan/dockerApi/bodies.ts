@@ -7,7 +7,8 @@
  * policy's own. Pure: no I/O.
  */
 import { z } from 'zod';
-import { CONTAINER, DOCKER_ENDPOINT } from '../../contract/constants';
+import { CONTAINER } from '../../contract/upstream';
+import { DOCKER_ENDPOINT } from '../../contract/dockerEndpoint';
 import { cleanPath } from '../naming';
 import type { InspectedMount } from '../posture';
 import {

@@ -7,7 +7,8 @@
  * (`scope.publish.hostIp`, which a port published without an address gets) unless the user allows
  * any; never a host port below 1024 nor one Toolbox listens on. Pure: no I/O.
  */
-import { BRIDGE_DEFAULT_PORT, BRIDGE_PORT_COUNT, LOGIN_PRESETS } from '../../contract/constants';
+import { BRIDGE_DEFAULT_PORT, BRIDGE_PORT_COUNT } from '../../contract/manifest';
+import { LOGIN_PRESETS } from '../../contract/upstream';
 import type { EndpointScope } from './routes';
 import { forbidden, malformed } from './wire';
 

@@ -4,7 +4,8 @@
  * in the path must be the container's own (docs/decisions/0047-docker-endpoint-policy.md). A request
  * that matches no row is refused. Pure: no I/O.
  */
-import { LABELS, RUNTIME_IMAGE_PUBLISHED, RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from '../../contract/constants';
+import { LABELS } from '../../contract/upstream';
+import { RUNTIME_IMAGE_PUBLISHED, RUNTIME_IMAGE_REPO, RUNTIME_IMAGE_TEST_REPO } from '../../contract/image';
 import {
   ENDPOINT_LIMITS,
   escapeQuery,

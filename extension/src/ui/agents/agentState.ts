@@ -24,7 +24,7 @@
  * - the session ended (end()): ended for good, with the shell's exit code when it has one (an
  *   agent that already ended keeps its own); nothing changes it after that.
  */
-import { CONTAINER } from '../../contract/constants';
+import { CONTAINER } from '../../contract/upstream';
 import { AGENT_STREAM_LIMITS } from './agentStream';
 import type { StreamSignal } from './agentStream';
 import { inline, plainText, quoted } from '../plainText';

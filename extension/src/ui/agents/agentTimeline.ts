@@ -15,7 +15,8 @@
  * (ui/plainText.ts). No vscode import: unit-tested in test/unit/agent-timeline.test.ts.
  */
 import type { AgentEvent, AgentUsage, HookAgent } from '../../bridge/route';
-import { AGENT_HOOK_LIMITS, AGENTS } from '../../contract/constants';
+import { AGENT_HOOK_LIMITS } from '../../contract/agentHook';
+import { AGENTS } from '../../contract/image';
 import { worktreeOf } from '../approvals/approvalText';
 import { inline, plainText } from '../plainText';
 

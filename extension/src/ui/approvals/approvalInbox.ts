@@ -14,7 +14,7 @@
  * No vscode import: unit-tested under plain node (test/unit/approval-inbox.test.ts).
  */
 import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../../bridge/route';
-import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS } from '../../contract/constants';
+import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS } from '../../contract/agentHook';
 import { QuestionInbox, realTimers, type InboxTimers } from './questionInbox';
 
 /** The shortest wait toolbox.approvals.timeoutSeconds may set, in seconds. */

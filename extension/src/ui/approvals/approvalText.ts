@@ -6,7 +6,8 @@
  * Pure, no vscode import: test/unit/plain-text.test.ts runs each builder on its hostile corpus.
  */
 import type { ApprovalRequest, ToolSubject } from '../../bridge/route';
-import { AGENTS, WORKTREE } from '../../contract/constants';
+import { AGENTS } from '../../contract/image';
+import { WORKTREE } from '../../contract/upstream';
 import { inline, plainText, quoted } from '../plainText';
 
 /** The branch of an agent worktree folder (`<repo>/.worktrees/tbx-<branch>`, `/` in the branch written as `-`) and its repository. */

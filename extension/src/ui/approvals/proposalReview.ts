@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { ApplyOutcome, Proposal, ProposalAnswer } from '../../bridge/route';
-import { PROPOSAL_LIMITS } from '../../contract/constants';
+import { PROPOSAL_LIMITS } from '../../contract/shims';
 import { PROPOSAL_SCHEME } from '../../contract/manifest';
 import { inline, plainText } from '../plainText';
 

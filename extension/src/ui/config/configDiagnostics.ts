@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolboxBackend } from '../../backend/api';
 import type { ConfigProblem } from '../../config/diagnostics';
-import { HOST } from '../../contract/constants';
+import { HOST } from '../../contract/upstream';
 import { quickFixTitle } from './unknownKeys';
 
 /** The Problems panel's source name and the collection's. */

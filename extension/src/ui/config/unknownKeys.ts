@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
 import type { UnknownKey } from '../../config/openIssues';
-import { HOST } from '../../contract/constants';
+import { HOST } from '../../contract/upstream';
 import { plainText, quoted } from '../plainText';
 
 /** Keys named in one notice; the rest are counted. */

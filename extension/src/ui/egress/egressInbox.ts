@@ -17,7 +17,7 @@
  * No vscode import: unit-tested under plain node (test/unit/egress-ui.test.ts).
  */
 import type { EgressChoice, EgressQuestion } from '../../backend/api/egress';
-import { EGRESS_LIMITS } from '../../contract/constants';
+import { EGRESS_LIMITS } from '../../contract/egress';
 import { cleanPath } from '../../plan/naming';
 import { QuestionInbox, realTimers, type InboxTimers } from '../approvals/questionInbox';
 

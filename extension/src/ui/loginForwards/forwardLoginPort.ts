@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { LOGIN_FORWARD, LOGIN_PRESETS } from '../../contract/constants';
+import { LOGIN_FORWARD } from '../../contract/constants';
+import { LOGIN_PRESETS } from '../../contract/upstream';
 import { parseLoginPort, presetPorts } from '../../plan/loginCallback';
 import { forwardSentence } from './loginForwardText';
 import { plainText } from '../plainText';
