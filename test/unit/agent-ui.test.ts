@@ -21,7 +21,8 @@ import {
   type AgentStatus,
 } from '../../extension/src/ui/agents/agentState';
 import { agentRowItem, timeInState, type AgentRowInput } from '../../extension/src/ui/views/treeItems';
-import { FOCUS_TERMINAL_COMMAND, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
+import { COMMAND_LABELS } from '../../extension/src/contract/manifest';
+import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import { installVscodeLite, silentLog } from '../support/vscodeLite';
 import { AGENT_FIXTURES } from '../fixtures/agentOutput';
 
@@ -72,11 +73,11 @@ describe('a session in the tree', () => {
           'needs you · 3 min · “Claude needs your permission to use Bash”',
           'bell-dot',
           'heldShell.attached.agent.needsYou',
-          FOCUS_TERMINAL_COMMAND,
+          COMMAND_LABELS.focusTerminal.command,
           [1],
         ],
         ['zsh -l', 'detached · started 3 h ago', 'debug-disconnect', 'heldShell.detached', 'toolbox.attachShell', undefined],
-        ['shell', 'idle · just now', 'circle-large-outline', 'agent.idle', FOCUS_TERMINAL_COMMAND, [2]],
+        ['shell', 'idle · just now', 'circle-large-outline', 'agent.idle', COMMAND_LABELS.focusTerminal.command, [2]],
       ],
     );
     // Attach and End still find the held session behind the row.

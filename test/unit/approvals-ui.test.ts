@@ -9,12 +9,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AgentEvent, ApprovalRequest } from '../../extension/src/bridge/route';
-import { SETTINGS } from '../../extension/src/contract/manifest';
+import { COMMAND_LABELS, SETTINGS } from '../../extension/src/contract/manifest';
 import { AGENT_HOOK_LIMITS } from '../../extension/src/contract/agentHook';
 import { ApprovalInbox, ASK_REASONS } from '../../extension/src/ui/approvals/approvalInbox';
 import { approvalMessage, approvalsStatus, approvalTooltip, worktreeOf } from '../../extension/src/ui/approvals/approvalText';
 import { AgentTimeline } from '../../extension/src/ui/agents/agentTimeline';
-import { SHOW_APPROVALS_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
+import { workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
 import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { approvalRequest } from '../support/approvals';
 import { containerSummary } from '../support/summary';
@@ -122,8 +122,15 @@ describe('the Workspaces view', () => {
     assert.deepEqual(
       group?.children?.map((r) => [r.label, r.description, r.contextValue, r.command, r.commandArgs, r.approvalId]),
       [
-        ['run: npm test', 'toolbox-app-1234abcd · Claude Code · 3 min ago', 'approval.session', SHOW_APPROVALS_COMMAND, ['q1'], 'q1'],
-        ['run: npm test', 'toolbox-app-1234abcd · Codex · just now', 'approval', SHOW_APPROVALS_COMMAND, ['q2'], 'q2'],
+        [
+          'run: npm test',
+          'toolbox-app-1234abcd · Claude Code · 3 min ago',
+          'approval.session',
+          COMMAND_LABELS.showApprovals.command,
+          ['q1'],
+          'q1',
+        ],
+        ['run: npm test', 'toolbox-app-1234abcd · Codex · just now', 'approval', COMMAND_LABELS.showApprovals.command, ['q2'], 'q2'],
       ],
     );
     assert.match(group?.children?.[0]?.tooltip ?? '', /^Folder: \/src\/app$/m);

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { EgressChoice, EgressLogEntry, EgressQuestion, EgressSummary, LoadedBackend } from '../../extension/src/backend/api';
-import { SETTINGS } from '../../extension/src/contract/manifest';
+import { COMMAND_LABELS, SETTINGS } from '../../extension/src/contract/manifest';
 import { EgressInbox, settingWithAllow } from '../../extension/src/ui/egress/egressInbox';
 import {
   byteSize,
@@ -25,7 +25,7 @@ import {
 } from '../../extension/src/ui/egress/egressText';
 import { lazyBackend } from '../../extension/src/ui/lazyBackend';
 import { containerDescription } from '../../extension/src/ui/views/treeItems';
-import { SHOW_EGRESS_LOG_COMMAND, workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
+import { workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
 import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { objectNames } from '../../extension/src/contract/objects';
 import { containerSummary } from '../support/summary';
@@ -229,7 +229,7 @@ describe('the Workspaces view', () => {
     assert.equal(row.children![19]!.label, '✓ api.example.com:1005');
     const more = row.children![20]!;
     assert.equal(more.label, '5 earlier connections');
-    assert.equal(more.command, SHOW_EGRESS_LOG_COMMAND);
+    assert.equal(more.command, COMMAND_LABELS.showEgressLog.command);
     assert.deepEqual(more.commandArgs, ['toolbox-app-1234abcd']);
     assert.equal(new Set(row.children!.map((n) => n.id)).size, 21, 'unique ids');
   });
@@ -354,7 +354,7 @@ describe('package.json', () => {
     const hidden = pkg.contributes.menus.commandPalette!.filter((m) => m.when === 'false').map((m) => m.command);
     for (const [id, title] of [
       ['toolbox.showEgressQuestions', 'Show Connection Questions…'],
-      [SHOW_EGRESS_LOG_COMMAND, 'Open Connection Log'],
+      [COMMAND_LABELS.showEgressLog.command, 'Open Connection Log'],
     ] as const) {
       const c = pkg.contributes.commands.find((x) => x.command === id);
       assert.equal(c?.title, title);
@@ -364,7 +364,7 @@ describe('package.json', () => {
   });
 
   it('offers Open Connection Log on the network row (inline too) and its connections, nowhere else', () => {
-    const menu = pkg.contributes.menus['view/item/context']!.filter((m) => m.command === SHOW_EGRESS_LOG_COMMAND);
+    const menu = pkg.contributes.menus['view/item/context']!.filter((m) => m.command === COMMAND_LABELS.showEgressLog.command);
     for (const item of [
       'egress.ask.enforced.served',
       'egress.allowlist.enforced',

@@ -17,6 +17,7 @@ export const CONTEXT_KEYS = {
 /**
  * Commands as the palette lists them (`Category: Title` in package.json), for messages that name
  * one and for the UI that offers it as a button; test/unit/manifest.test.ts holds package.json to them.
+ * The one place a command id is written: its definition and whatever runs it take it from here.
  */
 export const COMMAND_LABELS = {
   selectEngine: { command: 'toolbox.selectEngine', label: 'Toolbox: Select Engine…' },
@@ -37,6 +38,27 @@ export const COMMAND_LABELS = {
   rebuildRuntimeImage: { command: 'toolbox.rebuildRuntimeImage', label: 'Toolbox: Rebuild Runtime Image' },
   showResolvedConfig: { command: 'toolbox.showResolvedConfig', label: 'Toolbox: Show Resolved Configuration' },
   turnOffReach: { command: 'toolbox.turnOffReach', label: 'Toolbox: Turn Off for This Folder' },
+  // What the views' rows and the status bar items run (ui/views/treeNodes.ts, ui/views/statusBars.ts).
+  refresh: { command: 'toolbox.refresh', label: 'Toolbox: Refresh' },
+  attachShell: { command: 'toolbox.attachShell', label: 'Toolbox: Attach to Shell' },
+  /** The command the network row's "earlier connections" row runs, and its context menu offers (ui/egress/showEgressLog.ts). */
+  showEgressLog: { command: 'toolbox.showEgressLog', label: 'Toolbox: Open Connection Log' },
+  /** The command a question's row runs: the answer pick for that question (ui/approvals/approvalCommands.ts). */
+  showApprovals: { command: 'toolbox.showApprovals', label: 'Toolbox: Show Agent Questions…' },
+  driftActions: { command: 'toolbox.driftActions', label: 'Toolbox: Fix Drifted Container…' },
+  /** The command the connection questions' status bar item runs (ui/views/statusBars.ts EgressStatusBar). */
+  showEgressQuestions: { command: 'toolbox.showEgressQuestions', label: 'Toolbox: Show Connection Questions…' },
+  /** The login forwards' status bar item (ui/loginForwards/loginForwardStatus.ts). */
+  stopLoginForward: { command: 'toolbox.stopLoginForward', label: 'Toolbox: Stop Forwarding a Login Port…' },
+  /** A changed file's row in the Agent Worktrees view (ui/worktrees/worktreesProvider.ts). */
+  compareAgentWorktree: { command: 'toolbox.compareAgentWorktree', label: 'Toolbox: Compare Agent Worktree with Base…' },
+  /** A refused git file's row in the Agent Worktrees view (ui/worktrees/worktreesProvider.ts). */
+  openRefusedGitFile: { command: 'toolbox.openRefusedGitFile', label: 'Toolbox: Open Refused Git Config File' },
+  /**
+   * The command a session's row runs: focus its terminal (ui/agents/agentCommands.ts). Run by the UI
+   * itself, never listed, so it has no label (test/unit/commands-manifest.test.ts INTERNAL).
+   */
+  focusTerminal: { command: 'toolbox.focusTerminal' },
 } as const;
 
 /**

@@ -1,5 +1,6 @@
 import { openShellFor } from '../shells/openShell';
 import type { ToolboxCommand, CommandServices } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /** A Toolbox terminal running Claude Code in the folder's container (a held session: it survives reloads). */
 export const startClaudeCode: ToolboxCommand = {
@@ -15,7 +16,7 @@ export const startCodex: ToolboxCommand = {
 
 /** Focuses one of this window's Toolbox terminals (a session's row in the tree, the nudge's Focus). */
 export const focusTerminal: ToolboxCommand = {
-  id: 'toolbox.focusTerminal',
+  id: COMMAND_LABELS.focusTerminal.command,
   run: (s: CommandServices, key: unknown) => {
     const first = s.shells.agentTerminals().find((a) => a.status.state === 'needsYou');
     const target = typeof key === 'number' ? key : first?.key;

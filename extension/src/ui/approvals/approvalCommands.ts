@@ -1,4 +1,4 @@
-import { SHOW_APPROVALS_COMMAND } from '../views/treeNodes';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /** The question a command was run on: a row of the Workspaces view (its node) or the id itself (the row's click). */
@@ -15,7 +15,7 @@ export function approvalIdOf(arg: unknown): string | undefined {
  * then Allow / Allow for This Session / Deny / Open Terminal. On a question's row: that question's answer pick.
  */
 export const showApprovals: ToolboxCommand = {
-  id: SHOW_APPROVALS_COMMAND,
+  id: COMMAND_LABELS.showApprovals.command,
   run: (s, arg) => s.approvals.showApprovals(approvalIdOf(arg)),
 };
 

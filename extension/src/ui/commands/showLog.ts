@@ -1,6 +1,7 @@
 import type { ToolboxCommand } from './toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 export const showLog: ToolboxCommand = {
-  id: 'toolbox.showLog',
+  id: COMMAND_LABELS.showLog.command,
   run: (s) => s.log.show(true),
 };

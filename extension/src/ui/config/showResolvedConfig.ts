@@ -1,5 +1,6 @@
 import { pickFolder } from '../folders';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * Opens a read-only document with every configuration key of the folder, its value and the
@@ -7,7 +8,7 @@ import type { ToolboxCommand } from '../commands/toolboxCommand';
  * setting), as the CLI's `toolbox config show --origin` prints it.
  */
 export const showResolvedConfig: ToolboxCommand = {
-  id: 'toolbox.showResolvedConfig',
+  id: COMMAND_LABELS.showResolvedConfig.command,
   run: async (s, arg) => {
     const folder = await pickFolder(arg, 'Show the configuration of which folder?');
     if (!folder) return;

@@ -6,6 +6,7 @@ import { tildePath } from '../../plan/posture';
 import { pickFolder } from '../folders';
 import { projectFileOverriddenBy } from '../views/model';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * Turns peer messaging the other way for a folder, after asking where to write it: the folder's
@@ -14,7 +15,7 @@ import type { ToolboxCommand } from '../commands/toolboxCommand';
  * next shell; a running container with the other setting is then shown as drifted.
  */
 export const togglePeerMessaging: ToolboxCommand = {
-  id: 'toolbox.togglePeerMessaging',
+  id: COMMAND_LABELS.togglePeerMessaging.command,
   run: async (s, arg) => {
     const folder = await pickFolder(arg);
     if (!folder) return;

@@ -5,6 +5,7 @@ import { reachTitle } from '../../plan/posture';
 import type { TreeNode } from '../views/treeNodes';
 import { stopAndReopen } from '../containers/recreateContainer';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * "Turn off for this folder" on an item under a container's "Can reach on this host": records it
@@ -13,7 +14,7 @@ import type { ToolboxCommand } from '../commands/toolboxCommand';
  * it is recreated and offers to do that now.
  */
 export const turnOffReach: ToolboxCommand = {
-  id: 'toolbox.turnOffReach',
+  id: COMMAND_LABELS.turnOffReach.command,
   run: async (s, arg) => {
     const node = arg as TreeNode | undefined;
     const reach = node?.reach;

@@ -3,6 +3,7 @@ import { confirmDestructive } from '../commands/confirmDestructive';
 import { plainText } from '../plainText';
 import { stopAndReopen } from './recreateContainer';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * The status bar warning's click: a sentence that says what differs and asks whether to restart
@@ -12,7 +13,7 @@ import type { ToolboxCommand } from '../commands/toolboxCommand';
  * so one restart fixes peer and seccomp drift alike.
  */
 export const driftActions: ToolboxCommand = {
-  id: 'toolbox.driftActions',
+  id: COMMAND_LABELS.driftActions.command,
   run: async (s) => {
     const finding = s.statusBar.current[0];
     if (!finding) return undefined;

@@ -3,6 +3,7 @@ import { plainText } from '../plainText';
 import type { TreeNode } from '../views/treeNodes';
 import { confirmDestructive, isConfirmed } from '../commands/confirmDestructive';
 import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * Stops a drifted container and opens its folder's shell again: with the current settings, or
@@ -25,7 +26,7 @@ export async function stopAndReopen(s: CommandServices, name: string, folder: st
 
 /** Recreate Drifted Container…: asks first (Enter keeps it running) unless given `{ confirmed: true }`. */
 export const recreateContainer: ToolboxCommand = {
-  id: 'toolbox.recreateContainer',
+  id: COMMAND_LABELS.recreateContainer.command,
   run: async (s, arg, options) => {
     const node = arg as TreeNode | undefined;
     const finding = node?.container

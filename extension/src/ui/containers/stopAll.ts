@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { stopAllConfirmation } from './confirmations';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * `toolbox stop --all`: the toolbox containers listed now, the anchor last, after a modal
@@ -12,7 +13,7 @@ import type { ToolboxCommand } from '../commands/toolboxCommand';
  * close affordance, so "Keep Running" comes first and Enter stops nothing; Escape is Cancel.
  */
 export const stopAllCommand: ToolboxCommand = {
-  id: 'toolbox.stopAll',
+  id: COMMAND_LABELS.stopAll.command,
   run: async (s, options) => {
     const confirmed = (options as { confirmed?: unknown } | undefined)?.confirmed === true;
     const targets = await s.backend.stopAllTargets();

@@ -5,6 +5,7 @@ import { heldShellItem } from '../views/treeItems';
 import type { TreeNode } from '../views/treeNodes';
 import { confirmDestructive, isConfirmed } from '../commands/confirmDestructive';
 import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * Stops one container: the tree item's, one named by a string argument, or one picked from the
@@ -18,7 +19,7 @@ import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand
  * so it does not land on the next container's row and its Stop button.
  */
 export const stopContainerCommand: ToolboxCommand = {
-  id: 'toolbox.stopContainer',
+  id: COMMAND_LABELS.stopContainer.command,
   run: async (s, arg, options) => {
     const fromTree = (arg as TreeNode | undefined)?.container !== undefined;
     let name = (arg as TreeNode | undefined)?.container?.name ?? (typeof arg === 'string' ? arg : undefined);

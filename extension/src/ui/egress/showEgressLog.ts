@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SHOW_EGRESS_LOG_COMMAND } from '../views/treeNodes';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import { plainText } from '../plainText';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
 
@@ -18,7 +18,7 @@ export function egressContainerOf(arg: unknown): string | undefined {
  * network row, or from the palette with a pick of the containers under an egress policy.
  */
 export const showEgressLog: ToolboxCommand = {
-  id: SHOW_EGRESS_LOG_COMMAND,
+  id: COMMAND_LABELS.showEgressLog.command,
   run: async (s, arg) => {
     let container = egressContainerOf(arg);
     if (container === undefined) {

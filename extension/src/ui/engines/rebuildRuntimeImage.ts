@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import { withPhaseProgress } from '../progress';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * Toolbox: Rebuild Runtime Image (upstream's `toolbox build`): builds the runtime image on this
@@ -11,7 +12,7 @@ import type { ToolboxCommand } from '../commands/toolboxCommand';
  * `{ noCache: boolean }` as the argument skips the question (keybindings, tests).
  */
 export const rebuildRuntimeImage: ToolboxCommand = {
-  id: 'toolbox.rebuildRuntimeImage',
+  id: COMMAND_LABELS.rebuildRuntimeImage.command,
   run: async (s, options) => {
     let noCache = (options as { noCache?: unknown } | undefined)?.noCache;
     if (typeof noCache !== 'boolean') {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { plainText } from '../plainText';
 import type { EngineChoice } from '../../backend/api';
-import { SETTINGS } from '../../contract/manifest';
+import { COMMAND_LABELS, SETTINGS } from '../../contract/manifest';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 interface EnginePick extends vscode.QuickPickItem {
@@ -36,7 +36,7 @@ export function engineItems(choices: readonly EngineChoice[], settingValue: stri
  * the window scope, docs/decisions/0015-docker-host-window-scope.md).
  */
 export const selectEngine: ToolboxCommand = {
-  id: 'toolbox.selectEngine',
+  id: COMMAND_LABELS.selectEngine.command,
   run: async (s) => {
     const config = vscode.workspace.getConfiguration('toolbox');
     // The user's value: the backend ignores a workspace one (backend/settings.ts).

@@ -7,10 +7,9 @@
 import * as vscode from 'vscode';
 import type { LoginForwardEvent, LoginForwardInfo } from '../../backend/api/loginForwards';
 import { loginForwardNotice, loginForwardStatus } from './loginForwardText';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import { plainText } from '../plainText';
 import { showStatus } from '../views/statusBars';
-
-export const STOP_LOGIN_FORWARD_COMMAND = 'toolbox.stopLoginForward';
 
 export class LoginForwardStatus implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -20,7 +19,7 @@ export class LoginForwardStatus implements vscode.Disposable {
   constructor(private readonly log: Pick<vscode.LogOutputChannel, 'show'>) {
     this.item = vscode.window.createStatusBarItem('toolbox.loginForwards', vscode.StatusBarAlignment.Left, 97);
     this.item.name = 'Toolbox login callbacks';
-    this.item.command = STOP_LOGIN_FORWARD_COMMAND;
+    this.item.command = COMMAND_LABELS.stopLoginForward.command;
   }
 
   /** The forwards open now, by port. */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { loginForwardPickItem } from './loginForwardText';
-import { STOP_LOGIN_FORWARD_COMMAND } from './loginForwardStatus';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
 
 /**
@@ -8,7 +8,7 @@ import type { ToolboxCommand } from '../commands/toolboxCommand';
  * pick of them; a port number as the argument stops that one.
  */
 export const stopLoginForward: ToolboxCommand = {
-  id: STOP_LOGIN_FORWARD_COMMAND,
+  id: COMMAND_LABELS.stopLoginForward.command,
   run: async (s, arg) => {
     const open = s.backend.loginForwards();
     let port = typeof arg === 'number' ? arg : undefined;

@@ -2,6 +2,7 @@ import type { SessionRecord } from '../../backend/api';
 import type { TreeNode } from '../views/treeNodes';
 import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
 import { confirmDestructive, isConfirmed } from '../commands/confirmDestructive';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /** The record a tree node's held shell stands for (what Attach and End need to reach it). */
 export function recordOf(node: TreeNode | undefined): SessionRecord | undefined {
@@ -23,7 +24,7 @@ export function recordOf(node: TreeNode | undefined): SessionRecord | undefined 
 
 /** Opens a terminal on a held shell (a detached one, or one another window shows too). */
 export const attachShell: ToolboxCommand = {
-  id: 'toolbox.attachShell',
+  id: COMMAND_LABELS.attachShell.command,
   run: async (s: CommandServices, arg) => {
     const record = recordOf(arg as TreeNode | undefined);
     if (!record) throw new Error('Pick a shell under a container in the Toolbox view to attach to it.');

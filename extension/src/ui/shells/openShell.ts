@@ -1,5 +1,6 @@
 import { pickFolder } from '../folders';
 import type { CommandServices, ToolboxCommand } from '../commands/toolboxCommand';
+import { COMMAND_LABELS } from '../../contract/manifest';
 
 /**
  * Opens (creates or reattaches) the folder's container with its peer setting, or a per-run
@@ -14,7 +15,7 @@ export async function openShellFor(s: CommandServices, arg: unknown, peer?: bool
 }
 
 export const openShell: ToolboxCommand = {
-  id: 'toolbox.openShell',
+  id: COMMAND_LABELS.openShell.command,
   run: (s, arg) => openShellFor(s, arg),
 };
 

@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import { errorCode } from '../../contract/errors';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import { plainText } from '../plainText';
 import type {
   AgentWorktreeRequest,
@@ -392,7 +393,7 @@ export class ShellLauncher implements vscode.Disposable {
       }
       this.agentChanged.fire(this.agentTerminal(entry));
     });
-    entry.pty.onDidAskReopen(() => void vscode.commands.executeCommand('toolbox.openShell', vscode.Uri.file(entry.folder)));
+    entry.pty.onDidAskReopen(() => void vscode.commands.executeCommand(COMMAND_LABELS.openShell.command, vscode.Uri.file(entry.folder)));
   }
 
   /** The shell ended by itself: forget its session, and apply upstream's rule to its container. */

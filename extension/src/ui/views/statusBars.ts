@@ -8,6 +8,7 @@
  * never a blanket fix.
  */
 import * as vscode from 'vscode';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import { plainText } from '../plainText';
 import { driftStatus, findingKey, type DriftFinding } from '../containers/driftFindings';
 import { needsYouStatus, type AgentStatus } from '../agents/agentState';
@@ -15,8 +16,6 @@ import { approvalsStatus } from '../approvals/approvalText';
 import type { ApprovalRequest } from '../../bridge/route';
 import type { EgressQuestion } from '../../backend/api/egress';
 import { egressStatus } from '../egress/egressText';
-
-export const DRIFT_ACTIONS_COMMAND = 'toolbox.driftActions';
 
 /** What a status item shows: our icon syntax in `text` (kept), the rest plain text. */
 export interface StatusText {
@@ -48,7 +47,7 @@ export class DriftStatusBar implements vscode.Disposable {
     this.item = vscode.window.createStatusBarItem('toolbox.drift', vscode.StatusBarAlignment.Left, 100);
     this.item.name = 'Toolbox drift';
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-    this.item.command = DRIFT_ACTIONS_COMMAND;
+    this.item.command = COMMAND_LABELS.driftActions.command;
   }
 
   /** Findings still to show (not dismissed). */
@@ -93,7 +92,7 @@ export class AgentStatusBar implements vscode.Disposable {
     this.item = vscode.window.createStatusBarItem('toolbox.agents', vscode.StatusBarAlignment.Left, 99);
     this.item.name = 'Toolbox sessions that need you';
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-    this.item.command = 'toolbox.focusTerminal';
+    this.item.command = COMMAND_LABELS.focusTerminal.command;
   }
 
   update(list: ReadonlyArray<{ container: string; title: string; status: AgentStatus }>): void {
@@ -124,7 +123,7 @@ export class ApprovalStatusBar implements vscode.Disposable {
     this.item = vscode.window.createStatusBarItem('toolbox.approvals', vscode.StatusBarAlignment.Left, 98);
     this.item.name = 'Toolbox agent questions';
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-    this.item.command = 'toolbox.showApprovals';
+    this.item.command = COMMAND_LABELS.showApprovals.command;
   }
 
   update(pending: readonly ApprovalRequest[]): void {
@@ -147,7 +146,7 @@ export class EgressStatusBar implements vscode.Disposable {
     this.item = vscode.window.createStatusBarItem('toolbox.egress', vscode.StatusBarAlignment.Left, 97);
     this.item.name = 'Toolbox connection questions';
     this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-    this.item.command = 'toolbox.showEgressQuestions';
+    this.item.command = COMMAND_LABELS.showEgressQuestions.command;
   }
 
   update(pending: readonly EgressQuestion[]): void {

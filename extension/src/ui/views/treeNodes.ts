@@ -3,7 +3,7 @@
  * shows in each state is unit-tested without VS Code.
  */
 import type { ErrorAction } from '../../contract/errors';
-import { SETTINGS } from '../../contract/manifest';
+import { COMMAND_LABELS, SETTINGS } from '../../contract/manifest';
 import { folderOf, sortForWorkspacesView, type ContainerSummary, type HeldShellSummary } from './model';
 import type { ToolboxState } from './refreshManager';
 import {
@@ -105,9 +105,6 @@ export interface WorkspacesExtras {
   hostTools?: HostToolsFacts;
 }
 
-/** The command the network row's "earlier connections" row runs, and its context menu offers (ui/egress/showEgressLog.ts). */
-export const SHOW_EGRESS_LOG_COMMAND = 'toolbox.showEgressLog';
-
 /**
  * A container's network posture row (issue 30) and, under it, its latest connections, newest
  * first, then a row that opens the whole log when there are more.
@@ -127,7 +124,7 @@ export function egressNode(c: ContainerSummary, e: EgressSummary, log: readonly 
     rows.push({
       id: `egress:${c.name}:more`,
       ...egressMoreItem(log.length - latest.length),
-      command: SHOW_EGRESS_LOG_COMMAND,
+      command: COMMAND_LABELS.showEgressLog.command,
       commandArgs: [c.name],
       container: c,
       egressContainer: c.name,
@@ -142,16 +139,13 @@ export function egressNode(c: ContainerSummary, e: EgressSummary, log: readonly 
   };
 }
 
-/** The command a question's row runs: the answer pick for that question (ui/approvals/approvalCommands.ts). */
-export const SHOW_APPROVALS_COMMAND = 'toolbox.showApprovals';
-
 /** The section of waiting questions, one row each, oldest first; nothing when none waits. */
 export function approvalNodes(approvals: readonly ApprovalRequest[], now: number): TreeNode[] {
   if (approvals.length === 0) return [];
   const rows = approvals.map((r): TreeNode => ({
     id: `approval:${r.id}`,
     ...approvalItem(r, now),
-    command: SHOW_APPROVALS_COMMAND,
+    command: COMMAND_LABELS.showApprovals.command,
     commandArgs: [r.id],
     approvalId: r.id,
   }));
@@ -179,13 +173,10 @@ function errorNodes(message: string, actions: readonly ErrorAction[]): TreeNode[
   return [
     { id: 'error', ...e },
     ...open,
-    { id: 'error.retry', label: 'Retry', icon: { id: 'refresh' }, command: 'toolbox.refresh', contextValue: 'action' },
-    { id: 'error.log', label: 'Show Log', icon: { id: 'output' }, command: 'toolbox.showLog', contextValue: 'action' },
+    { id: 'error.retry', label: 'Retry', icon: { id: 'refresh' }, command: COMMAND_LABELS.refresh.command, contextValue: 'action' },
+    { id: 'error.log', label: 'Show Log', icon: { id: 'output' }, command: COMMAND_LABELS.showLog.command, contextValue: 'action' },
   ];
 }
-
-/** The command a session's row runs: focus its terminal (ui/agents/agentCommands.ts). */
-export const FOCUS_TERMINAL_COMMAND = 'toolbox.focusTerminal';
 
 /**
  * Workspaces: this window's folders first. Empty (so the welcome view shows) when nothing exists.
@@ -246,12 +237,18 @@ export function workspacesNodes(
             ? {
                 id: `shell:${c.name}:${s.id}`,
                 ...agentRowItem(a, now, s),
-                command: FOCUS_TERMINAL_COMMAND,
+                command: COMMAND_LABELS.focusTerminal.command,
                 commandArgs: [a.key],
                 container: c,
                 shell: s,
               }
-            : { id: `shell:${c.name}:${s.id}`, ...heldShellItem(s, state.takenAt), command: 'toolbox.attachShell', container: c, shell: s },
+            : {
+                id: `shell:${c.name}:${s.id}`,
+                ...heldShellItem(s, state.takenAt),
+                command: COMMAND_LABELS.attachShell.command,
+                container: c,
+                shell: s,
+              },
           c.name,
           s.id,
         );
@@ -261,7 +258,13 @@ export function workspacesNodes(
       if (a.sessionId !== undefined && c.shells?.some((s) => s.id === a.sessionId)) continue;
       children.push(
         withSession(
-          { id: `terminal:${a.key}`, ...agentRowItem(a, now), command: FOCUS_TERMINAL_COMMAND, commandArgs: [a.key], container: c },
+          {
+            id: `terminal:${a.key}`,
+            ...agentRowItem(a, now),
+            command: COMMAND_LABELS.focusTerminal.command,
+            commandArgs: [a.key],
+            container: c,
+          },
           c.name,
           a.sessionId,
         ),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import { plainText } from '../plainText';
 import { branchOf, pickWorktree } from './pickWorktree';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
@@ -41,7 +42,7 @@ export function changeResources<U>(
  * included) in VS Code's multi-file diff editor, from the host: no container is needed.
  */
 export const compareAgentWorktree: ToolboxCommand = {
-  id: 'toolbox.compareAgentWorktree',
+  id: COMMAND_LABELS.compareAgentWorktree.command,
   run: async (s, arg) => {
     const w = await pickWorktree(s, arg, 'Compare which agent worktree with its base?');
     if (!w) return undefined;

@@ -5,9 +5,8 @@
  */
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import type { ToolboxCommand } from '../commands/toolboxCommand';
-
-export const OPEN_REFUSED_GIT_FILE_COMMAND = 'toolbox.openRefusedGitFile';
 
 /** The file a row (`{ refusal: { file } }`) or an error (`{ file }`) names, when it is an absolute path. */
 export function refusedFileOf(arg: unknown): string | undefined {
@@ -17,7 +16,7 @@ export function refusedFileOf(arg: unknown): string | undefined {
 }
 
 export const openRefusedGitFile: ToolboxCommand = {
-  id: OPEN_REFUSED_GIT_FILE_COMMAND,
+  id: COMMAND_LABELS.openRefusedGitFile.command,
   run: async (_s, arg) => {
     const file = refusedFileOf(arg);
     if (file === undefined) throw new Error('Open File needs a refused repository from the Worktrees view.');

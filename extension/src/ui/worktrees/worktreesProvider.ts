@@ -4,11 +4,11 @@
  * git's own files change (branches, worktrees, index, the worktree folders), debounced.
  */
 import * as vscode from 'vscode';
+import { COMMAND_LABELS } from '../../contract/manifest';
 import { plainText } from '../plainText';
 import type { AgentWorktreeRefusal, AgentWorktreeSummary, WorktreeService } from '../../backend/api';
 import type { ToolboxState } from '../views/refreshManager';
 import { refusedRow, worktreeRow, type WorktreesViewRow } from './worktreeItems';
-import { OPEN_REFUSED_GIT_FILE_COMMAND } from './openRefusedGitFile';
 
 const RELOAD_DEBOUNCE_MS = 300;
 
@@ -116,9 +116,9 @@ export class WorktreesProvider implements vscode.TreeDataProvider<WorktreesViewR
     item.command =
       'refusal' in row
         ? row.refusal.file !== undefined
-          ? { command: OPEN_REFUSED_GIT_FILE_COMMAND, title: 'Open File', arguments: [row] }
+          ? { command: COMMAND_LABELS.openRefusedGitFile.command, title: 'Open File', arguments: [row] }
           : undefined
-        : { command: 'toolbox.compareAgentWorktree', title: 'Compare with Base', arguments: [row] };
+        : { command: COMMAND_LABELS.compareAgentWorktree.command, title: 'Compare with Base', arguments: [row] };
     return item;
   }
 
