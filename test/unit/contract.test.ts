@@ -1,5 +1,6 @@
 /**
- * Holds the shims (shims/*) and the runtime entrypoint to extension/src/contract/constants.ts: every
+ * Holds the shims (shims/*) and the runtime entrypoint to extension/src/contract/ (shims.ts, with
+ * upstream.ts's container paths, agentHook.ts, image.ts's holder protocol and egress.ts): every
  * route, JSON field, container path, bridge file name, env name, curl --max-time, exit code and
  * request Content-Type they use is extracted from their text with regexes and compared with the
  * contract, in both directions. The checker is a pure function over file texts so the last tests can prove it

@@ -1,5 +1,5 @@
 /**
- * package.json against the names the code uses (contract/constants.ts) and the first-run
+ * package.json against the names the code uses (contract/manifest.ts) and the first-run
  * promises of issue 13: where toolbox.dockerHost may be set, view names, the walkthrough.
  */
 import assert from 'node:assert/strict';

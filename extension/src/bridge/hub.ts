@@ -164,7 +164,7 @@ interface WorkspaceEntry {
 
 /**
  * The loopback ports the bridge tries, in order, before an ephemeral one: the configured port
- * alone, else the range package.json keeps out of port forwarding (contract/constants.ts
+ * alone, else the range package.json keeps out of port forwarding (contract/manifest.ts
  * BRIDGE_PORT_COUNT).
  */
 export function bridgePortCandidates(configured?: number): number[] {

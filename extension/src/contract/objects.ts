@@ -87,7 +87,7 @@ function containerKind(name: string, prefix: string, anchor: string, init: strin
   return undefined;
 }
 
-/** The first label key that marks the container as another tool's (constants.ts FOREIGN_LABEL_PREFIXES). */
+/** The first label key that marks the container as another tool's (FOREIGN_LABEL_PREFIXES above). */
 export function foreignLabel(labels: Readonly<Record<string, string>> | null | undefined): string | undefined {
   if (!labels) return undefined;
   return Object.keys(labels).find((key) =>
