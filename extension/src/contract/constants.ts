@@ -87,8 +87,8 @@ export const BRIDGE_FILES = {
 } as const;
 
 /**
- * The per-container Docker Engine API endpoint (issue 27; engine/dockerEndpoint.ts serves it,
- * plan/dockerEndpoint.ts places it): a unix socket the extension serves on the host, forwarding
+ * The per-container Docker Engine API endpoint (issue 27; engine/dockerEndpoint/server.ts serves it,
+ * plan/dockerEndpoint/socket.ts places it): a unix socket the extension serves on the host, forwarding
  * to the real engine once a policy has seen each request, instead of the host's own socket.
  *
  * Host side: `<run dirs' parent>/docker-<run id>/docker.sock`, the parent and the 8-hex run id
@@ -122,7 +122,7 @@ export const DOCKER_ENDPOINT_LIMITS = {
    */
   maxHeaderBytes: 128 * 1024,
   maxHeaders: 100,
-  /** dockerode (Testcontainers' client) repeats a create's whole options in its query (plan/dockerApi's ENDPOINT_LIMITS). */
+  /** dockerode (Testcontainers' client) repeats a create's whole options in its query (plan/dockerEndpoint/policy.ts's ENDPOINT_LIMITS). */
   maxTargetBytes: 64 * 1024,
   /** Open connections per endpoint (each holds a second one to the engine). */
   maxConnections: 64,
@@ -592,14 +592,14 @@ export const LABELS = {
    * volumes, networks; set empty on the images it commits): the workspace container's name. Through
    * the endpoint a container reaches only the objects that carry its own name here, so the label is
    * the whole of what makes an object its own: the policy adds it, refuses a client that sets it,
-   * and lists come back filtered by it (plan/dockerApi.ts,
+   * and lists come back filtered by it (plan/dockerEndpoint/policy.ts,
    * docs/decisions/0047-docker-endpoint-policy.md). The workspace container itself never has it.
    */
   dockerOwner: 'dev.toolbox.docker-owner',
   /**
    * On the images a workspace container builds or commits through its Docker endpoint: its name.
    * Not the owner label, which the engine copies from an image into every container made from it:
-   * a container proves its owner only by a label its image does not carry (plan/dockerApi/routes.ts
+   * a container proves its owner only by a label its image does not carry (plan/dockerEndpoint/routes.ts
    * containerOwnership).
    */
   dockerImageOwner: 'dev.toolbox.docker-owner.image',

@@ -3,7 +3,7 @@
  * and tooltip. The providers only copy these onto vscode.TreeItems, so every `when` clause in
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
-import type { DockerChildrenSummary } from '../../engine/dockerChildren';
+import type { DockerChildrenSummary } from '../../engine/dockerEndpoint/children';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import {
   hostToolsChoice,
@@ -469,7 +469,7 @@ export function dockerChildrenGroupItem(c: DockerChildrenSummary): ItemProps {
 
 /**
  * A top-level row for what `owner` started through its Docker endpoint and is still here though
- * `owner` is gone (engine/dockerChildren.ts leftBehindOf): removed by the toolbox CLI, `docker rm`
+ * `owner` is gone (engine/dockerEndpoint/children.ts leftBehindOf): removed by the toolbox CLI, `docker rm`
  * or anything but this editor, which would have removed them with it.
  */
 export function leftBehindGroupItem(owner: string, c: DockerChildrenSummary): ItemProps {
