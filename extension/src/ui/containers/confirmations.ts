@@ -1,5 +1,5 @@
 /** The words of the destructive confirmations (Stop Every Container, Stop Container): pure, unit-tested. */
-import type { DockerChildrenSummary } from '../../engine/dockerEndpoint/children';
+import type { DockerChildrenSummary } from '../../backend/api/editor';
 import { inline, plainText } from '../plainText';
 
 /** How many names the Stop All confirmation spells out before it says "and N more". */
