@@ -3,7 +3,7 @@
  * and tooltip. The providers only copy these onto vscode.TreeItems, so every `when` clause in
  * package.json can be checked against test/unit/tree-items.test.ts without a VS Code.
  */
-import type { DockerChildrenSummary } from '../../backend/api/editor';
+import type { AgentEvent, ApprovalRequest, DockerChildrenSummary } from '../../backend/api/editor';
 import { reachTitle, tildePath, type HostReach } from '../../plan/posture';
 import {
   hostToolsChoice,
@@ -19,7 +19,6 @@ import {
 import { PROPOSABLE_PATHS } from '../../plan/proposals';
 import { publishedPortUrl, type PublishedPort } from '../../plan/publish';
 import type { AgentState, AgentStatus } from '../agents/agentState';
-import type { ApprovalRequest, AgentEvent } from '../../backend/api/editor';
 import { approvalDescription, approvalTooltip, subjectPhrase } from '../approvals/approvalText';
 import { recentLines, timelineSuffix, type TimelineSummary } from '../agents/agentTimeline';
 import { inline, plainItem, plainText, quoted } from '../plainText';

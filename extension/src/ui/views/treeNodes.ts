@@ -45,10 +45,9 @@ import {
   type AgentRowInput,
   type IconSpec,
 } from './treeItems';
-import type { ApprovalRequest } from '../../backend/api/editor';
+import type { ApprovalRequest, DockerChildrenSummary, LeftBehind } from '../../backend/api/editor';
 import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
 import type { AgentTimeline } from '../agents/agentTimeline';
-import type { DockerChildrenSummary, LeftBehind } from '../../backend/api/editor';
 import type { HostReach } from '../../plan/posture';
 import { hostToolsOffer, hostToolsPosture, runningOnTheirOwn, type HostToolsFacts, type HostToolsPosture } from '../../plan/hostTools';
 import type { PublishedPort } from '../../plan/publish';
