@@ -1,19 +1,19 @@
 /**
- * The per-container Docker endpoint (issue 27, engine/dockerEndpoint.ts) against the engine's own
+ * The per-container Docker endpoint (issue 27, engine/dockerEndpoint/server.ts) against the engine's own
  * socket, in one run on the same machine: the docker CLI pointed at each, interleaved. `docker
  * ps` (two small requests on a new connection), `docker run --rm … true` (create, attach hijack,
  * start, wait, remove) and `docker logs` of a container that printed 100 MiB (one long chunked
  * answer). Then the memory 20 open endpoints cost this process, each having served a `docker ps`.
- * The gate is the policy a workspace container's endpoint runs (engine/dockerGate.ts): the owner
+ * The gate is the policy a workspace container's endpoint runs (engine/dockerEndpoint/gate.ts): the owner
  * label added and checked, bodies read and written again, binds resolved.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, realpathSync } from 'node:fs';
 import { objectNames } from '../extension/src/contract/objects';
-import { startDockerEndpoint, type DockerEndpoint } from '../extension/src/engine/dockerEndpoint';
-import { policyGate } from '../extension/src/engine/dockerGate';
-import { planEndpointSocket } from '../extension/src/plan/dockerEndpoint';
+import { startDockerEndpoint, type DockerEndpoint } from '../extension/src/engine/dockerEndpoint/server';
+import { policyGate } from '../extension/src/engine/dockerEndpoint/gate';
+import { planEndpointSocket } from '../extension/src/plan/dockerEndpoint/socket';
 import { docker as testDocker, removeNamespaceObjects } from '../test/support/docker';
 import { fmtMs, interleave, type ResultRow, type Stats } from './harness';
 

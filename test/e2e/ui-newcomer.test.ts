@@ -209,7 +209,7 @@ describe('Toolbox for a newcomer (issue 13)', { skip: uiTestsSkip }, () => {
     { timeout: LONG },
     scenario('end-shell', async () => {
       await wb.openToolboxView();
-      // The held shell of this window's terminal: its row shows the session's state (ui/views/treeItems.ts agentRowItem).
+      // The held shell of this window's terminal: its row shows the session's state (ui/views/treeItems/ agentRowItem).
       const shellRow = page.locator('.pane-body .monaco-list-row', { hasText: /^shell\s*(idle|working|needs you) · / }).first();
       await shellRow.waitFor({ timeout: 30_000 });
       const before = await running();

@@ -38,6 +38,12 @@ export interface Workbench {
   waitForTerminal(pattern: RegExp): Promise<string>;
   /** Types a command into the active terminal at its prompt; returns what `pattern` captured. */
   ask(command: string, pattern: RegExp): Promise<string>;
+  /**
+   * Presses `key` in the active terminal until its text matches `until` (20 s): the keyboard is
+   * taken into the terminal first, and the key pressed again only while the screen says it never
+   * arrived (a full-screen program still drawn, say).
+   */
+  pressInTerminal(key: string, until: RegExp): Promise<void>;
   /** Shows the Toolbox view in the side bar. */
   openToolboxView(): Promise<void>;
   /**
@@ -170,8 +176,30 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
       `!!document.activeElement?.classList.contains('xterm-helper-textarea') && !!document.activeElement.closest('.terminal-wrapper.active')`,
     )) as boolean;
 
-  const ask = async (command: string, pattern: RegExp): Promise<string> => {
+  /** Clicks the active terminal until the keyboard is in it (10 s). */
+  const focusTerminal = async (): Promise<void> => {
     const terminal = page.locator('.terminal-wrapper.active .xterm').filter({ visible: true }).first();
+    // Top left: notification toasts (bottom right) must not take the click.
+    await terminal.click({ position: { x: 12, y: 8 } });
+    for (const end = Date.now() + 10_000; !(await terminalHasFocus()) && Date.now() < end;) {
+      await page.waitForTimeout(100);
+      await terminal.click({ position: { x: 12, y: 8 } });
+    }
+  };
+
+  const pressInTerminal = async (key: string, until: RegExp): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      await focusTerminal();
+      await page.keyboard.press(key);
+      for (const end = Date.now() + 5_000; Date.now() < end;) {
+        if (until.test(await terminalText())) return;
+        await page.waitForTimeout(200);
+      }
+      if (attempt >= 4) throw new Error(`The terminal never showed ${until} after ${key}; it shows:\n${await terminalText()}`);
+    }
+  };
+
+  const ask = async (command: string, pattern: RegExp): Promise<string> => {
     // zsh's prompt ends in `%` or `#`: wait for it so the line editor is up before typing.
     for (const end = Date.now() + 30_000; !/[#%$] *$/.test((await terminalText()).trimEnd() + ' ') && Date.now() < end;) {
       await page.waitForTimeout(200);
@@ -179,13 +207,8 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     // The shell echoes what it is typed: its first characters on screen say the keys arrived.
     const echo = command.slice(0, 12);
     for (let attempt = 1; ; attempt++) {
-      // Top left: notification toasts (bottom right) must not take the click. After a reload the
-      // workbench can move the keyboard elsewhere as it restores its parts: type once it is here.
-      await terminal.click({ position: { x: 12, y: 8 } });
-      for (const end = Date.now() + 10_000; !(await terminalHasFocus()) && Date.now() < end;) {
-        await page.waitForTimeout(100);
-        await terminal.click({ position: { x: 12, y: 8 } });
-      }
+      // After a reload the workbench can move the keyboard elsewhere as it restores its parts: type once it is here.
+      await focusTerminal();
       const before = (await terminalText()).split(echo).length;
       await page.keyboard.type(command);
       let echoed = false;
@@ -340,6 +363,7 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     terminalText,
     waitForTerminal,
     ask,
+    pressInTerminal,
     openToolboxView,
     hoverUntilShown,
     clickRowAction,

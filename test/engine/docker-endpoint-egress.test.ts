@@ -1,6 +1,6 @@
 /**
  * Issue 30: a workspace container under a folder's egress policy (allowlist), with NetworkMode none
- * and its Docker endpoint (engine/dockerGate.ts over plan/dockerApi.ts, plan/dockerApi/egress.ts),
+ * and its Docker endpoint (engine/dockerEndpoint/gate.ts over plan/dockerEndpoint/policy.ts, plan/dockerEndpoint/egress.ts),
  * against the real engine. Each way around the policy through the daemon is tried with the docker
  * CLI inside the container: a sibling on the default bridge, on a network of its own (internal
  * ones included), a network create or connect, a build, a push, a pull from a registry the policy
@@ -17,9 +17,9 @@ import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
 import { LABELS } from '../../extension/src/contract/upstream';
-import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint';
-import { policyGate } from '../../extension/src/engine/dockerGate';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
+import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
+import { policyGate } from '../../extension/src/engine/dockerEndpoint/gate';
+import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { TEST_ENGINE, TEST_LABEL, testNamespace } from '../support/docker';
 import { pushImage, startRegistry, type LoopbackRegistry } from '../support/registry';
 
@@ -183,7 +183,7 @@ describe(
       rmSync(runRoot, { recursive: true, force: true });
     });
 
-    /** The sentence of a refused network (plan/dockerApi/egress.ts noNetwork): internal ones included, and what to do instead. */
+    /** The sentence of a refused network (plan/dockerEndpoint/egress.ts noNetwork): internal ones included, and what to do instead. */
     const NO_NETWORK =
       /gives the containers it starts no network of their own, internal ones included \(a container on an internal network still reaches this host at that network’s gateway\), and .*: run them with --network none, or with --network container:<a container you started through this endpoint> to share its loopback\./;
 

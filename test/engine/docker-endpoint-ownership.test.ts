@@ -25,9 +25,9 @@ import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
 import { LABELS } from '../../extension/src/contract/upstream';
-import { startDockerEndpoint, type DockerEndpoint, type EndpointGate } from '../../extension/src/engine/dockerEndpoint';
-import { policyGate } from '../../extension/src/engine/dockerGate';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
+import { startDockerEndpoint, type DockerEndpoint, type EndpointGate } from '../../extension/src/engine/dockerEndpoint/server';
+import { policyGate } from '../../extension/src/engine/dockerEndpoint/gate';
+import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { TEST_LABEL, testNamespace } from '../support/docker';
 
 const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
@@ -79,7 +79,7 @@ describe('a Docker endpoint forwards what it checked, and no image makes another
   const d: Docker = ns.docker;
   const name = (suffix: string) => `${prefix}-${suffix}`;
   const owner = name('ws');
-  /** The workspace's image names (plan/dockerApi/routes.ts imageNamespace). */
+  /** The workspace's image names (plan/dockerEndpoint/routes.ts imageNamespace). */
   const own = (image: string) => `localhost/${owner}/${image}`;
   const runRoot = mkdtempSync(`/tmp/${prefix}-`);
   const folder = join(ns.home, 'proj');

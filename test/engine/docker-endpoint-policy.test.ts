@@ -1,6 +1,6 @@
 /**
- * Issue 27: a workspace container's Docker endpoint with its policy (engine/dockerGate.ts over
- * plan/dockerApi.ts, docs/decisions/0047-docker-endpoint-policy.md), against the real engine. A
+ * Issue 27: a workspace container's Docker endpoint with its policy (engine/dockerEndpoint/gate.ts over
+ * plan/dockerEndpoint/policy.ts, docs/decisions/0047-docker-endpoint-policy.md), against the real engine. A
  * workspace container stands in for the open path's: its folder at /workspace, the endpoint's
  * directory read-only at /run/toolbox-docker, DOCKER_HOST pointing there, and the host's docker CLI
  * bound in. Everything an agent would try runs as that CLI inside it: what would be root on the
@@ -20,10 +20,10 @@ import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
 import { LABELS } from '../../extension/src/contract/upstream';
-import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint';
+import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
 import { engineIdentity, hostGatewayAddress } from '../../extension/src/engine/compat';
-import { policyGate } from '../../extension/src/engine/dockerGate';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
+import { policyGate } from '../../extension/src/engine/dockerEndpoint/gate';
+import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { TEST_ENGINE, TEST_LABEL, testNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 import { caseVariant, prng, Rng } from '../support/fuzz';
@@ -114,7 +114,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
       .getImage(BASE_IMAGE)
       .inspect()
       .catch(() => assert.fail(`${BASE_IMAGE} must be present locally (tests never pull).`));
-    // Where published ports listen, as the extension finds it (backend/dockerApis.ts).
+    // Where published ports listen, as the extension finds it (backend/dockerEndpoints.ts).
     gateway = await hostGatewayAddress(d);
     endpoint = await startDockerEndpoint({
       socketPath: plan.socketPath,
@@ -127,7 +127,7 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
           endpointSocket: plan.socketPath,
           protectedPaths: [],
           publish: gateway !== undefined ? { hostIp: gateway } : {},
-          // As backend/dockerApis.ts sets it: Podman's /build runs RUN steps on this host's network.
+          // As backend/dockerEndpoints.ts sets it: Podman's /build runs RUN steps on this host's network.
           ...((await engineIdentity(d)).product === 'Podman' ? { buildsOnHostNetwork: true } : {}),
         },
         log: (e) => refusals.push(e),

@@ -1,6 +1,6 @@
 /**
  * Issue 27, items 1 and 3: a Docker Engine API endpoint per workspace container
- * (engine/dockerEndpoint.ts), against the real engine. The host's `docker` CLI is pointed at the
+ * (engine/dockerEndpoint/server.ts), against the real engine. The host's `docker` CLI is pointed at the
  * endpoint (DOCKER_HOST) and runs what agents run: version, ps, run (with piped stdin), exec -i
  * and -it, logs -f, build; a refusal reaches it as "Error response from daemon: <message>". From
  * inside a real container the endpoint's directory is bind-mounted read-only, as the open path
@@ -8,9 +8,9 @@
  * Buildx plugins) runs compose and a BuildKit build there. Hostile clients (request smuggling,
  * slowloris, too many connections) are written byte for byte on a raw socket. The lifecycle: a
  * window reload ends the endpoint and the next window serves it again for the running container
- * (engine/dockerEndpoints.ts; docs/decisions/0048).
+ * (engine/dockerEndpoint/served.ts; docs/decisions/0048).
  *
- * The gates here stand in for the policy (plan/dockerApi.ts): one forwards everything (and
+ * The gates here stand in for the policy (plan/dockerEndpoint/policy.ts): one forwards everything (and
  * rewrites create bodies, to prove a body the gate read goes out whole), one refuses volumes at
  * the head and privileged containers in the body. Timeouts are shortened to 1.5 s so that every
  * stream test (logs -f, a quiet exec) outlasts them.
@@ -27,9 +27,9 @@ import {
   type DockerEndpoint,
   type EndpointGate,
   type EndpointLimits,
-} from '../../extension/src/engine/dockerEndpoint';
-import { DockerEndpoints } from '../../extension/src/engine/dockerEndpoints';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
+} from '../../extension/src/engine/dockerEndpoint/server';
+import { DockerEndpoints } from '../../extension/src/engine/dockerEndpoint/served';
+import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { TEST_ENGINE, testNamespace } from '../support/docker';
 import { ensureTestRuntimeImage } from '../support/image';
 

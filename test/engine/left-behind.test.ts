@@ -1,7 +1,7 @@
 /**
  * Issue 29, item 6: what a workspace container started through its Docker endpoint, left running
  * when something other than this editor removed it. Its children are made through a real endpoint
- * with the real policy (engine/dockerGate.ts), so they carry the owner label as the endpoint sets
+ * with the real policy (engine/dockerEndpoint/gate.ts), so they carry the owner label as the endpoint sets
  * it; the owner is then removed as the upstream CLI's shell exit does (test/support/upstreamTeardown.ts:
  * stop and remove, not through the extension). The backend's snapshot lists them as left behind,
  * and Remove What Was Left Behind removes the child container and network, keeps the named
@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Docker from 'dockerode';
 import { LABELS } from '../../extension/src/contract/upstream';
-import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint';
-import { policyGate } from '../../extension/src/engine/dockerGate';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint';
+import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
+import { policyGate } from '../../extension/src/engine/dockerEndpoint/gate';
+import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { testBackend, type TestBackend } from '../support/backend';
 import { TEST_LABEL, testNamespace } from '../support/docker';
 import { upstreamOnShellExit } from '../support/upstreamTeardown';

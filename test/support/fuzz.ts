@@ -1,5 +1,5 @@
 /**
- * Seeded randomness for the fuzz tests of the Docker endpoint (test/unit/docker-api-policy.test.ts,
+ * Seeded randomness for the fuzz tests of the Docker endpoint (test/unit/docker-endpoint-policy.test.ts,
  * test/engine/docker-endpoint-policy.test.ts): a PRNG whose seed replays a failure, and spellings of
  * a JSON key that Go's encoding/json reads as the same field, or that the policy must not know.
  */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findOnPath, parsePeerMessagingLine, queryEnv, readCliPeerDefault } from '../../extension/src/ui/config/cliPeerDefault';
+import { findOnPath, parsePeerMessagingLine, queryEnv, readCliPeerDefault } from '../../extension/src/host/cliPeerDefault';
 import { pinUserPeerMessaging } from '../../extension/src/config/files';
 import { resolveConfig } from '../../extension/src/config/resolve';
 

@@ -9,7 +9,7 @@ import { childrenLines, stopAllConfirmation, stopContainerConfirmation } from '.
 import { dockerChildrenCount } from '../../extension/src/ui/views/treeItems';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
-import type { DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
+import type { DockerChildrenSummary } from '../../extension/src/engine/dockerEndpoint/children';
 
 const children: DockerChildrenSummary = {
   containers: [

@@ -1,8 +1,8 @@
 /**
  * Issue 27, the pure parts of the per-container Docker endpoint: where its socket lives
- * (plan/dockerEndpoint.ts), the request-head checks, header hygiene and hijack answers of
- * engine/dockerEndpointWire.ts, and the socket's owner read from a container's user
- * (engine/dockerEndpoints.ts); and, byte for byte, what the endpoint writes towards the engine,
+ * (plan/dockerEndpoint/socket.ts), the request-head checks, header hygiene and hijack answers of
+ * engine/dockerEndpoint/wire.ts, and the socket's owner read from a container's user
+ * (engine/dockerEndpoint/served.ts); and, byte for byte, what the endpoint writes towards the engine,
  * recorded by a plain socket server in the engine's place (it parses nothing: it only shows what
  * arrives). The endpoint against the real engine is test/engine/docker-endpoint.test.ts.
  */
@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chooseRunDir, maxSocketPathBytes, workspaceRunId } from '../../extension/src/bridge/state';
 import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
-import { startDockerEndpoint, type DockerEndpoint, type GateHead } from '../../extension/src/engine/dockerEndpoint';
-import { ownerFromUser } from '../../extension/src/engine/dockerEndpoints';
-import { grpcMessage, grpcRefusalFrame, isGrpcUpgrade } from '../../extension/src/engine/dockerEndpointGrpc';
+import { startDockerEndpoint, type DockerEndpoint, type GateHead } from '../../extension/src/engine/dockerEndpoint/server';
+import { ownerFromUser } from '../../extension/src/engine/dockerEndpoint/served';
+import { grpcMessage, grpcRefusalFrame, isGrpcUpgrade } from '../../extension/src/engine/dockerEndpoint/grpc';
 import {
   bodyFraming,
   checkRequestHead,
@@ -27,13 +27,13 @@ import {
   parseResponseHead,
   rawErrorResponse,
   upgradedHead,
-} from '../../extension/src/engine/dockerEndpointWire';
+} from '../../extension/src/engine/dockerEndpoint/wire';
 import {
   endpointRunId,
   maxEndpointSocketBytes,
   planEndpointSocket,
   type EndpointSocketInput,
-} from '../../extension/src/plan/dockerEndpoint';
+} from '../../extension/src/plan/dockerEndpoint/socket';
 
 const DOCKER = 'unix:///var/run/docker.sock';
 const PODMAN = 'unix:///run/podman/podman.sock';
@@ -220,7 +220,7 @@ describe('hijack answers', () => {
   });
 });
 
-describe('a refused /grpc in gRPC (engine/dockerEndpointGrpc.ts)', () => {
+describe('a refused /grpc in gRPC (engine/dockerEndpoint/grpc.ts)', () => {
   it('is taken for /grpc asking for h2c only', () => {
     assert.equal(isGrpcUpgrade('/grpc', 'h2c'), true);
     assert.equal(isGrpcUpgrade('/v1.47/grpc', 'H2C'), true);

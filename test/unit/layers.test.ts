@@ -23,7 +23,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   engine: ['contract', 'config', 'plan', 'host'],
   bridge: ['contract', 'config', 'plan', 'host', 'proximo'],
   backend: ['contract', 'config', 'plan', 'host', 'proximo', 'engine', 'bridge'],
-  ui: ['contract', 'config', 'plan', 'host', 'proximo', 'engine', 'bridge', 'backend'],
+  // The backend's roles and their data types (backend/api.ts, backend/api/): never engine/, bridge/
+  // or proximo/ themselves. host/, for what activation asks the host before the backend loads.
+  ui: ['contract', 'config', 'plan', 'host', 'backend'],
   // The composition root (extension.ts) wires everything.
   root: ['contract', 'config', 'plan', 'host', 'proximo', 'engine', 'bridge', 'backend', 'ui'],
 };
@@ -151,6 +153,9 @@ describe('layering of extension/src', () => {
     assert.equal(violations(join(SRC, 'contract', 'x.ts'), "import type { B } from '../config/model';").length, 1);
     assert.equal(violations(join(SRC, 'engine', 'x.ts'), "const u = require('../ui/shells/toolboxShellPty');").length, 1);
     assert.deepEqual(violations(join(SRC, 'ui', 'x.ts'), "import { c } from '../backend/api';\nimport { d } from './model';"), []);
+    // The UI takes the bridge's and the engine's types through backend/api (backend/api/editor.ts).
+    assert.equal(violations(join(SRC, 'ui', 'x.ts'), "import type { ApprovalRequest } from '../bridge/route';").length, 1);
+    assert.equal(violations(join(SRC, 'ui', 'views', 'x.ts'), "import type { A } from '../../engine/open';").length, 1);
   });
 
   it('spawns host programs only in host/process.ts', () => {

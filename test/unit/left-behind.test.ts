@@ -1,7 +1,7 @@
 /**
  * Issue 29, item 6: what a container of ours started through its Docker endpoint and left running
  * when something other than this editor removed it (the toolbox CLI, docker rm). The snapshot
- * lists it by gone owner (engine/dockerChildren.ts leftBehindOf), the Workspaces view shows a row
+ * lists it by gone owner (engine/dockerEndpoint/children.ts leftBehindOf), the Workspaces view shows a row
  * per owner, and Remove What Was Left Behind refuses while a container of the owner's name exists.
  * The engine's answers are stand-ins here; test/engine/left-behind.test.ts runs it on a real one.
  */
@@ -11,7 +11,7 @@ import type Docker from 'dockerode';
 import { LABELS } from '../../extension/src/contract/upstream';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { EngineContext } from '../../extension/src/engine/context';
-import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
+import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../../extension/src/engine/dockerEndpoint/children';
 import { leftBehindConfirmation } from '../../extension/src/ui/containers/confirmations';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
@@ -40,7 +40,7 @@ function engine(existing: readonly string[]) {
     getNetwork: (id: string) => ({ remove: async () => void calls.push(`remove network ${id}`) }),
     listContainers: async () => (
       calls.push('listContainers'),
-      // c2 carries the owner label because its image does: the host made it (dockerChildren.ts labelledImages).
+      // c2 carries the owner label because its image does: the host made it (dockerEndpoint/children.ts labelledImages).
       [
         { Id: 'c1', Names: ['/app-db-1'], ImageID: 'sha256:plain' },
         { Id: 'c2', Names: ['/hosts-own'], ImageID: 'sha256:labelled' },

@@ -236,7 +236,7 @@ function finding(h: string): DriftFinding {
   return { ...f, message: h, notice: driftFindings.driftNotice(f, names, '/home/u') };
 }
 
-/** A container's children (engine/dockerChildren.ts), every name and image `h`. */
+/** A container's children (engine/dockerEndpoint/children.ts), every name and image `h`. */
 function kids(h: string) {
   return { containers: [{ name: h, image: h, state: h }], networks: [h], volumes: [h] };
 }

@@ -6,7 +6,7 @@
  */
 import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
-import type { DockerChildren } from '../engine/dockerChildren';
+import type { DockerChildren } from '../engine/dockerEndpoint/children';
 import type { HolderAddress } from '../engine/sessions';
 import type { HostReach } from '../plan/posture';
 import type { ConfigProblem } from '../config/diagnostics';
@@ -118,7 +118,7 @@ export interface ContainerService {
    * Remove What Was Left Behind: the containers and networks `owner` started through its Docker
    * endpoint, its named volumes kept, only while no container named `owner` exists (checked now:
    * it may have been recreated); otherwise rejects with a sentence saying why. Returns what it
-   * removed and the volumes it kept (engine/dockerChildren.ts removeLeftBehind).
+   * removed and the volumes it kept (engine/dockerEndpoint/children.ts removeLeftBehind).
    */
   removeLeftBehind(owner: string): Promise<DockerChildren>;
   /**

@@ -5,7 +5,7 @@
 import type * as vscode from 'vscode';
 import type { ObjectNames } from '../contract/types';
 import type { EngineContext } from '../engine/context';
-import { removeLeftBehind, type DockerChildren } from '../engine/dockerChildren';
+import { removeLeftBehind, type DockerChildren } from '../engine/dockerEndpoint/children';
 import { listOwnedContainers, stopAll, stopContainer } from '../engine/lifecycle';
 import { workspaceContainerName } from '../plan/naming';
 import type { ContainerService } from './api';

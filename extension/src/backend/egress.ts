@@ -16,15 +16,15 @@ import { bareName } from '../contract/objects';
 import type { EgressConfig } from '../config/model';
 import { readWorkspaceRemoteHosts } from '../bridge/gitRemotes';
 import { startEgressProxy, type EgressDecision, type EgressProxyOptions } from '../bridge/egressProxy';
-import { prepareEndpointDir, type SocketOwner } from '../engine/dockerEndpointSocket';
-import { ownerFromUser } from '../engine/dockerEndpoints';
-import { planEndpointSocket } from '../plan/dockerEndpoint';
+import { prepareEndpointDir, type SocketOwner } from '../engine/dockerEndpoint/socket';
+import { ownerFromUser } from '../engine/dockerEndpoint/served';
+import { planEndpointSocket } from '../plan/dockerEndpoint/socket';
 import { decideDestination, formatEgressRule, type EgressDestination, type EgressMode, type EgressPolicy } from '../plan/egress';
 import { egressModeOf, egressPolicyOf, strictestMode } from '../plan/egressPolicy';
 import type { EgressChoice, EgressLogEntry, EgressPrompter, EgressQuestion, EgressSummary } from './api/egress';
 import { EgressPorts } from './egressPorts';
 import type { BackendSettings } from './settings';
-import type { EndpointEgress } from '../plan/dockerApi/egress';
+import type { EndpointEgress } from '../plan/dockerEndpoint/egress';
 
 export interface EgressDeps {
   settings: Pick<BackendSettings, 'egress' | 'protectedPaths'>;
@@ -226,7 +226,7 @@ export class EgressPolicies {
   }
 
   /**
-   * What the container's Docker endpoint must hold it to (plan/dockerApi/egress.ts): for a
+   * What the container's Docker endpoint must hold it to (plan/dockerEndpoint/egress.ts): for a
    * container this window serves a proxy for, or of a folder under a policy now, its mode, and
    * which registries the daemon may pull from for it (those a rule allows: pulls are never asked
    * about). Read again at each request. Undefined: `open`.

@@ -11,7 +11,7 @@ import type { BridgeMount, HostFacts, ObjectNames } from '../contract/types';
 import type { LoadedBackend } from './api';
 import { BridgeRegistry } from './bridges';
 import { EngineConnector } from './connection';
-import { DockerApis } from './dockerApis';
+import { ScopedDockerEndpoints } from './dockerEndpoints';
 import { Containers } from './containers';
 import type { KeyValueState } from '../bridge/credentialGrants';
 import { FolderConfig } from './folderConfig';
@@ -95,9 +95,14 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     ...deps.egress,
   });
   // The Docker endpoint holds what a container starts to its folder's egress policy (issue 30).
-  const dockerApis = new DockerApis({ names, settings, log, egressFor: (folder, container) => egress.endpointEgress(folder, container) });
-  const sessions = new HeldSessions({ connector, bridges, settings, log, dockerApis, egress });
-  const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerApis, egress });
+  const dockerEndpoints = new ScopedDockerEndpoints({
+    names,
+    settings,
+    log,
+    egressFor: (folder, container) => egress.endpointEgress(folder, container),
+  });
+  const sessions = new HeldSessions({ connector, bridges, settings, log, dockerEndpoints, egress });
+  const shells = new ShellOpener({ names, host: deps.host, log, config, connector, bridges, images, sessions, dockerEndpoints, egress });
   const worktrees = new AgentWorktrees({ names, config, connector, shells, containers, log: (line) => log.info(line) });
   const views = new Views(names, deps.host, connector, egress, {
     execTransport: (id) => sessions.execTransport(id),
@@ -131,7 +136,7 @@ export function engineBackend(deps: EngineBackendDeps): LoadedBackend {
     // The endpoints ask the engine which containers are gone before the connection closes.
     dispose: () => {
       logins.dispose();
-      void Promise.all([dockerApis.dispose(), egress.dispose()]).finally(() => connector.close());
+      void Promise.all([dockerEndpoints.dispose(), egress.dispose()]).finally(() => connector.close());
     },
   };
 }

@@ -29,7 +29,7 @@ import { SessionGoneError, type SessionProgress, type SessionRecord, type ShellP
 import type { BridgeRegistry } from './bridges';
 import type { EngineConnector } from './connection';
 import type { BackendSettings } from './settings';
-import type { DockerApis } from './dockerApis';
+import type { ScopedDockerEndpoints } from './dockerEndpoints';
 import type { EgressPolicies } from './egress';
 import { egressPortsOf } from './egressPorts';
 
@@ -39,7 +39,7 @@ export interface HeldSessionsDeps {
   settings: BackendSettings;
   log: Pick<vscode.LogOutputChannel, 'info'>;
   /** Serves a reattached container's Docker endpoint again (issue 27). */
-  dockerApis?: DockerApis;
+  dockerEndpoints?: ScopedDockerEndpoints;
   /** Serves a reattached container's egress proxy again (backend/egress.ts). */
   egress?: EgressPolicies;
 }
@@ -203,7 +203,7 @@ export class HeldSessions {
 
   /** The reattached container's Docker endpoint, on the engine that runs it (logged, never thrown). */
   private async restoreDockerEndpoint(record: SessionRecord): Promise<void> {
-    if (!this.deps.dockerApis && !this.deps.egress) return;
+    if (!this.deps.dockerEndpoints && !this.deps.egress) return;
     const connection = await this.deps.connector.connected().catch(() => undefined);
     if (!connection || (record.engine !== undefined && record.engine !== connection.endpoint.endpoint)) return;
     // One inspect for both. The egress proxy first (issue 30): the endpoint's scope reads the policy it serves.
@@ -212,14 +212,14 @@ export class HeldSessions {
       .inspect()
       .catch(() => undefined);
     // No inspect: the endpoint tries its own and says why it cannot be served.
-    if (info === undefined) return this.deps.dockerApis?.restore(connection, record.container);
+    if (info === undefined) return this.deps.dockerEndpoints?.restore(connection, record.container);
     if (this.deps.egress) {
       await this.deps.egress.restore(connection.endpoint.endpoint, info);
       if (info.Config?.Labels?.[LABELS.egress] === EGRESS.enforcedLabel) {
         await this.deps.egress.ports.relay(connection.docker, info.Id, record.container, egressPortsOf(info.Config.Labels));
       }
     }
-    await this.deps.dockerApis?.restore(connection, record.container, info);
+    await this.deps.dockerEndpoints?.restore(connection, record.container, info);
   }
 
   private async attach(record: SessionRecord): Promise<StartedShell> {

@@ -35,7 +35,7 @@ import { detectProximo } from '../proximo/facts';
 import type { PreparedShell, SessionProgress, SessionRecord, ShellCommand, ShellRequest, ShellSession, TerminalSize } from './api';
 import { writableSources, type BridgeRegistry } from './bridges';
 import type { EngineConnector } from './connection';
-import type { DockerApis } from './dockerApis';
+import type { ScopedDockerEndpoints } from './dockerEndpoints';
 import type { EgressPolicies } from './egress';
 import { egressPortsOf } from './egressPorts';
 import { lstatKind, type FolderConfig } from './folderConfig';
@@ -52,7 +52,7 @@ export interface ShellOpenerDeps {
   images: RuntimeImages;
   sessions: HeldSessions;
   /** The containers' scoped Docker endpoints; none: the docker-sock mount as configured. */
-  dockerApis?: DockerApis;
+  dockerEndpoints?: ScopedDockerEndpoints;
   /** The folder's egress policy and each container's proxy (backend/egress.ts); absent: every container is `open`. */
   egress?: EgressPolicies;
 }
@@ -119,7 +119,7 @@ interface Served {
   engineId: string;
   bridge: Awaited<ReturnType<BridgeRegistry['serve']>> | undefined;
   connection: Awaited<ReturnType<EngineConnector['connected']>>;
-  dockerEndpoint: ReturnType<NonNullable<ShellOpenerDeps['dockerApis']>['plannedDir']> | undefined;
+  dockerEndpoint: ReturnType<NonNullable<ShellOpenerDeps['dockerEndpoints']>['plannedDir']> | undefined;
   egressMode: string;
   egress: ReturnType<EgressPolicies['dir']> | undefined;
 }
@@ -238,7 +238,7 @@ export class ShellOpener {
     // The container's own Docker endpoint in the docker-sock mount's place (issue 27), served
     // before the create: its directory is bound into the container.
     const connection = await this.deps.connector.connected();
-    const dockerEndpoint = this.deps.dockerApis?.plannedDir(request.workspace, name, connection);
+    const dockerEndpoint = this.deps.dockerEndpoints?.plannedDir(request.workspace, name, connection);
     // The folder's egress policy (issue 30): under `ask` or `allowlist` the container gets no
     // network, only its proxy's directory (docs/decisions/0056-egress-through-a-host-proxy.md).
     const egressMode = this.deps.egress ? await this.deps.egress.mode(request.workspace, request.worktreeRoot) : 'open';
@@ -284,7 +284,7 @@ export class ShellOpener {
     await this.deps.bridges.addWritableRoots(plan.name, served.engineId, writableSources(plan.mounts));
     if (served.dockerEndpoint !== undefined && dockerEndpointMounted(plan.mounts)) {
       progress.step('Starting the Docker endpoint for the container');
-      await this.deps.dockerApis!.serveForPlan(served.connection, plan);
+      await this.deps.dockerEndpoints!.serveForPlan(served.connection, plan);
     }
     if (served.egress !== undefined) {
       progress.step(`Starting the egress proxy for the container (${served.egressMode})`);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CONTAINER, HOST, HOST_DOCKER_INTERNAL } from '../contract/upstream';
 import { ENV } from '../contract/shims';
 import type { HostFacts, ObjectNames } from '../contract/types';
-import { dockerChildrenByOwner, leftBehindOf } from '../engine/dockerChildren';
+import { dockerChildrenByOwner, leftBehindOf } from '../engine/dockerEndpoint/children';
 import { listOwnedContainers, listToolboxContainers } from '../engine/lifecycle';
 import { inboxSocketPresence, inspectPeerState, readAgentSessions } from '../engine/peerState';
 import { holderAddress, listHeldSessions, proveHolder, socketTransport, type HolderTransport } from '../engine/sessions';
@@ -74,7 +74,7 @@ export class Views {
     const containers = await Promise.all(
       listed.map((c) => (locality.remote ? Promise.resolve(describe(c)) : this.withHeldShells(describe(c), c.detail))),
     );
-    // Children whose owner something else removed (engine/dockerChildren.ts leftBehindOf).
+    // Children whose owner something else removed (engine/dockerEndpoint/children.ts leftBehindOf).
     const leftBehind = await leftBehindOf(ctx, children, new Set(listed.map((c) => c.name))).catch(() => []);
     const claudeHome = join(this.host().home, HOST.mountsRoot, '.claude');
     const sessions = await readAgentSessions(claudeHome).catch(() => []);

@@ -17,7 +17,7 @@
  *
  * Raw sockets rather than node:http: CONNECT, absolute-form requests and SOCKS5 share the
  * socket, and the only HTTP this file parses is one request head (bridge/egressWire.ts), bounded
- * in size, header count and time as the Docker endpoint's (engine/dockerEndpoint.ts) is. Every
+ * in size, header count and time as the Docker endpoint's (engine/dockerEndpoint/server.ts) is. Every
  * socket has an 'error' handler; nothing a client sends can throw out of here.
  */
 import { randomBytes } from 'node:crypto';
@@ -726,7 +726,7 @@ function withDeadline<T>(promise: Promise<T>, deadline: number, signal: AbortSig
 /**
  * Listens on a fresh name in the socket's directory (the caller's, 0700), makes it 0600 there and
  * renames it into place: a client never finds the path with another mode, and a socket left by
- * an earlier window is replaced in one step (as bridge/hub.ts and engine/dockerEndpointSocket.ts do).
+ * an earlier window is replaced in one step (as bridge/hub.ts and engine/dockerEndpoint/socket.ts do).
  */
 async function bindSocket(server: Server, socketPath: string): Promise<number> {
   const staging = join(dirname(socketPath), `.${randomBytes(6).toString('hex')}.${basename(socketPath)}`);

@@ -4,8 +4,8 @@
  */
 
 /**
- * The per-container Docker Engine API endpoint (issue 27; engine/dockerEndpoint.ts serves it,
- * plan/dockerEndpoint.ts places it): a unix socket the extension serves on the host, forwarding
+ * The per-container Docker Engine API endpoint (issue 27; engine/dockerEndpoint/server.ts serves it,
+ * plan/dockerEndpoint/socket.ts places it): a unix socket the extension serves on the host, forwarding
  * to the real engine once a policy has seen each request, instead of the host's own socket.
  *
  * Host side: `<run dirs' parent>/docker-<run id>/docker.sock`, the parent and the 8-hex run id
@@ -39,7 +39,7 @@ export const DOCKER_ENDPOINT_LIMITS = {
    */
   maxHeaderBytes: 128 * 1024,
   maxHeaders: 100,
-  /** dockerode (Testcontainers' client) repeats a create's whole options in its query (plan/dockerApi's ENDPOINT_LIMITS). */
+  /** dockerode (Testcontainers' client) repeats a create's whole options in its query (plan/dockerEndpoint/policy.ts's ENDPOINT_LIMITS). */
   maxTargetBytes: 64 * 1024,
   /** Open connections per endpoint (each holds a second one to the engine). */
   maxConnections: 64,

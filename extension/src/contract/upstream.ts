@@ -122,14 +122,14 @@ export const LABELS = {
    * volumes, networks; set empty on the images it commits): the workspace container's name. Through
    * the endpoint a container reaches only the objects that carry its own name here, so the label is
    * the whole of what makes an object its own: the policy adds it, refuses a client that sets it,
-   * and lists come back filtered by it (plan/dockerApi.ts,
+   * and lists come back filtered by it (plan/dockerEndpoint/policy.ts,
    * docs/decisions/0047-docker-endpoint-policy.md). The workspace container itself never has it.
    */
   dockerOwner: 'dev.toolbox.docker-owner',
   /**
    * On the images a workspace container builds or commits through its Docker endpoint: its name.
    * Not the owner label, which the engine copies from an image into every container made from it:
-   * a container proves its owner only by a label its image does not carry (plan/dockerApi/routes.ts
+   * a container proves its owner only by a label its image does not carry (plan/dockerEndpoint/routes.ts
    * containerOwnership).
    */
   dockerImageOwner: 'dev.toolbox.docker-owner.image',

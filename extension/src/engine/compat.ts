@@ -164,7 +164,7 @@ export async function adaptCreateBody<
 }
 
 /**
- * The scoped Docker endpoint refuses BuildKit's own API (/grpc, plan/dockerApi/routes.ts
+ * The scoped Docker endpoint refuses BuildKit's own API (/grpc, plan/dockerEndpoint/routes.ts
  * BUILDKIT_GRPC_REFUSED), and Podman has none behind its compat API, so the docker CLI in a
  * container with the endpoint builds with the classic builder, whose /build the endpoint reads:
  * DOCKER_BUILDKIT=0, unless the container's environment says otherwise (docs/decisions/0047, 0049).
@@ -180,7 +180,7 @@ export function withClassicBuilder<T extends { Env?: string[] }>(body: T): T {
  * The address a workspace container reaches this host at as host.docker.internal (ExtraHosts
  * `host-gateway`; on Podman before 5.3 its network's gateway): the engine's default bridge
  * network's gateway, when that is an address of this machine, which a listen on it proves. The
- * scoped Docker endpoint publishes its containers' ports there (plan/dockerApi/ports.ts), so the
+ * scoped Docker endpoint publishes its containers' ports there (plan/dockerEndpoint/ports.ts), so the
  * workspace container reaches them and other machines do not. Undefined when the engine reports
  * no gateway or it is no address here (Docker Desktop's bridge lives in its VM, rootless Podman's
  * in a namespace of its own, where host.docker.internal names another address): ports then listen

@@ -12,7 +12,7 @@ import type { SeccompProfile } from '../contract/types';
 import { clause, engineMessage, hasDependents, isConflict, isNotFound, isNotModified } from './errors';
 import { parseUser, waitUntilGone } from './containers';
 import type { EngineContext } from './context';
-import { removeDockerChildren } from './dockerChildren';
+import { removeDockerChildren } from './dockerEndpoint/children';
 import { familiarImageName } from './compat';
 import { placeholderCandidates, removeUnusedPlaceholders } from './placeholders';
 
@@ -179,7 +179,7 @@ export async function stopContainer(ctx: EngineContext, name: string, options: S
     throw engineFailure(target, err);
   }
   await waitUntilGone(ctx.docker, target, options.goneTimeoutMs ?? 30_000);
-  // What it started through its Docker endpoint goes with it; its named volumes stay (engine/dockerChildren.ts).
+  // What it started through its Docker endpoint goes with it; its named volumes stay (engine/dockerEndpoint/children.ts).
   await removeChildrenOf(ctx, target);
   // The placeholders of its protected paths go with it, unless another container still mounts them.
   await removeUnusedPlaceholders(ctx, placeholderCandidates(detail.Mounts), parseUser(detail.Config?.User ?? ''));

@@ -5,7 +5,7 @@
  * waited for only a short while after the program ended, so a grandchild holding them cannot
  * keep the call open; an environment built from the names the caller passes, nothing else.
  *
- * Node built-ins only: ui/config/cliPeerDefault.ts imports this into the activation bundle
+ * Node built-ins only: host/cliPeerDefault.ts imports this into the activation bundle
  * (docs/decisions/0005-lazy-backend-bundle.md), and node:child_process is required on the first
  * run, not at import: a window that never runs a host program does not load it.
  */

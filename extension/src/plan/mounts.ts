@@ -123,7 +123,7 @@ export const DEFAULT_MOUNTS: readonly DefaultMount[] = [
  * Read-write as upstream's `mountplan/inherit_host_auth.go`: the CLIs refresh tokens and write
  * session state there (gh and docker rotate OAuth refresh tokens, atuin appends history), which a
  * read-only bind would fail with EROFS. The user opts in per CLI; the Workspaces view says the
- * container can change those files (ui/views/treeItems.ts reachItem).
+ * container can change those files (ui/views/treeItems/ reachItem).
  */
 export const INHERIT_HOST_AUTH: Readonly<Record<string, { hostPath: string; target: string }>> = {
   atuin: { hostPath: '.local/share/atuin', target: '.local/share/atuin' },

@@ -1,6 +1,6 @@
 /**
  * A whole HTTP/1.1 answer as bytes, for a socket Node's HTTP server no longer writes to: the
- * Docker endpoint's refused hijacks and bad heads (engine/dockerEndpointWire.ts), the egress
+ * Docker endpoint's refused hijacks and bad heads (engine/dockerEndpoint/wire.ts), the egress
  * proxy's own refusals (bridge/egressWire.ts). The connection closes after it. Pure.
  */
 import { STATUS_CODES } from 'node:http';

@@ -45,7 +45,7 @@ export interface SessionRequest {
    */
   heldSessions?: boolean;
   /**
-   * The host directory of the container's scoped Docker endpoint (plan/dockerEndpoint.ts), bound
+   * The host directory of the container's scoped Docker endpoint (plan/dockerEndpoint/socket.ts), bound
    * read-only at DOCKER_ENDPOINT.containerDir in place of the docker-sock mount, with DOCKER_HOST
    * pointing into it. Undefined: the docker-sock mount as configured (the raw socket, opted into
    * with toolbox.dockerEndpoint: raw-socket, or an engine the endpoint cannot serve).

@@ -3,7 +3,7 @@
  * untitled editor, /open a URL, /propose a diff, /approval a question, /agent-event the timeline.
  */
 import * as vscode from 'vscode';
-import type { EditorActions } from '../bridge/route';
+import type { EditorActions } from '../backend/api/editor';
 import type { AgentTimeline } from './agents/agentTimeline';
 import type { ApprovalInbox } from './approvals/approvalInbox';
 import type { ApprovalPrompter } from './approvals/approvalPrompter';

@@ -1,6 +1,6 @@
 /** What a snapshot holds: plain data the views render (ui/views/model.ts derives from it). */
 import type { OwnedContainerKind, SeccompProfile } from '../../contract/types';
-import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
+import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerEndpoint/children';
 import type { EgressSummary } from './egress';
 import type { HolderAddress } from '../../engine/sessions';
 import type { HostReach } from '../../plan/posture';
@@ -27,7 +27,7 @@ export interface Snapshot {
   endpoint?: string;
   /**
    * What containers of ours started through their Docker endpoints and still exists after
-   * something other than this editor removed them (engine/dockerChildren.ts leftBehindOf), by
+   * something other than this editor removed them (engine/dockerEndpoint/children.ts leftBehindOf), by
    * owner; undefined: nothing.
    */
   leftBehind?: LeftBehind[];
@@ -49,7 +49,7 @@ export interface EngineChoice {
 
 export type ContainerKind = OwnedContainerKind;
 
-export type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
+export type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerEndpoint/children';
 
 export interface ContainerSummary {
   id: string;
@@ -101,7 +101,7 @@ export interface ContainerSummary {
   holder?: HolderAddress;
   /** Shells its session holder keeps, attached or not (undefined: no holder reachable from here). */
   shells?: HeldShellSummary[];
-  /** What it started through its Docker endpoint (engine/dockerChildren.ts); undefined: nothing. */
+  /** What it started through its Docker endpoint (engine/dockerEndpoint/children.ts); undefined: nothing. */
   dockerChildren?: DockerChildrenSummary;
   /** Its egress policy and connection counters (backend/egress.ts); undefined: `open` and never served a policy. */
   egress?: EgressSummary;

@@ -13,7 +13,7 @@ import { previewSession } from '../../plan/session';
 import type { SessionPlan } from '../../plan/types';
 import { findProximoBinary } from '../../proximo/binary';
 import type { PeerSetting } from '../api';
-import { endpointUpstream } from '../dockerApis';
+import { endpointUpstream } from '../dockerEndpoints';
 import { bounded, ProbeTimeout, type DoctorContext } from './probes';
 
 /** Where a folder's peer-messaging choice comes from, as the report says it. */

@@ -14,7 +14,7 @@
  * Every text in an entry came from a container: the document and the tree show it as plain text
  * (ui/plainText.ts). No vscode import: unit-tested in test/unit/agent-timeline.test.ts.
  */
-import type { AgentEvent, AgentUsage, HookAgent } from '../../bridge/route';
+import type { AgentEvent, AgentUsage, HookAgent } from '../../backend/api/editor';
 import { AGENT_HOOK_LIMITS } from '../../contract/agentHook';
 import { AGENTS } from '../../contract/image';
 import { worktreeOf } from '../approvals/approvalText';

@@ -13,7 +13,7 @@
  *
  * No vscode import: unit-tested under plain node (test/unit/approval-inbox.test.ts).
  */
-import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../../bridge/route';
+import type { AgentEvent, ApprovalAnswer, ApprovalRequest } from '../../backend/api/editor';
 import { AGENT_HOOK_LIMITS, APPROVAL_DECISIONS } from '../../contract/agentHook';
 import { QuestionInbox, realTimers, type InboxTimers } from './questionInbox';
 

@@ -15,7 +15,7 @@
  * toolbox.approvals.timeoutSeconds.
  */
 import * as vscode from 'vscode';
-import type { ApprovalAnswer, ApprovalRequest } from '../../bridge/route';
+import type { ApprovalAnswer, ApprovalRequest } from '../../backend/api/editor';
 import { SETTINGS } from '../../contract/manifest';
 import { approvalTimeoutMs, ASK_REASONS, type ApprovalInbox } from './approvalInbox';
 import { approvalMessage, approvalPickItem } from './approvalText';

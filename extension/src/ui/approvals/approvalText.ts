@@ -5,7 +5,7 @@
  * who asks, the outside parts are one line each, plain (docs/decisions/0040-outside-text-is-plain-text.md).
  * Pure, no vscode import: test/unit/plain-text.test.ts runs each builder on its hostile corpus.
  */
-import type { ApprovalRequest, ToolSubject } from '../../bridge/route';
+import type { ApprovalRequest, ToolSubject } from '../../backend/api/editor';
 import { AGENTS } from '../../contract/image';
 import { WORKTREE } from '../../contract/upstream';
 import { inline, plainText, quoted } from '../plainText';

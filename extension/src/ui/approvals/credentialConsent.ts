@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { inline, plainText } from '../plainText';
-import type { ConsentAnswer, ConsentQuestion } from '../../bridge/credentialConsent';
-import { GrantState } from '../../bridge/credentialGrants';
+import type { ConsentAnswer, ConsentQuestion } from '../../backend/api/editor';
+import { GrantState } from '../../backend/api/editor';
 
 /** Grants and recorded remote hosts, in the extension's globalState. */
 export function credentialGrantState(context: vscode.ExtensionContext): GrantState {

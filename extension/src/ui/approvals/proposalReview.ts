@@ -6,7 +6,7 @@
  * path) is shown as plain text (ui/plainText.ts).
  */
 import * as vscode from 'vscode';
-import type { ApplyOutcome, Proposal, ProposalAnswer } from '../../bridge/route';
+import type { ApplyOutcome, Proposal, ProposalAnswer } from '../../backend/api/editor';
 import { PROPOSAL_LIMITS } from '../../contract/shims';
 import { PROPOSAL_SCHEME } from '../../contract/manifest';
 import { inline, plainText } from '../plainText';

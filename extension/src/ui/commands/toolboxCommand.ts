@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import type { ToolboxBackend } from '../../backend/api';
-import type { GrantState } from '../../bridge/credentialGrants';
+import type { GrantState } from '../../backend/api/editor';
 import type { RefreshManager } from '../views/refreshManager';
 import type { ShellLauncher } from '../shells/shellLauncher';
 import type { DriftStatusBar } from '../views/statusBars';

@@ -7,14 +7,14 @@
  * Off the critical path: run once per activation after a delay (extension.ts), and cheap checks
  * first (already shown, no CLI on PATH, a VS Code setting or TOOLBOX_PEER_MESSAGING set) before
  * the backend reads the config files; the CLI is asked only when its binary changed since the
- * last answer (ui/config/cliPeerDefault.ts).
+ * last answer (host/cliPeerDefault.ts).
  */
 import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
 import { coalesce } from '../coalesce';
 import { plainText } from '../plainText';
 import type { ToolboxBackend } from '../../backend/api';
-import { CLI_NAME, findOnPath, readCliPeerDefault } from './cliPeerDefault';
+import { CLI_NAME, findOnPath, readCliPeerDefault } from '../../host/cliPeerDefault';
 
 /** Global-state keys of the peer-default notice (ui/config/peerDefaultNotice.ts, docs/decisions/0018). */
 export const PEER_DEFAULT_STATE = {

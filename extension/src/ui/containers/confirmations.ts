@@ -1,5 +1,5 @@
 /** The words of the destructive confirmations (Stop Every Container, Stop Container): pure, unit-tested. */
-import type { DockerChildrenSummary } from '../../engine/dockerChildren';
+import type { DockerChildrenSummary } from '../../backend/api/editor';
 import { inline, plainText } from '../plainText';
 
 /** How many names the Stop All confirmation spells out before it says "and N more". */
@@ -72,7 +72,7 @@ export function stopContainerConfirmation(
 
 /**
  * What goes with a container it started through its Docker endpoint, and the named volumes that
- * stay (engine/dockerChildren.ts); undefined when it started nothing.
+ * stay (engine/dockerEndpoint/children.ts); undefined when it started nothing.
  */
 export function childrenLines(children: DockerChildrenSummary | undefined, whom: 'it' | 'them' = 'it'): string | undefined {
   if (!children) return undefined;
@@ -91,7 +91,7 @@ export function childrenLines(children: DockerChildrenSummary | undefined, whom:
 
 /**
  * The Remove What Was Left Behind confirmation: what goes (containers, networks) and what stays
- * (named volumes), for children whose owner something else removed (engine/dockerChildren.ts).
+ * (named volumes), for children whose owner something else removed (engine/dockerEndpoint/children.ts).
  */
 export function leftBehindConfirmation(
   owner: string,

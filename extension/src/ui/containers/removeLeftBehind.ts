@@ -8,7 +8,7 @@ import type { ToolboxCommand } from '../commands/toolboxCommand';
 /**
  * Remove What Was Left Behind, on a "Left behind by" row (ui/views/treeNodes.ts leftBehindNodes): the
  * containers and networks a container of ours started through its Docker endpoint, once something
- * other than this editor removed that container (engine/dockerChildren.ts removeLeftBehind). A
+ * other than this editor removed that container (engine/dockerEndpoint/children.ts removeLeftBehind). A
  * modal lists what goes and what stays ("Keep Running" first, so Enter removes nothing);
  * `{ confirmed: true }` skips it. The backend refuses when a container of the owner's name exists
  * again. Takes the row or the owner's name; no pick of its own, so it is not in the palette.

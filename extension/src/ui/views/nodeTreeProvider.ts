@@ -27,7 +27,7 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsco
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
-    // The rows are built plain (ui/views/treeItems.ts); cleaned again here, where every row passes.
+    // The rows are built plain (ui/views/treeItems/); cleaned again here, where every row passes.
     const item = new vscode.TreeItem(
       plainText(node.label, 'label'),
       !node.children?.length

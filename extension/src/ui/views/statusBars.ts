@@ -13,7 +13,7 @@ import { plainText } from '../plainText';
 import { driftStatus, findingKey, type DriftFinding } from '../containers/driftFindings';
 import { needsYouStatus, type AgentStatus } from '../agents/agentState';
 import { approvalsStatus } from '../approvals/approvalText';
-import type { ApprovalRequest } from '../../bridge/route';
+import type { ApprovalRequest } from '../../backend/api/editor';
 import type { EgressQuestion } from '../../backend/api/egress';
 import { egressStatus } from '../egress/egressText';
 

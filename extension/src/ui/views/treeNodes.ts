@@ -45,10 +45,9 @@ import {
   type AgentRowInput,
   type IconSpec,
 } from './treeItems';
-import type { ApprovalRequest } from '../../bridge/route';
+import type { ApprovalRequest, DockerChildrenSummary, LeftBehind } from '../../backend/api/editor';
 import type { EgressLogEntry, EgressSummary } from '../../backend/api/egress';
 import type { AgentTimeline } from '../agents/agentTimeline';
-import type { DockerChildrenSummary, LeftBehind } from '../../engine/dockerChildren';
 import type { HostReach } from '../../plan/posture';
 import { hostToolsOffer, hostToolsPosture, runningOnTheirOwn, type HostToolsFacts, type HostToolsPosture } from '../../plan/hostTools';
 import type { PublishedPort } from '../../plan/publish';
@@ -291,7 +290,7 @@ export function workspacesNodes(
 
 /**
  * What containers of ours started and left running when something else removed them, a row per
- * gone owner after the containers (engine/dockerChildren.ts leftBehindOf), listed as under a
+ * gone owner after the containers (engine/dockerEndpoint/children.ts leftBehindOf), listed as under a
  * container; Remove What Was Left Behind on the row.
  */
 export function leftBehindNodes(groups: readonly LeftBehind[]): TreeNode[] {
@@ -326,7 +325,7 @@ export function groupOthers(nodes: readonly TreeNode[], folders: readonly string
   return [...ours, { id: OTHER_CONTAINERS_ID, ...otherContainersItem(others.length), children: others, collapsed: true }];
 }
 
-/** What the container started through its Docker endpoint (engine/dockerChildren.ts), under it. */
+/** What the container started through its Docker endpoint (engine/dockerEndpoint/children.ts), under it. */
 function dockerChildrenNode(c: ContainerSummary, d: DockerChildrenSummary): TreeNode {
   const items: TreeNode[] = [
     ...d.containers.map((x): TreeNode => ({

@@ -12,7 +12,7 @@
  */
 import { constants, promises as fsp } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { runHostProcess } from '../../host/process';
+import { runHostProcess } from './process';
 
 /** The CLI's name on PATH. */
 export const CLI_NAME = 'toolbox';

@@ -1,5 +1,5 @@
 /**
- * The Docker endpoint's ordinary requests (engine/dockerEndpoint.ts): everything but the hijacks.
+ * The Docker endpoint's ordinary requests (engine/dockerEndpoint/server.ts): everything but the hijacks.
  * The gate sees the head; a body it asks for is read, bounded in size and time, and handed to it;
  * then the request goes to the engine on a kept-alive connection, and the answer comes back as it
  * streams, each hop framed by Node (chunked where the length is not known), with back-pressure
@@ -9,8 +9,8 @@ import { request as httpRequest, type Agent, type ClientRequest, type IncomingMe
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
-import type { EndpointEvent, EndpointGate, EndpointRequestHead, GateForward, GateHead, HijackContext } from './dockerEndpointTypes';
-import { bodyFraming, checkRequestHead, endToEndHeaders, errorBody, loggedPath, type Refusal } from './dockerEndpointWire';
+import type { EndpointEvent, EndpointGate, EndpointRequestHead, GateForward, GateHead, HijackContext } from './types';
+import { bodyFraming, checkRequestHead, endToEndHeaders, errorBody, loggedPath, type Refusal } from './wire';
 
 export interface EndpointContext extends HijackContext {
   agent: Agent;

@@ -1,5 +1,5 @@
 /**
- * The Docker endpoint's socket file (engine/dockerEndpoint.ts): its directory, who may connect,
+ * The Docker endpoint's socket file (engine/dockerEndpoint/server.ts): its directory, who may connect,
  * and binding it where a running container already looks.
  *
  * Who may connect is decided by the file system alone: the directory is 0700 and the socket 0600,
@@ -28,7 +28,7 @@ import {
 } from 'node:fs';
 import type { Server } from 'node:net';
 import { basename, dirname, join } from 'node:path';
-import { maxEndpointSocketBytes } from '../plan/dockerEndpoint';
+import { maxEndpointSocketBytes } from '../../plan/dockerEndpoint/socket';
 
 const { O_DIRECTORY, O_NOFOLLOW, O_RDONLY } = fsConstants;
 

@@ -1,6 +1,6 @@
 /**
- * The Docker endpoint's gate (engine/dockerEndpoint.ts) made of its policy (plan/dockerApi.ts):
- * the I/O the policy asks for and nothing it judges. In the order plan/dockerApi.ts lists: classify
+ * The Docker endpoint's gate (engine/dockerEndpoint/server.ts) made of its policy (plan/dockerEndpoint/policy.ts):
+ * the I/O the policy asks for and nothing it judges. In the order plan/dockerEndpoint/policy.ts lists: classify
  * the head; inspect each object it names and answer whose it is; for a JSON body, parse it, resolve
  * its bind sources on the host and inspect the objects it names, check it, create the volumes it
  * needs (labelled, and their answer's labels checked) and forward the policy's body; resolve a
@@ -36,15 +36,15 @@ import {
   type Refusal,
   scrubInfo,
   startBindSources,
-} from '../plan/dockerApi';
-import type { InspectedMount } from '../plan/posture';
-import type { EndpointGate, GateForward, GateHead, GateRefusal } from './dockerEndpoint';
-import { engineMessage, isNotFound, isVolumeTaken, statusOf } from './errors';
+} from '../../plan/dockerEndpoint/policy';
+import type { InspectedMount } from '../../plan/posture';
+import type { EndpointGate, GateForward, GateHead, GateRefusal } from './server';
+import { engineMessage, isNotFound, isVolumeTaken, statusOf } from '../errors';
 
 export interface PolicyGateOptions {
   /** The engine client, for lookups and volume creates. */
   docker: Dockerode;
-  /** Whose endpoint this is (plan/dockerApi EndpointScope). */
+  /** Whose endpoint this is (plan/dockerEndpoint/policy.ts EndpointScope). */
   scope: EndpointScope;
   /** A bind source's realpath on the host; undefined when it does not exist. Default fs.promises.realpath. */
   realpath?(path: string): Promise<string | undefined>;

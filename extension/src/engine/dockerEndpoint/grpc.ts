@@ -1,5 +1,5 @@
 /**
- * A refused `/grpc` (BuildKit's own API, plan/dockerApi/routes.ts BUILDKIT_GRPC_REFUSED) answered
+ * A refused `/grpc` (BuildKit's own API, plan/dockerEndpoint/routes.ts BUILDKIT_GRPC_REFUSED) answered
  * so that its client shows the refusal. docker buildx dials `/grpc` as an upgrade to h2c and reads
  * any answer but 101 as "the engine has no BuildKit" (it says only "unable to upgrade to h2c,
  * received 403"), then falls back to starting a privileged moby/buildkit container of its own. So

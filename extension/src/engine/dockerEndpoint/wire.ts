@@ -1,11 +1,11 @@
 /**
- * The HTTP/1.1 details of the Docker endpoint (engine/dockerEndpoint.ts) that are not Node's job:
+ * The HTTP/1.1 details of the Docker endpoint (engine/dockerEndpoint/server.ts) that are not Node's job:
  * the checks a request head must pass before the policy sees it, which headers cross to the
  * engine and back, errors in the Engine API's own shape, and the engine's answer to a hijack
  * read off the wire. No I/O but what the caller hands in.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { rawResponse } from '../plan/rawResponse';
+import { rawResponse } from '../../plan/rawResponse';
 
 /** What a refusal carries: the status, the sentence the Docker CLI prints, the rule that refused. */
 export interface Refusal {

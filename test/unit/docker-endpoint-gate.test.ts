@@ -1,5 +1,5 @@
 /**
- * The Docker endpoint's gate (engine/dockerGate.ts) over a stand-in engine: how it maps the
+ * The Docker endpoint's gate (engine/dockerEndpoint/gate.ts) over a stand-in engine: how it maps the
  * policy's answers to the endpoint's, what it looks up and how (an exec by its container, a 404 as
  * missing), and what it does when the engine fails it: a lookup that does not answer in time, an
  * error text of any length, a volume someone else makes between the lookup and the create. The
@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type Dockerode from 'dockerode';
 import { LABELS } from '../../extension/src/contract/upstream';
-import type { GateForward, GateHead, GateRefusal } from '../../extension/src/engine/dockerEndpoint';
-import { ENGINE_TEXT_CHARS, policyGate, type PolicyGateOptions } from '../../extension/src/engine/dockerGate';
-import type { EndpointScope } from '../../extension/src/plan/dockerApi';
+import type { GateForward, GateHead, GateRefusal } from '../../extension/src/engine/dockerEndpoint/server';
+import { ENGINE_TEXT_CHARS, policyGate, type PolicyGateOptions } from '../../extension/src/engine/dockerEndpoint/gate';
+import type { EndpointScope } from '../../extension/src/plan/dockerEndpoint/policy';
 
 const WS = '/home/u/proj';
 const OWNER = 'toolbox-proj-1a2b3c4d';
@@ -76,7 +76,7 @@ function refusal(v: GateHead | { kind: string }, rule: string, status?: number):
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 const CREATE_HEADERS = { 'content-type': 'application/json', 'content-length': '100' };
 
-describe('the Docker endpoint’s gate (engine/dockerGate.ts)', () => {
+describe('the Docker endpoint’s gate (engine/dockerEndpoint/gate.ts)', () => {
   it('maps a policy refusal to the endpoint’s, with its status, rule and sentence, and logs it', async () => {
     const { g, logged } = gate({});
     const r = refusal(await g.head(head('POST', '/v1.41/swarm/init')), 'swarm', 403);

@@ -2,8 +2,8 @@
  * The scoped Docker endpoint of each workspace container this window opens (issue 27): whether a
  * container gets one (toolbox.dockerEndpoint, a local engine), serving it before the container is
  * created (its directory is bound into it), and serving it again after a window reload for the
- * containers whose shells come back. The server is engine/dockerEndpoint.ts, its registry
- * engine/dockerEndpoints.ts, the policy plan/dockerApi.ts behind engine/dockerGate.ts
+ * containers whose shells come back. The server is engine/dockerEndpoint/server.ts, its registry
+ * engine/dockerEndpoint/served.ts, the policy plan/dockerEndpoint/policy.ts behind engine/dockerEndpoint/gate.ts
  * (docs/decisions/0047, 0048).
  */
 import { realpath } from 'node:fs/promises';
@@ -13,23 +13,23 @@ import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
 import { bareName } from '../contract/objects';
 import type { ObjectNames } from '../contract/types';
 import type { EngineConnection } from '../engine/client';
-import type { EndpointEvent, EndpointUpstream } from '../engine/dockerEndpoint';
+import type { EndpointEvent, EndpointUpstream } from '../engine/dockerEndpoint/server';
 import { engineIdentity, hostGatewayAddress } from '../engine/compat';
-import { DockerEndpoints, ownerFromUser } from '../engine/dockerEndpoints';
-import { policyGate } from '../engine/dockerGate';
-import { scopeProtections, type EndpointScope } from '../plan/dockerApi';
+import { DockerEndpoints, ownerFromUser } from '../engine/dockerEndpoint/served';
+import { policyGate } from '../engine/dockerEndpoint/gate';
+import { scopeProtections, type EndpointScope } from '../plan/dockerEndpoint/policy';
 import type { InspectedMount } from '../plan/posture';
 import type { PlannedMount } from '../plan/types';
 import type { BackendSettings } from './settings';
 
-export interface DockerApisDeps {
+export interface ScopedDockerEndpointsDeps {
   names: ObjectNames;
   settings: BackendSettings;
   log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>;
   /**
    * The folder's egress policy for the container's endpoint (issue 30), when it is `ask` or
    * `allowlist`: the endpoint then gives the daemon's network to nothing the container asks for
-   * (plan/dockerApi/egress.ts). `folder` is the workspace folder as the plan (or, after a reload,
+   * (plan/dockerEndpoint/egress.ts). `folder` is the workspace folder as the plan (or, after a reload,
    * the container's /workspace mount) names it. Undefined, or no such dep: `open`.
    */
   egressFor?(folder: string, container: string): EndpointScope['egress'] | undefined;
@@ -45,12 +45,12 @@ export function endpointUpstream(connection: Pick<EngineConnection, 'endpoint'>)
   return { host: options.host, port: options.port };
 }
 
-export class DockerApis {
+export class ScopedDockerEndpoints {
   private readonly endpoints: DockerEndpoints;
   /** What this window serves, to tidy up after at dispose: by engine and name, the engine's client. */
   private readonly served = new Map<string, { engine: string; name: string; docker: Docker }>();
 
-  constructor(private readonly deps: DockerApisDeps) {
+  constructor(private readonly deps: ScopedDockerEndpointsDeps) {
     const xdg = deps.host ? deps.host.xdgRuntimeDir : process.env.XDG_RUNTIME_DIR;
     this.endpoints = new DockerEndpoints({
       host: {

@@ -60,11 +60,11 @@ export interface EndpointScope {
   /**
    * The folder's egress policy when it is `ask` or `allowlist` (issue 30): the workspace container
    * has no network of its own, so nothing it asks of the daemon may reach the network for it
-   * (plan/dockerApi/egress.ts). Undefined: `open`, and nothing changes.
+   * (plan/dockerEndpoint/egress.ts). Undefined: `open`, and nothing changes.
    */
   egress?: EndpointEgress;
   /**
-   * Where a new container may publish ports (plan/dockerApi/ports.ts). Undefined: on loopback only,
+   * Where a new container may publish ports (plan/dockerEndpoint/ports.ts). Undefined: on loopback only,
    * and a port published without an address gets 127.0.0.1.
    */
   publish?: EndpointPublish;
@@ -253,7 +253,7 @@ export type RouteId =
   | 'network-disconnect'
   | 'network-prune';
 
-/** The body a route takes: none, JSON the policy reads (phase 2, plan/dockerApi.ts checkBody), or a stream it does not read (a tar). */
+/** The body a route takes: none, JSON the policy reads (phase 2, plan/dockerEndpoint/policy.ts checkBody), or a stream it does not read (a tar). */
 export type BodyPlan = { kind: 'none' } | { kind: 'json'; limit: number; optional: boolean } | { kind: 'stream'; contentType: string };
 
 /** Phase 1's answer for a request the policy lets through, once the objects in `owned` are proven the container's own. */
@@ -287,7 +287,7 @@ export interface Classified {
   /**
    * Under an egress policy, what the request would run in the container (or exec) of its path: an
    * exec, a start, an attach, files copied in. checkReach refuses it when that container has a
-   * network (plan/dockerApi/egress.ts hasNetwork), so the adapter must say what its inspect showed.
+   * network (plan/dockerEndpoint/egress.ts hasNetwork), so the adapter must say what its inspect showed.
    */
   runsInside?: string;
   /**
@@ -538,12 +538,12 @@ const buildVersion = matching(/^[12]?$/, 'builder version 1 or 2');
  * its loopback services and abstract sockets. Refused whole; the classic builder's /build is read,
  * and BuildKit through it (`version=2`, the docker CLI's own client) asks for network.host only for
  * `networkmode=host`, which buildNetwork refuses. The endpoint answers a refused `/grpc` as a gRPC
- * error, so buildx prints this sentence (engine/dockerEndpointGrpc.ts).
+ * error, so buildx prints this sentence (engine/dockerEndpoint/grpc.ts).
  */
 export const BUILDKIT_GRPC_REFUSED =
   "BuildKit's own API (/grpc, which docker buildx and Compose build through) is not offered: this endpoint cannot read what a build asks for there, and the daemon gives a build that asks for it this host's network (network.host). Build with the classic builder instead: DOCKER_BUILDKIT=0 docker build …, or DOCKER_BUILDKIT=0 docker compose build.";
 /**
- * /commit's changes, each one plain instruction (plan/dockerApi/changes.ts); Docker reads every
+ * /commit's changes, each one plain instruction (plan/dockerEndpoint/changes.ts); Docker reads every
  * value given (the docker CLI sends one per --change).
  */
 const commitChanges = multi((_, v, ctx) => {
@@ -887,7 +887,7 @@ export interface RequestHead {
   headers: RawHeaders;
 }
 
-/** Phase 1: the request head alone (plan/dockerApi.ts classify turns a throw into a Refusal). */
+/** Phase 1: the request head alone (plan/dockerEndpoint/policy.ts classify turns a throw into a Refusal). */
 export function classifyHead(head: RequestHead, scope: EndpointScope): Classified {
   const method = head.method;
   if (!/^[A-Z]{1,10}$/.test(method)) throw malformed('method', `The method ${JSON.stringify(method)} is not one Docker has.`, 405);

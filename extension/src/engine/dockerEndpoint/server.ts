@@ -2,7 +2,7 @@
  * A Docker Engine API endpoint for one workspace container (issue 27): a unix socket on the host,
  * mounted into the container instead of the host's Docker socket, that forwards a request to the
  * real engine (Docker, or Podman's compat API) only once a gate has seen its head, and its body
- * when the gate asks for it. The gate is the policy (plan/dockerApi.ts); this file knows no rule.
+ * when the gate asks for it. The gate is the policy (plan/dockerEndpoint/policy.ts); this file knows no rule.
  *
  * Built on node:http rather than raw sockets. Its parser (llhttp, strict) already refuses what
  * request smuggling needs, bounds the head (`maxHeaderSize`) and times it out (`headersTimeout`),
@@ -10,7 +10,7 @@
  * chunked answers (`docker logs -f`, `/events`, pull progress) stream through as they come,
  * re-framed per hop, with back-pressure. Only the hijacks leave it: attach, exec start and
  * BuildKit's `/session` and `/grpc` arrive as upgrade requests, and after the engine's 101 the two
- * sockets are spliced byte for byte (engine/dockerEndpointHijack.ts). Raw sockets would mean a
+ * sockets are spliced byte for byte (engine/dockerEndpoint/hijack.ts). Raw sockets would mean a
  * second HTTP/1.1 parser of our own for both directions, the riskiest code to get right here.
  *
  * `requestTimeout` is 0: a request may last as long as its stream (`docker logs -f`, `/events`,
@@ -21,12 +21,12 @@
 import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
-import { DOCKER_ENDPOINT_LIMITS } from '../contract/dockerEndpoint';
-import { send, serve, type EndpointContext } from './dockerEndpointForward';
-import { handleHijack } from './dockerEndpointHijack';
-import { bindEndpointSocket, unlinkOwnSocket, type SocketOwner } from './dockerEndpointSocket';
-import type { EndpointEvent, EndpointGate, EndpointLimits, EndpointStats, EndpointUpstream } from './dockerEndpointTypes';
-import { loggedPath, rawErrorResponse } from './dockerEndpointWire';
+import { DOCKER_ENDPOINT_LIMITS } from '../../contract/dockerEndpoint';
+import { send, serve, type EndpointContext } from './forward';
+import { handleHijack } from './hijack';
+import { bindEndpointSocket, unlinkOwnSocket, type SocketOwner } from './socket';
+import type { EndpointEvent, EndpointGate, EndpointLimits, EndpointStats, EndpointUpstream } from './types';
+import { loggedPath, rawErrorResponse } from './wire';
 
 export type {
   EndpointEvent,
@@ -39,14 +39,14 @@ export type {
   GateForward,
   GateHead,
   GateRefusal,
-} from './dockerEndpointTypes';
+} from './types';
 
 export interface DockerEndpointOptions {
   socketPath: string;
   upstream: EndpointUpstream;
   gate: EndpointGate;
   log(event: EndpointEvent): void;
-  /** The container user as the host sees it; default this process's user (see dockerEndpointSocket.ts). */
+  /** The container user as the host sees it; default this process's user (see dockerEndpoint/socket.ts). */
   owner?: SocketOwner;
   /** Tests shorten the timeouts. */
   limits?: Partial<EndpointLimits>;

@@ -7,7 +7,7 @@
  * its own re-encoding of what it checked, never the client's bytes. Pure: no I/O.
  */
 
-/** Every refusal the policy makes has one of these ids (plan/dockerApi.ts RULES says what each means). */
+/** Every refusal the policy makes has one of these ids (plan/dockerEndpoint/policy.ts RULES says what each means). */
 export type RuleId =
   | 'target'
   | 'api-version'
@@ -90,7 +90,7 @@ export interface Refusal {
 export const OPT_OUT =
   "To give this container the host's own Docker socket instead (root on this host), set toolbox.dockerEndpoint to raw-socket in your VS Code User settings and recreate the container.";
 
-/** Thrown inside the policy and turned into a Refusal at its public functions (plan/dockerApi.ts). */
+/** Thrown inside the policy and turned into a Refusal at its public functions (plan/dockerEndpoint/policy.ts). */
 export class Refused extends Error {
   constructor(
     readonly status: RefusalStatus,
@@ -103,7 +103,7 @@ export class Refused extends Error {
   get refusal(): Refusal {
     const policy = this.status === 403 || this.status === 404;
     // An egress refusal does not offer the raw socket: that would give the container the daemon's
-    // network, around the folder's policy (plan/dockerApi/egress.ts).
+    // network, around the folder's policy (plan/dockerEndpoint/egress.ts).
     const optOut = this.rule === 'egress' ? '' : ` ${OPT_OUT}`;
     return {
       kind: 'refuse',

@@ -1,12 +1,12 @@
 /**
- * The Docker endpoint's shared types (engine/dockerEndpoint.ts and the two modules it serves
- * requests with, dockerEndpointForward.ts and dockerEndpointHijack.ts): what the gate sees and
+ * The Docker endpoint's shared types (engine/dockerEndpoint/server.ts and the two modules it serves
+ * requests with, dockerEndpoint/forward.ts and dockerEndpoint/hijack.ts): what the gate sees and
  * answers, the engine upstream, the endpoint's events, limits and counters. No endpoint module is
  * imported here, so each may import it.
  */
 import type { Socket } from 'node:net';
-import type { DOCKER_ENDPOINT_LIMITS } from '../contract/dockerEndpoint';
-import type { Refusal } from './dockerEndpointWire';
+import type { DOCKER_ENDPOINT_LIMITS } from '../../contract/dockerEndpoint';
+import type { Refusal } from './wire';
 
 /**
  * What the gate sees of a request: never a byte of its body. `headers` holds every value of every

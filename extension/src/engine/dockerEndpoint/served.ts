@@ -1,21 +1,21 @@
 /**
- * The Docker endpoints of one window (engine/dockerEndpoint.ts), one per workspace container:
+ * The Docker endpoints of one window (engine/dockerEndpoint/server.ts), one per workspace container:
  * started before the container is created (its directory must exist to be bind-mounted), kept
  * while the container exists, and started again after a window reload for the containers still
- * running, at the same path (plan/dockerEndpoint.ts), where their mounts already point.
+ * running, at the same path (plan/dockerEndpoint/socket.ts), where their mounts already point.
  *
  * The container mounts the endpoint's directory, never the socket file: a bind of a file holds
  * its inode, and the socket a reloaded window binds is a new one, so a file mount would leave a
  * running container with a dead socket (docs/decisions/0048-docker-endpoint-socket-in-a-directory-mount.md).
  *
- * Not wired into the open path yet: that join comes with the policy (plan/dockerApi.ts), which
+ * Not wired into the open path yet: that join comes with the policy (plan/dockerEndpoint/policy.ts), which
  * supplies the gate of each container.
  */
 import { rmSync } from 'node:fs';
-import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
-import { bareName } from '../contract/objects';
-import { planEndpointSocket, type EndpointSocketPlan } from '../plan/dockerEndpoint';
-import type { EngineContext } from './context';
+import { DOCKER_ENDPOINT } from '../../contract/dockerEndpoint';
+import { bareName } from '../../contract/objects';
+import { planEndpointSocket, type EndpointSocketPlan } from '../../plan/dockerEndpoint/socket';
+import type { EngineContext } from '../context';
 import {
   startDockerEndpoint,
   type DockerEndpoint,
@@ -23,8 +23,8 @@ import {
   type EndpointGate,
   type EndpointLimits,
   type EndpointUpstream,
-} from './dockerEndpoint';
-import type { SocketOwner } from './dockerEndpointSocket';
+} from './server';
+import type { SocketOwner } from './socket';
 
 export interface EndpointHost {
   uid: number;
@@ -41,7 +41,7 @@ export interface EndpointSpec {
   container: string;
   upstream: EndpointUpstream;
   gate: EndpointGate;
-  /** The container's user as the host sees it (engine/dockerEndpointSocket.ts); default this process's. */
+  /** The container's user as the host sees it (engine/dockerEndpoint/socket.ts); default this process's. */
   owner?: SocketOwner;
 }
 

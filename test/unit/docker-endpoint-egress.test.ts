@@ -1,12 +1,12 @@
 /**
- * The Docker endpoint under a folder's egress policy (issue 30; plan/dockerApi/egress.ts): a
+ * The Docker endpoint under a folder's egress policy (issue 30; plan/dockerEndpoint/egress.ts): a
  * workspace container under `ask` or `allowlist` may start containers with no network of their own
  * (none, or an owned container's namespace; no named network, an internal one included, since a
  * container on one reaches the host at its gateway), may neither create networks nor connect to
  * one, may not build or push, and may pull, search or log in only at registries the policy allows.
  * Hostile spellings of each (case-folded keys, the top-level HostConfig, a network by id, an empty
  * NetworkMode) are refused; without `egress` in the scope nothing changes. The engine is a table;
- * `send` plays the adapter's part as test/unit/docker-api-policy.test.ts's does.
+ * `send` plays the adapter's part as test/unit/docker-endpoint-policy.test.ts's does.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -25,8 +25,8 @@ import {
   parseBody,
   type Refusal,
   type RuleId,
-} from '../../extension/src/plan/dockerApi';
-import { registryOfImage, registryOfLogin, registryOfSearch } from '../../extension/src/plan/dockerApi/egress';
+} from '../../extension/src/plan/dockerEndpoint/policy';
+import { registryOfImage, registryOfLogin, registryOfSearch } from '../../extension/src/plan/dockerEndpoint/egress';
 
 const WS = '/home/u/proj';
 const OWNER = 'toolbox-proj-1a2b3c4d';
@@ -126,7 +126,7 @@ function send(req: Req, scope: EndpointScope = SCOPE): Outcome {
   const checked = checkBody(parsed, scope, {
     owner: ownership,
     internal,
-    // The adapter looks a shared container up one step only (engine/dockerGate.ts).
+    // The adapter looks a shared container up one step only (engine/dockerEndpoint/gate.ts).
     network: (container) => ({ mode: NETS[container]?.mode }),
     realpaths: new Map(lookups.bindSources.map((s) => [s, s])),
   });

@@ -1,12 +1,12 @@
 /**
  * A workspace container's children (issue 27, item 4): what it created through its Docker
- * endpoint, every one labelled LABELS.dockerOwner with its name (plan/dockerApi.ts). They follow
+ * endpoint, every one labelled LABELS.dockerOwner with its name (plan/dockerEndpoint/policy.ts). They follow
  * their parent: when it is removed, its containers go (with their anonymous volumes) and then its
  * networks; its named volumes are kept, since they hold data (a database's), and listed.
  */
-import { LABELS } from '../contract/upstream';
-import { bareName } from '../contract/objects';
-import type { EngineContext } from './context';
+import { LABELS } from '../../contract/upstream';
+import { bareName } from '../../contract/objects';
+import type { EngineContext } from '../context';
 
 export interface DockerChildren {
   /** Containers, by name, running or not. */
@@ -34,7 +34,7 @@ interface Found {
 
 /**
  * The ids of the images that carry an owner label: the engine copies it into every container made
- * from them, so a container whose image has one may be the host's (plan/dockerApi/routes.ts
+ * from them, so a container whose image has one may be the host's (plan/dockerEndpoint/routes.ts
  * containerOwnership), and is neither listed nor removed as a child.
  */
 async function labelledImages(ctx: EngineContext): Promise<Set<string>> {

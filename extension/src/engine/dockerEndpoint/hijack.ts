@@ -1,11 +1,11 @@
 /**
- * The Docker endpoint's hijacks (engine/dockerEndpoint.ts): attach, exec start and BuildKit's
+ * The Docker endpoint's hijacks (engine/dockerEndpoint/server.ts): attach, exec start and BuildKit's
  * `/session` and `/grpc`, which Node hands over as upgrade requests. The gate sees the head (and
  * the small body when it asks), the request goes to the engine on a connection of its own, and
  * only once the engine has taken the connection over (101, or a raw stream) are the two sockets
  * spliced, both ways, byte for byte.
  *
- * A `/grpc` the gate refuses is answered in gRPC instead (engine/dockerEndpointGrpc.ts), so that
+ * A `/grpc` the gate refuses is answered in gRPC instead (engine/dockerEndpoint/grpc.ts), so that
  * docker buildx shows the refusal.
  *
  * Until then, nothing the client sends after the request's body reaches the engine: held, then
@@ -19,9 +19,9 @@
 import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { EndpointUpstream, HijackContext } from './dockerEndpointTypes';
-import { askBody, askGate } from './dockerEndpointForward';
-import { isGrpcUpgrade, refuseAsGrpc } from './dockerEndpointGrpc';
+import type { EndpointUpstream, HijackContext } from './types';
+import { askBody, askGate } from './forward';
+import { isGrpcUpgrade, refuseAsGrpc } from './grpc';
 import {
   bodyFraming,
   checkRequestHead,
@@ -33,9 +33,9 @@ import {
   rawErrorResponse,
   type Refusal,
   upgradedHead,
-} from './dockerEndpointWire';
+} from './wire';
 
-/** The endpoint's stats (engine/dockerEndpoint.ts) but `open`, which the server counts itself. */
+/** The endpoint's stats (engine/dockerEndpoint/server.ts) but `open`, which the server counts itself. */
 /**
  * The bytes a socket sends before the splice, bounded. `take` waits for a number of them; `stop`
  * hands back what came and leaves the socket paused for a pipe.

@@ -1,7 +1,7 @@
 /**
  * Where a workspace container's Docker endpoint lives (issue 27): the host socket the extension
  * serves for it, the directory the container mounts, and the DOCKER_HOST it is given. Pure: the
- * engine (engine/dockerEndpoint.ts) creates the directory and binds the socket.
+ * engine (engine/dockerEndpoint/server.ts) creates the directory and binds the socket.
  *
  * The path is a function of the engine endpoint and the container name only, so a window that
  * comes back after a reload finds the endpoint of a container that is still running without
@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
-import { DOCKER_ENDPOINT } from '../contract/dockerEndpoint';
-import { ENV } from '../contract/shims';
+import { DOCKER_ENDPOINT } from '../../contract/dockerEndpoint';
+import { ENV } from '../../contract/shims';
 
 export interface EndpointSocketInput {
   /** The engine's identity, its endpoint URL as engine/client.ts resolves it (`unix:///var/run/docker.sock`). */

@@ -1,7 +1,7 @@
 /**
  * The policy of the Docker Engine API endpoint each workspace container gets in place of the host's
  * raw socket (root on this host): which requests pass, rewritten how, and which are refused
- * (docs/decisions/0047-docker-endpoint-policy.md). The forwarding server (engine/dockerEndpoint.ts)
+ * (docs/decisions/0047-docker-endpoint-policy.md). The forwarding server (engine/dockerEndpoint/server.ts)
  * does the I/O; this module only judges. Pure: no I/O.
  *
  * The adapter calls it in this order for each request:
@@ -19,8 +19,8 @@
  *      checkStartBinds.
  *   5. classified.response === 'scrub-info': pass Docker's answer through scrubInfo.
  */
-import { LABELS, CONTAINER } from '../contract/upstream';
-import { DROPPED_BODY, hasBodySchema, judgeBody, judgeStartMounts, lookupsOf, readBody } from './dockerApi/bodies';
+import { LABELS, CONTAINER } from '../../contract/upstream';
+import { DROPPED_BODY, hasBodySchema, judgeBody, judgeStartMounts, lookupsOf, readBody } from './bodies';
 import {
   classifyHead,
   type Classified,
@@ -32,13 +32,13 @@ import {
   REF_LIST,
   type RequestHead,
   type RouteId,
-} from './dockerApi/routes';
-import { connectRefused, type ContainerNetwork, hasNetwork, networkedContainer } from './dockerApi/egress';
-import { malformed, Refused, type Refusal, type RuleId } from './dockerApi/wire';
-import { cleanPath } from './naming';
-import type { InspectedMount } from './posture';
+} from './routes';
+import { connectRefused, type ContainerNetwork, hasNetwork, networkedContainer } from './egress';
+import { malformed, Refused, type Refusal, type RuleId } from './wire';
+import { cleanPath } from '../naming';
+import type { InspectedMount } from '../posture';
 
-export type { ContainerNetwork } from './dockerApi/egress';
+export type { ContainerNetwork } from './egress';
 export type {
   BodyPlan,
   EndpointEgress,
@@ -51,10 +51,10 @@ export type {
   ProtectedPath,
   RequestHead,
   RouteId,
-} from './dockerApi/routes';
-export { ENDPOINT_LIMITS, OPT_OUT, type Refusal, type RefusalStatus, type RuleId } from './dockerApi/wire';
-export { DROPPED_BODY } from './dockerApi/bodies';
-export { containerOwnership, forwardTarget, imageOwnership, imageNamespace, type InspectedImage } from './dockerApi/routes';
+} from './routes';
+export { ENDPOINT_LIMITS, OPT_OUT, type Refusal, type RefusalStatus, type RuleId } from './wire';
+export { DROPPED_BODY } from './bodies';
+export { containerOwnership, forwardTarget, imageOwnership, imageNamespace, type InspectedImage } from './routes';
 
 /** What each rule refuses, in a line: the ids a Refusal carries. */
 export const RULES: Record<RuleId, string> = {

@@ -1,8 +1,8 @@
 /**
- * The Docker endpoint's policy (plan/dockerApi.ts, docs/decisions/0047-docker-endpoint-policy.md):
+ * The Docker endpoint's policy (plan/dockerEndpoint/policy.ts, docs/decisions/0047-docker-endpoint-policy.md):
  * one refusal per rule, the request sequences Compose, Testcontainers and BuildKit send, and a
  * seeded fuzz of hostile bodies and targets in which nothing dangerous may pass. The engine and the
- * host are tables; `send` plays the adapter's part in the order plan/dockerApi.ts describes.
+ * host are tables; `send` plays the adapter's part in the order plan/dockerEndpoint/policy.ts describes.
  *
  * A fuzz failure prints its seed; DOCKER_API_FUZZ_SEED=<seed> replays it.
  */
@@ -30,8 +30,8 @@ import {
   scopeProtections,
   scrubInfo,
   startBindSources,
-} from '../../extension/src/plan/dockerApi';
-import { dockerfileWords } from '../../extension/src/plan/dockerApi/changes';
+} from '../../extension/src/plan/dockerEndpoint/policy';
+import { dockerfileWords } from '../../extension/src/plan/dockerEndpoint/changes';
 import { caseVariant, keyVariant, prng, Rng } from '../support/fuzz';
 
 const WS = '/home/u/proj';
