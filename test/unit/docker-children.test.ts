@@ -10,6 +10,7 @@ import { dockerChildrenCount } from '../../extension/src/ui/views/treeItems';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
 import type { DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
+import { viewState } from '../support/summary';
 
 const children: DockerChildrenSummary = {
   containers: [
@@ -32,21 +33,8 @@ const c: ContainerSummary = {
   dockerChildren: children,
 };
 
-function state(containers: ContainerSummary[]) {
-  return {
-    wantPeer: new Map<string, boolean>(),
-    findings: [],
-    loading: false,
-    takenAt: 0,
-    snapshot: {
-      containers,
-      anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-      volume: { name: 'toolbox-cc-socks', exists: true },
-      members: [],
-      sessions: [],
-    },
-  };
-}
+const state = (containers: ContainerSummary[]) =>
+  viewState(containers, { snapshot: { volume: { name: 'toolbox-cc-socks', exists: true } } });
 
 describe('Docker children in the tree and the Stop confirmations', () => {
   it('lists them in a group under their container: containers with image and state, networks, volumes kept', () => {

@@ -7,6 +7,7 @@ import { publishedPorts, publishedPortUrl, PUBLISHED_PORTS_SHOWN } from '../../e
 import { portItem } from '../../extension/src/ui/views/treeItems';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
+import { viewState } from '../support/summary';
 
 describe('publishedPorts: what a container publishes, from inspect', () => {
   it('reads NetworkSettings.Ports (the host port Docker picked included), one row for 0.0.0.0 and ::', () => {
@@ -78,19 +79,7 @@ describe('port rows under their container', () => {
       { containerPort: 8080, protocol: 'tcp', hostIp: '127.0.0.1', hostPort: 8080 },
     ],
   };
-  const state = {
-    wantPeer: new Map<string, boolean>(),
-    findings: [],
-    loading: false,
-    takenAt: 0,
-    snapshot: {
-      containers: [c],
-      anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-      volume: { name: 'toolbox-cc-socks', exists: true },
-      members: [],
-      sessions: [],
-    },
-  };
+  const state = viewState([c], { snapshot: { volume: { name: 'toolbox-cc-socks', exists: true } } });
 
   it('lists each port as "container port → where this host reaches it", first under the container', () => {
     const [node] = workspacesNodes(state, ['/src/app']);
