@@ -10,7 +10,7 @@ import { dockerChildrenCount } from '../../extension/src/ui/views/treeItems';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
 import type { DockerChildrenSummary } from '../../extension/src/engine/dockerChildren';
-import { viewState } from '../support/summary';
+import { viewState, containerSummary } from '../support/summary';
 
 const children: DockerChildrenSummary = {
   containers: [
@@ -21,17 +21,7 @@ const children: DockerChildrenSummary = {
   volumes: ['app_data'],
 };
 
-const c: ContainerSummary = {
-  id: 'c0ffee',
-  name: 'toolbox-app-1234abcd',
-  state: 'running',
-  kind: 'workspace',
-  mountsSocketVolume: true,
-  pidMode: '',
-  peer: false,
-  workspace: '/src/app',
-  dockerChildren: children,
-};
+const c: ContainerSummary = containerSummary({ pidMode: '', peer: false, dockerChildren: children });
 
 const state = (containers: ContainerSummary[]) =>
   viewState(containers, { snapshot: { volume: { name: 'toolbox-cc-socks', exists: true } } });

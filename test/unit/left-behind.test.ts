@@ -15,7 +15,7 @@ import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../.
 import { leftBehindConfirmation } from '../../extension/src/ui/containers/confirmations';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
-import { viewState } from '../support/summary';
+import { viewState, containerSummary } from '../support/summary';
 
 const names = objectNames('toolbox');
 const owner = 'toolbox-app-1234abcd';
@@ -89,16 +89,7 @@ describe('children left behind by a container something else removed', () => {
   });
 
   it('a row per gone owner after the containers, listing its children, with Remove on it', () => {
-    const c: ContainerSummary = {
-      id: 'x',
-      name: 'toolbox-other-22222222',
-      state: 'running',
-      kind: 'workspace',
-      mountsSocketVolume: true,
-      pidMode: '',
-      peer: false,
-      workspace: '/src/app',
-    };
+    const c: ContainerSummary = containerSummary({ id: 'x', name: 'toolbox-other-22222222', pidMode: '', peer: false });
     const nodes = workspacesNodes(state([c], [{ owner, children }]), ['/src/app']);
     assert.deepEqual(
       nodes.map((n) => n.id),
