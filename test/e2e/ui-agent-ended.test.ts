@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { installStandInAgent } from '../support/standInAgent';
-import { LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+import { LONG, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const STAND_IN_CLAUDE = [
   '#!/bin/sh',
@@ -24,21 +24,14 @@ const STAND_IN_CLAUDE = [
 ].join('\n');
 
 describe('an agent that is gone (issue 26, items 4 and 9)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('agent-ended-', {
+    beforeOpen: async () => {
+      installStandInAgent(homedir(), 'claude', STAND_IN_CLAUDE);
+    },
+  });
   const treeRow = (text: RegExp) => page.locator('.pane-body .monaco-list-row').filter({ hasText: text }).first();
   // scripts/e2e.sh runs the tests with a temporary HOME: the mounts root is its ~/.toolbox.
   const claudeHome = join(homedir(), '.toolbox', '.claude');
-
-  before(async () => {
-    installStandInAgent(homedir(), 'claude', STAND_IN_CLAUDE);
-    wb = await openWorkbench('agent-ended-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
 
   it(
     'Start Claude Code whose agent exits 3 at once: the row says ended (exit 3), one notification says how to log in, Focus Terminal focuses it',

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { folder, LONG, uiTestsSkip, workbenchForSuite } from './workbench';
 
 /** What Claude Code does, minus the model: names itself in the title, works, asks through OSC 9, waits. */
 const STAND_IN_AGENT = [
@@ -27,19 +27,12 @@ const STAND_IN_AGENT = [
 ].join('\n');
 
 describe('Toolbox session state in VS Code (issue 17)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('agents-', {
+    beforeOpen: async () => {
+      writeFileSync(join(folder, 'stand-in-agent.sh'), STAND_IN_AGENT, { mode: 0o755 });
+    },
+  });
   const treeRow = (text: RegExp) => page.locator('.pane-body .monaco-list-row').filter({ hasText: text }).first();
-
-  before(async () => {
-    writeFileSync(join(folder, 'stand-in-agent.sh'), STAND_IN_AGENT, { mode: 0o755 });
-    wb = await openWorkbench('agents-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
 
   it(
     'shows a session that asks as needs you (tree, tab, status bar), nudges with Focus, and a reply makes it working',

@@ -14,9 +14,9 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { repoRoot } from '../support/image';
-import { LONG, folder, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { LONG, folder, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const STAND_IN = join(repoRoot(), 'test', 'fixtures', 'stand-in-agent.py');
 /** The third command keeps the agent busy a while after the terminal's answer, so the empty inbox can be seen. */
@@ -24,8 +24,11 @@ const THIRD = 'echo three; sleep 4';
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('agent questions answered in VS Code (issue 28)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('approvals-', {
+    beforeOpen: async () => {
+      copyFileSync(STAND_IN, join(folder, 'agent.py'));
+    },
+  });
   const shot = (name: string) => wb.shot(name);
   const scenario = (name: string, body: () => Promise<void>) => async () => wb.scenario(name, body)();
   const pane = (title: string) => page.locator('.pane', { has: page.locator('.pane-header', { hasText: title }) });
@@ -140,14 +143,7 @@ describe('agent questions answered in VS Code (issue 28)', { skip: uiTestsSkip }
     return r.stdout.split('\n').filter((l) => l.trim() !== '');
   };
 
-  before(async () => {
-    copyFileSync(STAND_IN, join(folder, 'agent.py'));
-    wb = await openWorkbench('approvals-');
-    page = wb.page;
-  });
-
   after(async () => {
-    await wb?.close();
     await removeMine();
   });
 

@@ -8,21 +8,11 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { folder, LONG, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('Toolbox bridge and container in VS Code (issue 13)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
-
-  before(async () => {
-    wb = await openWorkbench('bridge-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
+  const { wb, page } = workbenchForSuite('bridge-');
 
   it('names the host after the container in the prompt, and sets SHELL', { timeout: LONG }, async () =>
     wb.scenario('prompt', async () => {

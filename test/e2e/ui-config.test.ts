@@ -7,21 +7,11 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { folder, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('A broken project .toolbox.yaml in VS Code (issue 15)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
-
-  before(async () => {
-    wb = await openWorkbench('config-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
+  const { wb, page } = workbenchForSuite('config-');
 
   it('stops the open with file:line and the fix, and creates no container', { timeout: 120_000 }, async () =>
     wb.scenario('broken-project-file', async () => {

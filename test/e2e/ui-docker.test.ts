@@ -8,12 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { LONG, folder, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { after, describe, it } from 'node:test';
+import { LONG, folder, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('Docker in the container, scoped to it (issue 27)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('docker-');
   const shot = (name: string) => wb.shot(name);
   const scenario = (name: string, body: () => Promise<void>) => async () => wb.scenario(name, body)();
   const pane = (title: string) => page.locator('.pane', { has: page.locator('.pane-header', { hasText: title }) });
@@ -24,18 +23,12 @@ describe('Docker in the container, scoped to it (issue 27)', { skip: uiTestsSkip
 
   const engine = async () => (await import('../support/docker')).docker();
 
-  before(async () => {
-    wb = await openWorkbench('docker-');
-    page = wb.page;
-  });
-
   after(async () => {
     const docker = await engine();
     await docker
       .getVolume(`${child}-data`)
       .remove()
       .catch(() => undefined);
-    await wb?.close();
   });
 
   it(

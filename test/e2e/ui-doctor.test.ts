@@ -7,22 +7,15 @@
  * report is printed for the run's log.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { before, describe, it } from 'node:test';
+import { LONG, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('Toolbox: Run Doctor and Copy Report (issue 31, item 3)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('doctor-');
   let report = '';
 
   before(async () => {
-    wb = await openWorkbench('doctor-');
-    page = wb.page;
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
-  });
-
-  after(async () => {
-    await wb?.close();
   });
 
   /** The lines the active editor renders now (Monaco shows spaces as nbsp). */

@@ -21,10 +21,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, join, resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { EGRESS } from '../../extension/src/contract/egress';
 import { SETTINGS } from '../../extension/src/contract/manifest';
-import { LONG, folder, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { LONG, folder, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 /**
  * toolbox.egressForFolder is machine-scoped: where the extension host runs remotely (as in
@@ -67,8 +67,20 @@ async function serve(tag: string): Promise<{ server: Server; port: number; hits:
 }
 
 describe('connections asked about in VS Code (issue 30)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('egress-', {
+    beforeOpen: async () => {
+      if (userData) {
+        for (const file of settingsFiles) {
+          mkdirSync(join(file, '..'), { recursive: true });
+          const settings = readSettings(file);
+          settings[SETTINGS.egressForFolder] = { [folderKey]: { mode: 'ask' } };
+          writeFileSync(file, JSON.stringify(settings, null, 2));
+        }
+      }
+      allowed = await serve('allowed');
+      denied = await serve('denied');
+    },
+  });
   let allowed: Awaited<ReturnType<typeof serve>>;
   let denied: Awaited<ReturnType<typeof serve>>;
   const shot = (name: string) => wb.shot(name);
@@ -112,23 +124,7 @@ describe('connections asked about in VS Code (issue 30)', { skip: uiTestsSkip },
     return m[1]!;
   };
 
-  before(async () => {
-    if (userData) {
-      for (const file of settingsFiles) {
-        mkdirSync(join(file, '..'), { recursive: true });
-        const settings = readSettings(file);
-        settings[SETTINGS.egressForFolder] = { [folderKey]: { mode: 'ask' } };
-        writeFileSync(file, JSON.stringify(settings, null, 2));
-      }
-    }
-    allowed = await serve('allowed');
-    denied = await serve('denied');
-    wb = await openWorkbench('egress-');
-    page = wb.page;
-  });
-
   after(async () => {
-    await wb?.close();
     allowed?.server.close();
     denied?.server.close();
     settingsFiles.forEach((file, i) => {

@@ -5,21 +5,11 @@
  * Screenshots land in test-output/e2e/ (engine-NN-*.png).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('The engine in use, and Select Engine (issue 18)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
-
-  before(async () => {
-    wb = await openWorkbench('engine-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
+  const { wb, page } = workbenchForSuite('engine-');
 
   it('shows the engine and its source as the Workspaces view description', { timeout: 120_000 }, async () =>
     wb.scenario('view-description', async () => {

@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import Docker from 'dockerode';
 import { PODMAN_TEST_SOCKET, docker } from '../support/docker';
-import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { LONG, prefix, uiTestsSkip, type Workbench, workbenchForSuite } from './workbench';
 
 /** The user settings file of this code-server (scripts/e2e.sh writes it). */
 const settingsFile = join(process.env.E2E_USER_DATA ?? '', 'User', 'settings.json');
@@ -24,22 +24,18 @@ async function ours(engine: Docker): Promise<Map<string, string>> {
 }
 
 describe('The same folder on two engines (issue 26, item 3)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('engines-', {
+    beforeOpen: async () => {
+      await podman.ping();
+    },
+  });
   const d = docker();
   const podman = new Docker({ socketPath: PODMAN_TEST_SOCKET });
   /** The runtime image this test loaded into Podman (removed after), if it was not there before. */
   let loaded: string | undefined;
 
-  before(async () => {
-    await podman.ping();
-    wb = await openWorkbench('engines-');
-    page = wb.page;
-  });
-
   after(async () => {
     if (process.env.E2E_USER_DATA) writeFileSync(settingsFile, original);
-    await wb?.close();
     // scripts/e2e.sh removes the prefix's objects on Docker; Podman's are this test's to remove.
     for (const [, id] of await ours(podman).catch(() => new Map<string, string>())) {
       await podman

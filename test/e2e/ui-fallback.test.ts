@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { BRIDGE_FILES } from '../../extension/src/contract/shims';
 import { CONTAINER } from '../../extension/src/contract/upstream';
 import { SETTINGS } from '../../extension/src/contract/manifest';
@@ -23,7 +23,7 @@ import { docker } from '../support/docker';
 import { desktopLoopback, type DesktopLoopback } from '../support/desktopLoopback';
 import { execIn } from '../support/exec';
 import { repoRoot } from '../support/image';
-import { LONG, folder, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { LONG, folder, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 /**
  * The transport settings are machine-scoped: where the extension host runs remotely (as in
@@ -60,8 +60,13 @@ const NEEDS_YOU = [
 const STAND_IN = join(repoRoot(), 'test', 'fixtures', 'stand-in-agent.py');
 
 describe('the forced fallbacks: bridge over TCP, sessions through an exec (issue 31)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('fallback-', {
+    beforeOpen: async () => {
+      for (const file of settingsFiles) withForcedTransports(file);
+      copyFileSync(STAND_IN, join(folder, 'agent.py'));
+      writeFileSync(join(folder, 'needs-you.sh'), NEEDS_YOU, { mode: 0o755 });
+    },
+  });
   let relay: DesktopLoopback | undefined;
   let containerId = '';
   const containerRe = new RegExp(`^${prefix}-${basename(folder)}-[0-9a-f]{8}$`);
@@ -77,16 +82,7 @@ describe('the forced fallbacks: bridge over TCP, sessions through an exec (issue
     return Number(r.stdout.trim());
   };
 
-  before(async () => {
-    for (const file of settingsFiles) withForcedTransports(file);
-    copyFileSync(STAND_IN, join(folder, 'agent.py'));
-    writeFileSync(join(folder, 'needs-you.sh'), NEEDS_YOU, { mode: 0o755 });
-    wb = await openWorkbench('fallback-');
-    page = wb.page;
-  });
-
   after(async () => {
-    await wb?.close();
     await relay?.close();
     settingsFiles.forEach((file, i) => {
       const original = originals[i];

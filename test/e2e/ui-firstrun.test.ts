@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { LONG, folder, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { after, describe, it } from 'node:test';
+import { LONG, folder, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 /** The user settings file of this code-server (scripts/e2e.sh writes it). */
 const settingsFile = join(process.env.E2E_USER_DATA ?? '', 'User', 'settings.json');
@@ -23,8 +23,12 @@ function setUserSetting(key: string, value: unknown): void {
 }
 
 describe('The first ten minutes', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('firstrun-', {
+    beforeOpen: async () => {
+      // The window starts with toolbox.dockerHost pointing nowhere, set in User settings.
+      setUserSetting('toolbox.dockerHost', NOWHERE);
+    },
+  });
   const shot = (name: string) => wb.shot(name);
   const scenario = (name: string, body: () => Promise<void>) => async () => wb.scenario(name, body)();
   const runCommand = (title: string) => wb.runCommand(title);
@@ -61,16 +65,8 @@ describe('The first ten minutes', { skip: uiTestsSkip }, () => {
     }
   };
 
-  before(async () => {
-    // The window starts with toolbox.dockerHost pointing nowhere, set in User settings.
-    setUserSetting('toolbox.dockerHost', NOWHERE);
-    wb = await openWorkbench('firstrun-');
-    page = wb.page;
-  });
-
   after(async () => {
     if (process.env.E2E_USER_DATA) writeFileSync(settingsFile, original);
-    await wb?.close();
   });
 
   it(

@@ -13,9 +13,9 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { repoRoot } from '../support/image';
-import { LONG, folder, openWorkbench, prefix, shots, uiTestsSkip, type Workbench } from './workbench';
+import { LONG, folder, prefix, shots, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const STAND_IN = join(repoRoot(), 'test', 'fixtures', 'login-callback-server.py');
 const PORT = 1455;
@@ -25,8 +25,11 @@ const AUTHORIZE = `http://127.0.0.1:9/oauth/authorize?response_type=code&client_
 )}&scope=openid&state=y`;
 
 describe('a browser login inside the container completes from the host (issue 29)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('login-', {
+    beforeOpen: async () => {
+      copyFileSync(STAND_IN, join(folder, 'login-server.py'));
+    },
+  });
   const containerRe = new RegExp(`^${prefix}-${basename(folder)}-[0-9a-f]{8}$`);
   // ui/loginForwards/loginForwardStatus.ts LoginForwardStatus: `<publisher>.<name>.toolbox.loginForwards`.
   const loginItem = () => page.locator('.part.statusbar .statusbar-item[id$=".toolbox.loginForwards"]');
@@ -40,16 +43,6 @@ describe('a browser login inside the container completes from the host (issue 29
       await page.waitForTimeout(250);
     }
   };
-
-  before(async () => {
-    copyFileSync(STAND_IN, join(folder, 'login-server.py'));
-    wb = await openWorkbench('login-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
 
   it(
     "completes a codex-style loopback login: xdg-open forwards port 1455, the host browser's callback reaches the server in the container",

@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { folder, LONG, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('Toolbox for a newcomer (issue 13)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('newcomer-');
   const shot = (name: string) => wb.shot(name);
   const scenario = (name: string, body: () => Promise<void>) => async () => wb.scenario(name, body)();
   const runCommand = (title: string) => wb.runCommand(title);
@@ -39,15 +38,6 @@ describe('Toolbox for a newcomer (issue 13)', { skip: uiTestsSkip }, () => {
     ((await dialog().locator('.dialog-buttons .monaco-button:not(.secondary)').first().innerText()) as string).trim();
   const statusItem = () => page.locator('.statusbar-item', { hasText: 'drifted' });
   const treeRow = (text: string | RegExp) => page.locator('.pane-body .monaco-list-row').filter({ hasText: text }).first();
-
-  before(async () => {
-    wb = await openWorkbench('newcomer-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
 
   it(
     'item 1: typing "Toolbox: Stop Container" lists Stop Container… first, not the command that stops every container',

@@ -11,8 +11,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { after, describe, it } from 'node:test';
+import { folder, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const home = process.env.HOME ?? '';
 const userFile = join(home, '.toolbox.yaml');
@@ -29,32 +29,28 @@ async function waitFor(check: () => boolean, what: string, ms = 30_000): Promise
 }
 
 describe('Parity with the toolbox CLI in VS Code (issue 15)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('parity-', {
+    beforeOpen: async () => {
+      savedUserFile = existsSync(userFile) ? readFileSync(userFile, 'utf8') : undefined;
+      mkdirSync(infraDir, { recursive: true });
+      writeFileSync(join(infraDir, 'marker-infra.txt'), 'the infra tree\n');
+      rmSync(webDir, { recursive: true, force: true });
+      rmSync(goneDir, { recursive: true, force: true });
+      // A configured shell, and no peer_messaging anywhere.
+      writeFileSync(userFile, `# the user's own file\nshells:\n  infra:\n    path: ${infraDir}\n  gone:\n    path: ${goneDir}\n`);
+      // The stand-in CLI answers as a newer release; touching it makes the extension ask it again.
+      writeFileSync(answerFile, 'shell: zsh\npeer_messaging: false\n');
+      const cli = (process.env.TOOLBOX_VSCODE_CLI_PATH ?? '')
+        .split(delimiter)
+        .map((d) => join(d, 'toolbox'))
+        .find((p) => existsSync(p));
+      assert.ok(cli, 'scripts/e2e.sh puts a stand-in toolbox on PATH');
+      utimesSync(cli, new Date(), new Date());
+    },
+  });
   let savedUserFile: string | undefined;
 
-  before(async () => {
-    savedUserFile = existsSync(userFile) ? readFileSync(userFile, 'utf8') : undefined;
-    mkdirSync(infraDir, { recursive: true });
-    writeFileSync(join(infraDir, 'marker-infra.txt'), 'the infra tree\n');
-    rmSync(webDir, { recursive: true, force: true });
-    rmSync(goneDir, { recursive: true, force: true });
-    // A configured shell, and no peer_messaging anywhere.
-    writeFileSync(userFile, `# the user's own file\nshells:\n  infra:\n    path: ${infraDir}\n  gone:\n    path: ${goneDir}\n`);
-    // The stand-in CLI answers as a newer release; touching it makes the extension ask it again.
-    writeFileSync(answerFile, 'shell: zsh\npeer_messaging: false\n');
-    const cli = (process.env.TOOLBOX_VSCODE_CLI_PATH ?? '')
-      .split(delimiter)
-      .map((d) => join(d, 'toolbox'))
-      .find((p) => existsSync(p));
-    assert.ok(cli, 'scripts/e2e.sh puts a stand-in toolbox on PATH');
-    utimesSync(cli, new Date(), new Date());
-    wb = await openWorkbench('parity-');
-    page = wb.page;
-  });
-
   after(async () => {
-    await wb?.close();
     rmSync(answerFile, { force: true });
     if (savedUserFile === undefined) rmSync(userFile, { force: true });
     else writeFileSync(userFile, savedUserFile);

@@ -11,37 +11,34 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import type Dockerode from 'dockerode';
-import { folder, LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { folder, LONG, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const NOTICE = /peer_mesaging.*not a Toolbox setting|not a Toolbox setting.*peer_mesaging/;
 
 describe('Toolbox polish at the default width (issue 26, items 10 and 12)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
   let engine: Dockerode;
   const folderName = basename(folder);
   // Another folder's toolbox container on the same engine (as another window or the CLI makes).
   const otherName = `${prefix}-other-project-0123abcd`;
-
-  before(async () => {
-    writeFileSync(join(folder, '.toolbox.yaml'), '# ui test workspace\npeer_mesaging: false\n');
-    const { docker } = await import('../support/docker');
-    engine = docker();
-    const other = await engine.createContainer({
-      name: otherName,
-      Image: 'debian:bookworm-slim',
-      Cmd: ['sleep', 'infinity'],
-      Env: ['TOOLBOX_HOST_WORKSPACE=/tmp/other-project'],
-    });
-    await other.start();
-    wb = await openWorkbench('polish-', { defaultWidth: true });
-    page = wb.page;
+  const { wb, page } = workbenchForSuite('polish-', {
+    defaultWidth: true,
+    beforeOpen: async () => {
+      writeFileSync(join(folder, '.toolbox.yaml'), '# ui test workspace\npeer_mesaging: false\n');
+      const { docker } = await import('../support/docker');
+      engine = docker();
+      const other = await engine.createContainer({
+        name: otherName,
+        Image: 'debian:bookworm-slim',
+        Cmd: ['sleep', 'infinity'],
+        Env: ['TOOLBOX_HOST_WORKSPACE=/tmp/other-project'],
+      });
+      await other.start();
+    },
   });
 
   after(async () => {
-    await wb?.close();
     await engine
       ?.getContainer(otherName)
       .remove({ force: true })

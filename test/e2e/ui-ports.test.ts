@@ -7,23 +7,16 @@
  * Screenshots land in test-output/e2e/ (ports-NN-*.png).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { before, describe, it } from 'node:test';
+import { LONG, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 import { freePort } from '../support/ports';
 
 describe('Published ports in VS Code (issue 15, item 12)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('ports-');
   let hostPort: number;
 
   before(async () => {
-    wb = await openWorkbench('ports-');
-    page = wb.page;
     hostPort = await freePort();
-  });
-
-  after(async () => {
-    await wb?.close();
   });
 
   it('checks the ports as they are typed, then opens the shell publishing them', { timeout: LONG }, async () =>

@@ -7,23 +7,13 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { folder, LONG, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const PROPOSED = '{"version": "2.0.0", "tasks": []}';
 
 describe('a proposed change to a protected file in VS Code (issue 25, item 4)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
-
-  before(async () => {
-    wb = await openWorkbench('propose-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
+  const { wb, page } = workbenchForSuite('propose-');
 
   it('shows the notification, opens the diff on Review, and writes the file only on Apply', { timeout: LONG }, async () =>
     wb.scenario('apply', async () => {

@@ -10,15 +10,27 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { startSecondEngine, type SecondEngine } from '../support/second-engine';
 import { freePort } from '../support/ports';
 import { makeTlsFiles } from '../support/tls';
-import { folder, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+import { folder, uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('An engine on another machine (issue 18 item 4)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('remote-', {
+    beforeOpen: async () => {
+      dir = mkdtempSync('/tmp/tbxt-ui-remote-');
+      const tls = makeTlsFiles(dir);
+      port = await freePort();
+      engine = await startSecondEngine({ tls: { port, ...tls.server }, hostname: farHost });
+      mkdirSync(dockerDir, { recursive: true });
+      for (const f of certFiles) cpSync(join(tls.clientDir, f), join(dockerDir, f));
+      // In the User settings: a folder's .vscode/settings.json, which its container can write, may not pick the engine (docs/decisions/0041).
+      savedSettings = readFileSync(settingsFile, 'utf8');
+      const settings = JSON.parse(savedSettings) as Record<string, unknown>;
+      writeFileSync(settingsFile, JSON.stringify({ ...settings, 'toolbox.dockerHost': `https://127.0.0.1:${port}` }, null, 2));
+    },
+  });
   let engine: SecondEngine | undefined;
   let dir: string;
   let port: number;
@@ -31,23 +43,7 @@ describe('An engine on another machine (issue 18 item 4)', { skip: uiTestsSkip }
   const settingsFile = join(process.env.E2E_USER_DATA ?? '', 'User', 'settings.json');
   let savedSettings: string | undefined;
 
-  before(async () => {
-    dir = mkdtempSync('/tmp/tbxt-ui-remote-');
-    const tls = makeTlsFiles(dir);
-    port = await freePort();
-    engine = await startSecondEngine({ tls: { port, ...tls.server }, hostname: farHost });
-    mkdirSync(dockerDir, { recursive: true });
-    for (const f of certFiles) cpSync(join(tls.clientDir, f), join(dockerDir, f));
-    // In the User settings: a folder's .vscode/settings.json, which its container can write, may not pick the engine (docs/decisions/0041).
-    savedSettings = readFileSync(settingsFile, 'utf8');
-    const settings = JSON.parse(savedSettings) as Record<string, unknown>;
-    writeFileSync(settingsFile, JSON.stringify({ ...settings, 'toolbox.dockerHost': `https://127.0.0.1:${port}` }, null, 2));
-    wb = await openWorkbench('remote-');
-    page = wb.page;
-  });
-
   after(async () => {
-    await wb?.close();
     if (savedSettings !== undefined) writeFileSync(settingsFile, savedSettings);
     for (const f of certFiles) rmSync(join(dockerDir, f), { force: true });
     await engine?.dispose();

@@ -9,24 +9,20 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+import { after, describe, it } from 'node:test';
+import { folder, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const userFile = join(homedir(), '.toolbox.yaml');
 
 describe('.toolbox.yaml in the editor (issue 15, items 13 and 14)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
-
-  before(async () => {
-    writeFileSync(join(folder, '.toolbox.yaml'), '# project settings\npull: never\npeer_mesaging: true\n');
-    writeFileSync(userFile, '# every folder\nenv:\n  FROM_HOME: "1"\n');
-    wb = await openWorkbench('schema-');
-    page = wb.page;
+  const { wb, page } = workbenchForSuite('schema-', {
+    beforeOpen: async () => {
+      writeFileSync(join(folder, '.toolbox.yaml'), '# project settings\npull: never\npeer_mesaging: true\n');
+      writeFileSync(userFile, '# every folder\nenv:\n  FROM_HOME: "1"\n');
+    },
   });
 
   after(async () => {
-    await wb?.close();
     rmSync(userFile, { force: true });
   });
 

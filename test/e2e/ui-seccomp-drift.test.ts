@@ -10,12 +10,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { folder, LONG, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('Seccomp drift in VS Code (issue 15 leftover)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite('seccomp-');
   let name = '';
   let firstId = '';
   const ours = new RegExp(`^${prefix}-ws-seccomp-drift-[0-9a-f]{8}$`);
@@ -34,15 +33,6 @@ describe('Seccomp drift in VS Code (issue 15 leftover)', { skip: uiTestsSkip }, 
   const statusItem = () => page.locator('.statusbar-item', { hasText: 'drifted' });
   const scenario = (n: string, body: () => Promise<void>) => async () => wb.scenario(n, body)();
   const treeRow = (text: string) => page.locator('.pane-body .monaco-list-row').filter({ hasText: text }).first();
-
-  before(async () => {
-    wb = await openWorkbench('seccomp-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
 
   it(
     'a new shell runs unconfined, as the toolbox CLI creates it, and nothing is drifted',

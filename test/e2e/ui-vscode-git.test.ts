@@ -17,14 +17,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { folder, LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { folder, LONG, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const settingsFile = join(process.env.E2E_USER_DATA ?? '', 'User', 'settings.json');
 const originalSettings = process.env.E2E_USER_DATA ? readFileSync(settingsFile, 'utf8') : '{}';
 
 describe("VS Code's git and a container that writes the repository (issue 25, item 1)", { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
   const marker = join(folder, 'FSMONITOR-RAN');
   // Beside the folder, not in it: the container's own git may run what it planted too (its commit
   // in the nested repository does), and it cannot write here, so only a host git makes these.
@@ -36,18 +35,14 @@ describe("VS Code's git and a container that writes the repository (issue 25, it
       env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
       stdio: 'pipe',
     }).toString();
-
-  before(async () => {
-    // A repository before the window opens, so VS Code's git extension opens it.
-    git('init', '-q', '-b', 'main');
-    writeFileSync(join(folder, '.gitignore'), 'FSMONITOR-RAN\nnested/\n');
-    git('add', '.');
-    git('commit', '-q', '-m', 'initial');
-    wb = await openWorkbench('vscode-git-');
-  });
-
-  after(async () => {
-    await wb?.close();
+  const { wb } = workbenchForSuite('vscode-git-', {
+    beforeOpen: async () => {
+      // A repository before the window opens, so VS Code's git extension opens it.
+      git('init', '-q', '-b', 'main');
+      writeFileSync(join(folder, '.gitignore'), 'FSMONITOR-RAN\nnested/\n');
+      git('add', '.');
+      git('commit', '-q', '-m', 'initial');
+    },
   });
 
   it(

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { docker } from '../support/docker';
-import { folder, LONG, openWorkbench, uiTestsSkip, type Workbench } from './workbench';
+import { folder, LONG, uiTestsSkip, workbenchForSuite } from './workbench';
 
 const env = {
   ...process.env,
@@ -24,40 +24,33 @@ const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 describe('Agent worktrees in VS Code (issue 16)', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
-
-  before(async () => {
-    // The folder becomes a clone of a bare origin on disk, with a worktree as the CLI leaves it.
-    const origin = `${folder}-origin.git`;
-    git(folder, 'init', '--bare', '-b', 'main', origin);
-    git(folder, 'init', '-b', 'main');
-    writeFileSync(join(folder, 'README.md'), 'hello\nworld\n');
-    writeFileSync(join(folder, '.gitignore'), '.env\n');
-    git(folder, 'add', '.');
-    git(folder, 'commit', '-m', 'initial');
-    git(folder, 'remote', 'add', 'origin', origin);
-    git(folder, 'push', '-u', 'origin', 'main');
-    git(folder, 'remote', 'set-head', 'origin', 'main');
-    const wt = join(folder, '.worktrees', 'tbx-cli-made');
-    git(folder, 'worktree', 'add', '--no-track', '-b', 'cli-made', wt, 'origin/main');
-    git(folder, 'config', 'branch.cli-made.base', 'main');
-    writeFileSync(join(wt, 'README.md'), 'hello\nworld, from the agent\n');
-    writeFileSync(join(wt, 'feature.txt'), 'a new file\n');
-    git(wt, 'add', 'feature.txt');
-    git(wt, 'commit', '-m', 'agent work');
-    writeFileSync(join(folder, '.git', 'info', 'exclude'), '.worktrees/\n');
-    // The stand-in agent, first on the image's PATH (~/.npm-global/bin from the mounts root).
-    const bin = join(process.env.HOME ?? '', '.toolbox', 'npm-global', 'bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'claude'), '#!/bin/sh\nprintf "STAND-IN AGENT got %s argument(s): [%s]\\n" "$#" "$1"\n');
-    chmodSync(join(bin, 'claude'), 0o755);
-    wb = await openWorkbench('worktrees-');
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
+  const { wb, page } = workbenchForSuite('worktrees-', {
+    beforeOpen: async () => {
+      // The folder becomes a clone of a bare origin on disk, with a worktree as the CLI leaves it.
+      const origin = `${folder}-origin.git`;
+      git(folder, 'init', '--bare', '-b', 'main', origin);
+      git(folder, 'init', '-b', 'main');
+      writeFileSync(join(folder, 'README.md'), 'hello\nworld\n');
+      writeFileSync(join(folder, '.gitignore'), '.env\n');
+      git(folder, 'add', '.');
+      git(folder, 'commit', '-m', 'initial');
+      git(folder, 'remote', 'add', 'origin', origin);
+      git(folder, 'push', '-u', 'origin', 'main');
+      git(folder, 'remote', 'set-head', 'origin', 'main');
+      const wt = join(folder, '.worktrees', 'tbx-cli-made');
+      git(folder, 'worktree', 'add', '--no-track', '-b', 'cli-made', wt, 'origin/main');
+      git(folder, 'config', 'branch.cli-made.base', 'main');
+      writeFileSync(join(wt, 'README.md'), 'hello\nworld, from the agent\n');
+      writeFileSync(join(wt, 'feature.txt'), 'a new file\n');
+      git(wt, 'add', 'feature.txt');
+      git(wt, 'commit', '-m', 'agent work');
+      writeFileSync(join(folder, '.git', 'info', 'exclude'), '.worktrees/\n');
+      // The stand-in agent, first on the image's PATH (~/.npm-global/bin from the mounts root).
+      const bin = join(process.env.HOME ?? '', '.toolbox', 'npm-global', 'bin');
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, 'claude'), '#!/bin/sh\nprintf "STAND-IN AGENT got %s argument(s): [%s]\\n" "$#" "$1"\n');
+      chmodSync(join(bin, 'claude'), 0o755);
+    },
   });
 
   /** Runs New Agent Worktree… and answers its first question; the input then asks for the task. */

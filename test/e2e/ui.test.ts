@@ -6,12 +6,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { LONG, openWorkbench, prefix, uiTestsSkip, type Workbench } from './workbench';
+import { describe, it } from 'node:test';
+import { LONG, prefix, uiTestsSkip, workbenchForSuite } from './workbench';
 
 describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
-  let wb: Workbench;
-  let page: Workbench['page'];
+  const { wb, page } = workbenchForSuite();
   const shot = (name: string) => wb.shot(name);
   const scenario = (name: string, body: () => Promise<void>) => async () => wb.scenario(name, body)();
   const runCommand = (title: string) => wb.runCommand(title);
@@ -24,15 +23,6 @@ describe('Toolbox in VS Code', { skip: uiTestsSkip }, () => {
   const pid1 = () => ask(`echo "PID1=[$(tr '\\0' ' ' </proc/1/cmdline)]"`, /PID1=\[([^$\]]*)\]/);
 
   const statusItem = () => page.locator('.statusbar-item', { hasText: 'drifted' });
-
-  before(async () => {
-    wb = await openWorkbench();
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
 
   it(
     'shows the welcome view while the folder has no container',

@@ -6,6 +6,7 @@
  * TOOLBOX_VSCODE_NAME_PREFIX; a UI test file skips itself without them (`uiTestsSkip`).
  */
 import { basename, join } from 'node:path';
+import { after, before } from 'node:test';
 import { launchBrowser, workbenchUrl, type Browser, type Page } from './browser';
 
 export const base = process.env.E2E_BASE_URL;
@@ -373,4 +374,43 @@ export async function openWorkbench(shotPrefix = '', options: WorkbenchOptions =
     outputLines,
     close: () => browser.close(),
   };
+}
+
+/**
+ * The workbench of a describe block: registers a `before` hook that opens it (after the `before`
+ * hooks registered above the call) and an `after` hook that closes it. The answered `wb` and `page`
+ * stand for the opened window's Workbench and page: use them in hooks and tests, not while the
+ * describe block is being defined (they throw until the window is open).
+ */
+export function workbenchForSuite(
+  shotPrefix = '',
+  options: WorkbenchOptions & {
+    /** Runs in the `before` hook just before the window opens: what the folder must hold when the extension starts. */
+    beforeOpen?: () => unknown;
+  } = {},
+): { wb: Workbench; page: Page } {
+  let opened: Workbench | undefined;
+  before(async () => {
+    await options.beforeOpen?.();
+    opened = await openWorkbench(shotPrefix, options);
+  });
+  after(async () => {
+    await opened?.close();
+  });
+  const current = (): Workbench => {
+    if (!opened) throw new Error(`the ${shotPrefix} workbench is not open yet (it opens in the suite's before hook)`);
+    return opened;
+  };
+  return { wb: forwardTo(current), page: forwardTo(() => current().page) };
+}
+
+/** An object whose properties are those of `target()` at the time they are read (methods bound to it). */
+function forwardTo<T extends object>(target: () => T): T {
+  return new Proxy({} as T, {
+    get: (_, key) => {
+      const t = target();
+      const value: unknown = Reflect.get(t, key);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(t) : value;
+    },
+  });
 }

@@ -9,26 +9,17 @@
  * shell still runs (our rule keeps it), then that CLI shell (upstream's rule removes it).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Duplex } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type Docker from 'dockerode';
-import { objectNames } from '../../extension/src/contract/objects';
 import { CONTAINER } from '../../extension/src/contract/upstream';
-import type { StartedShell } from '../../extension/src/backend/api';
 import { holderHeld, socketTransport } from '../../extension/src/engine/sessions';
-import { docker, removeNamespaceObjects } from '../support/docker';
-import { testBackend, type TestBackend } from '../support/backend';
+import { docker } from '../support/docker';
 import { execIn } from '../support/exec';
-import { ensureTestRuntimeImage } from '../support/image';
-import { screen } from '../support/screen';
+import { shellOutput, shellProjectSuite } from '../support/shellProject';
 import { containerGone, upstreamOnShellExit } from '../support/upstreamTeardown';
-
-function output(shell: StartedShell) {
-  return screen({ onDidWrite: (listener: (text: string) => void) => shell.stream.on('data', (d: Buffer) => listener(d.toString('utf8'))) });
-}
 
 /** The holder's sentinel execs in the container, as the engine reports them. */
 async function sentinels(engine: Docker, name: string): Promise<Docker.ExecInspectInfo[]> {
@@ -74,32 +65,8 @@ async function cliShell(engine: Docker, name: string): Promise<{ exit(): Promise
 }
 
 describe('the toolbox CLI never ends the editor shells (issue 29 item 1)', () => {
-  const names = objectNames(`tbxt${Math.random().toString(16).slice(2, 8)}`);
   const engine = docker();
-  let home: string;
-  let folder: string;
-  const backends: TestBackend[] = [];
-
-  before(async () => {
-    const image = await ensureTestRuntimeImage();
-    home = mkdtempSync(join(tmpdir(), 'tbxt-cli-teardown-'));
-    folder = join(home, 'project');
-    mkdirSync(folder);
-    writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
-    writeFileSync(join(folder, '.toolbox.yaml'), 'peer_messaging: false\n');
-  });
-
-  after(async () => {
-    for (const b of backends) b.dispose();
-    await removeNamespaceObjects(engine, names).catch(() => undefined);
-    rmSync(home, { recursive: true, force: true });
-  });
-
-  function windowBackend(): TestBackend {
-    const b = testBackend(names, home);
-    backends.push(b);
-    return b;
-  }
+  const { home, folder, windowBackend } = shellProjectSuite('tbxt-cli-teardown-');
 
   it('keeps the container for a held shell, attached and detached, and removes it after the last shell of either tool', async () => {
     const first = windowBackend();
@@ -123,7 +90,7 @@ describe('the toolbox CLI never ends the editor shells (issue 29 item 1)', () =>
     // A CLI shell exits while the editor's shell is attached: upstream's rule leaves the container.
     await (await cliShell(engine, name)).exit();
     assert.equal(await upstreamOnShellExit(engine, name), 'left running');
-    const attached = output(shell);
+    const attached = shellOutput(shell);
     shell.stream.write('echo "alive $((40+1))"\r');
     await attached.waitFor(/alive 41/);
 
@@ -137,7 +104,7 @@ describe('the toolbox CLI never ends the editor shells (issue 29 item 1)', () =>
     // A reloaded window attaches the same shell again.
     const reloaded = windowBackend();
     const again = await reloaded.reattachShell(record);
-    const back = output(again);
+    const back = shellOutput(again);
     again.stream.write('echo "back $((40+2))"\r');
     await back.waitFor(/back 42/);
 

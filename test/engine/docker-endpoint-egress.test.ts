@@ -9,46 +9,20 @@
  * The policy allows one registry: a loopback one this test starts (test/support/registry.ts).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
-import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
 import { LABELS } from '../../extension/src/contract/upstream';
-import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
+import { type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
 import { policyGate } from '../../extension/src/engine/dockerEndpoint/gate';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { TEST_ENGINE, TEST_LABEL, testNamespace } from '../support/docker';
+import { BASE_IMAGE, endpointRig } from '../support/endpointRig';
+import type { Run } from '../support/run';
 import { pushImage, startRegistry, type LoopbackRegistry } from '../support/registry';
 
-const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
-const BASE_IMAGE = 'debian:bookworm-slim';
 const OWN = LABELS.dockerOwner;
-const HOST_CLI = '/usr/bin/docker';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawnRun(cmd: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** A TCP listener on the host that counts the connections it is offered: where a refused pull must not arrive. */
 async function countingListener(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
@@ -71,19 +45,11 @@ describe(
     const d: Docker = ns.docker;
     const name = (suffix: string) => `${prefix}-${suffix}`;
     const owner = name('ws');
-    const runRoot = mkdtempSync(`/tmp/${prefix}-`);
-    const folder = join(ns.home, 'proj');
-    mkdirSync(join(folder, 'ctx'), { recursive: true });
-    writeFileSync(join(folder, 'ctx', 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN true\n`);
-    const workspace = realpathSync(folder);
-    const plan = planEndpointSocket({
-      engine: `unix://${ENGINE_SOCKET}`,
-      container: owner,
-      uid: process.getuid!(),
-      platform: process.platform,
-      tmpRoot: runRoot,
+    const rig = endpointRig(ns, owner, (folder) => {
+      mkdirSync(join(folder, 'ctx'), { recursive: true });
+      writeFileSync(join(folder, 'ctx', 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN true\n`);
     });
-    const user = { uid: process.getuid!(), gid: process.getgid!() };
+    const { runRoot } = rig;
     /** Every registry the policy was asked about, and what the endpoint refused. */
     const asked: string[] = [];
     const refusals: Array<{ rule?: string; message: string }> = [];
@@ -92,10 +58,7 @@ describe(
     let listener: Awaited<ReturnType<typeof countingListener>>;
     let pushed = '';
 
-    const host = (args: string[], timeoutMs?: number) =>
-      spawnRun(HOST_CLI, args, { HOME: ns.home, DOCKER_HOST: `unix://${ENGINE_SOCKET}` }, timeoutMs);
-    const inside = (args: string[], env: Record<string, string> = {}, timeoutMs?: number) =>
-      host(['exec', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), owner, 'docker', ...args], timeoutMs);
+    const { host, inside } = rig;
 
     const refusedByPolicy = (r: Run, sentence: RegExp, what: string): void => {
       assert.notEqual(r.code, 0, `${what} passed: ${r.stdout}`);
@@ -110,10 +73,7 @@ describe(
     };
 
     before(async () => {
-      await d
-        .getImage(BASE_IMAGE)
-        .inspect()
-        .catch(() => assert.fail(`${BASE_IMAGE} must be present locally (tests never pull).`));
+      await rig.requireBaseImage();
       registry = startRegistry(prefix);
       listener = await countingListener();
       const [allowedHost, allowedPort] = registry.address.split(':');
@@ -122,16 +82,11 @@ describe(
       await d.getImage(BASE_IMAGE).tag({ repo: `${registry.address}/${prefix}-base`, tag: '1' });
       await pushImage(d, pushed);
       await d.getImage(pushed).remove();
-      endpoint = await startDockerEndpoint({
-        socketPath: plan.socketPath,
-        upstream: { socketPath: ENGINE_SOCKET },
-        gate: policyGate({
+      endpoint = await rig.startEndpoint(
+        policyGate({
           docker: d,
           scope: {
-            owner,
-            workspace,
-            endpointSocket: plan.socketPath,
-            protectedPaths: [],
+            ...rig.scope,
             egress: {
               mode: 'allowlist',
               registryAllowed: (h, p) => {
@@ -142,23 +97,9 @@ describe(
           },
           log: (e) => refusals.push(e),
         }),
-        log: () => undefined,
-        owner: user,
-      });
+      );
       // The workspace container as an egress policy makes it: no network, its endpoint, the host's CLI.
-      const ws = await d.createContainer({
-        name: owner,
-        Image: BASE_IMAGE,
-        Cmd: ['sleep', 'infinity'],
-        User: `${user.uid}:${user.gid}`,
-        Env: ['HOME=/tmp', `DOCKER_HOST=unix://${DOCKER_ENDPOINT.containerSocket}`],
-        Labels: { [TEST_LABEL]: prefix },
-        HostConfig: {
-          NetworkMode: 'none',
-          Binds: [`${workspace}:/workspace`, `${plan.dir}:${DOCKER_ENDPOINT.containerDir}:ro`, `${HOST_CLI}:/usr/bin/docker:ro`],
-        },
-      });
-      await ws.start();
+      await rig.startSleeper(owner, rig.workspaceContainer({ NetworkMode: 'none' }));
     });
 
     after(async () => {
@@ -173,12 +114,7 @@ describe(
             .remove({ force: true })
             .catch(() => undefined);
       }
-      const images = await d.listImages({ filters: { label: [`${OWN}=${owner}`] } }).catch(() => []);
-      for (const image of images)
-        await d
-          .getImage(image.Id)
-          .remove({ force: true })
-          .catch(() => undefined);
+      await rig.removeLabelled('images', OWN);
       registry?.stop();
       rmSync(runRoot, { recursive: true, force: true });
     });

@@ -8,51 +8,25 @@
  * instead, as the toolbox CLI mounts it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { objectNames } from '../../extension/src/contract/objects';
-import type { SessionRecord, StartedShell } from '../../extension/src/backend/api';
-import { docker, removeNamespaceObjects } from '../support/docker';
-import { testBackend, type TestBackend } from '../support/backend';
-import { ensureTestRuntimeImage } from '../support/image';
-import { screen } from '../support/screen';
+import { describe, it } from 'node:test';
+import type { SessionRecord } from '../../extension/src/backend/api';
+import { docker } from '../support/docker';
+import { shellOutput, shellProjectSuite } from '../support/shellProject';
 import { standInSettings } from '../support/settings';
-
-function output(shell: StartedShell) {
-  return screen({ onDidWrite: (listener: (text: string) => void) => shell.stream.on('data', (d: Buffer) => listener(d.toString('utf8'))) });
-}
 
 /** curl to the container's endpoint, retried for up to 5 s (a reattached window serves it again in the background). */
 const CURL = (path: string, extra = '') =>
   `for i in $(seq 50); do out=$(curl -s --max-time 5 ${extra} --unix-socket "\${DOCKER_HOST#unix://}" "http://docker${path}") && break; sleep 0.1; done; printf '\\074%s\\076\\n' "$out"`;
 
 describe('a workspace container gets its own Docker endpoint (issue 27, item 1)', () => {
-  const names = objectNames(`tbxt${Math.random().toString(16).slice(2, 8)}`);
-  let home: string;
-  let folder: string;
-  const backends: TestBackend[] = [];
-
-  before(async () => {
-    const image = await ensureTestRuntimeImage();
-    home = mkdtempSync(join(tmpdir(), 'tbxt-endpoint-join-'));
-    folder = join(home, 'project');
-    mkdirSync(folder);
-    writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
-    writeFileSync(join(folder, '.toolbox.yaml'), 'peer_messaging: false\n');
-  });
-
-  after(async () => {
-    for (const b of backends) b.dispose();
-    // Children left by a failed test go too: labelled with the name of one of this test's containers.
-    await removeNamespaceObjects(docker(), names).catch(() => undefined);
-    rmSync(home, { recursive: true, force: true });
-  });
+  // Children left by a failed test go too (removeShellProject): labelled with the name of one of this test's containers.
+  const project = shellProjectSuite('tbxt-endpoint-join-');
+  const { home, folder } = project;
 
   it('mounts the endpoint in docker-sock’s place, answers only with the container’s own, and comes back after a reload', async () => {
-    const first = testBackend(names, home, { pathExists: existsSync });
-    backends.push(first);
+    const first = project.windowBackend({ pathExists: existsSync });
     const session = await (
       await first.prepareShell({ folder })
     ).open({ log: () => undefined, step: () => undefined }, new AbortController().signal);
@@ -67,7 +41,7 @@ describe('a workspace container gets its own Docker endpoint (issue 27, item 1)'
 
     const shell = await session.start({ cols: 200, rows: 30 });
     const record: SessionRecord = shell.record!;
-    const screen1 = output(shell);
+    const screen1 = shellOutput(shell);
     shell.stream.write(`${CURL('/v1.41/containers/json?all=1')}; echo done-1\r`);
     const [, list] = await screen1.waitFor(/<([^<>]*)>\s*done-1/);
     assert.equal(list, '[]', 'the engine has other containers (this very one), the endpoint lists only its own');
@@ -82,10 +56,9 @@ describe('a workspace container gets its own Docker endpoint (issue 27, item 1)'
     // The window goes away; the next one reattaches the shell and serves its endpoint again.
     shell.dispose();
     first.dispose();
-    const reloaded = testBackend(names, home, { pathExists: existsSync });
-    backends.push(reloaded);
+    const reloaded = project.windowBackend({ pathExists: existsSync });
     const again = await reloaded.reattachShell(record);
-    const screen2 = output(again);
+    const screen2 = shellOutput(again);
     again.stream.write(`${CURL('/v1.41/_ping')}; echo done-3\r`);
     const [, ping] = await screen2.waitFor(/<([^<>]*)>\s*done-3/);
     assert.equal(ping, 'OK', 'the reloaded window serves the endpoint again');
@@ -97,13 +70,12 @@ describe('a workspace container gets its own Docker endpoint (issue 27, item 1)'
     const other = join(home, 'children');
     mkdirSync(other);
     writeFileSync(join(other, '.toolbox.yaml'), 'peer_messaging: false\n');
-    const b = testBackend(names, home, { pathExists: existsSync });
-    backends.push(b);
+    const b = project.windowBackend({ pathExists: existsSync });
     const session = await (
       await b.prepareShell({ folder: other })
     ).open({ log: () => undefined, step: () => undefined }, new AbortController().signal);
     const shell = await session.start({ cols: 200, rows: 30 });
-    const out = output(shell);
+    const out = shellOutput(shell);
     const post = (path: string, body: object, tag: string) =>
       `${CURL(path, `-X POST -H "Content-Type: application/json" -d '${JSON.stringify(body)}'`)}; echo ${tag} | tr a-z A-Z\r`;
     const suffix = Math.random().toString(16).slice(2, 8);
@@ -136,8 +108,7 @@ describe('a workspace container gets its own Docker endpoint (issue 27, item 1)'
     const other = join(home, 'raw');
     mkdirSync(other);
     writeFileSync(join(other, '.toolbox.yaml'), 'peer_messaging: false\n');
-    const b = testBackend(names, home, { pathExists: existsSync, settings: standInSettings({ dockerEndpoint: () => 'raw-socket' }) });
-    backends.push(b);
+    const b = project.windowBackend({ pathExists: existsSync, settings: standInSettings({ dockerEndpoint: () => 'raw-socket' }) });
     const session = await (
       await b.prepareShell({ folder: other })
     ).open({ log: () => undefined, step: () => undefined }, new AbortController().signal);

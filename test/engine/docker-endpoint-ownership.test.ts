@@ -18,45 +18,20 @@
  * Runs against Podman too (scripts/test-podman.sh: TOOLBOX_TEST_ENGINE=podman).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
 import { LABELS } from '../../extension/src/contract/upstream';
-import { startDockerEndpoint, type DockerEndpoint, type EndpointGate } from '../../extension/src/engine/dockerEndpoint/server';
+import { type DockerEndpoint, type EndpointGate } from '../../extension/src/engine/dockerEndpoint/server';
 import { policyGate } from '../../extension/src/engine/dockerEndpoint/gate';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { TEST_LABEL, testNamespace } from '../support/docker';
+import { BASE_IMAGE, endpointRig } from '../support/endpointRig';
+import type { Run } from '../support/run';
 
-const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
-const BASE_IMAGE = 'debian:bookworm-slim';
 const OWN = LABELS.dockerOwner;
 const IMAGE_OWN = LABELS.dockerImageOwner;
-const HOST_CLI = '/usr/bin/docker';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawnRun(cmd: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /**
  * A client in the container (perl is in debian's base) that sends a request head to the endpoint,
@@ -81,18 +56,8 @@ describe('a Docker endpoint forwards what it checked, and no image makes another
   const owner = name('ws');
   /** The workspace's image names (plan/dockerEndpoint/routes.ts imageNamespace). */
   const own = (image: string) => `localhost/${owner}/${image}`;
-  const runRoot = mkdtempSync(`/tmp/${prefix}-`);
-  const folder = join(ns.home, 'proj');
-  mkdirSync(folder, { recursive: true });
-  const workspace = realpathSync(folder);
-  const plan = planEndpointSocket({
-    engine: `unix://${ENGINE_SOCKET}`,
-    container: owner,
-    uid: process.getuid!(),
-    platform: process.platform,
-    tmpRoot: runRoot,
-  });
-  const user = { uid: process.getuid!(), gid: process.getgid!() };
+  const rig = endpointRig(ns, owner);
+  const { runRoot, folder } = rig;
   const victim = name('victim');
   /** An image name the host uses (a tag of the base image the test makes, standing in for debian's own). */
   const hostTag = `${name('hostimg')}:1`;
@@ -100,9 +65,7 @@ describe('a Docker endpoint forwards what it checked, and no image makes another
   let judged: (target: string) => void = () => undefined;
   let endpoint: DockerEndpoint;
 
-  const host = (args: string[]) => spawnRun(HOST_CLI, args, { HOME: ns.home, DOCKER_HOST: `unix://${ENGINE_SOCKET}` });
-  const inside = (args: string[], env: Record<string, string> = {}) =>
-    host(['exec', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), owner, 'docker', ...args]);
+  const { host, inside } = rig;
   const works = (r: Run, what: string): string => {
     assert.equal(r.code, 0, `${what}: ${r.stderr}`);
     return r.stdout;
@@ -113,11 +76,8 @@ describe('a Docker endpoint forwards what it checked, and no image makes another
   };
 
   before(async () => {
-    await d
-      .getImage(BASE_IMAGE)
-      .inspect()
-      .catch(() => assert.fail(`${BASE_IMAGE} must be present locally (tests never pull).`));
-    const gate = policyGate({ docker: d, scope: { owner, workspace, endpointSocket: plan.socketPath, protectedPaths: [] } });
+    await rig.requireBaseImage();
+    const gate = policyGate({ docker: d, scope: rig.scope });
     const watched: EndpointGate = {
       head: async (req) => {
         const answer = await gate.head(req);
@@ -125,53 +85,20 @@ describe('a Docker endpoint forwards what it checked, and no image makes another
         return answer;
       },
     };
-    endpoint = await startDockerEndpoint({
-      socketPath: plan.socketPath,
-      upstream: { socketPath: ENGINE_SOCKET },
-      gate: watched,
-      log: () => undefined,
-      owner: user,
-    });
-    const sleeper = (n: string, env: string[], hostConfig: Docker.HostConfig = {}) =>
-      d
-        .createContainer({
-          name: n,
-          Image: BASE_IMAGE,
-          Cmd: ['sleep', 'infinity'],
-          User: `${user.uid}:${user.gid}`,
-          Env: ['HOME=/tmp', ...env],
-          Labels: { [TEST_LABEL]: prefix },
-          HostConfig: hostConfig,
-        })
-        .then((c) => c.start());
+    endpoint = await rig.startEndpoint(watched);
     await Promise.all([
-      sleeper(owner, [`DOCKER_HOST=unix://${DOCKER_ENDPOINT.containerSocket}`], {
-        Binds: [`${workspace}:/workspace`, `${plan.dir}:${DOCKER_ENDPOINT.containerDir}:ro`, `${HOST_CLI}:/usr/bin/docker:ro`],
-      }),
+      rig.startSleeper(owner, rig.workspaceContainer()),
       // Another workspace's container, with something in its environment.
-      sleeper(victim, ['VICTIM_SECRET=from-the-other-workspace']),
+      rig.startSleeper(victim, rig.asUser(['VICTIM_SECRET=from-the-other-workspace'])),
       d.getImage(BASE_IMAGE).tag({ repo: name('hostimg'), tag: '1' }),
     ]);
   });
 
   after(async () => {
     await endpoint?.close();
-    const made = await d.listContainers({ all: true, filters: { label: [`${OWN}=${owner}`] } }).catch(() => []);
-    await Promise.all(
-      made.map((c) =>
-        d
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => undefined),
-      ),
-    );
+    await rig.removeLabelled('containers', OWN);
     await ns.cleanup();
-    const images = await d.listImages({ filters: { label: [`${IMAGE_OWN}=${owner}`] } }).catch(() => []);
-    for (const image of images)
-      await d
-        .getImage(image.Id)
-        .remove({ force: true })
-        .catch(() => undefined);
+    await rig.removeLabelled('images', IMAGE_OWN);
     await d
       .getImage(hostTag)
       .remove()

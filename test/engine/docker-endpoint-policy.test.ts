@@ -12,50 +12,25 @@
  * DOCKER_ENDPOINT_FUZZ_SEED=<seed> replays a fuzz failure.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Docker from 'dockerode';
 import { DOCKER_ENDPOINT } from '../../extension/src/contract/dockerEndpoint';
 import { LABELS } from '../../extension/src/contract/upstream';
-import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
+import { type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
 import { engineIdentity, hostGatewayAddress } from '../../extension/src/engine/compat';
 import { policyGate } from '../../extension/src/engine/dockerEndpoint/gate';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { TEST_ENGINE, TEST_LABEL, testNamespace } from '../support/docker';
+import { BASE_IMAGE, endpointRig } from '../support/endpointRig';
+import type { Run } from '../support/run';
 import { ensureTestRuntimeImage } from '../support/image';
 import { caseVariant, prng, Rng } from '../support/fuzz';
 
-const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
-const BASE_IMAGE = 'debian:bookworm-slim';
 const OWN = LABELS.dockerOwner;
 const IMAGE_OWN = LABELS.dockerImageOwner;
-const HOST_CLI = '/usr/bin/docker';
 const SEED = Number(process.env.DOCKER_ENDPOINT_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawnRun(cmd: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('a workspace container’s Docker endpoint with its policy (issue 27)', () => {
   const ns = testNamespace();
@@ -63,22 +38,14 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
   const d: Docker = ns.docker;
   const name = (suffix: string) => `${prefix}-${suffix}`;
   const owner = name('ws');
-  const runRoot = mkdtempSync(`/tmp/${prefix}-`);
-  const folder = join(ns.home, 'proj');
-  mkdirSync(join(folder, 'sub'), { recursive: true });
-  writeFileSync(join(folder, 'sub', 'hello.txt'), 'from the folder\n');
-  // A link in the folder to the host's root, as an agent could make one.
-  symlinkSync('/', join(folder, 'link'));
-  const workspace = realpathSync(folder);
-  const plan = planEndpointSocket({
-    engine: `unix://${ENGINE_SOCKET}`,
-    container: owner,
-    uid: process.getuid!(),
-    platform: process.platform,
-    tmpRoot: runRoot,
-  });
   // The workspace container runs as the test's own user, which owns the folder and the endpoint.
-  const user = { uid: process.getuid!(), gid: process.getgid!() };
+  const rig = endpointRig(ns, owner, (folder) => {
+    mkdirSync(join(folder, 'sub'), { recursive: true });
+    writeFileSync(join(folder, 'sub', 'hello.txt'), 'from the folder\n');
+    // A link in the folder to the host's root, as an agent could make one.
+    symlinkSync('/', join(folder, 'link'));
+  });
+  const { runRoot, folder, workspace, plan, user } = rig;
   const other = name('other');
   const sibling = name('sibling');
   const hostVolume = name('hostvol');
@@ -86,11 +53,8 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
   let endpoint: DockerEndpoint;
   let gateway: string | undefined;
 
-  /** The host's docker CLI against the engine itself (DOCKER_HOST the engine's socket). */
-  const host = (args: string[]) => spawnRun(HOST_CLI, args, { HOME: ns.home, DOCKER_HOST: `unix://${ENGINE_SOCKET}` });
-  /** The docker CLI inside the workspace container, through its endpoint. */
-  const inside = (args: string[], env: Record<string, string> = {}) =>
-    host(['exec', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), owner, 'docker', ...args]);
+  /** host: the host's docker CLI against the engine itself; inside: the docker CLI inside the workspace container, through its endpoint. */
+  const { host, inside } = rig;
   /** A shell inside the workspace container, as the agent has one. */
   const shell = (script: string) => host(['exec', owner, 'sh', '-c', script]);
 
@@ -110,55 +74,26 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
   const ownContainers = async () => d.listContainers({ all: true, filters: { label: [`${OWN}=${owner}`] } });
 
   before(async () => {
-    await d
-      .getImage(BASE_IMAGE)
-      .inspect()
-      .catch(() => assert.fail(`${BASE_IMAGE} must be present locally (tests never pull).`));
+    await rig.requireBaseImage();
     // Where published ports listen, as the extension finds it (backend/dockerEndpoints.ts).
     gateway = await hostGatewayAddress(d);
-    endpoint = await startDockerEndpoint({
-      socketPath: plan.socketPath,
-      upstream: { socketPath: ENGINE_SOCKET },
-      gate: policyGate({
+    endpoint = await rig.startEndpoint(
+      policyGate({
         docker: d,
         scope: {
-          owner,
-          workspace,
-          endpointSocket: plan.socketPath,
-          protectedPaths: [],
+          ...rig.scope,
           publish: gateway !== undefined ? { hostIp: gateway } : {},
           // As backend/dockerEndpoints.ts sets it: Podman's /build runs RUN steps on this host's network.
           ...((await engineIdentity(d)).product === 'Podman' ? { buildsOnHostNetwork: true } : {}),
         },
         log: (e) => refusals.push(e),
       }),
-      log: () => undefined,
-      owner: user,
-    });
-    const sleeper = (n: string, labels: Record<string, string>, extra: Docker.HostConfig = {}, env: string[] = []) =>
-      d
-        .createContainer({
-          name: n,
-          Image: BASE_IMAGE,
-          Cmd: ['sleep', 'infinity'],
-          User: `${user.uid}:${user.gid}`,
-          Env: ['HOME=/tmp', ...env],
-          Labels: { [TEST_LABEL]: prefix, ...labels },
-          HostConfig: extra,
-        })
-        .then((c) => c.start());
+    );
     await Promise.all([
-      sleeper(
-        owner,
-        {},
-        {
-          Binds: [`${workspace}:/workspace`, `${plan.dir}:${DOCKER_ENDPOINT.containerDir}:ro`, `${HOST_CLI}:/usr/bin/docker:ro`],
-        },
-        [`DOCKER_HOST=unix://${DOCKER_ENDPOINT.containerSocket}`],
-      ),
+      rig.startSleeper(owner, rig.workspaceContainer()),
       // Another workspace's container (say the peer anchor), and a container another workspace made through its own endpoint.
-      sleeper(other, {}),
-      sleeper(sibling, { [OWN]: name('another-ws') }),
+      rig.startSleeper(other, rig.asUser()),
+      rig.startSleeper(sibling, { ...rig.asUser(), Labels: { [OWN]: name('another-ws') } }),
       d.createVolume({ Name: hostVolume, Labels: { [TEST_LABEL]: prefix } }),
     ]);
   });
@@ -166,31 +101,10 @@ describe('a workspace container’s Docker endpoint with its policy (issue 27)',
   after(async () => {
     await endpoint?.close();
     // What the workspace made through its endpoint carries its owner label, whatever its name.
-    const made = await ownContainers().catch(() => []);
-    await Promise.all(
-      made.map((c) =>
-        d
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => undefined),
-      ),
-    );
-    const volumes = (await d.listVolumes({ filters: { label: [`${OWN}=${owner}`] } }).catch(() => ({ Volumes: [] }))).Volumes ?? [];
+    await rig.removeLabelled('containers', OWN);
     await ns.cleanup();
-    await Promise.all(
-      volumes.map((v) =>
-        d
-          .getVolume(v.Name)
-          .remove({ force: true })
-          .catch(() => undefined),
-      ),
-    );
-    const images = await d.listImages({ filters: { label: [`${IMAGE_OWN}=${owner}`] } }).catch(() => []);
-    for (const image of images)
-      await d
-        .getImage(image.Id)
-        .remove({ force: true })
-        .catch(() => undefined);
+    await rig.removeLabelled('volumes', OWN);
+    await rig.removeLabelled('images', IMAGE_OWN);
     rmSync(runRoot, { recursive: true, force: true });
   });
 

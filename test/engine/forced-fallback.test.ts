@@ -8,61 +8,34 @@
  * through the same paths, and `code` in it reaches that window.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { BRIDGE_FILES, BRIDGE_TCP_ONLY_DIR } from '../../extension/src/contract/shims';
 import { CONTAINER } from '../../extension/src/contract/upstream';
-import { objectNames } from '../../extension/src/contract/objects';
 import { workspaceStateDir } from '../../extension/src/bridge/state';
 import { probeBridgePath } from '../../extension/src/engine/bridgePath';
-import type { StartedShell } from '../../extension/src/backend/api';
-import { docker, removeNamespaceObjects } from '../support/docker';
-import { testBackend, type TestBackend } from '../support/backend';
+import { docker } from '../support/docker';
 import { desktopLoopback, type DesktopLoopback } from '../support/desktopLoopback';
 import { execIn } from '../support/exec';
-import { ensureTestRuntimeImage } from '../support/image';
-import { screen } from '../support/screen';
+import { openShell, shellOutput, shellProjectSuite } from '../support/shellProject';
 import { standInSettings } from '../support/settings';
 
-function output(shell: StartedShell) {
-  return screen({ onDidWrite: (listener: (text: string) => void) => shell.stream.on('data', (d: Buffer) => listener(d.toString('utf8'))) });
-}
-
 describe('forced fallbacks: the bridge over TCP through host.docker.internal, sessions through an exec (issue 31)', () => {
-  const names = objectNames(`tbxt${Math.random().toString(16).slice(2, 8)}`);
-  let home: string;
-  let folder: string;
-  const backends: TestBackend[] = [];
   const opened: string[] = [];
   let relay: DesktopLoopback | undefined;
-
-  before(async () => {
-    const image = await ensureTestRuntimeImage();
-    home = mkdtempSync(join(tmpdir(), 'tbxt-fallback-'));
-    folder = join(home, 'project');
-    mkdirSync(folder);
-    writeFileSync(join(folder, 'README.md'), 'hello\n');
-    writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
-    writeFileSync(join(folder, '.toolbox.yaml'), 'peer_messaging: false\n');
-  });
+  const project = shellProjectSuite('tbxt-fallback-', { readme: true });
+  const { home, folder } = project;
 
   after(async () => {
-    for (const b of backends) b.dispose();
     await relay?.close();
-    await removeNamespaceObjects(docker(), names).catch(() => undefined);
-    rmSync(home, { recursive: true, force: true });
   });
 
-  function windowBackend(): TestBackend {
-    const b = testBackend(names, home, {
+  const windowBackend = () =>
+    project.windowBackend({
       settings: standInSettings({ transports: () => ({ bridge: 'tcp', sessions: 'exec' }) }),
       editor: { openInEditor: (path) => void opened.push(path), openUntitled: () => undefined, openExternal: () => undefined },
     });
-    backends.push(b);
-    return b;
-  }
 
   /** The `toolbox-session connect` processes in the container: one per exec-transport connection. */
   async function connectExecs(id: string): Promise<number> {
@@ -76,9 +49,7 @@ describe('forced fallbacks: the bridge over TCP through host.docker.internal, se
 
   it('runs `code` over TCP and holds the shell through an exec, before and after a reload', async () => {
     const first = windowBackend();
-    const prepared = await first.prepareShell({ folder });
-    const session = await prepared.open({ log: () => undefined, step: () => undefined }, new AbortController().signal);
-    const shell = await session.start({ cols: 100, rows: 30 });
+    const shell = await openShell(first, folder);
     const record = shell.record!;
     const container = docker().getContainer(record.containerId);
     const info = await container.inspect();
@@ -92,7 +63,7 @@ describe('forced fallbacks: the bridge over TCP through host.docker.internal, se
     assert.ok((await connectExecs(record.containerId)) >= 1, 'the attached shell runs through toolbox-session connect');
 
     // Without host.docker.internal reaching the host's loopback, the shim has nowhere to go: the socket is not used.
-    const out = output(shell);
+    const out = shellOutput(shell);
     shell.stream.write('code README.md; echo "unrelayed exit $?"\r');
     const [, unrelayed] = await out.waitFor(/unrelayed exit (\d+)/);
     assert.equal(unrelayed, '69', 'no TCP path yet: the shim says the bridge is unreachable');
@@ -121,7 +92,7 @@ describe('forced fallbacks: the bridge over TCP through host.docker.internal, se
     assert.equal(await heldShells(), undefined, 'the views do not reach the holder through its socket under sessions: exec');
     const again = await reloaded.reattachShell(record);
     assert.equal(await heldShells(), 1, 'the views list the held shell through the window’s exec');
-    const after = output(again);
+    const after = shellOutput(again);
     again.stream.write('code README.md; echo "again exit $?"\r');
     const [, code] = await after.waitFor(/again exit (\d+)/);
     assert.equal(code, '0', 'code reached the reloaded window over TCP');

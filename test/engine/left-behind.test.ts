@@ -10,20 +10,16 @@
  * Runs against Podman too (scripts/test-podman.sh: TOOLBOX_TEST_ENGINE=podman).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import Docker from 'dockerode';
 import { LABELS } from '../../extension/src/contract/upstream';
-import { startDockerEndpoint, type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
+import { type DockerEndpoint } from '../../extension/src/engine/dockerEndpoint/server';
 import { policyGate } from '../../extension/src/engine/dockerEndpoint/gate';
-import { planEndpointSocket } from '../../extension/src/plan/dockerEndpoint/socket';
 import { testBackend, type TestBackend } from '../support/backend';
-import { TEST_LABEL, testNamespace } from '../support/docker';
+import { testNamespace } from '../support/docker';
+import { endpointRig } from '../support/endpointRig';
 import { upstreamOnShellExit } from '../support/upstreamTeardown';
-
-const ENGINE_SOCKET = process.env.TOOLBOX_TEST_DOCKER_SOCKET ?? '/var/run/docker.sock';
-const BASE_IMAGE = 'debian:bookworm-slim';
 
 describe('children a removed workspace container left behind (issue 29, item 6)', () => {
   const ns = testNamespace();
@@ -34,24 +30,10 @@ describe('children a removed workspace container left behind (issue 29, item 6)'
   const child = `${prefix}-db`;
   const network = `${prefix}-net`;
   const volume = `${prefix}-data`;
-  const runRoot = mkdtempSync(`/tmp/${prefix}-`);
-  const folder = join(ns.home, 'proj');
-  mkdirSync(folder, { recursive: true });
-  const workspace = realpathSync(folder);
-  const plan = planEndpointSocket({
-    engine: `unix://${ENGINE_SOCKET}`,
-    container: owner,
-    uid: process.getuid!(),
-    platform: process.platform,
-    tmpRoot: runRoot,
-  });
+  const rig = endpointRig(ns, owner);
   let endpoint: DockerEndpoint | undefined;
   let backend: TestBackend;
 
-  const sleeper = (docker: Docker, name: string, extra: Partial<Docker.ContainerCreateOptions> = {}) =>
-    docker
-      .createContainer({ name, Image: BASE_IMAGE, Cmd: ['sleep', 'infinity'], Labels: { [TEST_LABEL]: prefix }, ...extra })
-      .then((c) => c.start());
   const exists = (inspect: Promise<unknown>) =>
     inspect.then(
       () => true,
@@ -59,27 +41,14 @@ describe('children a removed workspace container left behind (issue 29, item 6)'
     );
 
   before(async () => {
-    await d
-      .getImage(BASE_IMAGE)
-      .inspect()
-      .catch(() => assert.fail(`${BASE_IMAGE} must be present locally (tests never pull).`));
-    endpoint = await startDockerEndpoint({
-      socketPath: plan.socketPath,
-      upstream: { socketPath: ENGINE_SOCKET },
-      gate: policyGate({
-        docker: d,
-        scope: { owner, workspace, endpointSocket: plan.socketPath, protectedPaths: [] },
-        log: () => undefined,
-      }),
-      log: () => undefined,
-      owner: { uid: process.getuid!(), gid: process.getgid!() },
-    });
-    await sleeper(d, owner);
+    await rig.requireBaseImage();
+    endpoint = await rig.startEndpoint(policyGate({ docker: d, scope: rig.scope, log: () => undefined }));
+    await rig.startSleeper(owner);
     // What a Compose stack makes through the endpoint: a network, a named volume, a container on both.
-    const through = new Docker({ socketPath: plan.socketPath });
+    const through = new Docker({ socketPath: rig.plan.socketPath });
     await through.createNetwork({ Name: network });
     await through.createVolume({ Name: volume });
-    await sleeper(through, child, { HostConfig: { Binds: [`${volume}:/data`], NetworkMode: network } });
+    await rig.startSleeper(child, { HostConfig: { Binds: [`${volume}:/data`], NetworkMode: network } }, through);
     backend = testBackend(ns.names, ns.home);
   });
 
@@ -87,7 +56,7 @@ describe('children a removed workspace container left behind (issue 29, item 6)'
     backend?.dispose();
     await endpoint?.close();
     await ns.cleanup();
-    rmSync(runRoot, { recursive: true, force: true });
+    rmSync(rig.runRoot, { recursive: true, force: true });
   });
 
   it('the endpoint labelled what it made as the owner’s', async () => {
@@ -119,7 +88,7 @@ describe('children a removed workspace container left behind (issue 29, item 6)'
   });
 
   it('Remove refuses while a container of the owner’s name exists again, and removes nothing', async () => {
-    await sleeper(d, owner);
+    await rig.startSleeper(owner);
     try {
       await assert.rejects(backend.removeLeftBehind(owner), /A container named .* exists again.*nothing was removed/);
       assert.equal((await d.getContainer(child).inspect()).State.Running, true);

@@ -6,64 +6,30 @@
  * window's editor. Before the fix the reattach served no bridge and `code` exited 69.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { objectNames } from '../../extension/src/contract/objects';
+import { describe, it } from 'node:test';
 import { probeBridgePath } from '../../extension/src/engine/bridgePath';
-import type { SessionRecord, StartedShell } from '../../extension/src/backend/api';
-import { docker, removeNamespaceObjects } from '../support/docker';
-import { testBackend, type TestBackend } from '../support/backend';
-import { ensureTestRuntimeImage } from '../support/image';
-import { screen } from '../support/screen';
-
-/** The shell's output, with a wait for a pattern in it (test/support/screen.ts). */
-function output(shell: StartedShell) {
-  return screen({ onDidWrite: (listener: (text: string) => void) => shell.stream.on('data', (d: Buffer) => listener(d.toString('utf8'))) });
-}
+import type { SessionRecord } from '../../extension/src/backend/api';
+import { docker } from '../support/docker';
+import { openShell, shellOutput, shellProjectSuite } from '../support/shellProject';
 
 describe('a reloaded window serves the bridge of the shells it reattaches (issue 26, item 1)', () => {
-  const names = objectNames(`tbxt${Math.random().toString(16).slice(2, 8)}`);
-  let home: string;
-  let folder: string;
-  const backends: TestBackend[] = [];
   const opened: string[] = [];
-
-  before(async () => {
-    const image = await ensureTestRuntimeImage();
-    home = mkdtempSync(join(tmpdir(), 'tbxt-reattach-bridge-'));
-    folder = join(home, 'project');
-    mkdirSync(folder);
-    writeFileSync(join(folder, 'README.md'), 'hello\n');
-    // The image in ~/.toolbox.yaml: from the project file it would wait for the user's approval (docs/decisions/0041).
-    writeFileSync(join(home, '.toolbox.yaml'), `image: ${image}\n`);
-    writeFileSync(join(folder, '.toolbox.yaml'), 'peer_messaging: false\n');
-  });
-
-  after(async () => {
-    for (const b of backends) b.dispose();
-    await removeNamespaceObjects(docker(), names).catch(() => undefined);
-    rmSync(home, { recursive: true, force: true });
-  });
+  const project = shellProjectSuite('tbxt-reattach-bridge-', { readme: true });
+  const { folder } = project;
 
   /** A window's backend; `code` in its containers lands in `opened`. */
-  function windowBackend(): TestBackend {
-    const b = testBackend(names, home, {
+  const windowBackend = () =>
+    project.windowBackend({
       editor: { openInEditor: (path) => void opened.push(path), openUntitled: () => undefined, openExternal: () => undefined },
     });
-    backends.push(b);
-    return b;
-  }
 
   it('runs `code` in a reattached shell against the new window', async () => {
     const first = windowBackend();
-    const prepared = await first.prepareShell({ folder });
-    const session = await prepared.open({ log: () => undefined, step: () => undefined }, new AbortController().signal);
-    const shell = await session.start({ cols: 100, rows: 30 });
+    const shell = await openShell(first, folder);
     const record: SessionRecord = shell.record!;
     assert.ok(record.bridge, 'the record keeps the bridge registration');
-    const before = output(shell);
+    const before = shellOutput(shell);
     shell.stream.write('code README.md; echo "first exit $?"\r');
     await before.waitFor(/first exit 0/);
     assert.deepEqual(opened, [join(folder, 'README.md')]);
@@ -77,7 +43,7 @@ describe('a reloaded window serves the bridge of the shells it reattaches (issue
 
     const reloaded = windowBackend();
     const again = await reloaded.reattachShell(record);
-    const after = output(again);
+    const after = shellOutput(again);
     again.stream.write('code README.md; echo "again exit $?"\r');
     const [, code] = await after.waitFor(/again exit (\d+)/);
     assert.equal(code, '0', 'code reached the reloaded window');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { containerSummary } from '../support/summary';
+import { containerSummary, viewState } from '../support/summary';
 import type { StartedShell } from '../../extension/src/backend/api';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
 import {
@@ -43,19 +43,7 @@ describe('a session in the tree', () => {
     { id: 's1', pid: 31, command: 'claude', started: now - 10 * 60_000, attached: 1 },
     { id: 's2', pid: 77, command: '/bin/zsh -l', started: now - 3 * 3_600_000, attached: 0 },
   ];
-  const state = {
-    wantPeer: new Map<string, boolean>(),
-    findings: [],
-    loading: false,
-    takenAt: now,
-    snapshot: {
-      containers: [container({ holder, shells })],
-      anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-      volume: { name: 'toolbox-cc-socks', exists: false },
-      members: [],
-      sessions: [],
-    },
-  };
+  const state = viewState([container({ holder, shells })], { takenAt: now });
   const agents: AgentRowInput[] = [
     { key: 1, container: 'toolbox-app-1234abcd', title: 'Toolbox: app', sessionId: 's1', status: needs },
     { key: 2, container: 'toolbox-app-1234abcd', title: 'Toolbox: app (2)', status: { agent: 'shell', state: 'idle', since: now } },

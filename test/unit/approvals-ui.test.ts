@@ -17,7 +17,7 @@ import { AgentTimeline } from '../../extension/src/ui/agents/agentTimeline';
 import { workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
 import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { approvalRequest } from '../support/approvals';
-import { containerSummary } from '../support/summary';
+import { containerSummary, viewState } from '../support/summary';
 import { installVscodeLite, silentLog, vscodeLite } from '../support/vscodeLite';
 
 const now = Date.UTC(2026, 11, 3, 12, 0, 0);
@@ -95,19 +95,7 @@ describe('a question in words', () => {
 describe('the Workspaces view', () => {
   const shells = [{ id: 's1', pid: 31, command: 'claude', started: now - 10 * 60_000, attached: 1 }];
   const c = containerSummary({ mountsSocketVolume: false, pidMode: '', peer: false, shells });
-  const state: ToolboxState = {
-    wantPeer: new Map(),
-    findings: [],
-    loading: false,
-    takenAt: now,
-    snapshot: {
-      containers: [c],
-      anchor: { name: 'toolbox-peer-anchor', state: 'missing' },
-      volume: { name: 'toolbox-cc-socks', exists: false },
-      members: [],
-      sessions: [],
-    },
-  };
+  const state: ToolboxState = viewState([c], { takenAt: now });
 
   it('shows the questions first, oldest first, only while one waits; a click opens its answer pick', () => {
     assert.equal(

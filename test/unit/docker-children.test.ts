@@ -10,6 +10,7 @@ import { dockerChildrenCount } from '../../extension/src/ui/views/treeItems';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
 import type { DockerChildrenSummary } from '../../extension/src/engine/dockerEndpoint/children';
+import { viewState, containerSummary } from '../support/summary';
 
 const children: DockerChildrenSummary = {
   containers: [
@@ -20,33 +21,10 @@ const children: DockerChildrenSummary = {
   volumes: ['app_data'],
 };
 
-const c: ContainerSummary = {
-  id: 'c0ffee',
-  name: 'toolbox-app-1234abcd',
-  state: 'running',
-  kind: 'workspace',
-  mountsSocketVolume: true,
-  pidMode: '',
-  peer: false,
-  workspace: '/src/app',
-  dockerChildren: children,
-};
+const c: ContainerSummary = containerSummary({ pidMode: '', peer: false, dockerChildren: children });
 
-function state(containers: ContainerSummary[]) {
-  return {
-    wantPeer: new Map<string, boolean>(),
-    findings: [],
-    loading: false,
-    takenAt: 0,
-    snapshot: {
-      containers,
-      anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-      volume: { name: 'toolbox-cc-socks', exists: true },
-      members: [],
-      sessions: [],
-    },
-  };
-}
+const state = (containers: ContainerSummary[]) =>
+  viewState(containers, { snapshot: { volume: { name: 'toolbox-cc-socks', exists: true } } });
 
 describe('Docker children in the tree and the Stop confirmations', () => {
   it('lists them in a group under their container: containers with image and state, networks, volumes kept', () => {

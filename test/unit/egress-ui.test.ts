@@ -28,7 +28,7 @@ import { containerDescription } from '../../extension/src/ui/views/treeItems';
 import { workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
 import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { objectNames } from '../../extension/src/contract/objects';
-import { containerSummary } from '../support/summary';
+import { containerSummary, viewState } from '../support/summary';
 import { installVscodeLite, vscodeLite } from '../support/vscodeLite';
 
 const now = Date.UTC(2026, 11, 3, 12, 0, 0);
@@ -176,19 +176,11 @@ describe('the Workspaces view', () => {
     }),
     entry({ at: now - 30_000, host: 'fd00::1', port: 8080, endedAt: undefined, bytesUp: 10, bytesDown: 500 }),
   ];
-  const state = (egress: EgressSummary | undefined): ToolboxState => ({
-    wantPeer: new Map(),
-    findings: [],
-    loading: false,
-    takenAt: now,
-    snapshot: {
-      containers: [containerSummary({ egress })],
-      anchor: { name: 'toolbox-peer-anchor', state: 'running' },
-      volume: { name: 'toolbox-cc-socks', exists: true },
-      members: [],
-      sessions: [],
-    },
-  });
+  const state = (egress: EgressSummary | undefined): ToolboxState =>
+    viewState([containerSummary({ egress })], {
+      takenAt: now,
+      snapshot: { anchor: { name: 'toolbox-peer-anchor', state: 'running' }, volume: { name: 'toolbox-cc-socks', exists: true } },
+    });
   const networkRow = (nodes: TreeNode[]) => nodes[0]?.children?.find((n) => n.id.startsWith('egress:') && n.id.split(':').length === 2);
 
   it('says the mode on a network row, lists the latest connections newest first under it, and counts the denied on the container', () => {

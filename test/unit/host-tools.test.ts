@@ -20,8 +20,7 @@ import {
   type InstalledExtension,
 } from '../../extension/src/plan/hostTools';
 import { workspacesNodes, type TreeNode } from '../../extension/src/ui/views/treeNodes';
-import type { ContainerSummary } from '../../extension/src/ui/views/model';
-import { containerSummary } from '../support/summary';
+import { containerSummary, viewState } from '../support/summary';
 import { installVscodeLite, vscodeLite } from '../support/vscodeLite';
 
 const ESLINT: InstalledExtension = { id: 'dbaeumer.vscode-eslint', restricted: 'off' };
@@ -181,16 +180,8 @@ describe('the posture: which run the folder’s files, and what Restricted Mode 
 });
 
 describe('the Extensions on this host row under "Can reach on this host"', () => {
-  const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 0 };
-  const snap = (containers: ContainerSummary[]) => ({
-    containers,
-    anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-    volume: { name: 'toolbox-cc-socks', exists: false },
-    members: [],
-    sessions: [],
-  });
   const group = (hostTools: HostToolsFacts | undefined, folders = ['/src/app']): TreeNode => {
-    const [node] = workspacesNodes({ ...base, snapshot: snap([containerSummary({ reach: [] })]) }, folders, '/home/u', [], 0, {
+    const [node] = workspacesNodes(viewState([containerSummary({ reach: [] })]), folders, '/home/u', [], 0, {
       ...(hostTools !== undefined ? { hostTools } : {}),
     });
     const reach = (node!.id === 'otherContainers' ? node!.children![0]! : node!).children!.find(

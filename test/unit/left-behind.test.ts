@@ -15,6 +15,7 @@ import { leftBehindOf, removeLeftBehind, type DockerChildrenSummary } from '../.
 import { leftBehindConfirmation } from '../../extension/src/ui/containers/confirmations';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
+import { viewState, containerSummary } from '../support/summary';
 
 const names = objectNames('toolbox');
 const owner = 'toolbox-app-1234abcd';
@@ -56,22 +57,8 @@ function engine(existing: readonly string[]) {
   return { ctx: { docker: docker as unknown as Docker, names } satisfies EngineContext, calls };
 }
 
-function state(containers: ContainerSummary[], leftBehind?: Array<{ owner: string; children: DockerChildrenSummary }>) {
-  return {
-    wantPeer: new Map<string, boolean>(),
-    findings: [],
-    loading: false,
-    takenAt: 0,
-    snapshot: {
-      containers,
-      anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-      volume: { name: 'toolbox-cc-socks', exists: true },
-      members: [],
-      sessions: [],
-      ...(leftBehind ? { leftBehind } : {}),
-    },
-  };
-}
+const state = (containers: ContainerSummary[], leftBehind?: Array<{ owner: string; children: DockerChildrenSummary }>) =>
+  viewState(containers, { snapshot: { volume: { name: 'toolbox-cc-socks', exists: true }, ...(leftBehind ? { leftBehind } : {}) } });
 
 describe('children left behind by a container something else removed', () => {
   it('the snapshot counts an owner as gone only when it is not listed and the engine says 404', async () => {
@@ -102,16 +89,7 @@ describe('children left behind by a container something else removed', () => {
   });
 
   it('a row per gone owner after the containers, listing its children, with Remove on it', () => {
-    const c: ContainerSummary = {
-      id: 'x',
-      name: 'toolbox-other-22222222',
-      state: 'running',
-      kind: 'workspace',
-      mountsSocketVolume: true,
-      pidMode: '',
-      peer: false,
-      workspace: '/src/app',
-    };
+    const c: ContainerSummary = containerSummary({ id: 'x', name: 'toolbox-other-22222222', pidMode: '', peer: false });
     const nodes = workspacesNodes(state([c], [{ owner, children }]), ['/src/app']);
     assert.deepEqual(
       nodes.map((n) => n.id),

@@ -7,6 +7,7 @@ import { publishedPorts, publishedPortUrl, PUBLISHED_PORTS_SHOWN } from '../../e
 import { portItem } from '../../extension/src/ui/views/treeItems';
 import { workspacesNodes } from '../../extension/src/ui/views/treeNodes';
 import type { ContainerSummary } from '../../extension/src/ui/views/model';
+import { viewState, containerSummary } from '../support/summary';
 
 describe('publishedPorts: what a container publishes, from inspect', () => {
   it('reads NetworkSettings.Ports (the host port Docker picked included), one row for 0.0.0.0 and ::', () => {
@@ -63,34 +64,16 @@ describe('publishedPorts: what a container publishes, from inspect', () => {
 });
 
 describe('port rows under their container', () => {
-  const c: ContainerSummary = {
-    id: 'c0ffee',
-    name: 'toolbox-app-1234abcd',
-    state: 'running',
-    kind: 'workspace',
-    mountsSocketVolume: true,
+  const c: ContainerSummary = containerSummary({
     pidMode: '',
     peer: false,
-    workspace: '/src/app',
     ports: [
       { containerPort: 3000, protocol: 'tcp', hostIp: '0.0.0.0', hostPort: 3000 },
       { containerPort: 5353, protocol: 'udp', hostIp: '127.0.0.1', hostPort: 5353 },
       { containerPort: 8080, protocol: 'tcp', hostIp: '127.0.0.1', hostPort: 8080 },
     ],
-  };
-  const state = {
-    wantPeer: new Map<string, boolean>(),
-    findings: [],
-    loading: false,
-    takenAt: 0,
-    snapshot: {
-      containers: [c],
-      anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-      volume: { name: 'toolbox-cc-socks', exists: true },
-      members: [],
-      sessions: [],
-    },
-  };
+  });
+  const state = viewState([c], { snapshot: { volume: { name: 'toolbox-cc-socks', exists: true } } });
 
   it('lists each port as "container port → where this host reaches it", first under the container', () => {
     const [node] = workspacesNodes(state, ['/src/app']);

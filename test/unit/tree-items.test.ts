@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { containerSummary } from '../support/summary';
+import { containerSummary, engineSnapshot, viewState } from '../support/summary';
 import { driftWarning } from '../../extension/src/plan/drift';
 import { objectNames } from '../../extension/src/contract/objects';
 import {
@@ -44,13 +44,7 @@ const anchorId = 'a1b2c3d4e5f6';
 const container = containerSummary;
 
 /** An engine snapshot with these containers, no anchor, no socket volume and no peer sessions. */
-const snap = (containers: ContainerSummary[]) => ({
-  containers,
-  anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-  volume: { name: 'toolbox-cc-socks', exists: false },
-  members: [],
-  sessions: [],
-});
+const snap = (containers: ContainerSummary[]) => engineSnapshot(containers);
 
 describe('container tree items', () => {
   it('encode state, peer and drift in the contextValue so menus can match on them', () => {
@@ -459,19 +453,13 @@ describe('held shells under their container', () => {
     { id: 's1', pid: 31, command: '/bin/zsh -l', title: 'Toolbox: toolbox-app-1234abcd', started: now - 5 * 60_000, attached: 1 },
     { id: 's2', pid: 77, command: 'claude', started: now - 3 * 3_600_000, attached: 0 },
   ];
-  const state = {
-    wantPeer: new Map<string, boolean>(),
-    findings: [],
-    loading: false,
+  const state = viewState([container({ holder, shells })], {
     takenAt: now,
     snapshot: {
-      containers: [container({ holder, shells })],
-      anchor: { name: 'toolbox-peer-anchor', id: anchorId, state: 'running' as const },
+      anchor: { name: 'toolbox-peer-anchor', id: anchorId, state: 'running' },
       volume: { name: 'toolbox-cc-socks', exists: true },
-      members: [],
-      sessions: [],
     },
-  };
+  });
 
   it('lists each shell with its state and age, attached ones and detached ones apart', () => {
     const [node] = workspacesNodes(state, ['/src/app']);
@@ -492,7 +480,7 @@ describe('held shells under their container', () => {
   });
 
   it('shows no children for a container without a reachable holder', () => {
-    const plain = { ...state, snapshot: { ...state.snapshot, containers: [container()] } };
+    const plain = { ...state, snapshot: { ...state.snapshot!, containers: [container()] } };
     assert.equal(workspacesNodes(plain, ['/src/app'])[0]?.children, undefined);
   });
 

@@ -8,19 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolboxState } from '../../extension/src/ui/views/refreshManager';
 import { OTHER_CONTAINERS_ID, workspacesNodes } from '../../extension/src/ui/views/treeNodes';
-import { containerSummary as container } from '../support/summary';
+import { containerSummary as container, viewState } from '../support/summary';
 
-const base = { wantPeer: new Map<string, boolean>(), findings: [], loading: false, takenAt: 0 };
-const snap = (containers: ReturnType<typeof container>[]): ToolboxState => ({
-  ...base,
-  snapshot: {
-    containers,
-    anchor: { name: 'toolbox-peer-anchor', state: 'missing' as const },
-    volume: { name: 'toolbox-cc-socks', exists: false },
-    members: [],
-    sessions: [],
-  },
-});
+const snap = (containers: ReturnType<typeof container>[]): ToolboxState => viewState(containers);
 
 const mine = container({ id: 'm', name: 'toolbox-app-1234abcd', workspace: '/src/app' });
 const a = container({ id: 'a', name: 'toolbox-alpha-0000aaaa', workspace: '/src/alpha' });
