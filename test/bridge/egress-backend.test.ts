@@ -25,6 +25,7 @@ import { LABELS } from '../../extension/src/contract/upstream';
 import type { EgressLogEntry, EgressMode } from '../../extension/src/plan/egress';
 import type { FolderEgress } from '../../extension/src/plan/egressPolicy';
 import { standInSettings } from '../support/settings';
+import { readHttpHead } from '../support/httpHead';
 
 const ENGINE = 'unix:///var/run/docker.sock';
 const ENFORCED = { [LABELS.egress]: EGRESS.enforcedLabel };
@@ -128,20 +129,9 @@ interface Pending {
 /** Opens the proxy socket and sends a CONNECT for `authority`; the answer comes later. */
 function startConnect(socketPath: string, authority: string): Pending {
   const socket = connect(socketPath);
-  const answer = new Promise<{ status: number; head: string; rest: Buffer }>((resolve, reject) => {
-    let buf = Buffer.alloc(0);
-    const onData = (c: Buffer): void => {
-      buf = Buffer.concat([buf, c]);
-      const end = buf.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      socket.off('data', onData);
-      socket.pause();
-      const head = buf.subarray(0, end).toString('latin1');
-      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0), head, rest: buf.subarray(end + 4) });
-    };
-    socket.on('data', onData);
-    socket.on('error', reject);
-    socket.on('close', () => reject(new Error(`closed before an answer: ${buf.toString('latin1')}`)));
+  const answer = readHttpHead(socket, { pause: true }).then(({ head: bytes, rest }) => {
+    const head = bytes.toString('latin1');
+    return { status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0), head, rest };
   });
   // A test that closes it while waiting does not await this.
   answer.catch(() => undefined);

@@ -22,6 +22,7 @@ import {
   type EgressRule,
 } from '../../extension/src/plan/egress';
 import { makeTlsFiles } from '../support/tls';
+import { readHttpHead } from '../support/httpHead';
 
 /** A public-looking address the tests' `dial` maps to the loopback origin (a name resolving to loopback is refused). */
 const FAKE_PUBLIC = '93.184.216.34';
@@ -115,22 +116,10 @@ function exchange(socketPath: string, bytes: Buffer | string): Promise<Buffer> {
 
 /** CONNECT through the proxy: the socket once the answer's head arrived, the head, and any bytes after it. */
 function connectThrough(socketPath: string, authority: string): Promise<{ socket: Socket; head: string; rest: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const s = connect(socketPath);
-    let buf = Buffer.alloc(0);
-    const onData = (c: Buffer): void => {
-      buf = Buffer.concat([buf, c]);
-      const end = buf.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      s.off('data', onData);
-      s.pause();
-      resolve({ socket: s, head: buf.subarray(0, end).toString('latin1'), rest: buf.subarray(end + 4) });
-    };
-    s.on('data', onData);
-    s.on('error', reject);
-    s.on('close', () => reject(new Error(`closed before an answer: ${buf.toString('latin1')}`)));
-    s.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
-  });
+  const s = connect(socketPath);
+  const answer = readHttpHead(s, { pause: true });
+  s.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
+  return answer.then(({ head, rest }) => ({ socket: s, head: head.toString('latin1'), rest }));
 }
 
 function readAll(s: Socket, initial: Buffer = Buffer.alloc(0)): Promise<Buffer> {

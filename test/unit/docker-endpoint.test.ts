@@ -34,6 +34,7 @@ import {
   planEndpointSocket,
   type EndpointSocketInput,
 } from '../../extension/src/plan/dockerEndpoint/socket';
+import { readHttpHead } from '../support/httpHead';
 
 const DOCKER = 'unix:///var/run/docker.sock';
 const PODMAN = 'unix:///run/podman/podman.sock';
@@ -467,21 +468,10 @@ describe('what reaches the engine side', () => {
       message: 'No BuildKit API here … use DOCKER_BUILDKIT=0 (100%)',
     });
     const socket = connect(endpoint.socketPath);
-    const upgraded = await new Promise<Buffer>((resolve, reject) => {
-      let got = Buffer.alloc(0);
-      const onData = (d: Buffer): void => {
-        got = Buffer.concat([got, d]);
-        const end = got.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        socket.off('data', onData);
-        socket.pause();
-        socket.unshift(got.subarray(end + 4));
-        resolve(got.subarray(0, end));
-      };
-      socket.on('data', onData);
-      socket.on('error', reject);
-      socket.write('POST /v1.47/grpc HTTP/1.1\r\nHost: d\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n');
-    });
+    const answered = readHttpHead(socket, { pause: true });
+    socket.write('POST /v1.47/grpc HTTP/1.1\r\nHost: d\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n');
+    const { head: upgraded, rest } = await answered;
+    socket.unshift(rest);
     assert.match(upgraded.toString('latin1'), /^HTTP\/1\.1 101 /);
     // Node's own HTTP/2 client over the upgraded connection, as grpc-go is over buildx's.
     const h2 = http2Connect('http://d', { createConnection: () => socket });

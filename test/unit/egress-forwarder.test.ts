@@ -19,6 +19,7 @@ import { textResponse } from '../../extension/src/bridge/egressWire';
 import { EGRESS } from '../../extension/src/contract/egress';
 import { ENV } from '../../extension/src/contract/shims';
 import { repoRoot } from '../support/image';
+import { readHttpHead } from '../support/httpHead';
 import { hasPython } from '../support/python';
 
 const RUNTIME = join(repoRoot(), 'images', 'runtime');
@@ -541,16 +542,10 @@ function tunnel(host: string, port: string, args: string[], env: Record<string, 
 
 /** The stand-in's side of a CONNECT: the request head, then `answer` (given the head) with the bytes after it. */
 function onConnect(sock: Socket, answer: (head: string, rest: Buffer) => void): void {
-  let data = Buffer.alloc(0);
-  const onData = (c: Buffer): void => {
-    data = Buffer.concat([data, c]);
-    const end = data.indexOf('\r\n\r\n');
-    if (end < 0) return;
-    sock.off('data', onData);
-    answer(data.subarray(0, end).toString('latin1'), data.subarray(end + 4));
-  };
-  sock.on('data', onData);
-  sock.on('error', () => undefined);
+  readHttpHead(sock).then(
+    ({ head, rest }) => answer(head.toString('latin1'), rest),
+    () => undefined,
+  );
 }
 
 /** Collects what arrives on a socket after the CONNECT head (`rest` first) until its end. */
