@@ -4,18 +4,13 @@
  * checks, so a browser page could POST to the loopback port.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { describeBridgeEvent } from '../../extension/src/bridge/log';
-import { call, startRig, tcpTarget, unixTarget, type Rig } from './support';
+import { call, rigForSuite, startRig, tcpTarget, unixTarget, type Rig } from './support';
 
 describe('/open forwards the URL it checked (issue 11, finding 9)', () => {
   let rig: Rig;
-  before(async () => {
-    rig = await startRig();
-  });
-  after(async () => {
-    await rig.cleanup();
-  });
+  rigForSuite((started) => (rig = started));
 
   it('hands openExternal the WHATWG serialisation, never the raw text another parser could read differently', async () => {
     const cases: Array<[string, string]> = [
@@ -72,12 +67,7 @@ describe('log lines cannot be forged (issue 11, finding 9)', () => {
 
 describe('Content-Type and Origin (issue 11, finding 9)', () => {
   let rig: Rig;
-  before(async () => {
-    rig = await startRig();
-  });
-  after(async () => {
-    await rig.cleanup();
-  });
+  rigForSuite((started) => (rig = started));
 
   it('refuses a POST that is not declared application/json with 415, after the token check', async () => {
     const before = rig.recorded.urls.length;

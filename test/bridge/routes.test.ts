@@ -3,16 +3,11 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DeadlineError, withDeadline } from '../../extension/src/bridge/route';
-import { call, startRig, tcpTarget, unixTarget, type Rig } from './support';
+import { call, rigForSuite, startRig, tcpTarget, unixTarget, type Rig } from './support';
 
 describe('/open', () => {
   let rig: Rig;
-  before(async () => {
-    rig = await startRig();
-  });
-  after(async () => {
-    await rig.cleanup();
-  });
+  rigForSuite((started) => (rig = started));
 
   it('opens http and https URLs (scheme case-insensitive) through openExternal, normalised', async () => {
     for (const [url, opened] of [

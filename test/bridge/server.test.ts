@@ -4,11 +4,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { BridgeHub, RATE_LIMITS, takeoverLock } from '../../extension/src/bridge/hub';
 import { TOKEN_BYTES } from '../../extension/src/contract/shims';
 import { workspaceStateDir } from '../../extension/src/bridge/state';
-import { call, makeTempRoot, recorder, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
+import { call, makeTempRoot, recorder, rigForSuite, startRig, tcpTarget, unixTarget, type Rig, type Target } from './support';
 
 const ok = (url = 'http://a.example/'): { url: string } => ({ url });
 
@@ -38,12 +38,7 @@ function takeoverNotice(rec: ReturnType<typeof recorder>): { promise: Promise<vo
 
 describe('bridge server: transports, files and the gate', () => {
   let rig: Rig;
-  before(async () => {
-    rig = await startRig();
-  });
-  after(async () => {
-    await rig.cleanup();
-  });
+  rigForSuite((started) => (rig = started));
 
   it('writes a 0600 token of 32 random bytes in hex plus a newline, a 0644 port file and a 0600 socket in a 0700 run dir', () => {
     const tokenFile = join(rig.bridge.stateDir, 'token');
@@ -183,12 +178,7 @@ describe('bridge server: transports, files and the gate', () => {
 
 describe('bridge body limits, pinned in bytes', () => {
   let rig: Rig;
-  before(async () => {
-    rig = await startRig();
-  });
-  after(async () => {
-    await rig.cleanup();
-  });
+  rigForSuite((started) => (rig = started));
 
   // Literal numbers on purpose: a test reading BODY_LIMITS would follow any change to it.
   const cases: Array<[string, number, unknown, number]> = [

@@ -6,6 +6,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { BridgeHub, type BridgeHubOptions, type WorkspaceBridge, type WorkspaceRegistration } from '../../extension/src/bridge/hub';
 import type { BridgeEvent } from '../../extension/src/bridge/log';
 
@@ -128,6 +129,21 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     rmSync(root, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * One default rig shared by the tests of the enclosing `describe`: started before them, handed to
+ * `use` (typically `let rig: Rig; rigForSuite((r) => (rig = r));`), cleaned up after them.
+ */
+export function rigForSuite(use: (rig: Rig) => void): void {
+  let rig: Rig | undefined;
+  before(async () => {
+    rig = await startRig();
+    use(rig);
+  });
+  after(async () => {
+    await rig?.cleanup();
+  });
 }
 
 export interface Target {
