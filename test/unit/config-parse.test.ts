@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfigFile, formatIssue } from '../../extension/src/config/parse';
 import { parseEnvLayer } from '../../extension/src/config/env';
+import { itEach } from '../support/cases';
 
 const FILE = '/home/u/proj/.toolbox.yaml';
 
@@ -287,22 +288,9 @@ describe('parseConfigFile: unknown keys', () => {
 });
 
 describe('parseConfigFile: garbage never throws', () => {
-  const inputs: Array<[string, string]> = [
-    ['binary junk', '\u0000\u0001\u00ff\ufffd\u0007:::\n  - : [\n\u0000'],
-    ['a list at top level', '- pull: auto\n- image: x\n'],
-    ['a huge number', 'pull: 1e400\nimage: 99999999999999999999999999\n'],
-    ['null', 'null\n'],
-    ['a bare scalar', 'just some words\n'],
-    ['an unresolved alias', 'image: *nowhere\n'],
-    [
-      'an alias bomb',
-      'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
-    ],
-    ['deep nesting', '['.repeat(5000) + ']'.repeat(5000)],
-    ['two documents', 'pull: auto\n---\npull: never\n'],
-  ];
-  for (const [name, text] of inputs) {
-    it(`returns issues instead of throwing for ${name}`, () => {
+  itEach<[string, string]>(
+    (name) => `returns issues instead of throwing for ${name}`,
+    (name, text) => {
       const result = parseConfigFile(text, FILE);
       assert.deepEqual(result.layer, {}, name);
       if (name === 'null') {
@@ -313,8 +301,22 @@ describe('parseConfigFile: garbage never throws', () => {
           name,
         );
       }
-    });
-  }
+    },
+    [
+      ['binary junk', '\u0000\u0001\u00ff\ufffd\u0007:::\n  - : [\n\u0000'],
+      ['a list at top level', '- pull: auto\n- image: x\n'],
+      ['a huge number', 'pull: 1e400\nimage: 99999999999999999999999999\n'],
+      ['null', 'null\n'],
+      ['a bare scalar', 'just some words\n'],
+      ['an unresolved alias', 'image: *nowhere\n'],
+      [
+        'an alias bomb',
+        'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
+      ],
+      ['deep nesting', '['.repeat(5000) + ']'.repeat(5000)],
+      ['two documents', 'pull: auto\n---\npull: never\n'],
+    ],
+  );
 
   it('treats __proto__ and constructor as unknown keys without polluting any prototype', () => {
     const { layer, issues } = parseConfigFile('__proto__: {pull: never}\nconstructor: 1\n', FILE);

@@ -11,6 +11,7 @@ import {
   workspaceSlug,
 } from '../../extension/src/plan/naming';
 import { objectNames } from '../../extension/src/contract/objects';
+import { itEach } from '../support/cases';
 
 // Expected hashes are computed here, from seed strings written out literally, so the test does
 // not share the seed-building code it checks.
@@ -212,23 +213,24 @@ describe('named shell names', () => {
 });
 
 describe('cleanPath follows Go filepath.Clean', () => {
-  const cases: Array<[string, string]> = [
-    ['', '.'],
-    ['/', '/'],
-    ['//', '/'],
-    ['/a/b/', '/a/b'],
-    ['/a//b/./c', '/a/b/c'],
-    ['/a/b/../c', '/a/c'],
-    ['/../a', '/a'],
-    ['/a/../..', '/'],
-    ['a/../..', '..'],
-    ['./a', 'a'],
-    ['a/..', '.'],
-    ['../../x', '../../x'],
-  ];
-  for (const [input, want] of cases) {
-    it(`cleans "${input}" to "${want}"`, () => assert.equal(cleanPath(input), want));
-  }
+  itEach(
+    (input, want) => `cleans "${input}" to "${want}"`,
+    (input, want) => assert.equal(cleanPath(input), want),
+    [
+      ['', '.'],
+      ['/', '/'],
+      ['//', '/'],
+      ['/a/b/', '/a/b'],
+      ['/a//b/./c', '/a/b/c'],
+      ['/a/b/../c', '/a/c'],
+      ['/../a', '/a'],
+      ['/a/../..', '/'],
+      ['a/../..', '..'],
+      ['./a', 'a'],
+      ['a/..', '.'],
+      ['../../x', '../../x'],
+    ],
+  );
 });
 
 describe('containerHostname (issue 13, item 10)', () => {

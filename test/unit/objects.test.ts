@@ -4,33 +4,35 @@ import { objectNames } from '../../extension/src/contract/objects';
 import { concernsOurObjects, type EngineEvent } from '../../extension/src/engine/events';
 import { namedShellName, workspaceContainerName } from '../../extension/src/plan/naming';
 import { stopAllConfirmation } from '../../extension/src/ui/containers/confirmations';
+import { itEach } from '../support/cases';
 
 // Issue 11, finding 4: ownership is the exact grammar of the names toolbox creates, not a prefix.
 const names = objectNames();
 const test = objectNames('tbxt1a2b3c');
 
 describe('which containers are ours (name grammar)', () => {
-  const accepted: Array<[string, string]> = [
-    ['toolbox-app-0123abcd', 'workspace'],
-    ['/toolbox-app-0123abcd', 'workspace'],
-    ['toolbox-my-project-v2-deadbeef', 'workspace'],
-    ['toolbox-root-00000000', 'workspace'],
-    [`toolbox-${'a'.repeat(46)}-0123abcd`, 'workspace'],
-    ['toolbox-named-0123abcd', 'workspace'], // a folder named "named"
-    ['toolbox-named-infra', 'named'],
-    ['toolbox-named-infra.peer', 'named'],
-    ['toolbox-named-infra-work', 'named'],
-    ['toolbox-named-infra-work.peer', 'named'],
-    ['toolbox-named-deadbeef1', 'named'],
-    ['toolbox-peer-anchor', 'anchor'],
-    ['toolbox-cc-socks-init', 'init'],
-  ];
-  for (const [name, kind] of accepted) {
-    it(`accepts ${name} as a ${kind} container`, () => {
+  itEach(
+    (name, kind) => `accepts ${name} as a ${kind} container`,
+    (name, kind) => {
       assert.equal(names.kindOf(name), kind);
       assert.equal(names.isOurs(name), true);
-    });
-  }
+    },
+    [
+      ['toolbox-app-0123abcd', 'workspace'],
+      ['/toolbox-app-0123abcd', 'workspace'],
+      ['toolbox-my-project-v2-deadbeef', 'workspace'],
+      ['toolbox-root-00000000', 'workspace'],
+      [`toolbox-${'a'.repeat(46)}-0123abcd`, 'workspace'],
+      ['toolbox-named-0123abcd', 'workspace'], // a folder named "named"
+      ['toolbox-named-infra', 'named'],
+      ['toolbox-named-infra.peer', 'named'],
+      ['toolbox-named-infra-work', 'named'],
+      ['toolbox-named-infra-work.peer', 'named'],
+      ['toolbox-named-deadbeef1', 'named'],
+      ['toolbox-peer-anchor', 'anchor'],
+      ['toolbox-cc-socks-init', 'init'],
+    ],
+  );
 
   const refused: Array<[string, string]> = [
     ['toolbox', 'the bare prefix (a hand-named container, or upstream legacy singleton)'],

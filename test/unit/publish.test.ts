@@ -15,6 +15,7 @@ import { planSession } from '../../extension/src/plan/session';
 import { DEFAULT_CONFIG } from '../../extension/src/config/model';
 import { objectNames } from '../../extension/src/contract/objects';
 import type { PortSpec } from '../../extension/src/contract/types';
+import { itEach } from '../support/cases';
 
 const lo = '127.0.0.1';
 const tcp = (containerPort: number, hostPort = '', hostIp = lo): PortSpec => ({ hostIp, hostPort, containerPort, protocol: 'tcp' });
@@ -47,30 +48,31 @@ describe('parsePublishSpecs: the specs upstream accepts, and what it publishes',
 });
 
 describe('parsePublishSpecs: the specs upstream refuses, with its message', () => {
-  const refused: Array<[string, string]> = [
-    ['', 'no port specified: <empty>'],
-    ['8080:', 'no port specified: 8080:<empty>'],
-    ['not-a-port', 'invalid containerPort: not-a-port'],
-    ['80/http', 'invalid proto: http'],
-    ['80/tcp/x', 'invalid proto: tcp/x'],
-    ['localhost:8080:80', 'invalid IP address: localhost'],
-    ['1.2.3.256:80:80', 'invalid IP address: 1.2.3.256'],
-    ['01.2.3.4:80:80', 'invalid IP address: 01.2.3.4'],
-    ['fe80::1%eth0:80:80', 'invalid IP address: fe80::1%eth0'],
-    ['[::1:80:80', "invalid IP address [::1: address [::1:: missing ']' in address"],
-    ['[::1]x:80:80', 'invalid IP address [::1]x: address [::1]x:: missing port in address'],
-    ['70000', 'invalid containerPort: 70000'],
-    ['70000:80', 'invalid hostPort: 70000'],
-    ['1.2.3.4:80', 'invalid hostPort: 1.2.3.4'],
-    ['90-80', 'invalid containerPort: 90-80'],
-    ['-1', 'invalid containerPort: -1'],
-    ['8000-8001:80-82', 'invalid ranges specified for container and host Ports: 80-82 and 8000-8001'],
-  ];
-  for (const [spec, reason] of refused) {
-    it(`refuses ${JSON.stringify(spec)}: ${reason}`, () => {
+  itEach(
+    (spec, reason) => `refuses ${JSON.stringify(spec)}: ${reason}`,
+    (spec, reason) => {
       assert.throws(() => parsePublishSpecs([spec]), { message: `invalid --publish ${JSON.stringify(spec)}: ${reason}` });
-    });
-  }
+    },
+    [
+      ['', 'no port specified: <empty>'],
+      ['8080:', 'no port specified: 8080:<empty>'],
+      ['not-a-port', 'invalid containerPort: not-a-port'],
+      ['80/http', 'invalid proto: http'],
+      ['80/tcp/x', 'invalid proto: tcp/x'],
+      ['localhost:8080:80', 'invalid IP address: localhost'],
+      ['1.2.3.256:80:80', 'invalid IP address: 1.2.3.256'],
+      ['01.2.3.4:80:80', 'invalid IP address: 01.2.3.4'],
+      ['fe80::1%eth0:80:80', 'invalid IP address: fe80::1%eth0'],
+      ['[::1:80:80', "invalid IP address [::1: address [::1:: missing ']' in address"],
+      ['[::1]x:80:80', 'invalid IP address [::1]x: address [::1]x:: missing port in address'],
+      ['70000', 'invalid containerPort: 70000'],
+      ['70000:80', 'invalid hostPort: 70000'],
+      ['1.2.3.4:80', 'invalid hostPort: 1.2.3.4'],
+      ['90-80', 'invalid containerPort: 90-80'],
+      ['-1', 'invalid containerPort: -1'],
+      ['8000-8001:80-82', 'invalid ranges specified for container and host Ports: 80-82 and 8000-8001'],
+    ],
+  );
 
   it('refuses the whole list at its first bad spec, naming that spec', () => {
     assert.throws(() => parsePublishSpecs(['8080:8080', 'oops', '70000']), {
