@@ -232,6 +232,25 @@ const DOCKER_RUN = {
   NetworkingConfig: { EndpointsConfig: {} },
 };
 
+/** An endpoint entry as the docker CLI sends it with nothing set: every field present, empty. */
+const BLANK_ENDPOINT = {
+  IPAMConfig: null,
+  Links: null,
+  Aliases: null,
+  MacAddress: '',
+  DriverOpts: null,
+  GwPriority: 0,
+  NetworkID: '',
+  EndpointID: '',
+  Gateway: '',
+  IPAddress: '',
+  IPPrefixLen: 0,
+  IPv6Gateway: '',
+  GlobalIPv6Address: '',
+  GlobalIPv6PrefixLen: 0,
+  DNSNames: null,
+};
+
 /** Compose's create of service `web` (docker/compose create.go: the whole HostConfig, binds by Binds, volumes by Mounts). */
 const COMPOSE_WEB = {
   ...DOCKER_RUN,
@@ -270,23 +289,7 @@ const COMPOSE_WEB = {
   },
   NetworkingConfig: {
     EndpointsConfig: {
-      proj_default: {
-        IPAMConfig: null,
-        Links: null,
-        Aliases: ['proj-web-1', 'web'],
-        MacAddress: '',
-        DriverOpts: null,
-        GwPriority: 0,
-        NetworkID: '',
-        EndpointID: '',
-        Gateway: '',
-        IPAddress: '',
-        IPPrefixLen: 0,
-        IPv6Gateway: '',
-        GlobalIPv6Address: '',
-        GlobalIPv6PrefixLen: 0,
-        DNSNames: null,
-      },
+      proj_default: { ...BLANK_ENDPOINT, Aliases: ['proj-web-1', 'web'] },
     },
   },
 };
@@ -669,23 +672,7 @@ describe('docker endpoint policy: what passes and how it is rewritten', () => {
   });
 
   it('takes the endpoint the docker CLI (28) names for a plain `docker run`: the default network', () => {
-    const endpoint = {
-      IPAMConfig: null,
-      Links: null,
-      Aliases: null,
-      MacAddress: '',
-      DriverOpts: null,
-      GwPriority: 0,
-      NetworkID: '',
-      EndpointID: '',
-      Gateway: '',
-      IPAddress: '',
-      IPPrefixLen: 0,
-      IPv6Gateway: '',
-      GlobalIPv6Address: '',
-      GlobalIPv6PrefixLen: 0,
-      DNSNames: null,
-    };
+    const endpoint = BLANK_ENDPOINT;
     const f = passes(send(create({ ...DOCKER_RUN, NetworkingConfig: { EndpointsConfig: { default: endpoint } } })));
     assert.deepEqual(Object.keys((f.body!.NetworkingConfig as { EndpointsConfig: object }).EndpointsConfig), ['default']);
     refused(

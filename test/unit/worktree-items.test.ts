@@ -15,6 +15,10 @@ const base: AgentWorktreeSummary = {
   rebasing: false,
 };
 
+/** The row for a key host git refused in /r/.git/config, with the refusal's message. */
+const configRefusedRow = (message: string, key: string) =>
+  refusedRow({ folder: '/r', code: 'repo-config-unsafe', message, file: '/r/.git/config', key });
+
 describe('Worktrees view rows', () => {
   it('shows branch, ahead/behind, clean and the container state', () => {
     const row = worktreeRow({ ...base, container: { name: 'toolbox-tbx-fix-x-1234abcd', state: 'running' } }, 1);
@@ -49,13 +53,7 @@ describe('Worktrees view rows', () => {
   });
 
   it('shows a repository host git refused as one row: the key, the file, Open File (decision 0039)', () => {
-    const row = refusedRow({
-      folder: '/r',
-      code: 'repo-config-unsafe',
-      message: 'The key core.fsmonitor in /r/.git/config (line 7) names a program git would run. …',
-      file: '/r/.git/config',
-      key: 'core.fsmonitor',
-    });
+    const row = configRefusedRow('The key core.fsmonitor in /r/.git/config (line 7) names a program git would run. …', 'core.fsmonitor');
     assert.equal(row.label, 'Host git refused: core.fsmonitor');
     assert.equal(row.description, '/r/.git/config');
     assert.equal(row.contextValue, 'gitRefused');
@@ -64,13 +62,7 @@ describe('Worktrees view rows', () => {
   });
 
   it('shows a hostile key only in a strict character set, and a symbolic link without Open File', () => {
-    const row = refusedRow({
-      folder: '/r',
-      code: 'repo-config-unsafe',
-      message: 'refused\u001b]8;;https://evil\u0007click',
-      file: '/r/.git/config',
-      key: 'filter.\u202e\u001b[31mx.clean',
-    });
+    const row = configRefusedRow('refused\u001b]8;;https://evil\u0007click', 'filter.\u202e\u001b[31mx.clean');
     assert.equal(row.label, 'Host git refused: filter.<…>.clean');
     assert.ok(!row.tooltip.includes('\u001b') && !row.tooltip.includes('\u0007'), row.tooltip);
     const link = refusedRow({ folder: '/r', code: 'path-unsafe', message: '/r/.worktrees is a symbolic link, …' });
