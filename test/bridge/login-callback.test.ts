@@ -5,27 +5,14 @@
  * LoginForward's port then refuses connections); a forwarder that fails or hangs never costs the URL.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { LoginForward } from '../../extension/src/engine/loginForward';
-import { freePort } from '../support/ports';
+import { freePort, tryConnect } from '../support/ports';
 import { call, startRig, unixTarget } from './support';
 
 const CODEX = `https://auth.openai.com/oauth/authorize?response_type=code&client_id=app_x&redirect_uri=${encodeURIComponent(
   'http://localhost:1455/auth/callback',
 )}&state=y`;
-
-/** A TCP connection to the host's 127.0.0.1:<port>: 'connected', or the error's code. */
-function tryConnect(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve('connected');
-    });
-    s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
-  });
-}
 
 describe('/open forwards a login callback', () => {
   it('forwards the port for this container before the URL opens', async () => {

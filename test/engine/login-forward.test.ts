@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -22,23 +22,11 @@ import { objectNames } from '../../extension/src/contract/objects';
 import { testBackend, type TestBackend } from '../support/backend';
 import { docker, removeNamespaceObjects } from '../support/docker';
 import { ensureTestRuntimeImage, repoRoot } from '../support/image';
-import { freePort } from '../support/ports';
+import { freePort, tryConnect } from '../support/ports';
 import { screen } from '../support/screen';
 
 const FIXTURE = join(repoRoot(), 'test', 'fixtures', 'login-callback-server.py');
 const OPEN_CONFIRM_MS = 3_000;
-
-/** A TCP connection from the host to 127.0.0.1:<port>: 'connected', or the error's code. */
-function tryConnect(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve('connected');
-    });
-    s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
-  });
-}
 
 /** One GET from the host to 127.0.0.1:<port><path>: status, Location and body (or the error's code). */
 function get(port: number, path: string): Promise<{ status: number; location?: string; body: string } | { error: string }> {
